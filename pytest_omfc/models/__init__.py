@@ -1,0 +1,52 @@
+"""Pydantic models of everything a submission holds; ``schemas/`` is generated from them."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from . import description
+from . import identifiers
+from . import status
+from . import tabular
+from .tabular import INDEX_MODELS
+from .tabular import LAYOUTS
+from .tabular import OutputRow
+from .tabular import all_columns
+from .tabular import key_columns
+from .tabular import layouts_for
+from .tabular import optional_columns
+from .tabular import required_columns
+
+__all__ = [
+    "INDEX_MODELS",
+    "LAYOUTS",
+    "OutputRow",
+    "SCHEMA_MODELS",
+    "all_columns",
+    "description",
+    "identifiers",
+    "key_columns",
+    "layouts_for",
+    "optional_columns",
+    "required_columns",
+    "status",
+    "tabular",
+]
+
+
+def _schema_models() -> dict[str, type[BaseModel]]:
+    """Schema file stem -> model.  Other modules register theirs in ``SCHEMA_MODELS``."""
+    out: dict[str, type[BaseModel]] = {}
+    for model in {m for m in INDEX_MODELS.values()}:
+        out[f"index.{model.__name__}"] = model
+    for model in {m for m in LAYOUTS.values()}:
+        out[f"output.{model.__name__}"] = model
+    out["subid.NC17ExpID"] = identifiers.NC17ExpID
+    out["subid.MFC19SubID"] = identifiers.MFC19SubID
+    out["subid.OpenMFCSubID"] = identifiers.OpenMFCSubID
+    out["description.SystemDescription"] = description.SystemDescription
+    return dict(sorted(out.items()))
+
+
+#: Every model with a JSON Schema in ``schemas/``, by file stem.
+SCHEMA_MODELS: dict[str, type[BaseModel]] = _schema_models()

@@ -1,0 +1,340 @@
+"""pytest entry point: options, collection of one item per rule, reporting.
+
+``pytest --omfc-submission DIR --omfc-index INDEX`` collects the submission
+directory as a :class:`SubmissionDir` whose children are :class:`RuleItem`
+objects, one per applicable rule of RULES.md.  The submission is parsed at
+most once per process (see :mod:`pytest_omfc.submission`); under xdist each
+worker rebuilds the same :class:`Settings` from the command line, and the
+controller never collects.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+from typing import Iterator
+
+import pytest
+
+from . import rules as _rules  # noqa: F401  (registers every rule)
+from .editions import Edition
+from .editions import EditionTaskError
+from .editions import Task
+from .editions import infer_from_index_name
+from .editions import parse_edition
+from .editions import parse_task
+from .findings import render
+from .models import LAYOUTS
+from .registry import Part
+from .registry import Rule
+from .registry import rules_for
+from .submission import Settings
+from .submission import Submission
+
+SETTINGS_KEY = pytest.StashKey["Settings | None"]()
+SUBMISSION_KEY = pytest.StashKey[Submission]()
+
+_OPTIONS: list[tuple[str, str, dict[str, Any]]] = [
+    ("--omfc-submission", "omfc_submission", {"metavar": "DIR", "help": "submission directory <ID>/ holding <ID>.csv (turns the plugin on)"}),
+    ("--omfc-index", "omfc_index", {"metavar": "PATH", "help": "the task index file <DataSet>-<TaskID>-index.csv"}),
+    ("--omfc-dataset", "omfc_dataset", {"metavar": "ROOT", "help": "top of the data distribution; locates indexes/<...>-<task>-index.csv"}),
+    ("--omfc-edition", "omfc_edition", {"metavar": "NAME", "help": "NC2016, NC2017, MFC2018, MFC2019, OpenMFC2020 or OpenMFC2021 (default: from the index name)"}),
+    ("--omfc-task", "omfc_task", {"metavar": "TASKID", "help": "IMDL, IGMDL, VMD, VGMD, manipulation(-image), manipulation-video, splice, provenancefiltering, provenance, eventverification, camera (case-insensitive; default: from the index)"}),
+    ("--omfc-max-findings", "omfc_max_findings", {"metavar": "N", "help": "findings shown per failing rule (default 20; -1 for all)"}),
+    ("--omfc-slices", "omfc_slices", {"metavar": "N", "help": "items per file-heavy rule, each covering a slice of the rows (default 4)"}),
+    ("--omfc-jobs", "omfc_jobs", {"metavar": "N", "help": "processes for file-heavy checks within one item (default: number of CPUs; 1 = none)"}),
+]
+
+#: Options passed to the rules through ``Settings.options``: (ini name, settings name, converter, default).
+_EXTRA_SETTINGS: list[tuple[str, str, Any, Any]] = [
+    ("omfc_slices", "slices", int, 4),
+    ("omfc_jobs", "jobs", int, 0),
+]
+
+
+class UsageProblem(pytest.UsageError):
+    """A bad command line; pytest exits 4 with this one line."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("omfc", "media-forensics submission checks (pytest-omfc)")
+    for flag, ini, kw in _OPTIONS:
+        group.addoption(flag, dest=ini, default=None, **kw)
+        parser.addini(ini, kw["help"], default=None)
+
+
+def _option(config: pytest.Config, name: str) -> tuple[str | None, Path]:
+    """CLI value (relative to the invocation dir) or ini value (relative to the ini file)."""
+    value = config.getoption(name)
+    if value is not None:
+        return str(value), config.invocation_params.dir
+    ini = config.getini(name)
+    if ini:
+        base = config.inipath.parent if config.inipath else config.rootpath
+        return str(ini), base
+    return None, config.invocation_params.dir
+
+
+def _path(config: pytest.Config, name: str) -> Path | None:
+    value, base = _option(config, name)
+    if value is None:
+        return None
+    p = Path(value).expanduser()
+    return (p if p.is_absolute() else base / p).resolve()
+
+
+def resolve_settings(config: pytest.Config) -> Settings | None:
+    """Turn the options into :class:`Settings`; :class:`UsageProblem` names the flag to fix."""
+    sub = _path(config, "omfc_submission")
+    if sub is None:
+        return None
+    if not sub.exists():
+        raise UsageProblem(f"--omfc-submission: no such file or directory: {sub}")
+    if sub.is_file():
+        sub_dir, csv = sub.parent, sub
+    else:
+        sub_dir, csv = sub, _find_csv(sub)
+
+    edition_text, _ = _option(config, "omfc_edition")
+    task_text, _ = _option(config, "omfc_task")
+    try:
+        edition = parse_edition(edition_text) if edition_text else None
+        task = parse_task(task_text) if task_text else None
+    except EditionTaskError as exc:
+        flag = "--omfc-edition" if "edition" in str(exc) else "--omfc-task"
+        raise UsageProblem(f"{flag}: {exc}") from None
+
+    index = _path(config, "omfc_index")
+    dataset = _path(config, "omfc_dataset")
+    if dataset is not None and not dataset.is_dir():
+        raise UsageProblem(f"--omfc-dataset: no such directory: {dataset}")
+    if index is None:
+        if dataset is None:
+            raise UsageProblem("--omfc-index: give the task index file (or --omfc-dataset ROOT with --omfc-task)")
+        index = _find_index(dataset, task_text)
+    elif not index.is_file():
+        raise UsageProblem(f"--omfc-index: no such file: {index}")
+    if dataset is None:
+        dataset = index.parent.parent if index.parent.name == "indexes" else index.parent
+
+    inferred_edition, inferred_task = infer_from_index_name(index)
+    edition = edition or inferred_edition
+    task = task or inferred_task or _task_from_column(index)
+    if edition is None:
+        raise UsageProblem(f"--omfc-edition: cannot infer the edition from {index.name}; add --omfc-edition NAME")
+    if task is None:
+        raise UsageProblem(f"--omfc-task: cannot infer the task from {index.name}; add --omfc-task TASKID")
+    if (edition.group, task) not in LAYOUTS:
+        raise UsageProblem(f"--omfc-task: task {task.value} is not offered in {edition.value}")
+
+    max_text, _ = _option(config, "omfc_max_findings")
+    try:
+        max_findings = int(max_text) if max_text is not None else 20
+    except ValueError:
+        raise UsageProblem(f"--omfc-max-findings: must be an integer (got {max_text!r})") from None
+    extras: list[tuple[str, Any]] = []
+    for ini, name, conv, default in _EXTRA_SETTINGS:
+        text, _ = _option(config, ini)
+        try:
+            extras.append((name, conv(text) if text is not None else default))
+        except (TypeError, ValueError):
+            flag = "--" + ini.replace("_", "-")
+            raise UsageProblem(f"{flag}: bad value {text!r}") from None
+    return Settings(
+        submission=sub_dir, csv=csv, index=index, edition=edition, task=task,
+        dataset_root=dataset, max_findings=max_findings, options=tuple(extras),
+    )
+
+
+def _find_csv(sub_dir: Path) -> Path | None:
+    """``<ID>/<ID>.csv``; else the only CSV-like file (PKG-01/PKG-02 then report the name)."""
+    exact = sub_dir / f"{sub_dir.name}.csv"
+    if exact.is_file():
+        return exact
+    found = sorted(p for p in sub_dir.iterdir() if p.is_file() and p.suffix.lower() == ".csv")
+    return found[0] if len(found) == 1 else None
+
+
+def _find_index(dataset: Path, task_text: str | None) -> Path:
+    indexes = dataset / "indexes"
+    if not indexes.is_dir():
+        raise UsageProblem(f"--omfc-dataset: {dataset} has no indexes/ directory")
+    found = sorted(p for p in indexes.iterdir() if p.name.lower().endswith("-index.csv"))
+    if task_text:
+        want = parse_task(task_text)
+        exact = [p for p in found if p.name.lower().endswith(f"-{task_text.lower()}-index.csv")]
+        found = exact or [p for p in found if infer_from_index_name(p)[1] is want]
+    if len(found) != 1:
+        names = ", ".join(p.name for p in found) or "none"
+        hint = "add --omfc-task TASKID" if not task_text else "add --omfc-index PATH"
+        raise UsageProblem(f"--omfc-dataset: {len(found)} matching index files in {indexes} ({names}); {hint}")
+    return found[0]
+
+
+def _task_from_column(index: Path) -> Task | None:
+    try:
+        with index.open(encoding="utf-8", errors="replace") as fh:
+            header = fh.readline().strip().split("|")
+            row = fh.readline().strip().split("|")
+        value = dict(zip(header, row)).get("TaskID", "").strip().strip('"')
+        return parse_task(value) if value else None
+    except (OSError, EditionTaskError):
+        return None
+
+
+# ---------------------------------------------------------------------------- configure
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "omfc: a pytest-omfc submission rule")
+    settings = resolve_settings(config)
+    config.stash[SETTINGS_KEY] = settings
+    if settings is None:
+        return
+    config.pluginmanager.register(OmfcReporter(), "omfc-reporter")
+    target = str(settings.submission)
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        if target not in config.args:
+            config.args.append(target)
+    else:
+        config.args[:] = [target]
+    _keep_cache_out(config, settings)
+
+
+def _keep_cache_out(config: pytest.Config, settings: Settings) -> None:
+    """Never write into the submission or dataset: move pytest's cache elsewhere if it would land there."""
+    cache = getattr(config, "cache", None)
+    cachedir = getattr(cache, "_cachedir", None)
+    if cachedir is None:
+        return
+    guarded = [settings.submission] + ([settings.dataset_root] if settings.dataset_root else [])
+    if any(Path(cachedir).resolve().is_relative_to(g) for g in guarded):
+        cache._cachedir = Path(tempfile.gettempdir()) / "pytest-omfc-cache"  # type: ignore[union-attr]
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    settings = config.stash.get(SETTINGS_KEY, None)
+    if settings is None:
+        return None
+    return [
+        f"omfc: submission {settings.submission.name} ({settings.edition.value}, task {settings.task.value})",
+        f"omfc: index {settings.index}",
+    ]
+
+
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    settings = parent.config.stash.get(SETTINGS_KEY, None)
+    if settings is not None and path == settings.submission:
+        return SubmissionDir.from_parent(parent, path=path)
+    return None
+
+
+def submission_for(config: pytest.Config) -> Submission:
+    """The process-wide parsed submission (built on first use, never at collection)."""
+    sub = config.stash.get(SUBMISSION_KEY, None)
+    if sub is None:
+        settings = config.stash[SETTINGS_KEY]
+        assert settings is not None
+        sub = Submission(settings)
+        config.stash[SUBMISSION_KEY] = sub
+    return sub
+
+
+# ---------------------------------------------------------------------------- nodes
+
+
+class SubmissionDir(pytest.Directory):
+    """The submission directory; its children are rule items, never its files."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        settings = self.config.stash[SETTINGS_KEY]
+        assert settings is not None
+        slices = int(settings.option("slices", 4))
+        for rule in rules_for(settings.edition.group, settings.task):
+            parts: list[Part | None] = [Part(i, slices) for i in range(slices)] if rule.sliced else [None]
+            for part in parts:
+                name = f"{settings.submission.name}::{rule.id}" + (f"[{part}]" if part else "")
+                yield RuleItem.from_parent(self, name=name, rule=rule, part=part)
+
+
+class RuleFailed(Exception):
+    """A rule found errors; ``args[0]`` is the rendered report."""
+
+
+class RuleItem(pytest.Item):
+    """One RULES.md rule checked on one submission (or one slice of its rows)."""
+
+    def __init__(self, *, rule: Rule, part: Part | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rule = rule
+        self.part = part
+        self.add_marker("omfc")
+        self.user_properties.append(("omfc.rule", rule.id))
+
+    def runtest(self) -> None:
+        sub = submission_for(self.config)
+        out = sub.outcome(self.rule, self.part)
+        limit = sub.settings.max_findings
+        self.user_properties.append(("omfc.severity", self.rule.severity_for(sub.group).value))
+        if out.skipped:
+            self.user_properties.append(("omfc.skipped", out.skipped))
+            pytest.skip(f"{self.rule.id} skipped: {out.skipped}")
+        if out.warnings:
+            text = render(self.rule.id, _headline(out.headline, out.warnings, out.findings, warn=True), out.warnings, limit)
+            self.user_properties.append(("omfc.warning", text))
+            self.add_report_section("call", "omfc warning", text)
+        if out.failed:
+            self.user_properties.append(("omfc.findings", len(out.errors)))
+            if out.crashed:
+                raise RuleFailed(f"{self.rule.id}: {out.headline}")
+            raise RuleFailed(render(self.rule.id, _headline(out.headline, out.errors, out.findings), out.errors, limit))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, RuleFailed):
+            return str(excinfo.value.args[0])
+        return f"{self.rule.id}: the check could not run: {excinfo.exconly()}"
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        settings = self.config.stash[SETTINGS_KEY]
+        path = settings.csv if settings and settings.csv else self.path
+        return path, None, f"[omfc] {self.name}: {self.rule.title}"
+
+
+def _headline(headline: str, shown: list[Any], all_findings: list[Any], warn: bool = False) -> str:
+    """The rule's headline, unless it was worded for a mix of errors and warnings."""
+    if len(shown) == len(all_findings):
+        return headline
+    kind = "warning" if warn else "error"
+    return f"{len(shown)} {kind}{'s' if len(shown) != 1 else ''}: {headline}"
+
+
+# ---------------------------------------------------------------------------- reporting
+
+
+class OmfcReporter:
+    """Gathers warning texts from reports and prints them after the run.
+
+    Registered once per process; under xdist the controller receives the
+    workers' reports (with their ``user_properties``), so it prints for all.
+    """
+
+    def __init__(self) -> None:
+        self.warnings: dict[str, str] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        for name, value in report.user_properties:
+            if name == "omfc.warning":
+                self.warnings[report.nodeid] = str(value)
+
+    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+        if hasattr(config, "workerinput") or not self.warnings:
+            return
+        terminalreporter.section("omfc warnings (they do not fail the run)", sep="=", yellow=True)
+        for text in sorted(self.warnings.values()):
+            terminalreporter.line(text)
+
+
+__all__ = ["RuleItem", "SubmissionDir", "Settings", "resolve_settings", "submission_for"]

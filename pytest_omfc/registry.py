@@ -1,0 +1,145 @@
+"""The rule registry: every RULES.md rule the plugin knows, as data.
+
+A rule is an ID, a title, the edition groups and tasks it covers, a severity
+and a pure check function ``check(ctx) -> Iterable[Finding] | Report``.  Rule
+modules register with the :func:`rule` decorator; the plugin collects one
+item per applicable rule; README tables are generated from :data:`REGISTRY`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Callable
+from typing import Iterable
+
+from .editions import Group
+from .editions import Task
+from .findings import Finding
+from .findings import Report
+from .findings import Severity
+
+if TYPE_CHECKING:
+    from .submission import Submission
+
+__all__ = ["Rule", "Part", "REGISTRY", "rule", "not_checked", "rules_for", "ALL_GROUPS", "ALL_TASKS"]
+
+ALL_GROUPS: frozenset[Group] = frozenset(Group)
+ALL_TASKS: frozenset[Task] = frozenset(Task)
+
+ID_RE = re.compile(r"^[A-Z]+-\d\d$")
+
+
+@dataclass(frozen=True)
+class Part:
+    """Which slice of the rows a sliced rule's item covers (``index`` of ``count``)."""
+
+    index: int
+    count: int
+
+    def __str__(self) -> str:
+        return f"{self.index + 1}/{self.count}"
+
+
+CheckFn = Callable[..., "Iterable[Finding] | Report | None"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    title: str
+    groups: frozenset[Group]
+    tasks: frozenset[Task]
+    severity: Severity
+    check: CheckFn | None
+    requires: tuple[str, ...] = ()
+    severity_by_group: dict[Group, Severity] = field(default_factory=dict)
+    sliced: bool = False  # one item per slice of rows (Part passed to check)
+    not_checked: str | None = None  # why there is no check (tool options, protocol)
+
+    @property
+    def family(self) -> str:
+        return self.id.split("-")[0]
+
+    def severity_for(self, group: Group) -> Severity:
+        return self.severity_by_group.get(group, self.severity)
+
+    def applies(self, group: Group, task: Task) -> bool:
+        return self.check is not None and group in self.groups and task in self.tasks
+
+
+#: rule ID -> Rule, in registration order.
+REGISTRY: dict[str, Rule] = {}
+
+
+def _register(r: Rule) -> None:
+    if not ID_RE.match(r.id):
+        raise ValueError(f"bad rule ID {r.id!r}")
+    if r.id in REGISTRY:
+        raise ValueError(f"rule {r.id} registered twice")
+    REGISTRY[r.id] = r
+
+
+def rule(
+    rule_id: str,
+    title: str,
+    *,
+    groups: Iterable[Group] = ALL_GROUPS,
+    tasks: Iterable[Task] = ALL_TASKS,
+    severity: Severity = Severity.ERROR,
+    requires: Iterable[str] = (),
+    severity_by_group: dict[Group, Severity] | None = None,
+    sliced: bool = False,
+) -> Callable[[CheckFn], CheckFn]:
+    """Register ``fn`` as the check of ``rule_id``.
+
+    ``requires`` names rules that must pass first; when one of them fails (with
+    an error) this rule's item is skipped, naming it.
+    """
+
+    def deco(fn: CheckFn) -> CheckFn:
+        _register(
+            Rule(
+                id=rule_id,
+                title=title,
+                groups=frozenset(groups),
+                tasks=frozenset(tasks),
+                severity=severity,
+                check=fn,
+                requires=tuple(requires),
+                severity_by_group=dict(severity_by_group or {}),
+                sliced=sliced,
+            )
+        )
+        return fn
+
+    return deco
+
+
+def not_checked(
+    rule_id: str,
+    title: str,
+    reason: str,
+    *,
+    groups: Iterable[Group] = ALL_GROUPS,
+    tasks: Iterable[Task] = ALL_TASKS,
+) -> None:
+    """Record a RULES.md rule that no check can decide, with the reason (listed in the README)."""
+    _register(
+        Rule(
+            id=rule_id,
+            title=title,
+            groups=frozenset(groups),
+            tasks=frozenset(tasks),
+            severity=Severity.WARNING,
+            check=None,
+            not_checked=reason,
+        )
+    )
+
+
+def rules_for(group: Group, task: Task) -> list[Rule]:
+    """Applicable rules, in a stable order (xdist needs the same collection on every worker)."""
+    return [r for r in REGISTRY.values() if r.applies(group, task)]

@@ -1,0 +1,3 @@
+"""desc rules (to be filled)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""ev_cam rules (to be filled)."""
+
+from __future__ import annotations

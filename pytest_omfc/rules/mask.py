@@ -1,0 +1,3 @@
+"""mask rules (to be filled)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""pkg rules (to be filled)."""
+
+from __future__ import annotations

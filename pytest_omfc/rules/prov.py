@@ -1,0 +1,3 @@
+"""prov rules (to be filled)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""score rules (to be filled)."""
+
+from __future__ import annotations

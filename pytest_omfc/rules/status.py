@@ -1,0 +1,3 @@
+"""status rules (to be filled)."""
+
+from __future__ import annotations

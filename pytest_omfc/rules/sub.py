@@ -1,0 +1,3 @@
+"""sub rules (to be filled)."""
+
+from __future__ import annotations

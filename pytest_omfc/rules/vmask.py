@@ -1,0 +1,3 @@
+"""vmask rules (to be filled)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""vseg rules (to be filled)."""
+
+from __future__ import annotations

@@ -1,0 +1,419 @@
+"""Loading and merging of detection inputs (METRICS.md 1.1, 1.2, 1.10).
+
+Pure pandas, no pytest. Everything here works on string tables read with
+:func:`read_table` (pipe-separated, ``dtype=str``, no NA conversion) so that
+identifiers such as ``0042`` stay exactly as written; only the confidence score
+is converted, explicitly, to float.
+
+The merge reproduces MediScore's ``DetectionScorer.py`` row for row, including
+its row order (which drives the bootstrap, METRICS.md 1.7) and its handling of
+trials that have no system output (METRICS.md 1.1 step 3).
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "SCORE_COLUMN",
+    "TARGET_COLUMN",
+    "TASK_KEYS",
+    "Convention",
+    "JournalTables",
+    "QueryKind",
+    "ScoringError",
+    "TrialTable",
+    "apply_optout",
+    "find_journal_tables",
+    "journal_frame",
+    "merge_trials",
+    "normalize_task",
+    "partition_query",
+    "read_table",
+    "select_query",
+]
+
+Convention = Literal["mediscore", "plan"]
+QueryKind = Literal["all", "q", "qp", "qm"]
+
+SCORE_COLUMN = "ConfidenceScore"
+TARGET_COLUMN = "IsTarget"
+RESPONSE_COLUMN = "_omfc_has_response"
+
+#: Trial key of each detection task (METRICS.md 1.1 step 1 and 1.12). The merge
+#: itself uses every system column that also appears in the reference, as
+#: MediScore does; these are the columns that must be among them.
+TASK_KEYS: dict[str, tuple[str, ...]] = {
+    "manipulation": ("ProbeFileID",),
+    "splice": ("ProbeFileID", "DonorFileID"),
+    "eventverification": ("ProbeFileID", "EventName"),
+    "camera": ("ProbeFileID", "TrainCamID"),
+}
+
+_TASK_ALIASES: dict[str, str] = {
+    "manipulation": "manipulation",
+    "imagemanipulation": "manipulation",
+    "videomanipulation": "manipulation",
+    "manipulationimage": "manipulation",
+    "manipulationvideo": "manipulation",
+    "splice": "splice",
+    "imagesplice": "splice",
+    "eventverification": "eventverification",
+    "event": "eventverification",
+    "camera": "camera",
+    "cameraverification": "camera",
+}
+
+# METRICS.md 1.2: statuses kept by MediScore's --optOut.
+_KEEP_ISOPTOUT = frozenset({"N", "Localization"})
+_KEEP_PROBESTATUS_MEDISCORE = frozenset(
+    {"Processed", "NonProcessed", "OptOutLocalization", "FailedValidation", "OptOutTemporal", "OptOutSpatial"}
+)
+# Plan convention (MFC2019 plan 2.2, OpenMFC plan): only trials on which detection
+# was actually performed count as responded; NonProcessed/FailedValidation are not.
+_KEEP_PROBESTATUS_PLAN = frozenset({"Processed", "OptOutLocalization", "OptOutTemporal", "OptOutSpatial"})
+
+_BOOL_STRINGS = {"True": True, "TRUE": True, "true": True, "False": False, "FALSE": False, "false": False}
+
+
+class ScoringError(Exception):
+    """Input cannot be scored; the message says what is wrong and where.
+
+    Raised instead of letting ``KeyError``/pandas errors escape, so that callers
+    (the pytest plugin) can turn it into a skip or a failure with a useful text.
+    """
+
+
+@dataclass(frozen=True)
+class JournalTables:
+    """The two journal tables that sit beside a reference (METRICS.md 1.10)."""
+
+    join: pd.DataFrame
+    mask: pd.DataFrame
+    join_path: Path | None = None
+    mask_path: Path | None = None
+
+
+@dataclass
+class TrialTable:
+    """Merged trials, one row per scored trial candidate, in MediScore order.
+
+    ``frame`` holds every reference, system and index column as strings, except
+    ``ConfidenceScore`` (float). ``total`` is MediScore's ``total_num``
+    (METRICS.md 1.1 step 6), the TRR denominator.
+    """
+
+    frame: pd.DataFrame
+    key: tuple[str, ...]
+    task: str
+    total: int
+    system_columns: tuple[str, ...]
+    n_reference: int
+    n_index: int
+    n_system: int
+    n_missing: int
+    n_index_unmatched: int
+    convention: Convention
+    journal: JournalTables | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def normalize_task(task: str) -> str:
+    """Map task spellings (``image-manipulation``, ``EventVerification``...) to a key of TASK_KEYS."""
+    norm = re.sub(r"[^a-z]", "", str(task).lower())
+    try:
+        return _TASK_ALIASES[norm]
+    except KeyError:
+        raise ScoringError(
+            f"unknown detection task {task!r}; expected one of {sorted(TASK_KEYS)}"
+        ) from None
+
+
+def read_table(path: str | Path, what: str = "table") -> pd.DataFrame:
+    """Read a pipe-separated MediFor table with every column as a string."""
+    p = Path(path)
+    if not p.is_file():
+        raise ScoringError(f"{what} file not found: {p}")
+    try:
+        df = pd.read_csv(p, sep="|", dtype=str, keep_default_na=False, na_filter=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        raise ScoringError(f"cannot parse {what} {p}: {exc}") from None
+    return df
+
+
+def _as_frame(obj: str | Path | pd.DataFrame, what: str) -> pd.DataFrame:
+    if isinstance(obj, pd.DataFrame):
+        clean = obj.astype(object).where(obj.notna(), "")
+        return clean.astype(str).reset_index(drop=True)
+    return read_table(obj, what)
+
+
+def _require(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ScoringError(f"{what} lacks column(s) {missing}; it has {list(df.columns)}")
+
+
+def find_journal_tables(reference_path: str | Path) -> JournalTables | None:
+    """Find ``<ref stem>-probejournaljoin.csv`` and ``<ref stem>-journalmask.csv`` beside the reference.
+
+    Both must exist (MediScore skips the journal merge otherwise, METRICS.md 1.10).
+    """
+    ref = Path(reference_path)
+    stem = ref.with_suffix("") if ref.suffix else ref
+    join_path = stem.parent / f"{stem.name}-probejournaljoin.csv"
+    mask_path = stem.parent / f"{stem.name}-journalmask.csv"
+    if not (join_path.is_file() and mask_path.is_file()):
+        return None
+    return JournalTables(
+        join=read_table(join_path, "probe-journal join table"),
+        mask=read_table(mask_path, "journal mask table"),
+        join_path=join_path,
+        mask_path=mask_path,
+    )
+
+
+def _parse_scores(raw: pd.Series, what: str) -> np.ndarray:
+    """Convert score strings to float; empty strings become NaN, garbage raises."""
+    text = raw.astype(str).str.strip()
+    values = pd.to_numeric(text.where(text != "", None), errors="coerce").to_numpy(dtype=float)
+    bad = np.isnan(values) & (text != "").to_numpy() & ~text.str.lower().isin(["nan"]).to_numpy()
+    if bad.any():
+        examples = sorted(set(text[bad].tolist()))[:5]
+        raise ScoringError(f"{what}: {int(bad.sum())} {SCORE_COLUMN} value(s) are not numbers, e.g. {examples}")
+    return values
+
+
+def merge_trials(
+    index: str | Path | pd.DataFrame,
+    reference: str | Path | pd.DataFrame,
+    system: str | Path | pd.DataFrame,
+    *,
+    task: str = "manipulation",
+    convention: Convention = "mediscore",
+) -> TrialTable:
+    """Merge reference, system output and index as MediScore does (METRICS.md 1.1).
+
+    ``convention="mediscore"`` drops reference trials that have no (or an empty)
+    system score, because of MediScore's overwrite bug (1.1 step 3).
+    ``convention="plan"`` keeps them, scored at the lowest system score and
+    counted as not responded (plans: opted-out/unprocessed trials get a score
+    below every processed trial).
+    """
+    if convention not in ("mediscore", "plan"):
+        raise ScoringError(f"unknown convention {convention!r}; use 'mediscore' or 'plan'")
+    task_key = normalize_task(task)
+    ref = _as_frame(reference, "reference")
+    idx = _as_frame(index, "index")
+    sys_df = _as_frame(system, "system output")
+    _require(ref, [TARGET_COLUMN, *TASK_KEYS[task_key]], "reference")
+    _require(sys_df, [SCORE_COLUMN, *TASK_KEYS[task_key]], "system output")
+    _require(idx, ["ProbeFileID"], "index")
+    if ref.empty:
+        raise ScoringError("reference has no rows")
+    if sys_df.empty:
+        raise ScoringError("system output has no rows")
+
+    # 1.1 step 1: the trial key is every system column also in the reference.
+    key = tuple(c for c in sys_df.columns if c in ref.columns)
+    sys_scores = _parse_scores(sys_df[SCORE_COLUMN], "system output")
+    system_columns = tuple(c for c in sys_df.columns if c not in key)
+
+    sys_m = sys_df.copy()
+    sys_m[RESPONSE_COLUMN] = "Y"
+    # 1.1 step 2: left merge, reference order, one row per matching system row.
+    try:
+        merged = ref.merge(sys_m, how="left", on=list(key), sort=False)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ScoringError(f"cannot merge reference and system output on {list(key)}: {exc}") from None
+    for col in system_columns + (RESPONSE_COLUMN,):
+        merged[col] = merged[col].fillna("").astype(str)
+    scores = _parse_scores(merged[SCORE_COLUMN], "system output")
+    responded = merged[RESPONSE_COLUMN].to_numpy() == "Y"
+    missing = ~responded | np.isnan(scores)
+
+    if convention == "mediscore":
+        # 1.1 step 3: rows without a score are overwritten and never match the
+        # index, i.e. they are dropped.
+        merged = merged.loc[~missing].copy()
+        scores = scores[~missing]
+    else:
+        finite = sys_scores[~np.isnan(sys_scores)]
+        if finite.size == 0:
+            raise ScoringError("system output has no numeric ConfidenceScore at all")
+        scores = np.where(missing, finite.min(), scores)
+        merged[RESPONSE_COLUMN] = np.where(missing, "N", "Y")
+    merged[SCORE_COLUMN] = scores  # 1.1 step 4
+
+    # 1.1 step 5: inner merge with the index on the index columns that are in the reference.
+    on = [c for c in idx.columns if c in ref.columns]
+    if not on:
+        raise ScoringError(f"index and reference share no column (index has {list(idx.columns)})")
+    idx_only = idx[[c for c in idx.columns if c not in merged.columns or c in on]]
+    try:
+        frame = merged.merge(idx_only, how="inner", on=on, sort=False)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ScoringError(f"cannot merge trials with the index on {on}: {exc}") from None
+    ref_keys = ref[on].drop_duplicates()
+    n_index_unmatched = int(len(idx) - len(idx.merge(ref_keys, how="inner", on=on)))
+    if len(idx) and n_index_unmatched == len(idx):
+        raise ScoringError(
+            f"reference does not match the index: none of the {len(idx)} index rows is in the reference "
+            f"(joined on {on})"
+        )
+    if frame.empty:
+        raise ScoringError("no trial left after merging reference, system output and index")
+    frame = frame.reset_index(drop=True)
+
+    n_missing_total = int(missing.sum())
+    return TrialTable(
+        frame=frame,
+        key=key,
+        task=task_key,
+        total=len(frame),  # 1.1 step 6
+        system_columns=system_columns,
+        n_reference=len(ref),
+        n_index=len(idx),
+        n_system=len(sys_df),
+        n_missing=n_missing_total,
+        n_index_unmatched=n_index_unmatched,
+        convention=convention,
+    )
+
+
+def optout_mask(frame: pd.DataFrame, convention: Convention = "mediscore") -> np.ndarray | None:
+    """Boolean mask of the rows kept by ``--optOut`` (METRICS.md 1.2), or None if no status column."""
+    if "IsOptOut" in frame.columns:
+        keep = frame["IsOptOut"].isin(_KEEP_ISOPTOUT).to_numpy()
+    elif "ProbeStatus" in frame.columns:
+        allowed = _KEEP_PROBESTATUS_MEDISCORE if convention == "mediscore" else _KEEP_PROBESTATUS_PLAN
+        keep = frame["ProbeStatus"].isin(allowed).to_numpy()
+    else:
+        return None
+    if convention == "plan" and RESPONSE_COLUMN in frame.columns:
+        keep = keep & (frame[RESPONSE_COLUMN].to_numpy() == "Y")
+    return keep
+
+
+def apply_optout(frame: pd.DataFrame, convention: Convention = "mediscore") -> pd.DataFrame:
+    """Rows kept by ``--optOut`` (METRICS.md 1.2); unchanged when there is no status column."""
+    keep = optout_mask(frame, convention)
+    if keep is None:
+        if convention == "plan" and RESPONSE_COLUMN in frame.columns:
+            return frame.loc[frame[RESPONSE_COLUMN] == "Y"].reset_index(drop=True)
+        return frame
+    return frame.loc[keep].reset_index(drop=True)
+
+
+def journal_frame(frame: pd.DataFrame, journal: JournalTables | None) -> pd.DataFrame:
+    """JT-merge trials with the journal tables, one row per (trial, journal operation) (METRICS.md 1.10)."""
+    if journal is None:
+        return frame
+    jshared = [c for c in journal.join.columns if c in journal.mask.columns]
+    if not jshared:
+        raise ScoringError("journal join and journal mask tables share no column")
+    jt = journal.join.merge(journal.mask, how="left", on=jshared, sort=False)
+    shared = [c for c in frame.columns if c in jt.columns]
+    if not shared:
+        raise ScoringError(f"journal tables share no column with the trials (journal has {list(jt.columns)})")
+    out = frame.merge(jt, how="left", on=shared, sort=False)
+    for col in out.columns:
+        if col != SCORE_COLUMN and out[col].isna().any():
+            out[col] = out[col].astype(object).where(out[col].notna(), "").astype(str)
+    return out.reset_index(drop=True)
+
+
+def _typed_column(col: pd.Series) -> pd.Series:
+    """Give a string column the type pandas' CSV reader would infer, so queries like ``300 <= ProbeWidth`` work."""
+    text = col.astype(str)
+    nonempty = text != ""
+    if not nonempty.any():
+        return text.astype(object)
+    if nonempty.all() and text.isin(list(_BOOL_STRINGS)).all():
+        return text.map(_BOOL_STRINGS).astype(bool)
+    num = pd.to_numeric(text.where(nonempty, None), errors="coerce")
+    if num[nonempty].notna().all():
+        return num
+    return text.astype(object)
+
+
+def _typed_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(
+        {c: (frame[c] if c == SCORE_COLUMN else _typed_column(frame[c])) for c in frame.columns},
+        index=frame.index,
+    )
+
+
+def select_query(
+    frame: pd.DataFrame,
+    query: str,
+    kind: QueryKind,
+    key: Sequence[str],
+) -> pd.DataFrame:
+    """Apply one ``q``/``qm``/``qp`` query and de-duplicate on the trial key (METRICS.md 1.10).
+
+    ``frame`` is the (JT-merged) trial frame. ``qm`` keeps a target when any of
+    its journal operations matches and keeps every non-target.
+    """
+    if kind == "qm":
+        expr = f"({query} and IsTarget == ['Y']) or IsTarget == ['N']"
+    else:
+        expr = query
+    typed = _typed_frame(frame)
+    try:
+        selected = typed.query(expr, engine="python")
+    except Exception as exc:  # pandas raises many types (NameError, SyntaxError, TypeError...)
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        hint = ""
+        names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query)) - {"and", "or", "not", "in", "True", "False"}
+        unknown = sorted(n for n in names if n not in frame.columns and f"'{n}'" not in query and f'"{n}"' not in query)
+        if unknown:
+            hint = f"; unknown column(s) {unknown}"
+        raise ScoringError(f"query {query!r} ({kind}) cannot be evaluated: {type(exc).__name__}: {msg}{hint}") from None
+    if not isinstance(selected, pd.DataFrame):
+        raise ScoringError(f"query {query!r} ({kind}) is not a row filter")
+    out = frame.loc[selected.index]
+    return out.drop_duplicates(subset=list(key), keep="first").reset_index(drop=True)
+
+
+_QP_SPLIT = re.compile(r"\s*(?:&|\band\b)\s*")
+_QP_LIST = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*==\s*(\[.*\])\s*$")
+
+
+def partition_query(query: str) -> list[str]:
+    """Expand a ``-qp`` query into one query per partition (METRICS.md 1.10).
+
+    Factors ``Name==['a','b']`` are expanded by Cartesian product; other
+    conditions (``<``, ``<=``...) are added to every partition. Unlike MediScore,
+    the split is on ``&`` and the whole word ``and`` only, so values or names
+    containing "and" are not cut.
+    """
+    parts = [p for p in _QP_SPLIT.split(query.strip()) if p]
+    if not parts:
+        raise ScoringError(f"empty partition query {query!r}")
+    factors: list[list[str]] = []
+    others: list[str] = []
+    for part in parts:
+        m = _QP_LIST.match(part)
+        if m:
+            try:
+                values = ast.literal_eval(m.group(2))
+            except (ValueError, SyntaxError):
+                raise ScoringError(f"partition query {query!r}: cannot parse list in {part!r}") from None
+            if not isinstance(values, list) or not values:
+                raise ScoringError(f"partition query {query!r}: {part!r} needs a non-empty list")
+            factors.append([f"{m.group(1)} == [{v!r}]" for v in values])
+        else:
+            others.append(part)
+    if not factors:
+        return [" & ".join(others)]
+    return [" & ".join([*combo, *others]) for combo in itertools.product(*factors)]

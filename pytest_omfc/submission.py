@@ -1,0 +1,300 @@
+"""The parsed submission, shared by every rule of a run.
+
+One :class:`Submission` exists per process (per xdist worker): it reads the
+system output, the index and the description at most once, on first use, and
+caches every rule outcome so that a rule's prerequisites are evaluated once.
+Nothing here keeps file handles open, and nothing writes anywhere.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import traceback
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .csvio import ParseResult
+from .csvio import Table
+from .csvio import read_psv
+from .editions import Edition
+from .editions import Group
+from .editions import Task
+from .findings import Finding
+from .findings import Report
+from .findings import Severity
+from .findings import Unavailable
+from .findings import collect
+from .findings import plural
+from .models import INDEX_MODELS
+from .models import OutputRow
+from .models import key_columns
+from .models import layouts_for
+from .registry import REGISTRY
+from .registry import Part
+from .registry import Rule
+
+__all__ = ["Settings", "Submission", "Outcome", "NotApplicable", "COLUMN_RULE"]
+
+
+class NotApplicable(Exception):
+    """The rule has nothing to check in this submission (the item is skipped with the reason)."""
+
+
+#: The COL rule that owns the column layout of each edition group and task.
+COLUMN_RULE: dict[tuple[Group, Task], str] = {
+    (Group.N17, Task.IMG): "COL-01",
+    (Group.M18, Task.IMG): "COL-02",
+    (Group.M19, Task.IMG): "COL-02",
+    (Group.O2X, Task.IMG): "COL-02",
+    (Group.N17, Task.VID): "COL-05",
+    (Group.M18, Task.VID): "COL-06",
+    (Group.M19, Task.VID): "COL-06",
+    (Group.O2X, Task.VID): "COL-07",
+    (Group.N17, Task.SPL): "COL-08",
+    (Group.M18, Task.SPL): "COL-08",
+    (Group.M19, Task.SPL): "COL-08",
+    (Group.M18, Task.EV): "COL-10",
+    (Group.M19, Task.EV): "COL-10",
+    (Group.M18, Task.CAM): "COL-11",
+    (Group.M19, Task.CAM): "COL-11",
+    (Group.N17, Task.PF): "COL-12",
+    (Group.N17, Task.PG): "COL-12",
+    (Group.M18, Task.PF): "COL-12",
+    (Group.M18, Task.PG): "COL-12",
+    (Group.M19, Task.PF): "COL-13",
+    (Group.M19, Task.PG): "COL-13",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a process needs to rebuild the same :class:`Submission` (xdist-safe: plain data)."""
+
+    submission: Path  # the submission directory <ID>/
+    csv: Path | None  # the system output file, None when none was found (CSV-08)
+    index: Path
+    edition: Edition
+    task: Task
+    dataset_root: Path | None = None
+    max_findings: int = 20
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def option(self, name: str, default: Any = None) -> Any:
+        return dict(self.options).get(name, default)
+
+
+@dataclass
+class Outcome:
+    """The result of one rule on one submission (or one slice of it)."""
+
+    rule: Rule
+    findings: list[Finding] = field(default_factory=list)
+    headline: str = ""
+    skipped: str | None = None  # reason, when the rule could not run
+    crashed: str | None = None
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if (f.severity or self.rule.severity) is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if (f.severity or self.rule.severity) is Severity.WARNING]
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors) or self.crashed is not None
+
+
+class Submission:
+    """Lazily parsed submission + index, shared by all rule items of a process."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.edition = settings.edition
+        self.group = settings.edition.group
+        self.task = settings.task
+        self.dir = settings.submission
+        self.sub_id = settings.submission.name
+        self._outcomes: dict[tuple[str, Part | None], Outcome] = {}
+
+    # ------------------------------------------------------------------ layout
+
+    @functools.cached_property
+    def layout(self) -> type[OutputRow]:
+        return layouts_for(self.group, self.task)
+
+    @property
+    def column_rule(self) -> str:
+        return COLUMN_RULE[(self.group, self.task)]
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return key_columns(self.task)
+
+    def display(self, path: Path) -> str:
+        """A path as shown in findings: relative to the submission's parent, else as given."""
+        try:
+            return str(path.relative_to(self.dir.parent))
+        except ValueError:
+            return str(path)
+
+    # ------------------------------------------------------------------ files
+
+    @functools.cached_property
+    def sysout_parse(self) -> ParseResult:
+        if self.settings.csv is None or not self.settings.csv.is_file():
+            res = ParseResult(table=None)
+            res.fatal = ("CSV-08", f"no system output {self.sub_id}/{self.sub_id}.csv")
+            return res
+        return read_psv(self.settings.csv, self.display(self.settings.csv))
+
+    def sysout(self) -> Table:
+        """The system output table; raises :class:`Unavailable` naming the rule that failed."""
+        res = self.sysout_parse
+        if res.table is None:
+            assert res.fatal is not None
+            raise Unavailable(*res.fatal)
+        return res.table
+
+    @functools.cached_property
+    def index_parse(self) -> ParseResult:
+        return read_psv(self.settings.index, self.settings.index.name, strip_values=True)
+
+    def index(self) -> Table:
+        res = self.index_parse
+        if res.table is None:
+            assert res.fatal is not None
+            raise Unavailable("CSV-07", f"index {self.settings.index.name}: {res.fatal[1]}")
+        table = res.table
+        missing = [c for c in self.keys if not table.has(c)]
+        if missing:
+            raise Unavailable("CSV-07", f"index {table.display} lacks key column(s) {', '.join(missing)}")
+        return table
+
+    def column(self, name: str) -> pd.Series:
+        """A system-output column; raises :class:`Unavailable` (the layout's COL rule) when absent."""
+        table = self.sysout()
+        if not table.has(name):
+            raise Unavailable(self.column_rule, f"column {name} is absent")
+        return table.df[name]
+
+    def has_column(self, name: str) -> bool:
+        try:
+            return self.sysout().has(name)
+        except Unavailable:
+            return False
+
+    @functools.cached_property
+    def description_path(self) -> Path:
+        return self.dir / f"{self.sub_id}.txt"
+
+    # ------------------------------------------------------------------ derived columns
+
+    def key_series(self, table: Table) -> pd.Series:
+        """The trial key of each row, composite keys joined with ':' as MediScore does (IDX-01)."""
+        cols = [c for c in self.keys]
+        for c in cols:
+            if not table.has(c):
+                raise Unavailable(self.column_rule, f"key column {c} is absent")
+        if len(cols) == 1:
+            return table.df[cols[0]].astype(str)
+        out = table.df[cols[0]].astype(str)
+        for c in cols[1:]:
+            out = out + ":" + table.df[c].astype(str)
+        return out
+
+    @functools.cached_property
+    def sys_keys(self) -> pd.Series:
+        return self.key_series(self.sysout())
+
+    @functools.cached_property
+    def index_keys(self) -> pd.Series:
+        return self.key_series(self.index())
+
+    @functools.cached_property
+    def scores(self) -> np.ndarray:
+        """ConfidenceScore as float64; NaN where the text is not a number (SCORE-01)."""
+        col = self.column("ConfidenceScore").astype(str).str.strip()
+        return pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
+
+    @property
+    def status_name(self) -> str:
+        """The status column in use: the layout's, or IsOptOut when the file carries it."""
+        return self.layout.status
+
+    def status(self) -> pd.Series:
+        return self.column(self.status_name)
+
+    def loc(self, pos: int, column: str | None = None, value: Any = None, *, table: Table | None = None) -> dict[str, Any]:
+        """Keyword arguments of a :class:`Finding` at row ``pos`` of the system output."""
+        table = table or self.sysout()
+        key = self.sys_keys.iloc[pos] if table is self.sysout() else None
+        return {"file": table.display, "line": table.line_of(pos), "key": key, "column": column, "value": value}
+
+    def index_row_of(self) -> dict[str, int]:
+        """Trial key -> row position in the index (first occurrence)."""
+        keys = self.index_keys
+        return {k: i for i, k in reversed(list(enumerate(keys)))}
+
+    # ------------------------------------------------------------------ evaluation
+
+    def outcome(self, rule: Rule, part: Part | None = None) -> Outcome:
+        """Run ``rule`` once (per slice) and cache it; prerequisites are evaluated first."""
+        cache_key = (rule.id, part)
+        if cache_key in self._outcomes:
+            return self._outcomes[cache_key]
+        out = Outcome(rule=rule)
+        try:
+            for dep_id in rule.requires:
+                dep = REGISTRY.get(dep_id)
+                if dep is None or not dep.applies(self.group, self.task):
+                    continue
+                dep_out = self.outcome(dep)
+                if dep_out.failed:
+                    raise Unavailable(dep.id, dep_out.headline)
+            assert rule.check is not None
+            result = rule.check(self, part) if rule.sliced else rule.check(self)
+            report: Report = collect(result)
+            out.findings = report.findings
+            sev = rule.severity_for(self.group)
+            if sev is not rule.severity:
+                out.findings = [f if f.severity else _with_severity(f, sev) for f in out.findings]
+            out.headline = report.headline or _default_headline(rule, out.findings)
+        except Unavailable as exc:
+            out.skipped = f"{exc.rule_id} failed: {exc.reason}"
+            out.headline = out.skipped
+        except NotApplicable as exc:
+            out.skipped = str(exc)
+            out.headline = out.skipped
+        except Exception as exc:  # a bug in a check must not become a traceback or INTERNALERROR
+            last = traceback.extract_tb(exc.__traceback__)[-1]
+            out.crashed = f"{type(exc).__name__}: {exc} (at {Path(last.filename).name}:{last.lineno})"
+            out.headline = f"the check could not run: {out.crashed}; please report this as a pytest-omfc bug"
+        self._outcomes[cache_key] = out
+        return out
+
+
+def _with_severity(f: Finding, sev: Severity) -> Finding:
+    from dataclasses import replace
+
+    return replace(f, severity=sev)
+
+
+def _default_headline(rule: Rule, findings: list[Finding]) -> str:
+    if not findings:
+        return f"passed: {rule.title}"
+    return f"{plural(len(findings), 'problem')}: {rule.title}"
+
+
+def is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False

@@ -1,0 +1,187 @@
+"""Shared test helpers: write a tiny dataset + submission with pytester and read rule outcomes.
+
+Usage in a test::
+
+    def test_idx04_fails(omfc):
+        case = omfc.case("OpenMFC2020", "IMDL", rows=[...])      # valid defaults for the rest
+        res = case.run()                                            # in-process pytest run
+        assert res.outcome("IDX-04") == "failed"
+        assert res.first_line("IDX-04") == "IDX-04: 1 of 2 trials are missing from the system output (showing 1)"
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+
+import gc
+
+import pytest
+
+import pytest_omfc.plugin  # noqa: F401  (import pandas & co. before freezing)
+
+pytest_plugins = ["pytester"]
+
+# Every in-process pytester run ends with several gc.collect() calls (pytest's
+# unraisable-exception hook); freezing what is already imported makes them cheap.
+gc.freeze()
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+CONFORMANCE = SHARED / "conformance" / "mediscore" / "test_suite"
+
+#: index file name per (edition, task id)
+INDEX_NAMES = {
+    ("OpenMFC2020", "IMDL"): "OpenMFC20_Image-IMDL-index.csv",
+    ("OpenMFC2020", "IGMDL"): "OpenMFC20_Image-IGMDL-index.csv",
+    ("OpenMFC2020", "VMD"): "OpenMFC20_Video-VMD-index.csv",
+    ("OpenMFC2020", "VGMD"): "OpenMFC20_Video-VGMD-index.csv",
+    ("OpenMFC2021", "IMDL"): "OpenMFC21_Image-IMDL-index.csv",
+    ("MFC2019", "manipulation-image"): "MFC2019-manipulation-image-index.csv",
+    ("MFC2019", "manipulation-video"): "MFC2019-manipulation-video-index.csv",
+    ("MFC2019", "splice"): "MFC2019-splice-index.csv",
+    ("MFC2019", "eventverification"): "MFC2019-eventverification-index.csv",
+    ("MFC2019", "camera"): "MFC2019-cameraverification-index.csv",
+    ("MFC2019", "provenancefiltering"): "MFC2019-provenancefiltering-index.csv",
+    ("MFC2019", "provenance"): "MFC2019-provenance-index.csv",
+    ("MFC2018", "manipulation-image"): "MFC18-manipulation-image-index.csv",
+    ("MFC2018", "manipulation-video"): "MFC18-manipulation-video-index.csv",
+    ("MFC2018", "splice"): "MFC18-splice-index.csv",
+    ("MFC2018", "eventverification"): "MFC18-eventverification-index.csv",
+    ("MFC2018", "camera"): "MFC18-camera-index.csv",
+    ("MFC2018", "provenancefiltering"): "MFC18-provenancefiltering-index.csv",
+    ("MFC2018", "provenance"): "MFC18-provenance-index.csv",
+    ("NC2017", "manipulation"): "NC2017-manipulation-index.csv",
+    ("NC2017", "manipulation-video"): "NC2017-manipulation-video-index.csv",
+    ("NC2017", "splice"): "NC2017-splice-index.csv",
+    ("NC2017", "provenancefiltering"): "NC2017_Dev1-provenancefiltering-index.csv",
+    ("NC2017", "provenance"): "NC2017_Dev1-provenance-index.csv",
+}
+
+
+def psv(header: list[str], rows: list[list[Any]]) -> str:
+    """A '|'-separated file's text."""
+    return "\n".join("|".join(str(v) for v in r) for r in [header, *rows]) + "\n"
+
+
+@dataclass
+class RunOutcome:
+    """Rule ID -> (outcome, failure/skip text) from one in-process run."""
+
+    ret: int
+    reports: dict[str, tuple[str, str]]
+    props: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)
+
+    def outcome(self, rule_id: str) -> str:
+        return self.reports[rule_id][0]
+
+    def text(self, rule_id: str) -> str:
+        return self.reports[rule_id][1]
+
+    def first_line(self, rule_id: str) -> str:
+        return self.text(rule_id).splitlines()[0] if self.text(rule_id) else ""
+
+    def failed(self) -> list[str]:
+        return sorted(r for r, (o, _) in self.reports.items() if o == "failed")
+
+    def warning(self, rule_id: str) -> str | None:
+        for name, value in self.props.get(rule_id, []):
+            if name == "omfc.warning":
+                return str(value)
+        return None
+
+
+@dataclass
+class Case:
+    pytester: pytest.Pytester
+    submission: Path
+    index: Path
+
+    @property
+    def args(self) -> list[str]:
+        return ["--omfc-submission", str(self.submission), "--omfc-index", str(self.index)]
+
+    def run(self, *extra: str) -> RunOutcome:
+        rec = self.pytester.inline_run(*self.args, "-p", "no:cacheprovider", *extra)
+        reports: dict[str, tuple[str, str]] = {}
+        props: dict[str, list[tuple[str, Any]]] = {}
+        for rep in rec.getreports("pytest_runtest_logreport"):
+            rid = rep.nodeid.rsplit("::", 1)[-1]
+            if rep.when == "call" or (rep.when == "setup" and rep.outcome != "passed"):
+                text = ""
+                if rep.failed:
+                    text = str(rep.longrepr)
+                elif rep.skipped:
+                    text = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
+                    text = text.removeprefix("Skipped: ")
+                reports[rid] = (rep.outcome, text)
+                props[rid] = list(rep.user_properties)
+        return RunOutcome(ret=int(rec.ret), reports=reports, props=props)
+
+
+class OmfcFactory:
+    """Writes datasets and submissions under the pytester directory."""
+
+    def __init__(self, pytester: pytest.Pytester) -> None:
+        self.pytester = pytester
+        self.root = pytester.path
+
+    def write(self, rel: str, content: str | bytes) -> Path:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8", newline="")
+        return path
+
+    def case(
+        self,
+        edition: str,
+        task: str,
+        *,
+        header: list[str],
+        rows: list[list[Any]],
+        index_header: list[str],
+        index_rows: list[list[Any]],
+        sub_id: str = "p-test_1",
+        description: str | None = "default",
+        csv_text: str | bytes | None = None,
+        files: dict[str, str | bytes] | None = None,
+    ) -> Case:
+        """A dataset (indexes/<name>) and a submission <sub_id>/ with <sub_id>.csv and .txt."""
+        index = self.write(f"dataset/indexes/{INDEX_NAMES[(edition, task)]}", psv(index_header, index_rows))
+        sub = self.root / sub_id
+        sub.mkdir(parents=True, exist_ok=True)
+        self.write(f"{sub_id}/{sub_id}.csv", csv_text if csv_text is not None else psv(header, rows))
+        if description == "default":
+            description = DEFAULT_DESCRIPTION.format(sub_id=sub_id)
+        if description is not None:
+            self.write(f"{sub_id}/{sub_id}.txt", description)
+        for rel, content in (files or {}).items():
+            self.write(f"{sub_id}/{rel}", content)
+        return Case(self.pytester, sub, index)
+
+
+DEFAULT_DESCRIPTION = """\
+1. Submission Identifier(s): {sub_id}
+2. System Description: a test system. Opt-out criteria: none; NonProcessed trials are system failures.
+3. OptOut Criteria: none
+4. System Hardware Description and Runtime Computation: 2 CPU cores, 1 minute.
+5. Training Data and Knowledge Sources: none.
+6. References: none.
+"""
+
+
+@pytest.fixture
+def omfc(pytester: pytest.Pytester) -> OmfcFactory:
+    return OmfcFactory(pytester)
+
+
+@pytest.fixture
+def conformance() -> Path:
+    """MediScore's test data beside the checkout (../shared); skips where it is absent."""
+    if not CONFORMANCE.is_dir():
+        pytest.skip(f"MediScore conformance data not found at {CONFORMANCE} (CI has it beside the checkout)")
+    return CONFORMANCE
