@@ -1,3 +1,286 @@
-def write_roc_plot(*a, **k): raise NotImplementedError
-def write_det_plot(*a, **k): raise NotImplementedError
-def write_plots(*a, **k): raise NotImplementedError
+"""ROC and DET plots as PNG (Pillow) and SVG (plain text), without matplotlib.
+
+Both formats are rendered from one list of drawing primitives, so they show
+the same thing: one curve per result (all trials, or one per query), a
+legend with AUC and the target/non-target counts, and the chance line.
+DET axes use the normal deviate (probit) of the error rates.
+
+API: ``write_roc_plot(results, out_dir, *, title=..., stem="roc", formats=("png", "svg"))``,
+``write_det_plot(...)`` (stem ``"det"``), ``write_plots(report, out_dir, ...)`` (both);
+each returns the written paths. ``probit(p)`` is exported for reuse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from .detection import DetectionReport, DetectionResult
+
+__all__ = ["probit", "write_det_plot", "write_plots", "write_roc_plot"]
+
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f")
+DET_TICKS = (0.001, 0.01, 0.05, 0.2, 0.5, 0.8, 0.95, 0.99)
+DET_LIMITS = (0.0005, 0.995)
+
+# Acklam's rational approximation of the inverse normal CDF (relative error < 1.2e-9).
+_A = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02,
+      1.383577518672690e02, -3.066479806614716e01, 2.506628277459239e00)
+_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02,
+      6.680131188771972e01, -1.328068155288572e01)
+_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00,
+      -2.549732539343734e00, 4.374664141464968e00, 2.938163982698783e00)
+_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00)  # fmt: skip
+
+
+def probit(p: np.ndarray | Sequence[float] | float) -> np.ndarray:
+    """Normal deviate Phi^-1(p) for p in (0, 1), vectorised (no scipy)."""
+    p = np.asarray(p, dtype=float)
+    out = np.full(p.shape, np.nan)
+    lo, hi = p < 0.02425, p > 1 - 0.02425
+    mid = ~lo & ~hi & (p > 0) & (p < 1)
+    q = p[mid] - 0.5
+    r = q * q
+    num = ((((_A[0] * r + _A[1]) * r + _A[2]) * r + _A[3]) * r + _A[4]) * r + _A[5]
+    den = ((((_B[0] * r + _B[1]) * r + _B[2]) * r + _B[3]) * r + _B[4]) * r + 1
+    out[mid] = q * num / den
+    for mask, sign, src in ((lo & (p > 0), 1.0, p), (hi & (p < 1), -1.0, 1 - p)):
+        t = np.sqrt(-2 * np.log(src[mask]))
+        num = ((((_C[0] * t + _C[1]) * t + _C[2]) * t + _C[3]) * t + _C[4]) * t + _C[5]
+        den = (((_D[0] * t + _D[1]) * t + _D[2]) * t + _D[3]) * t + 1
+        out[mask] = sign * num / den
+    out[p == 0] = -np.inf
+    out[p == 1] = np.inf
+    return out
+
+
+@dataclass(frozen=True)
+class _Line:
+    points: list[tuple[float, float]]
+    color: str
+    width: int = 2
+    dashed: bool = False
+
+
+@dataclass(frozen=True)
+class _Text:
+    x: float
+    y: float
+    text: str
+    anchor: str = "start"  # start | middle | end
+    color: str = "#222222"
+
+
+class _Canvas:
+    """Plot area with data-to-pixel mapping and a primitive list for both renderers."""
+
+    def __init__(self, size: tuple[int, int], xlim: tuple[float, float], ylim: tuple[float, float]) -> None:
+        self.w, self.h = size
+        self.left, self.right, self.top, self.bottom = 70, self.w - 20, 45, self.h - 60
+        self.xlim, self.ylim = xlim, ylim
+        self.items: list[_Line | _Text] = []
+
+    def px(self, x: float, y: float) -> tuple[float, float]:
+        fx = (x - self.xlim[0]) / (self.xlim[1] - self.xlim[0])
+        fy = (y - self.ylim[0]) / (self.ylim[1] - self.ylim[0])
+        return self.left + fx * (self.right - self.left), self.bottom - fy * (self.bottom - self.top)
+
+    def line(self, xs: Iterable[float], ys: Iterable[float], color: str, width: int = 2, dashed: bool = False) -> None:
+        pts = [self.px(x, y) for x, y in zip(xs, ys, strict=True) if np.isfinite(x) and np.isfinite(y)]
+        if len(pts) >= 2:
+            self.items.append(_Line(pts, color, width, dashed))
+
+    def text(self, x: float, y: float, text: str, anchor: str = "start", color: str = "#222222") -> None:
+        self.items.append(_Text(x, y, text, anchor, color))
+
+    def frame(self, title: str, xlabel: str, ylabel: str, ticks: Sequence[tuple[float, str]], yticks=None) -> None:
+        yt = ticks if yticks is None else yticks
+        for v, lab in ticks:
+            x, _ = self.px(v, self.ylim[0])
+            self.items.append(_Line([(x, self.top), (x, self.bottom)], "#dddddd", 1))
+            self.text(x, self.bottom + 16, lab, "middle")
+        for v, lab in yt:
+            _, y = self.px(self.xlim[0], v)
+            self.items.append(_Line([(self.left, y), (self.right, y)], "#dddddd", 1))
+            self.text(self.left - 6, y + 4, lab, "end")
+        box = [(self.left, self.top), (self.right, self.top), (self.right, self.bottom),
+               (self.left, self.bottom), (self.left, self.top)]  # fmt: skip
+        self.items.append(_Line(box, "#444444", 1))
+        self.text(self.w / 2, 24, title, "middle")
+        self.text((self.left + self.right) / 2, self.h - 22, xlabel, "middle")
+        self.text(14, self.top - 12, ylabel, "start")
+
+    def legend(self, entries: Sequence[tuple[str, str]], corner: str) -> None:
+        right = corner in ("right", "top-right")
+        x0 = self.right - 12 if right else self.left + 40
+        y0 = self.top + 18 if corner.startswith("top") else self.bottom - 14 * len(entries) - 6
+        for i, (label, color) in enumerate(entries):
+            y = y0 + 14 * i
+            if right:
+                self.items.append(_Line([(x0 - 18, y - 4), (x0 - 2, y - 4)], color, 3))
+                self.text(x0 - 24, y, label, "end", color)
+            else:
+                self.items.append(_Line([(x0 - 30, y - 4), (x0 - 14, y - 4)], color, 3))
+                self.text(x0 - 8, y, label, "start", color)
+
+    # -- renderers ---------------------------------------------------------------------------------
+    def to_svg(self) -> str:
+        out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.w}" height="{self.h}" '
+               f'viewBox="0 0 {self.w} {self.h}" font-family="sans-serif" font-size="11">',
+               f'<rect width="{self.w}" height="{self.h}" fill="white"/>']  # fmt: skip
+        for it in self.items:
+            if isinstance(it, _Line):
+                pts = " ".join(f"{x:.1f},{y:.1f}" for x, y in it.points)
+                dash = ' stroke-dasharray="6,4"' if it.dashed else ""
+                out.append(f'<polyline points="{pts}" fill="none" stroke="{it.color}" stroke-width="{it.width}"{dash}/>')
+            else:
+                out.append(f'<text x="{it.x:.1f}" y="{it.y:.1f}" text-anchor="{it.anchor}" fill="{it.color}">'
+                           f"{escape(it.text)}</text>")  # fmt: skip
+        out.append("</svg>")
+        return "\n".join(out) + "\n"
+
+    def to_png(self, path: Path) -> None:
+        img = Image.new("RGB", (self.w, self.h), "white")
+        draw = ImageDraw.Draw(img)
+        try:
+            font = ImageFont.load_default(size=12)
+        except TypeError:  # Pillow < 10.1 has no sized default font
+            font = ImageFont.load_default()
+        for it in self.items:
+            if isinstance(it, _Line):
+                if it.dashed:
+                    for a, b in zip(it.points, it.points[1:]):
+                        _dashed(draw, a, b, it.color, it.width)
+                else:
+                    draw.line(it.points, fill=it.color, width=it.width, joint="curve")
+            else:
+                anchor = {"start": "ls", "middle": "ms", "end": "rs"}[it.anchor]
+                draw.text((it.x, it.y), it.text, fill=it.color, font=font, anchor=anchor)
+        img.save(path, format="PNG")
+
+
+def _dashed(draw: ImageDraw.ImageDraw, a, b, color: str, width: int, on: float = 6, off: float = 4) -> None:
+    (x0, y0), (x1, y1) = a, b
+    length = float(np.hypot(x1 - x0, y1 - y0))
+    if length == 0:
+        return
+    ux, uy = (x1 - x0) / length, (y1 - y0) / length
+    pos = 0.0
+    while pos < length:
+        end = min(pos + on, length)
+        draw.line([(x0 + ux * pos, y0 + uy * pos), (x0 + ux * end, y0 + uy * end)], fill=color, width=width)
+        pos += on + off
+
+
+def _densify(x: np.ndarray, y: np.ndarray, steps: int = 16) -> tuple[np.ndarray, np.ndarray]:
+    """Points along each straight ROC segment, so it is drawn curved on probit axes."""
+    if x.size < 2:
+        return x, y
+    t = np.linspace(0.0, 1.0, steps, endpoint=False)
+    xs = (x[:-1, None] + (x[1:] - x[:-1])[:, None] * t).ravel()
+    ys = (y[:-1, None] + (y[1:] - y[:-1])[:, None] * t).ravel()
+    return np.r_[xs, x[-1]], np.r_[ys, y[-1]]
+
+
+def _results(results: DetectionReport | DetectionResult | Sequence[DetectionResult]) -> list[DetectionResult]:
+    if isinstance(results, DetectionReport):
+        return list(results.results)
+    if isinstance(results, DetectionResult):
+        return [results]
+    return list(results)
+
+
+def _legend_label(r: DetectionResult) -> str:
+    auc = r.metrics.get("AUC")
+    auc_txt = "n/a" if auc is None else f"{auc:.4f}"
+    name = r.label if len(r.label) <= 48 else r.label[:45] + "..."
+    return f"{name}  AUC={auc_txt}  T#={r.counts.get('targets', 0)}, NT#={r.counts.get('nontargets', 0)}"
+
+
+def _save(canvas: _Canvas, out_dir: str | Path, stem: str, formats: Sequence[str]) -> list[Path]:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths: list[Path] = []
+    for fmt in formats:
+        path = out / f"{stem}.{fmt.lower()}"
+        if fmt.lower() == "png":
+            canvas.to_png(path)
+        elif fmt.lower() == "svg":
+            path.write_text(canvas.to_svg(), encoding="utf-8")
+        else:
+            raise ValueError(f"unsupported plot format {fmt!r}; use 'png' or 'svg'")
+        paths.append(path)
+    return paths
+
+
+def write_roc_plot(
+    results: DetectionReport | DetectionResult | Sequence[DetectionResult],
+    out_dir: str | Path,
+    *,
+    title: str = "Detection ROC",
+    stem: str = "roc",
+    formats: Sequence[str] = ("png", "svg"),
+    size: tuple[int, int] = (800, 600),
+) -> list[Path]:
+    """ROC curves (TPR vs FPR) of every result into ``out_dir/<stem>.<fmt>``."""
+    c = _Canvas(size, (0.0, 1.0), (0.0, 1.0))
+    ticks = [(v, f"{v:.1f}") for v in np.linspace(0, 1, 6)]
+    c.frame(title, "False positive rate (FAR)", "True positive rate (CDR)", ticks)
+    c.line([0, 1], [0, 1], "#999999", 1, dashed=True)
+    legend = []
+    for i, r in enumerate(_results(results)):
+        color = PALETTE[i % len(PALETTE)]
+        c.line(r.roc.fpr, r.roc.tpr, color)
+        legend.append((_legend_label(r), color))
+    c.legend(legend, "right")
+    return _save(c, out_dir, stem, formats)
+
+
+def write_det_plot(
+    results: DetectionReport | DetectionResult | Sequence[DetectionResult],
+    out_dir: str | Path,
+    *,
+    title: str = "Detection DET",
+    stem: str = "det",
+    formats: Sequence[str] = ("png", "svg"),
+    size: tuple[int, int] = (800, 600),
+) -> list[Path]:
+    """DET curves (miss rate vs false-alarm rate on probit axes) into ``out_dir/<stem>.<fmt>``."""
+    lim = tuple(float(v) for v in probit(np.array(DET_LIMITS)))
+    c = _Canvas(size, lim, lim)  # type: ignore[arg-type]
+    ticks = [(float(probit(v)), f"{v * 100:g}%") for v in DET_TICKS]
+    c.frame(title, "False alarm rate (FPR)", "Miss rate (FNR)", ticks)
+    c.line(list(lim), list(lim), "#999999", 1, dashed=True)  # EER line fpr == fnr
+    legend = []
+    for i, r in enumerate(_results(results)):
+        color = PALETTE[i % len(PALETTE)]
+        fpr, fnr = _densify(r.roc.fpr, 1.0 - r.roc.tpr)
+        c.line(probit(np.clip(fpr, *DET_LIMITS)), probit(np.clip(fnr, *DET_LIMITS)), color)
+        legend.append((_legend_label(r), color))
+    c.legend(legend, "top-right")
+    return _save(c, out_dir, stem, formats)
+
+
+def write_plots(
+    report: DetectionReport | Sequence[DetectionResult],
+    out_dir: str | Path,
+    *,
+    title: str = "Detection",
+    kinds: Sequence[str] = ("roc", "det"),
+    formats: Sequence[str] = ("png", "svg"),
+) -> list[Path]:
+    """ROC and/or DET plots of a report (all results on one figure per kind)."""
+    paths: list[Path] = []
+    for kind in kinds:
+        if kind == "roc":
+            paths += write_roc_plot(report, out_dir, title=f"{title} ROC", formats=formats)
+        elif kind == "det":
+            paths += write_det_plot(report, out_dir, title=f"{title} DET", formats=formats)
+        else:
+            raise ValueError(f"unknown plot kind {kind!r}; use 'roc' or 'det'")
+    return paths

@@ -1,0 +1,92 @@
+"""Benchmark of the detection engine on 16,000 synthetic trials.
+
+Times ``score_trials`` without CI and with the default 500-iteration MediScore
+bootstrap, the full file pipeline
+(``score_detection`` on CSVs), and scikit-learn's ``roc_auc_score`` as a
+reference point. Prints wall times and ratios; asserts nothing.
+
+Run: ``PYTHONPATH=. python3 benchmarks/score_detection.py [--trials N] [--repeat R]``
+Target: <= 1 s for scoring with CI on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pytest_omfc.scoring import score_detection, score_trials
+
+
+def _best(fn: Callable[[], object], repeat: int) -> float:
+    """Best wall time of ``repeat`` runs (least disturbed by other load)."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def synthetic(n: int, seed: int = 2024) -> tuple[np.ndarray, np.ndarray]:
+    """Half targets, overlapping normal scores rounded to 4 decimals (so ties occur)."""
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.5
+    s = np.round(rng.normal(loc=np.where(y, 0.8, 0.0), scale=1.0), 4)
+    return s, y
+
+
+def write_files(tmp: Path, s: np.ndarray, y: np.ndarray) -> tuple[Path, Path, Path]:
+    ids = [f"P{i:06d}" for i in range(s.size)]
+    ref = pd.DataFrame({"TaskID": "manipulation", "ProbeFileID": ids, "IsTarget": np.where(y, "Y", "N")})
+    idx = pd.DataFrame({"TaskID": "manipulation", "ProbeFileID": ids, "ProbeWidth": "1024", "ProbeHeight": "768"})
+    sysf = pd.DataFrame({"ProbeFileID": ids, "ConfidenceScore": s, "IsOptOut": "N"})
+    paths = tmp / "index.csv", tmp / "ref.csv", tmp / "sys.csv"
+    for df, p in zip((idx, ref, sysf), paths, strict=True):
+        df.to_csv(p, sep="|", index=False)
+    return paths
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trials", type=int, default=16_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    s, y = synthetic(args.trials)
+    print(f"{args.trials} trials ({int(y.sum())} targets, {np.unique(s).size} distinct scores), best of {args.repeat}")
+
+    from sklearn.metrics import roc_auc_score  # reference point only; not a dependency of the engine
+
+    t_sk = _best(lambda: roc_auc_score(y, s), args.repeat)
+    t_noci = _best(lambda: score_trials(s, y), args.repeat)
+    t_ci = _best(lambda: score_trials(s, y, ci=True), args.repeat)
+    with tempfile.TemporaryDirectory() as tmp:
+        idx, ref, sysf = write_files(Path(tmp), s, y)
+        t_file = _best(lambda: score_detection(idx, ref, sysf, ci=True), args.repeat)
+        t_file_noci = _best(lambda: score_detection(idx, ref, sysf), args.repeat)
+
+    res = score_trials(s, y, ci=True)
+    auc_sk = roc_auc_score(y, s)
+    print(f"AUC engine {res.metrics['AUC']:.9f}  sklearn {auc_sk:.9f}  diff {abs(res.metrics['AUC'] - auc_sk):.1e}")
+    print(f"AUC 90% CI [{res.metrics['AUC_CI_LOWER']:.6f}, {res.metrics['AUC_CI_UPPER']:.6f}]")
+    rows = [
+        ("sklearn roc_auc_score (AUC only)", t_sk),
+        ("score_trials, no CI", t_noci),
+        ("score_trials, CI 500 (mediscore bootstrap)", t_ci),
+        ("score_detection from CSV files, no CI", t_file_noci),
+        ("score_detection from CSV files, CI 500", t_file),
+    ]
+    print(f"{'case':46s} {'wall s':>9s} {'x sklearn':>10s}")
+    for name, t in rows:
+        print(f"{name:46s} {t:9.4f} {t / t_sk:10.1f}")
+    verdict = "meets" if t_file <= 1.0 else "misses"
+    print(f"target <= 1 s with CI (file pipeline): {t_file:.3f} s -> {verdict} the target")
+
+
+if __name__ == "__main__":
+    main()
