@@ -43,7 +43,8 @@ def synthetic(n: int, seed: int = 2024) -> tuple[np.ndarray, np.ndarray]:
 
 def write_files(tmp: Path, s: np.ndarray, y: np.ndarray) -> tuple[Path, Path, Path]:
     ids = [f"P{i:06d}" for i in range(s.size)]
-    ref = pd.DataFrame({"TaskID": "manipulation", "ProbeFileID": ids, "IsTarget": np.where(y, "Y", "N")})
+    ref = pd.DataFrame({"TaskID": "manipulation", "ProbeFileID": ids, "IsTarget": np.where(y, "Y", "N"),
+                        "Collection": np.where(np.arange(s.size) % 2 == 0, "A", "B")})
     idx = pd.DataFrame({"TaskID": "manipulation", "ProbeFileID": ids, "ProbeWidth": "1024", "ProbeHeight": "768"})
     sysf = pd.DataFrame({"ProbeFileID": ids, "ConfidenceScore": s, "IsOptOut": "N"})
     paths = tmp / "index.csv", tmp / "ref.csv", tmp / "sys.csv"
@@ -69,6 +70,8 @@ def main() -> None:
         idx, ref, sysf = write_files(Path(tmp), s, y)
         t_file = _best(lambda: score_detection(idx, ref, sysf, ci=True), args.repeat)
         t_file_noci = _best(lambda: score_detection(idx, ref, sysf), args.repeat)
+        qs = ["Collection == ['A']", "Collection == ['B']"]
+        t_query = _best(lambda: score_detection(idx, ref, sysf, query=qs, ci=True), args.repeat)
 
     res = score_trials(s, y, ci=True)
     auc_sk = roc_auc_score(y, s)
@@ -80,6 +83,7 @@ def main() -> None:
         ("score_trials, CI 500 (mediscore bootstrap)", t_ci),
         ("score_detection from CSV files, no CI", t_file_noci),
         ("score_detection from CSV files, CI 500", t_file),
+        ("score_detection, 2 queries (8k trials each), CI", t_query),
     ]
     print(f"{'case':46s} {'wall s':>9s} {'x sklearn':>10s}")
     for name, t in rows:

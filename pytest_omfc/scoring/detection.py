@@ -93,6 +93,7 @@ from .merge import (
     merge_trials,
     partition_query,
     select_query,
+    typed_frame,
 )
 
 __all__ = [
@@ -596,8 +597,9 @@ def score_detection(
             if not isinstance(query_partition, str) or not query_partition.strip():
                 raise ScoringError("query_partition must be one non-empty query string")
             jobs = [(q, "qp") for q in partition_query(query_partition)]
+        typed = typed_frame(jframe)
         report_results = [
-            finish(select_query(jframe, q, kind, trials.key), q, kind)  # type: ignore[arg-type]
+            finish(select_query(jframe, q, kind, trials.key, typed), q, kind)  # type: ignore[arg-type]
             for q, kind in jobs
         ]
     return DetectionReport(results=report_results, settings=settings)

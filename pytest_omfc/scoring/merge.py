@@ -40,6 +40,7 @@ __all__ = [
     "partition_query",
     "read_table",
     "select_query",
+    "typed_frame",
 ]
 
 Convention = Literal["mediscore", "plan"]
@@ -346,7 +347,8 @@ def _typed_column(col: pd.Series) -> pd.Series:
     return text.astype(object)
 
 
-def _typed_frame(frame: pd.DataFrame) -> pd.DataFrame:
+def typed_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Copy of ``frame`` with pandas-default column types, for evaluating queries."""
     return pd.DataFrame(
         {c: (frame[c] if c == SCORE_COLUMN else _typed_column(frame[c])) for c in frame.columns},
         index=frame.index,
@@ -358,24 +360,28 @@ def select_query(
     query: str,
     kind: QueryKind,
     key: Sequence[str],
+    typed: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Apply one ``q``/``qm``/``qp`` query and de-duplicate on the trial key (METRICS.md 1.10).
 
     ``frame`` is the (JT-merged) trial frame. ``qm`` keeps a target when any of
-    its journal operations matches and keeps every non-target.
+    its journal operations matches and keeps every non-target. Pass
+    ``typed=typed_frame(frame)`` to reuse the typed copy across queries.
     """
     if kind == "qm":
         expr = f"({query} and IsTarget == ['Y']) or IsTarget == ['N']"
     else:
         expr = query
-    typed = _typed_frame(frame)
+    if typed is None:
+        typed = typed_frame(frame)
     try:
         selected = typed.query(expr, engine="python")
     except Exception as exc:  # pandas raises many types (NameError, SyntaxError, TypeError...)
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         hint = ""
-        names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query)) - {"and", "or", "not", "in", "True", "False"}
-        unknown = sorted(n for n in names if n not in frame.columns and f"'{n}'" not in query and f'"{n}"' not in query)
+        unquoted = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", " ", query)
+        names = set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", unquoted)) - {"and", "or", "not", "in", "True", "False"}
+        unknown = sorted(n for n in names if n not in frame.columns)
         if unknown:
             hint = f"; unknown column(s) {unknown}"
         raise ScoringError(f"query {query!r} ({kind}) cannot be evaluated: {type(exc).__name__}: {msg}{hint}") from None
