@@ -18,6 +18,7 @@ from typing import Iterator
 import pytest
 
 from . import rules as _rules  # noqa: F401  (registers every rule)
+from . import scoring_plugin as _scoring
 from .editions import Edition
 from .editions import EditionTaskError
 from .editions import Task
@@ -62,6 +63,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for flag, ini, kw in _OPTIONS:
         group.addoption(flag, dest=ini, default=None, **kw)
         parser.addini(ini, kw["help"], default=None)
+    _scoring.add_options(parser)
 
 
 def _option(config: pytest.Config, name: str) -> tuple[str | None, Path]:
@@ -200,6 +202,7 @@ def pytest_configure(config: pytest.Config) -> None:
     else:
         config.args[:] = [target]
     _keep_cache_out(config, settings)
+    _scoring.configure(config, settings.dataset_root, UsageProblem)
 
 
 def _keep_cache_out(config: pytest.Config, settings: Settings) -> None:
@@ -256,6 +259,7 @@ class SubmissionDir(pytest.Directory):
             for part in parts:
                 name = f"{settings.submission.name}::{rule.id}" + (f"[{part}]" if part else "")
                 yield RuleItem.from_parent(self, name=name, rule=rule, part=part)
+        yield from _scoring.score_items(self, settings.submission.name, settings.task)
 
 
 class RuleFailed(Exception):
