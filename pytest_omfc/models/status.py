@@ -1,4 +1,10 @@
-"""Status enumerations per edition and task (RULES.md STATUS-01...07)."""
+"""Status enumerations per edition and task (RULES.md STATUS-01...07).
+
+These enums are the single source of the allowed values: the output models
+of :mod:`.tabular` type their status columns with them, and the STATUS rules
+list their values in messages.  The sets at the end give the meanings of
+STATUS-09 that the SCORE and STATUS consistency rules rely on.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,13 @@ __all__ = [
     "ProvenanceProbeStatus",
     "DETECTION_OPTED_OUT",
     "LOCALIZATION_OPTED_OUT",
+    "FAILED_VALIDATION",
+    "MEDISCORE_ISOPTOUT_EXTRA",
+    "LOCALIZATION_ONLY",
+    "NO_MASK_M19",
+    "NO_SEGMENTS_M19",
+    "NO_VIDEO_MASK_M19",
+    "values",
 ]
 
 
@@ -83,7 +96,24 @@ class ProvenanceProbeStatus(str, enum.Enum):
     FailedValidation = "FailedValidation"
 
 
+def values(status_enum: type[enum.Enum]) -> tuple[str, ...]:
+    """The allowed values of a status enum, in the plan's order (for messages and ``isin``)."""
+    return tuple(str(m.value) for m in status_enum)
+
+
 #: Statuses whose detection score must be 0 in MFC2019 (SCORE-04).
 DETECTION_OPTED_OUT = frozenset({"NonProcessed", "OptOutAll", "OptOutDetection", "OptOut"})
-#: Statuses under which no localization output is expected (STATUS-10).
+#: Statuses under which no localization output is expected, in any edition (MaskScorer's view).
 LOCALIZATION_OPTED_OUT = frozenset({"OptOutAll", "OptOutLocalization", "OptOut", "Y"})
+#: The status NIST (or the participant) gives a row that failed validation (STATUS-08, SCORE-07).
+FAILED_VALIDATION = "FailedValidation"
+#: IsOptOut values MediScore accepts besides Y/N; the NC2017 plan does not (STATUS-01).
+MEDISCORE_ISOPTOUT_EXTRA = frozenset({"Detection", "Localization", "FailedValidation"})
+#: MFC2019 "localization only": a row with this status should carry localization output (STATUS-09).
+LOCALIZATION_ONLY = frozenset({"OptOutDetection"})
+#: MFC2019 statuses under which an image (probe, donor, camera) mask should be blank (STATUS-10).
+NO_MASK_M19 = frozenset({"OptOutAll", "OptOutLocalization"})
+#: MFC2019 video statuses under which the localization segments should be empty (STATUS-10).
+NO_SEGMENTS_M19 = frozenset({"OptOutAll", "OptOutLocalization", "OptOutTemporal"})
+#: MFC2019 video statuses under which the (optional) spatial mask should be blank (STATUS-10, D-10).
+NO_VIDEO_MASK_M19 = frozenset({"OptOutAll", "OptOutLocalization", "OptOutSpatial"})
