@@ -1,0 +1,401 @@
+"""Regenerate the tiny example datasets and submissions under ``examples/``.
+
+    python examples/make_examples.py [OUT]      # OUT defaults to examples/ itself
+
+Three task families, each with one valid submission and several invalid ones
+that break one or two RULES.md rules on purpose (named after what they
+break): OpenMFC2020 IMDL, OpenMFC2020 VMD and MFC2019 manipulation-video.
+``EXPECTED.json`` maps every submission to its index and to the rule IDs that
+must fail on it; ``tests/test_examples.py`` runs the plugin over each one and
+checks that the committed files equal what this script writes.
+
+The output is byte-for-byte deterministic: PNGs are written by hand with
+stored (uncompressed) deflate blocks, so neither the Pillow nor the zlib
+version changes a byte; the HDF5 mask is written without timestamps (its
+bytes still depend on the HDF5 and zlib builds, so the test compares its
+content instead).
+Everything is tiny (64x48 pixels, a few rows), well under 1 MB in all.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import struct
+import sys
+import zlib
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+W, H = 64, 48  # probe size of every example image and video
+
+# ------------------------------------------------------------------ deterministic PNG
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+
+def _stored_zlib(data: bytes) -> bytes:
+    """A zlib stream of stored deflate blocks: identical bytes with any zlib build."""
+    out = bytearray(b"\x78\x01")
+    step = 65535
+    for start in range(0, max(len(data), 1), step):
+        block = data[start:start + step]
+        final = 1 if start + step >= len(data) else 0
+        out += bytes([final]) + struct.pack("<HH", len(block), len(block) ^ 0xFFFF) + block
+    out += struct.pack(">I", zlib.adler32(data) & 0xFFFFFFFF)
+    return bytes(out)
+
+
+def png(pixels: np.ndarray) -> bytes:
+    """An 8-bit PNG: greyscale for a 2-D array, RGB for (h, w, 3)."""
+    pixels = np.ascontiguousarray(pixels, dtype=np.uint8)
+    height, width = pixels.shape[:2]
+    color_type = 0 if pixels.ndim == 2 else 2
+    raw = b"".join(b"\x00" + pixels[y].tobytes() for y in range(height))  # filter type 0 per row
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, color_type, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", _stored_zlib(raw)) + _chunk(b"IEND", b"")
+
+
+def mask(width: int = W, height: int = H, box: tuple[int, int, int, int] = (8, 8, 24, 20)) -> np.ndarray:
+    """A binary mask: 255 (not manipulated) with a black box (manipulated, MASK-08)."""
+    out = np.full((height, width), 255, dtype=np.uint8)
+    x0, y0, x1, y1 = box
+    out[y0:y1, x0:x1] = 0
+    return out
+
+
+def hdf5_mask(blocks: dict[int, int]) -> bytes:
+    """An MFC2019 video mask: group ``<0-indexed start frame>/masks`` of (frames, H, W) uint8 (VMASK-02, D-15)."""
+    import h5py
+
+    buf = io.BytesIO()
+    with h5py.File(buf, "w", libver="earliest", track_order=False) as f:
+        for start, frames in sorted(blocks.items()):
+            data = np.stack([mask(box=(8 + i, 8, 24 + i, 20)) for i in range(frames)])
+            f.create_group(str(start)).create_dataset("masks", data=data, track_times=False,
+                                                      chunks=data.shape, compression="gzip", compression_opts=9)
+    return buf.getvalue()
+
+
+# ------------------------------------------------------------------ examples
+
+
+@dataclass
+class Example:
+    """One submission directory and what it must fail."""
+
+    family: str  # directory under submissions/
+    sub_id: str
+    index: str  # path of the index, relative to examples/
+    header: list[str]
+    rows: list[list[str]]
+    description: str | None
+    files: dict[str, bytes] = field(default_factory=dict)  # relative to the submission directory
+    breaks: str = "nothing: the valid submission"
+    #: rule ID -> strings its failure text must contain (the offending key, value, file...)
+    fails: dict[str, list[str]] = field(default_factory=dict)
+    #: rule ID -> why it may fail too (a consequence of the same defect)
+    may_also_fail: dict[str, str] = field(default_factory=dict)
+    sep: str = "|"
+    csv_name: str | None = None  # default <sub_id>.csv
+
+    @property
+    def path(self) -> str:
+        return f"submissions/{self.family}/{self.sub_id}"
+
+    def csv_text(self) -> str:
+        return "".join(self.sep.join(r) + "\n" for r in [self.header, *self.rows])
+
+    def variant(self, sub_id: str, breaks: str, fails: dict[str, list[str]], **changes: object) -> "Example":
+        changes.setdefault("description", _retitle(self.description, self.sub_id, sub_id))
+        return replace(self, sub_id=sub_id, breaks=breaks, fails=fails, **changes)  # type: ignore[arg-type]
+
+
+def _retitle(text: str | None, old: str, new: str) -> str | None:
+    return None if text is None else text.replace(old, new)
+
+
+def _set(rows: list[list[str]], row: int, col: int, value: str) -> list[list[str]]:
+    out = [list(r) for r in rows]
+    out[row][col] = value
+    return out
+
+
+def psv(header: list[str], rows: list[list[object]]) -> str:
+    return "".join("|".join(str(v) for v in r) + "\n" for r in [header, *rows])
+
+
+DESCRIPTION_OPENMFC = """\
+Section 1 Submission Identifier(s)
+{sub_id}
+
+Section 2 System Description
+A toy example system for pytest-omfc: it thresholds local noise residuals and
+renders the largest inconsistent region as a binary mask (0 = manipulated,
+255 = not manipulated). Trials it does not process are probes it cannot
+decode; they are marked NonProcessed with a score of 0 (OpenMFC plan 5.3,
+documented here as resolution D-12 suggests).
+
+Section 3 System Hardware Description and Runtime Computation
+1 CPU core, no GPU; 2 seconds wall-clock time to process the index file;
+no world data set is indexed; 50 MB resident memory.
+
+Section 4 Training Data and Knowledge Sources
+None beyond the provided OpenMFC corpora.
+
+Section 5 References
+None.
+"""
+
+DESCRIPTION_MFC19 = """\
+Section 1 Submission Identifier(s)
+{sub_id}
+
+Section 2 System Description
+A toy example system for pytest-omfc: it flags frame ranges whose motion
+residuals are inconsistent and writes their masks as HDF5 blocks.
+
+Section 3 OptOut Criteria
+Spatial localization is opted out (OptOutSpatial) for probes shorter than
+200 frames; NonProcessed marks probes that could not be decoded (score 0).
+
+Section 4 System Hardware Description and Runtime Computation
+1 CPU core, no GPU; 5 seconds wall-clock time to process the index file;
+no world data set is indexed; 80 MB resident memory.
+
+Section 5 Training Data and Knowledge Sources
+None beyond the provided MFC2019 corpora.
+
+Section 6 References
+None.
+"""
+
+# -------------------------------------------------------------- OpenMFC2020 IMDL
+
+IMDL_INDEX = "datasets/OpenMFC2020/indexes/OpenMFC20_Image-IMDL-index.csv"
+IMDL_IDS = ["OpenMFC2020_0101", "OpenMFC2020_0102", "OpenMFC2020_0103", "OpenMFC2020_0104"]
+IMG_HEADER = ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "ProbeStatus", "ProbeOptOutPixelValue"]
+
+
+def imdl_index() -> str:
+    header = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "ProbeFileSize", "HPDeviceID"]
+    rows = [["Image Manipulation", pid, f"probe/{pid}.jpg", W, H, 2100 + 17 * i, f"PAR90{82 + i}"]
+            for i, pid in enumerate(IMDL_IDS)]
+    return psv(header, rows)
+
+
+def imdl_examples() -> list[Example]:
+    m1, m3 = f"mask/{IMDL_IDS[0]}-mask.png", f"mask/{IMDL_IDS[2]}-mask.png"
+    rows = [
+        [IMDL_IDS[0], "0.93", m1, "Processed", ""],
+        [IMDL_IDS[1], "0.08", "", "Processed", ""],  # no localizable change: blank mask (MASK-01, D-25)
+        [IMDL_IDS[2], "0.71", m3, "Processed", ""],
+        [IMDL_IDS[3], "0", "", "NonProcessed", ""],  # score 0 (SCORE-05)
+    ]
+    files = {m1: png(mask()), m3: png(mask(box=(30, 10, 60, 40)))}
+    sub_id = "p-baseline_3_imdl"
+    valid = Example("imdl", sub_id, IMDL_INDEX, IMG_HEADER, rows,
+                    DESCRIPTION_OPENMFC.format(sub_id=sub_id), files)
+    rgb = np.stack([mask(box=(30, 10, 60, 40))] * 3, axis=-1)
+    return [
+        valid,
+        valid.variant("p-baseline_3_missing-trial", "a trial of the index has no row",
+                      {"IDX-04": [IMDL_IDS[3]], "IDX-06": [IMDL_IDS[3]], "IDX-02": ["3", "4"]},
+                      rows=rows[:3]),
+        valid.variant("p-baseline_3_duplicate-trial", "a trial appears twice (with different scores)",
+                      {"IDX-05": [IMDL_IDS[0]], "IDX-06": [IMDL_IDS[0]], "IDX-02": ["5", "4"]},
+                      rows=rows + [[IMDL_IDS[0], "0.5", "", "Processed", ""]]),
+        valid.variant("p-baseline_3_score-out-of-range", "a ConfidenceScore of 1.7, outside [0, 1] (SCORE-03, D-03)",
+                      {"SCORE-03": [IMDL_IDS[2], "1.7"]}, rows=_set(rows, 2, 1, "1.7")),
+        valid.variant("p-baseline_3_bad-status", "ProbeStatus 'processed' (case-sensitive) and 'OptOutAll' (no opt-outs in OpenMFC, D-09)",
+                      {"STATUS-04": [IMDL_IDS[1], "processed", "OptOutAll"]},
+                      rows=_set(_set(rows, 1, 3, "processed"), 3, 3, "OptOutAll")),
+        valid.variant("p-baseline_3_wrong-mask-size", "a 48x64 mask for a 64x48 probe",
+                      {"MASK-06": [IMDL_IDS[2], m3]}, files={m1: files[m1], m3: png(mask(H, W))}),
+        valid.variant("p-baseline_3_rgb-mask", "an RGB mask (masks must be single-channel grey)",
+                      {"MASK-05": [IMDL_IDS[2], m3]}, files={m1: files[m1], m3: png(rgb)},
+                      may_also_fail={"MASK-07": "three bytes per pixel also break the one-byte-per-pixel rule"}),
+        valid.variant("p-baseline_3_missing-mask", "a mask file named in the CSV does not exist",
+                      {"MASK-03": [IMDL_IDS[2], m3]}, files={m1: files[m1]}),
+        valid.variant("p-baseline_3_comma-separated", "the system output is comma-separated (D-11)",
+                      {"CSV-01": ["comma-separated"]}, sep=","),
+        valid.variant("p-baseline_3_pixel-value", "a ProbeOptOutPixelValue of 255 (must be blank in OpenMFC)",
+                      {"OOPIX-03": [IMDL_IDS[0], "255"]}, rows=_set(rows, 0, 4, "255")),
+        valid.variant("p-baseline_3_no-description", "the system description <SubID>.txt is missing",
+                      {"PKG-03": ["p-baseline_3_no-description.txt"], "PKG-09": ["p-baseline_3_no-description.txt"]},
+                      description=None),
+    ]
+
+
+# --------------------------------------------------------------- OpenMFC2020 VMD
+
+VMD_INDEX = "datasets/OpenMFC2020/indexes/OpenMFC20_Video-VMD-index.csv"
+VMD_IDS = ["OpenMFC2020_0201", "OpenMFC2020_0202", "OpenMFC2020_0203"]
+
+
+def vmd_index() -> str:
+    header = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "ProbeFileSize", "HPDeviceID"]
+    rows = [["Video Manipulation", pid, f"probe/{pid}.mp4", W, H, 40960 + 512 * i, f"PAR91{10 + i}"]
+            for i, pid in enumerate(VMD_IDS)]
+    return psv(header, rows)
+
+
+def vmd_examples() -> list[Example]:
+    header = ["ProbeFileID", "ConfidenceScore", "ProbeStatus"]  # detection only (COL-07, D-05)
+    rows = [[VMD_IDS[0], "0.82", "Processed"], [VMD_IDS[1], "0.27", "Processed"], [VMD_IDS[2], "0", "NonProcessed"]]
+    sub_id = "p-baseline_3_vmd"
+    valid = Example("vmd", sub_id, VMD_INDEX, header, rows, DESCRIPTION_OPENMFC.format(sub_id=sub_id))
+    return [
+        valid,
+        valid.variant("p-baseline_3_nonprocessed-score", "a NonProcessed trial with a score of 0.4 (must be 0)",
+                      {"SCORE-05": [VMD_IDS[2], "0.4"]}, rows=_set(rows, 2, 1, "0.4")),
+        valid.variant("p-baseline_3_opt-out-status", "ProbeStatus OptOutDetection (OpenMFC has no opt-outs, D-09)",
+                      {"STATUS-04": [VMD_IDS[1], "OptOutDetection"]}, rows=_set(rows, 1, 2, "OptOutDetection")),
+        valid.variant("p-baseline_3_score-not-a-number", "a ConfidenceScore of 'high'",
+                      {"SCORE-01": [VMD_IDS[0], "high"]}, rows=_set(rows, 0, 1, "high"),
+                      may_also_fail={"SCORE-03": "a score that is not a number is not in [0, 1] either"}),
+        valid.variant("p-baseline_3_missing-status-column", "the ProbeStatus column is absent",
+                      {"COL-07": ["ProbeStatus"], "COL-03": ["ProbeStatus"]},
+                      header=header[:2], rows=[r[:2] for r in rows]),
+    ]
+
+
+# ------------------------------------------------------- MFC2019 manipulation-video
+
+VIDEO_INDEX = "datasets/MFC2019/indexes/MFC2019-manipulation-video-index.csv"
+VIDEO_IDS = ["MFC2019_1094", "MFC2019_1095", "MFC2019_1096", "MFC2019_1097"]
+FRAME_COUNTS = [120, 150, 90, 200]
+VIDEO_HEADER = ["ProbeFileID", "ConfidenceScore", "ProbeStatus", "VideoFrameSegments", "AudioSampleSegments",
+                "VideoFrameOptOutSegments", "OutputProbeMaskFileName", "ProbeOptOutPixelValue"]
+
+
+def video_index() -> str:
+    header = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "ProbeFileSize", "FrameCount", "FrameRate"]
+    rows = [["manipulation", pid, f"probe/{pid}.mp4", W, H, 51200 + 1024 * i, n, "30.0"]
+            for i, (pid, n) in enumerate(zip(VIDEO_IDS, FRAME_COUNTS))]
+    return psv(header, rows)
+
+
+def video_examples() -> list[Example]:
+    m1 = f"mask/{VIDEO_IDS[0]}-mask.hdf5"
+    rows = [
+        # frames 30-33 are 0-indexed 29-32: the HDF5 group is "29" (D-15); audio is not bounded by FrameCount (D-17)
+        [VIDEO_IDS[0], "0.91", "Processed", "[[30, 33], [60, 72]]", "[[23, 4600]]", "[]", m1, ""],
+        [VIDEO_IDS[1], "0.12", "Processed", "[]", "[]", "[]", "", ""],
+        [VIDEO_IDS[2], "0.77", "OptOutSpatial", "[[1, 10]]", "[]", "[[80, 90]]", "", ""],
+        [VIDEO_IDS[3], "0", "NonProcessed", "[]", "[]", "[]", "", ""],
+    ]
+    files = {m1: hdf5_mask({29: 4, 59: 13})}  # one block per segment of VideoFrameSegments
+    sub_id = "p-baseline_3_video"
+    valid = Example("mfc19-video", sub_id, VIDEO_INDEX, VIDEO_HEADER, rows,
+                    DESCRIPTION_MFC19.format(sub_id=sub_id), files)
+    return [
+        valid,
+        valid.variant("p-baseline_3_reversed-interval", "a frame interval [40, 33] whose start is after its end",
+                      {"VSEG-03": [VIDEO_IDS[1], "[40, 33]"]}, rows=_set(rows, 1, 3, "[[40, 33]]")),
+        valid.variant("p-baseline_3_frame-out-of-range", "a frame interval ending after the last frame (FrameCount 150)",
+                      {"VSEG-05": [VIDEO_IDS[1], "151"]}, rows=_set(rows, 1, 3, "[[100, 151]]")),
+        valid.variant("p-baseline_3_overlapping-intervals", "two frame intervals that overlap (D-18)",
+                      {"VSEG-07": [VIDEO_IDS[1], "[20, 46]"]}, rows=_set(rows, 1, 3, "[[3, 33], [20, 46]]")),
+        valid.variant("p-baseline_3_not-a-list", "a segment cell '23-46' that is not a JSON list of intervals",
+                      {"VSEG-01": [VIDEO_IDS[1], "23-46"]}, rows=_set(rows, 1, 3, "23-46")),
+        valid.variant("p-baseline_3_nonprocessed-score", "a NonProcessed trial with a score of 0.4 (must be 0, D-04)",
+                      {"SCORE-04": [VIDEO_IDS[3], "0.4"]}, rows=_set(rows, 3, 1, "0.4")),
+        valid.variant("p-baseline_3_bad-status", "ProbeStatus 'Done' (not an MFC2019 video status)",
+                      {"STATUS-03": [VIDEO_IDS[1], "Done"]}, rows=_set(rows, 1, 2, "Done")),
+        valid.variant("p-baseline_3_missing-column", "the AudioSampleSegments column is absent",
+                      {"COL-06": ["AudioSampleSegments"]},
+                      header=[c for c in VIDEO_HEADER if c != "AudioSampleSegments"],
+                      rows=[r[:4] + r[5:] for r in rows]),
+    ]
+
+
+# ------------------------------------------------------------------ writing
+
+
+def all_examples() -> list[Example]:
+    return imdl_examples() + vmd_examples() + video_examples()
+
+
+def datasets() -> dict[str, str]:
+    return {IMDL_INDEX: imdl_index(), VMD_INDEX: vmd_index(), VIDEO_INDEX: video_index()}
+
+
+def expected(examples: list[Example]) -> dict[str, object]:
+    """The content of EXPECTED.json: submission path -> index, what it breaks, which rules fail."""
+    return {
+        e.path: {"index": e.index, "breaks": e.breaks, "fails": e.fails, "may_also_fail": e.may_also_fail}
+        for e in examples
+    }
+
+
+def readme(examples: list[Example]) -> str:
+    lines = [
+        "# Examples",
+        "",
+        "Generated by `python examples/make_examples.py` (do not edit by hand; `tests/test_examples.py`",
+        "checks that these files equal the script's output and that the plugin gives the verdicts below).",
+        "",
+        "Check one from the repository root:",
+        "",
+        "```",
+        f"pytest --omfc-submission examples/{examples[0].path} --omfc-index examples/{examples[0].index}",
+        "```",
+        "",
+        "| Submission | Index | Breaks | Must fail |",
+        "|---|---|---|---|",
+    ]
+    for e in examples:
+        fails = ", ".join(sorted(e.fails)) or "nothing (exit 0)"
+        lines.append(f"| `{e.path}` | `{Path(e.index).name}` | {e.breaks} | {fails} |")
+    return "\n".join(lines) + "\n"
+
+
+def render(examples: list[Example]) -> dict[str, bytes]:
+    """Every generated file: path relative to examples/ -> bytes."""
+    out: dict[str, bytes] = {k: v.encode() for k, v in datasets().items()}
+    for e in examples:
+        csv = e.csv_name or f"{e.sub_id}.csv"
+        out[f"{e.path}/{csv}"] = e.csv_text().encode()
+        if e.description is not None:
+            out[f"{e.path}/{e.sub_id}.txt"] = e.description.encode()
+        for rel, data in e.files.items():
+            out[f"{e.path}/{rel}"] = data
+    out["EXPECTED.json"] = (json.dumps(expected(examples), indent=2, sort_keys=True) + "\n").encode()
+    out["README.md"] = readme(examples).encode()
+    return dict(sorted(out.items()))
+
+
+def generate(out_dir: Path) -> list[Path]:
+    """Write every example under ``out_dir``, replacing earlier generated trees; returns the files written."""
+    files = render(all_examples())
+    for sub in ("datasets", "submissions"):
+        if (out_dir / sub).is_dir():
+            shutil.rmtree(out_dir / sub)
+    written = []
+    for rel, data in files.items():
+        path = out_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        written.append(path)
+    return written
+
+
+def main(argv: list[str]) -> int:
+    out = Path(argv[0]) if argv else HERE
+    written = generate(out)
+    total = sum(p.stat().st_size for p in written)
+    print(f"wrote {len(written)} files ({total} bytes) under {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
