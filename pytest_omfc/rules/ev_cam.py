@@ -1,3 +1,161 @@
-"""ev_cam rules (to be filled)."""
+"""EV / CAM — event and camera verification rules (RULES.md 2.14, D-22).
+
+EV-01 and CAM-01 restate the index correspondence per probe, so that a
+participant sees "this probe lacks Hurricane_Sandy" or "the index's camera
+is X" rather than only the composite keys of IDX-03/IDX-04.
+"""
 
 from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from ..editions import Group
+from ..editions import Task
+from ..findings import Finding
+from ..findings import Report
+from ..findings import Severity
+from ..findings import Unavailable
+from ..registry import rule
+from ..submission import Submission
+
+M18, M19 = Group.M18, Group.M19
+PROBE, EVENT, CAMERA = "ProbeFileID", "EventName", "TrainCamID"
+
+
+def _names(items: list[str], limit: int = 5) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _pairs(ctx: Submission, second: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(probe, second) of the system output (with row positions) and of the index, as strings."""
+    sys = pd.DataFrame({"p": ctx.column(PROBE).astype(str), "x": ctx.column(second).astype(str)})
+    sys["pos"] = np.arange(len(sys))
+    idx_df = ctx.index().df
+    idx = pd.DataFrame({"p": idx_df[PROBE].astype(str), "x": idx_df[second].astype(str)})
+    idx["pos"] = np.arange(len(idx))
+    return sys, idx
+
+
+@rule("EV-01", "One row per (ProbeFileID, EventName) pair of the index", groups={M18, M19}, tasks={Task.EV})
+def ev_01(ctx: Submission) -> Report:
+    """MFC19 §4.1.5, §5.3: every probe appears once per candidate event. MediScore only warns
+    about a missing pair (B-01); here a probe whose rows differ from its index events is an error."""
+    sys, idx = _pairs(ctx, EVENT)
+    sys_counts = sys.groupby(["p", "x"], sort=False).size().rename("n").reset_index()
+    idx_pairs = idx.drop_duplicates(["p", "x"])
+    merged = sys_counts.merge(idx_pairs[["p", "x"]], on=["p", "x"], how="outer", indicator=True)
+    odd = merged[(merged["_merge"] != "both") | (merged["n"].fillna(0) > 1)]
+    if odd.empty:
+        return Report()
+    expected = idx_pairs.groupby("p", sort=False).size()
+    got = sys.groupby("p", sort=False).size()
+    first_sys = sys.drop_duplicates("p").set_index("p")["pos"]
+    first_idx = idx.drop_duplicates("p").set_index("p")["pos"]
+    sys_table, idx_table = ctx.sysout(), ctx.index()
+    order = list(dict.fromkeys([*sys["p"][sys["p"].isin(odd["p"])], *idx["p"][idx["p"].isin(odd["p"])]]))
+    by_probe = {p: g for p, g in odd.groupby("p", sort=False)}
+    found = []
+    for p in order:
+        g = by_probe[p]
+        n_exp, n_got = int(expected.get(p, 0)), int(got.get(p, 0))
+        if n_exp == 0:
+            msg = f"probe {p} must have no rows: it is not in the index (got {n_got})"
+        else:
+            parts = [f"got {n_got}"]
+            missing = g.loc[g["_merge"] == "right_only", "x"].tolist()
+            extra = g.loc[g["_merge"] == "left_only", "x"].tolist()
+            repeated = g[(g["_merge"] == "both") & (g["n"] > 1)]
+            if missing:
+                parts.append(f"missing {_names(missing)}")
+            if extra:
+                parts.append(f"not in the index: {_names(extra)}")
+            if len(repeated):
+                parts.append("repeated: " + _names([f"{x} ({int(n)} times)" for x, n in zip(repeated["x"], repeated["n"])]))
+            msg = f"probe {p} must have {n_exp} rows, one per event of the index ({'; '.join(parts)})"
+        if p in first_sys.index:
+            pos = int(first_sys[p])
+            found.append(Finding(msg, file=sys_table.display, line=sys_table.line_of(pos), key=p, column=EVENT))
+        else:
+            pos = int(first_idx[p])
+            found.append(Finding(msg, file=idx_table.display, line=idx_table.line_of(pos), key=p, column=EVENT))
+    n_probes = len(set(sys["p"]) | set(idx["p"]))
+    return Report(found, headline=f"{len(found)} of {n_probes} probes do not have one row per event of the index")
+
+
+@rule("EV-02", "No masks for event verification", groups={M18, M19}, tasks={Task.EV}, severity=Severity.WARNING)
+def ev_02(ctx: Submission) -> Report:
+    """MFC19 §5.3 has no mask column; MediScore forces ``neglectMask`` for SSD-event. A mask given
+    anyway is ignored, which the participant should know."""
+    table = ctx.sysout()
+    found = []
+    for col in (c for c in table.df.columns if "mask" in c.lower()):
+        series = table.df[col].astype(str)
+        for p in np.flatnonzero(series.str.strip().ne("").to_numpy()):
+            found.append(Finding(f"event verification takes no masks, so this value is ignored (got {series.iloc[p]!r})",
+                                 **ctx.loc(int(p), col, series.iloc[p])))
+    if not found:
+        return Report()
+    found.sort(key=lambda f: f.line or 0)
+    return Report(found, headline=f"{len(found)} mask values are given, which event verification ignores")
+
+
+@rule("CAM-01", "TrainCamID equals the index's value for the probe", groups={M18, M19}, tasks={Task.CAM})
+def cam_01(ctx: Submission) -> Report:
+    """MFC19 §4.1.6, §5.4: the trial is the (probe, camera) pair given by the index; MediScore only
+    reports the composite key as absent from the index (C0)."""
+    sys, idx = _pairs(ctx, CAMERA)
+    known = sys.merge(idx.drop_duplicates(["p", "x"])[["p", "x"]], on=["p", "x"], how="left", indicator=True)
+    bad = known.loc[known["_merge"] == "left_only", "pos"].to_numpy()
+    if bad.size == 0:
+        return Report()
+    cams = idx[idx["p"].isin(sys["p"].iloc[bad])].drop_duplicates(["p", "x"]).groupby("p", sort=False)["x"].agg(list)
+    found = []
+    for pos in bad:
+        p, cam = sys["p"].iloc[pos], sys["x"].iloc[pos]
+        allowed = cams.get(p, [])
+        if not allowed:
+            msg = f"TrainCamID must match the index, which has no row for probe {p} (got {cam!r})"
+        elif len(allowed) == 1:
+            msg = f"TrainCamID must be {allowed[0]}, the index's value for this probe (got {cam!r})"
+        else:
+            msg = f"TrainCamID must be one of {_names(allowed)}, the index's values for this probe (got {cam!r})"
+        found.append(Finding(msg, **ctx.loc(int(pos), CAMERA, cam)))
+    return Report(found, headline=f"{len(found)} of {len(sys)} rows have a TrainCamID the index does not give for their probe")
+
+
+_TRAIN = re.compile(r"train", re.I)
+_TEST = re.compile(r"test", re.I)
+_TRAIN_SET = re.compile(r"\b(image|video|multimedia|mixed)s?\b", re.I)
+_TEST_SET = re.compile(r"\b(image|video)s?\b", re.I)
+_CONDITION = re.compile(r"condition[^.\n]*?\b(image|video|multimedia)s?\b\W{1,5}(image|video)s?\b", re.I)
+
+
+@rule("CAM-02", "The camera train-test condition is indicated (D-22)", groups={M19}, tasks={Task.CAM},
+      severity=Severity.WARNING)
+def cam_02(ctx: Submission) -> Report:
+    """MFC19 §2.1.6: "when results are submitted, the training-testing condition must be
+    indicated". The SubID has no field for it (D-22), so we look for it in the system description:
+    a training set (Image, Video, Multimedia) and a testing set (Image, Video). A heuristic, hence a
+    warning."""
+    path = ctx.description_path
+    if not path.is_file():
+        raise Unavailable("PKG-03", f"no system description {ctx.sub_id}/{path.name}")
+    try:
+        text = path.read_bytes()[:1_000_000].decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise Unavailable("PKG-03", f"{ctx.sub_id}/{path.name} cannot be read: {exc.strerror or exc}") from None
+    sentences = re.split(r"[\n.;]", text)
+    both = bool(_CONDITION.search(text))
+    has_train = both or any(_TRAIN.search(s) and _TRAIN_SET.search(s) for s in sentences)
+    has_test = both or any(_TEST.search(s) and _TEST_SET.search(s) for s in sentences)
+    if has_train and has_test:
+        return Report()
+    lacking = [what for what, ok in (("the training set (Image, Video or Multimedia)", has_train),
+                                     ("the testing set (Image or Video)", has_test)) if not ok]
+    f = Finding(f"the camera train-test condition must be indicated, e.g. 'Train-test condition: training Image, "
+                f"testing Video' (got no mention of {' nor '.join(lacking)})", file=ctx.display(path))
+    return Report([f], headline="the system description does not state the camera train-test condition")
