@@ -45,12 +45,27 @@ _OPTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("--omfc-max-findings", "omfc_max_findings", {"metavar": "N", "help": "findings shown per failing rule (default 20; -1 for all)"}),
     ("--omfc-slices", "omfc_slices", {"metavar": "N", "help": "items per file-heavy rule, each covering a slice of the rows (default 4)"}),
     ("--omfc-jobs", "omfc_jobs", {"metavar": "N", "help": "processes for file-heavy checks within one item (default: number of CPUs; 1 = none)"}),
+    ("--omfc-allow-touching-segments", "omfc_allow_touching_segments", {"action": "store_true", "help": "VSEG-07: intervals may share an endpoint, e.g. [[1,10],[10,20]] (MediScore forbids it)"}),
+    ("--omfc-ignore-overlap", "omfc_ignore_overlap", {"action": "store_true", "help": "VSEG-07: overlapping intervals are warnings, like MediScore's --ignore_overlap"}),
 ]
+
+
+def _flag(text: str) -> bool:
+    """A store_true option (``True``) or its ini value: true/false, yes/no, on/off, 1/0."""
+    value = str(text).strip().lower()
+    if value in ("true", "yes", "on", "1"):
+        return True
+    if value in ("false", "no", "off", "0", ""):
+        return False
+    raise ValueError(text)
+
 
 #: Options passed to the rules through ``Settings.options``: (ini name, settings name, converter, default).
 _EXTRA_SETTINGS: list[tuple[str, str, Any, Any]] = [
     ("omfc_slices", "slices", int, 4),
     ("omfc_jobs", "jobs", int, 0),
+    ("omfc_allow_touching_segments", "allow_touching_segments", _flag, False),
+    ("omfc_ignore_overlap", "ignore_overlap", _flag, False),
 ]
 
 

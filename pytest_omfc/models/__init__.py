@@ -7,6 +7,7 @@ from pydantic import BaseModel
 from . import description
 from . import identifiers
 from . import provenance
+from . import segments
 from . import status
 from . import tabular
 from .tabular import INDEX_MODELS
@@ -46,6 +47,7 @@ def _schema_models() -> dict[str, type[BaseModel]]:
     out["subid.MFC19SubID"] = identifiers.MFC19SubID
     out["subid.OpenMFCSubID"] = identifiers.OpenMFCSubID
     out["description.SystemDescription"] = description.SystemDescription
+    out["segments.IntervalList"] = segments.IntervalList
     out["provenance.ProvenanceFiltering"] = provenance.ProvenanceFiltering
     out["provenance.ProvenanceGraph"] = provenance.ProvenanceGraph
     return dict(sorted(out.items()))
