@@ -1,3 +1,169 @@
-"""pkg rules (to be filled)."""
+"""PKG — the layout of the submission directory (RULES.md 2.2).
+
+PKG-01...03 name the two files every submission holds; PKG-07 (NC2017),
+PKG-08 (MFC2019) and PKG-09 (OpenMFC, and MFC2018 which has no plan) share
+one check of the whole directory.  Where masks, HDF5 and JSON files live is
+PKG-04...06's (the MASK, VMASK and PROV modules).  Nothing here opens a file.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..editions import Group
+from ..editions import Task
+from ..findings import Finding
+from ..findings import Report
+from ..findings import Severity
+from ..findings import Unavailable
+from ..findings import plural
+from ..registry import ALL_TASKS
+from ..registry import rule
+from ..submission import Submission
+
+N17, M18, M19, O2X = Group.N17, Group.M18, Group.M19, Group.O2X
+
+#: Columns whose non-blank values name a mask under mask/ (PKG-04, PKG-05).
+MASK_COLUMNS = ("OutputProbeMaskFileName", "OutputDonorMaskFileName")
+#: Provenance output lives in jsons/ by convention (PKG-06, PVRM).
+JSON_DIR = "jsons"
+#: Files that may be a misnamed description (named in PKG-03's message).
+_DOC_SUFFIXES = (".txt", ".md", ".pdf", ".doc", ".docx", ".rtf")
+
+
+def _csv_path(ctx: Submission) -> Path:
+    path = ctx.settings.csv
+    if path is None:
+        raise Unavailable("CSV-08", f"no system output {ctx.sub_id}/{ctx.sub_id}.csv")
+    return path
+
+
+@rule("PKG-01", "The system output is <ID>/<ID>.csv: its name is the directory's")
+def pkg_01(ctx: Submission) -> Report:
+    """NC17 §5.1.1, MFC19 §5.1.1, OMFC §5.1 ("must follow the naming convention
+    <SubID>/<SubID>.csv"); MediScore enforces it under ``-nc``."""
+    path = _csv_path(ctx)
+    if path.stem == ctx.sub_id:
+        return Report()
+    f = Finding(f"the system output must be named after its directory, {ctx.sub_id}.csv (got {path.name})",
+                file=ctx.display(path))
+    return Report([f], headline=f"the system output {path.name} is not named after its directory {ctx.sub_id}/")
+
+
+@rule("PKG-02", "The system output has the extension .csv")
+def pkg_02(ctx: Submission) -> Report:
+    """Same sources; MediScore compares the extension exactly (``csv``, case-sensitive)."""
+    path = _csv_path(ctx)
+    if path.suffix == ".csv":
+        return Report()
+    got = repr(path.suffix) if path.suffix else "no extension"
+    f = Finding(f"the system output must have the extension '.csv' (got {got})", file=ctx.display(path))
+    return Report([f], headline=f"the system output {path.name} does not end in .csv")
+
+
+@rule("PKG-03", "The system description <ID>/<ID>.txt is present")
+def pkg_03(ctx: Submission) -> Report:
+    """NC17, MFC19 and OMFC A-b: every submission holds its description (an error: the plans
+    make it part of the package; MediScore does not look)."""
+    path = ctx.description_path
+    if path.is_file():
+        return Report()
+    if path.is_dir():
+        got = "a directory"
+    else:
+        try:
+            others = sorted(p.name for p in ctx.dir.iterdir() if p.is_file() and p.suffix.lower() in _DOC_SUFFIXES)
+        except OSError:
+            others = []
+        got = f"no such file; the directory has {', '.join(others)}" if others else "no such file"
+    f = Finding(f"the system description must be the text file {path.name} (got {got})", file=ctx.display(path))
+    return Report([f], headline=f"the system description {path.name} is missing")
+
+
+# --------------------------------------------------------------------------- the whole directory
+
+
+def _mask_rows(ctx: Submission) -> tuple[int, str | None]:
+    """How many rows name a mask, and the first reference; (0, None) when the CSV is unusable."""
+    try:
+        table = ctx.sysout()
+    except Unavailable:
+        return 0, None
+    cols = [c for c in MASK_COLUMNS if table.has(c)]
+    if not cols:
+        return 0, None
+    named = pd.DataFrame({c: table.df[c].astype(str).str.strip() != "" for c in cols})
+    rows = named.any(axis=1).to_numpy().nonzero()[0]
+    if not len(rows):
+        return 0, None
+    pos = int(rows[0])
+    col = next(c for c in cols if named[c].iloc[pos])
+    return len(rows), f"line {table.line_of(pos)} {col}={table.df[col].iloc[pos]!r}"
+
+
+def _referenced_tops(ctx: Submission) -> set[str]:
+    """Top-level entries the provenance output names (PKG-06: JSONs may live anywhere inside)."""
+    if ctx.task not in (Task.PF, Task.PG) or not ctx.has_column("ProvenanceOutputFileName"):
+        return set()
+    refs: pd.Series = ctx.column("ProvenanceOutputFileName").astype(str).str.strip().str.replace("\\", "/", regex=False)
+    refs = refs[refs != ""].str.lstrip("./")
+    return set(refs.str.split("/").str[0])
+
+
+def _layout(ctx: Submission) -> Report:
+    """The directory holds <ID>.csv, <ID>.txt and mask/ (mask/ needed only when a row names a
+    mask; jsons/ and referenced JSON folders allowed for provenance).  Anything else at the top
+    is a warning: NIST unpacks the directory as it is, and stray files travel with it."""
+    sid = ctx.sub_id
+    csv_name, txt_name = f"{sid}.csv", f"{sid}.txt"
+    where = f"{sid}/"
+    errors: list[Finding] = []
+    parts: list[tuple[str, str]] = []  # (short phrase, sentence)
+    for name, what in ((csv_name, "system output"), (txt_name, "system description")):
+        if not (ctx.dir / name).is_file():
+            errors.append(Finding(f"the directory must hold the {what} {name} (got no such file)", file=where))
+            parts.append((f"{name} is missing", f"{name} is missing from {where}"))
+    mask_dir = ctx.dir / "mask"
+    n_rows, first = _mask_rows(ctx)
+    if n_rows and not mask_dir.is_dir():
+        got = "a file named mask" if mask_dir.exists() else "no mask/ directory"
+        rows = f"{plural(n_rows, 'row')} name{'s' if n_rows == 1 else ''} a mask"
+        errors.append(Finding(f"the directory must hold mask/ since {rows}, e.g. {first} (got {got})", file=where))
+        parts.append((f"no mask/ directory though {rows}", f"{where} has no mask/ directory but {rows}"))
+    allowed = {csv_name, txt_name, "mask"}
+    expected = f"{csv_name}, {txt_name} and mask/"
+    if ctx.task in (Task.PF, Task.PG):
+        allowed |= {JSON_DIR} | _referenced_tops(ctx)
+        expected = f"{csv_name}, {txt_name}, mask/ and the JSON directory {JSON_DIR}/"
+    try:
+        entries = sorted(ctx.dir.iterdir(), key=lambda p: p.name)
+    except OSError as exc:
+        raise Unavailable("CSV-08", f"the directory {where} cannot be listed: {exc.strerror or exc}") from None
+    extra = [p for p in entries if p.name not in allowed]
+    warnings = [Finding(f"the directory should hold only {expected} (got the {'directory' if p.is_dir() else 'file'} {p.name!r})",
+                        file=where, severity=Severity.WARNING) for p in extra]
+    if extra:
+        n = f"{len(extra)} unexpected entr{'y' if len(extra) == 1 else 'ies'}"
+        parts.append((n, f"{where} holds {n}"))
+    if not parts:
+        return Report()
+    if len(parts) == 1:
+        head = parts[0][1]
+    else:
+        head = f"{where} does not have the plan's layout: " + "; ".join(short for short, _ in parts)
+    return Report(errors + warnings, headline=head)
+
+
+# NC2017 A-b/A-c also prescribe the enclosing <TEAM>_<YEAR>_<DATA>_<SUBNUM>/ folder, the .tgz
+# (named as D-13 resolves), the FTP upload and the e-mail with the md5: none of that is visible
+# from a submission directory, so only the directory's content is checked.
+rule("PKG-07", "NC2017: <EXPID>/ holds <EXPID>.txt, <EXPID>.csv and mask/ (archive and FTP not checkable)",
+     groups={N17})(_layout)
+# MFC2019 A-b: the same content; transmission is not specified.
+rule("PKG-08", "MFC2019: <SubID>/ holds <SubID>.txt, <SubID>.csv and mask/", groups={M19})(_layout)
+# OMFC A-b/A-c: the same content; the tar file, its public URL and the web form are not checkable.
+# MFC2018 has no plan (MS-only): it follows the same layout.
+rule("PKG-09", "OpenMFC (and MFC2018): <SubID>/ holds <SubID>.txt, <SubID>.csv and mask/ (tar and upload not checkable)",
+     groups={O2X, M18}, tasks=ALL_TASKS)(_layout)
