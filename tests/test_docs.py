@@ -1,0 +1,139 @@
+"""The README is generated where it can be, and what it says by hand is checked.
+
+* the options, rule table, D-xx and B-xx blocks equal what ``python -m pytest_omfc.docgen`` writes;
+* every registered rule ID, and every D-xx / B-xx the package cites, exists in RULES.md
+  (read from ../shared/spec beside the checkout; skipped where it is absent);
+* the quick-start commands name files that exist, ``.ci/run`` runs exactly the README's
+  test command, and the pasted failure output is what the plugin prints.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import SHARED
+from conftest import Case
+
+from pytest_omfc import REGISTRY
+from pytest_omfc import docgen
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+RULES_MD = SHARED / "spec" / "RULES.md"
+TEST_COMMAND = "pip install -e '.[test]' && pytest -n 2"
+
+
+@pytest.fixture(scope="module")
+def rules_md() -> str:
+    """RULES.md beside the checkout; skips where it is absent (as the conformance fixture does)."""
+    if not RULES_MD.is_file():
+        pytest.skip(f"RULES.md not found at {RULES_MD} (CI has it beside the checkout)")
+    return RULES_MD.read_text(encoding="utf-8")
+
+
+def _section(text: str, number: int) -> str:
+    m = re.search(rf"^## {number}\. .*?(?=^## \d+\. |\Z)", text, re.S | re.M)
+    assert m, f"RULES.md has no section {number}"
+    return m.group(0)
+
+
+def _table_ids(text: str) -> set[str]:
+    return set(re.findall(r"^\| \*{0,2}([A-Z]+-\d\d)\*{0,2} \|", text, re.M))
+
+
+# ------------------------------------------------------------------ generated blocks
+
+
+def test_readme_blocks_are_up_to_date() -> None:
+    stale = docgen.drift(README.read_text(encoding="utf-8"))
+    assert stale == [], f"README blocks {stale} are stale; run: python -m pytest_omfc.docgen"
+
+
+def test_rule_table_lists_every_registered_rule() -> None:
+    text = README.read_text(encoding="utf-8")
+    block = text.split("<!-- rules:start -->", 1)[1].split("<!-- rules:end -->", 1)[0]
+    for r in REGISTRY.values():
+        if r.check is None:
+            assert f"* **{r.id}** " in block, r.id
+        else:
+            assert f"\n| {r.id} | " in block, r.id
+
+
+def test_docgen_check_and_rewrite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    stale = tmp_path / "README.md"
+    stale.write_text("".join(f"<!-- {n}:start -->\nSTALE-BODY\n<!-- {n}:end -->\n" for n in docgen.BLOCKS))
+    assert docgen.main(["--check", str(stale)]) == 1
+    assert "out of date: options, rules, choices, defects" in capsys.readouterr().out
+    assert docgen.main([str(stale)]) == 0
+    assert docgen.main(["--check", str(stale)]) == 0
+    assert "STALE-BODY" not in stale.read_text()
+    broken = tmp_path / "broken.md"
+    broken.write_text("no markers\n")
+    assert docgen.main([str(broken)]) == 1
+    assert "has no <!-- options:start -->" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ IDs against RULES.md
+
+
+def test_registry_ids_exist_in_rules_md(rules_md: str) -> None:
+    known = _table_ids(_section(rules_md, 2))
+    assert len(known) == 143, "RULES.md section 2 is expected to define 143 rule IDs"
+    assert sorted(set(REGISTRY) - known) == []
+
+
+def test_cited_resolutions_and_defects_exist(rules_md: str) -> None:
+    resolutions = _table_ids(_section(rules_md, 3))
+    defects = _table_ids(_section(rules_md, 4))
+    cited = docgen.citations()
+    unknown = {cid: where for cid, where in cited.items() if cid not in (resolutions if cid[0] == "D" else defects)}
+    assert unknown == {}, "cited IDs that RULES.md sections 3/4 do not define"
+
+
+def test_docgen_summaries_cover_rules_md(rules_md: str) -> None:
+    assert set(docgen.CHOICES) == _table_ids(_section(rules_md, 3))
+    assert set(docgen.DEFECTS) == _table_ids(_section(rules_md, 4))
+
+
+def test_cited_ids_have_summaries() -> None:
+    """Works without RULES.md: an ID docgen has no line for is a typo or a new resolution."""
+    cited = docgen.citations()
+    assert sorted(c for c in cited if c not in docgen.CHOICES and c not in docgen.DEFECTS) == []
+
+
+# ------------------------------------------------------------------ hand-written parts
+
+
+def test_quick_start_commands() -> None:
+    text = README.read_text(encoding="utf-8")
+    m = re.search(r"^pip install \. && pytest --omfc-submission (\S+) --omfc-index (\S+)$", text, re.M)
+    assert m, "README lacks the one-line check of the valid example"
+    assert (ROOT / m.group(1) / f"{Path(m.group(1)).name}.csv").is_file()
+    assert (ROOT / m.group(2)).is_file()
+    assert f"\n{TEST_COMMAND}\n" in text
+    for name in ("## Scoring", "## Performance", "## Choices where the plans and MediScore disagree",
+                 "## MediScore defects not copied"):
+        assert f"\n{name}\n" in text, name
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    commands = [ln.strip() for ln in script.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    install, test = TEST_COMMAND.split(" && ")
+    assert install in commands
+    assert any(c == test or c.startswith(test + " ||") for c in commands), "the README's pytest command"
+    assert "-eq 5" in script, ".ci/run must turn exit status 5 (no tests ran) into a failure"
+
+
+def test_pasted_failure_output_is_real(pytester: pytest.Pytester) -> None:
+    text = README.read_text(encoding="utf-8")
+    block = text.split("<!-- output:start -->", 1)[1].split("<!-- output:end -->", 1)[0]
+    m = re.search(r"--omfc-submission (\S+) --omfc-index (\S+)", block)
+    assert m
+    failure = [ln for ln in block.splitlines() if re.match(r"^[A-Z]+-\d\d: |^  \S+\.csv:\d+ ", ln)]
+    rule_id = failure[0].split(":", 1)[0]
+    res = Case(pytester, ROOT / m.group(1), ROOT / m.group(2)).run()
+    assert res.failed() == [rule_id]
+    assert res.text(rule_id).splitlines() == failure
