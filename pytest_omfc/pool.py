@@ -1,0 +1,103 @@
+"""A small process pool for file-heavy checks (``--omfc-jobs``).
+
+``map_slices(fn, items, jobs)`` cuts ``items`` into at most ``jobs``
+contiguous slices, runs ``fn(slice) -> list`` on each in its own process and
+returns the concatenated results in the order of ``items``: the verdict never
+depends on the number of processes.  ``fn`` must be a module-level function
+(it is pickled by reference) and items and results plain data.
+
+Workers come from a *forkserver* (spawn where that is unavailable), never
+from ``fork()`` of the pytest process: a forked child would inherit whatever
+the parent holds open, h5py files included.  Small inputs and ``jobs <= 1``
+run in the calling process; so does everything if the pool cannot start, as
+a check must not fail because of the machine.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from typing import Callable
+from typing import Sequence
+from typing import TypeVar
+
+__all__ = ["map_slices", "resolve_jobs", "shutdown"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: Below this many items per process the pool costs more than it saves.
+MIN_PER_JOB = 2000
+
+
+def cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def resolve_jobs(jobs: int | None) -> int:
+    """``--omfc-jobs``: 0 (the default) means one per CPU.
+
+    Under pytest-xdist the CPUs are shared among the workers, so each one gets
+    its share (at least 1) instead of every worker starting a pool per CPU.
+    """
+    n = int(jobs or 0)
+    if n <= 0:
+        n = cpu_count()
+        workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+        if workers and workers.isdigit() and int(workers) > 0:
+            n = max(1, n // int(workers))
+    return max(1, n)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+#: One pool per size, kept for the life of the process: starting workers costs more than most map calls.
+_POOLS: dict[int, ProcessPoolExecutor] = {}
+
+
+def _pool(n: int) -> ProcessPoolExecutor:
+    pool = _POOLS.get(n)
+    if pool is None:
+        pool = _POOLS[n] = ProcessPoolExecutor(max_workers=n, mp_context=_context())
+    return pool
+
+
+def shutdown() -> None:
+    """Stop the pools' workers (also done at interpreter exit)."""
+    while _POOLS:
+        _POOLS.popitem()[1].shutdown(wait=True, cancel_futures=True)
+
+
+atexit.register(shutdown)
+
+
+def map_slices(fn: Callable[[list[T]], list[R]], items: Sequence[T], jobs: int | None, *,
+               min_per_job: int = MIN_PER_JOB) -> list[R]:
+    """``fn`` over contiguous slices of ``items`` in up to ``jobs`` processes; results in input order.
+
+    ``min_per_job`` is the smallest slice worth a process: below ``2 * min_per_job``
+    items everything runs here.
+    """
+    items = list(items)
+    n = min(resolve_jobs(jobs), max(1, len(items) // max(1, min_per_job)))
+    if n <= 1:
+        return fn(items)
+    size = -(-len(items) // n)
+    slices = [items[i:i + size] for i in range(0, len(items), size)]
+    try:
+        parts = list(_pool(n).map(fn, slices))
+    except Exception:  # no processes here (sandbox, limits, a broken pool): do the work in this process
+        _POOLS.pop(n, None)
+        return fn(items)
+    out: list[R] = []
+    for part in parts:
+        out.extend(part)
+    return out
