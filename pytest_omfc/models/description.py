@@ -1,37 +1,159 @@
-"""The system description file ``<ID>/<ID>.txt`` (DESC-01...04)."""
+"""The system description file ``<ID>/<ID>.txt`` (DESC-01...04).
+
+The plans (NC17, MFC19 and OMFC App. A-a) give the sections by number and
+name, but the numbering differs between editions (OpenMFC has no OptOut
+section, D-12), so a section is recognised by its *name* in a heading: a
+line that starts with the name, optionally after markup or numbering
+(``## 2.``, ``Section 2:``, ``(2)``, ``II.``, ``**``), or "Section N <name>"
+anywhere (the plans' own run-in style).  A word in running text is no heading.
+"""
 
 from __future__ import annotations
 
+import codecs
+import functools
 import re
+from pathlib import Path
 from typing import ClassVar
 
 from pydantic import BaseModel
+from pydantic import PrivateAttr
 
-__all__ = ["SystemDescription", "SECTIONS_NC17_MFC19", "SECTIONS_OPENMFC"]
+__all__ = [
+    "SystemDescription",
+    "Section",
+    "SECTIONS_NC17_MFC19",
+    "SECTIONS_OPENMFC",
+    "OPT_OUT_WORDS",
+    "read_description",
+    "MAX_BYTES",
+]
 
-#: (section name, patterns any of which marks the section as present).
-SECTIONS_NC17_MFC19: tuple[tuple[str, str], ...] = (
-    ("Experiment or Submission Identifier(s)", r"identifier|\bexpid\b|\bsubid\b"),
-    ("System Description", r"system\s+description"),
-    ("OptOut Criteria", r"opt[\s-]*out"),
-    ("System Hardware Description and Runtime Computation", r"hardware|runtime"),
-    ("Training Data and Knowledge Sources", r"training\s+data|knowledge\s+sources"),
-    ("References", r"references?"),
+#: Read at most this much of the description (a description is a few KiB).
+MAX_BYTES = 4 * 1024 * 1024
+
+
+class Section(BaseModel):
+    """A section of the plan's A-a and the pattern that recognises its heading name."""
+
+    name: str
+    pattern: str
+
+
+_PLURAL = r"(?:s|\s*\(s\))?"
+_IDENT = Section(
+    name="Experiment or Submission Identifier(s)",
+    pattern=rf"(?:(?:experiment|submission|system)\s+)?identifier{_PLURAL}|(?:exp|sub)[\s-]*id{_PLURAL}",
 )
-SECTIONS_OPENMFC: tuple[tuple[str, str], ...] = tuple(s for s in SECTIONS_NC17_MFC19 if s[0] != "OptOut Criteria")
+_SYSTEM = Section(name="System Description", pattern=r"system\s+description")
+_OPTOUT = Section(name="OptOut Criteria", pattern=r"opt[\s_-]*out(?:\s+criteria)?")
+_HARDWARE = Section(
+    name="System Hardware Description and Runtime Computation",
+    pattern=r"(?:system\s+)?hardware(?:\s+description)?(?:\s+(?:and|&)\s+run[\s-]*time(?:\s+computation)?)?"
+    r"|run[\s-]*time(?:\s+computation)?|computation",
+)
+_TRAINING = Section(
+    name="Training Data and Knowledge Sources",
+    pattern=r"training(?:\s+data)?(?:\s+(?:and|&)\s+knowledge\s+sources?)?|knowledge\s+sources?",
+)
+_REFS = Section(name="References", pattern=r"references?|bibliography|citations?")
+
+#: NC17 A-a and MFC19 A-a: six sections (DESC-01).
+SECTIONS_NC17_MFC19: tuple[Section, ...] = (_IDENT, _SYSTEM, _OPTOUT, _HARDWARE, _TRAINING, _REFS)
+#: OMFC A-a: five sections, no OptOut section (DESC-02, D-12).
+SECTIONS_OPENMFC: tuple[Section, ...] = (_IDENT, _SYSTEM, _HARDWARE, _TRAINING, _REFS)
+
+#: Markup or numbering that may precede a heading name at the start of a line.  Each token
+#: must end in punctuation or before white space, so a line is split into tokens one way only
+#: (no catastrophic backtracking on long runs of digits or '#').
+_MARKUP = r"[#*>=_\-\u2022|]+(?![#*>=_\-\u2022|])"
+_ENUM = r"\(?(?:(?:section|part|appendix)[ \t]*)?(?:\d+|[ivx]+|[a-f])(?:[.:)\]\-\u2013\u2014]|(?=[ \t]))"
+_PREFIX = rf"[ \t]*(?:(?:{_MARKUP}|{_ENUM})[ \t]*)*"
+#: Words that say how trials were opted out or not processed (DESC-03).
+OPT_OUT_WORDS = re.compile(
+    r"\bopt(?:s|ed|ing)?\b|\bopt[\s_-]*outs?\b|\boptout|non[\s_-]*processed|not[\s_-]+processed|unprocessed",
+    re.I,
+)
+_NOTHING = re.compile(r"^(?:none|n/?a|nothing|no|not applicable|-+)?$", re.I)
+
+
+@functools.lru_cache(maxsize=None)
+def _heading_re(pattern: str) -> re.Pattern[str]:
+    line_start = rf"^{_PREFIX}(?:{pattern})(?![A-Za-z0-9])"
+    run_in = rf"\bsection[ \t]*\d+[ \t]*[.:)\-\u2013\u2014]?[ \t]*(?:{pattern})(?![A-Za-z0-9])"
+    return re.compile(rf"{line_start}|{run_in}", re.I | re.M)
 
 
 class SystemDescription(BaseModel):
-    """The text, and which of the plan's sections it appears to contain."""
+    """The text of a system description and which of the plan's sections it has (by heading name)."""
 
-    heading_patterns: ClassVar[tuple[tuple[str, str], ...]] = SECTIONS_NC17_MFC19
+    heading_patterns: ClassVar[tuple[Section, ...]] = SECTIONS_NC17_MFC19
     text: str
     sections_found: list[str] = []
+    #: section name -> (start, end) of its first heading in ``text``
+    _headings: dict[str, tuple[int, int]] = PrivateAttr(default_factory=dict)
 
     @classmethod
-    def parse(cls, text: str, sections: tuple[tuple[str, str], ...] = SECTIONS_NC17_MFC19) -> "SystemDescription":
-        found = [name for name, pat in sections if re.search(pat, text, re.I)]
-        return cls(text=text, sections_found=found)
+    def parse(cls, text: str, sections: tuple[Section, ...] = SECTIONS_NC17_MFC19) -> "SystemDescription":
+        headings: dict[str, tuple[int, int]] = {}
+        for section in sections:
+            m = _heading_re(section.pattern).search(text)
+            if m:
+                headings[section.name] = (m.start(), m.end())
+        out = cls(text=text, sections_found=list(headings))
+        out._headings = headings
+        return out
 
-    def missing(self, sections: tuple[tuple[str, str], ...]) -> list[str]:
-        return [name for name, _ in sections if name not in self.sections_found]
+    def missing(self, sections: tuple[Section, ...]) -> list[str]:
+        return [s.name for s in sections if s.name not in self.sections_found]
+
+    def body(self, name: str) -> str | None:
+        """The text after a section's heading up to the next recognised heading; None if absent."""
+        if name not in self._headings:
+            return None
+        _, end = self._headings[name]
+        starts = sorted(s for s, _ in self._headings.values() if s >= end)
+        stop = starts[0] if starts else len(self.text)
+        return self.text[end:stop].strip(" \t\r\n:.-\u2013\u2014")
+
+    def prose(self) -> str:
+        """The text without its headings' names (what the description says, not its titles)."""
+        out, pos = [], 0
+        for start, end in sorted(self._headings.values()):
+            if start >= pos:
+                out.append(self.text[pos:start])
+                pos = end
+        out.append(self.text[pos:])
+        return "".join(out)
+
+    @staticmethod
+    def says_nothing(body: str) -> bool:
+        """A body such as "none", "N/A" or nothing at all."""
+        return bool(_NOTHING.match(re.sub(r"[\s.:;,!]+", " ", body).strip()))
+
+
+def read_description(path: Path) -> tuple[str | None, str | None]:
+    """``(text, problem)``: the description as text, and why it is not UTF-8 text (or None).
+
+    Bytes that are not UTF-8 are replaced so the other checks still run;
+    UTF-16 (a BOM) is decoded; binary data (NUL bytes) gives no text.
+    """
+    try:
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        return None, f"must be readable (got {exc.strerror or exc})"
+    raw = raw[:MAX_BYTES]
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return raw.decode("utf-16", errors="replace"), "must be UTF-8 text (got UTF-16)"
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        return None, f"must be UTF-8 text (got binary data: a NUL byte at offset {nul})"
+    try:
+        return raw.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(raw) - 3 and len(raw) == MAX_BYTES:  # cut inside a character
+            return raw.decode("utf-8-sig", errors="ignore"), None
+        byte, line = raw[exc.start], raw.count(b"\n", 0, exc.start) + 1
+        return (raw.decode("utf-8-sig", errors="replace"),
+                f"must be UTF-8 text (got byte 0x{byte:02x} on line {line}, offset {exc.start})")

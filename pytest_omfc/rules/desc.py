@@ -1,3 +1,201 @@
-"""desc rules (to be filled)."""
+"""DESC — the system description ``<ID>/<ID>.txt`` (RULES.md 2.3, D-12).
+
+All DESC findings are warnings: the plans require the description's content
+(App. A-a) but do not make the validator reject a submission over it, and
+MediScore never reads the file.  Every rule needs PKG-03 (the file exists);
+the description is read once per process, at most :data:`MAX_BYTES`.
+"""
 
 from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..editions import Group
+from ..editions import Task
+from ..findings import Finding
+from ..findings import Report
+from ..findings import Severity
+from ..findings import plural
+from ..findings import shorten
+from ..models import status as st
+from ..models.description import OPT_OUT_WORDS
+from ..models.description import SECTIONS_NC17_MFC19
+from ..models.description import SECTIONS_OPENMFC
+from ..models.description import Section
+from ..models.description import SystemDescription
+from ..models.description import read_description
+from ..registry import rule
+from ..submission import NotApplicable
+from ..submission import Submission
+
+N17, M18, M19, O2X = Group.N17, Group.M18, Group.M19, Group.O2X
+_REQ = ("PKG-03",)
+
+#: Status values that mean "not processed" or "opted out" (DESC-03); FailedValidation is the
+#: validator's verdict, not the system's choice, so it needs no explanation.
+_NOT_PROCESSED = frozenset(
+    v.value
+    for enum in (st.IsOptOut, st.ProbeStatus, st.VideoProbeStatus, st.DonorStatus, st.EventProbeStatus, st.ProvenanceProbeStatus)
+    for v in enum
+) - {"Processed", "N", "FailedValidation"}
+#: MFC2019 (and MFC2018) pixel and frame opt-outs, which DESC-03 also wants explained.
+_PIXEL_COLUMNS = ("ProbeOptOutPixelValue", "DonorOptOutPixelValue", "VideoFrameOptOutSegments")
+
+
+@dataclass(frozen=True)
+class _Text:
+    display: str
+    text: str | None  # None: not text at all
+    problem: str | None  # why it is not UTF-8 text
+
+
+_CACHE: "weakref.WeakKeyDictionary[Submission, _Text]" = weakref.WeakKeyDictionary()
+
+
+def _read(ctx: Submission) -> _Text:
+    if ctx not in _CACHE:
+        text, problem = read_description(ctx.description_path)
+        _CACHE[ctx] = _Text(ctx.display(ctx.description_path), text, problem)
+    return _CACHE[ctx]
+
+
+def _sections(ctx: Submission) -> tuple[Section, ...]:
+    return SECTIONS_OPENMFC if ctx.group is O2X else SECTIONS_NC17_MFC19
+
+
+def _parsed(ctx: Submission) -> tuple[_Text, SystemDescription]:
+    """The description, parsed; NotApplicable when it is not text (DESC-01/02 say so)."""
+    desc = _read(ctx)
+    if desc.text is None:
+        rid = "DESC-02" if ctx.group is O2X else "DESC-01"
+        raise NotApplicable(f"the system description {desc.display} is not text ({rid} reports it)")
+    return desc, SystemDescription.parse(desc.text, _sections(ctx))
+
+
+def _term(ctx: Submission) -> str:
+    return "EXPID" if ctx.group in (N17, M18) else "SubID"
+
+
+# --------------------------------------------------------------------------- DESC-01 / DESC-02
+
+
+def _has_sections(ctx: Submission) -> Report:
+    """The plan's sections are there, each recognised by its name in a heading (see
+    :mod:`pytest_omfc.models.description`); the file must be UTF-8 text."""
+    desc = _read(ctx)
+    sections = _sections(ctx)
+    found: list[Finding] = []
+    if desc.problem:
+        found.append(Finding(f"the system description {desc.problem}", file=desc.display))
+    if desc.text is None:
+        return Report(found, headline=f"the system description {desc.display} is not text")
+    if not desc.text.strip():
+        found.append(Finding(f"the description should have the plan's {len(sections)} sections (got an empty file)",
+                             file=desc.display))
+        return Report(found, headline="the system description is empty")
+    missing = SystemDescription.parse(desc.text, sections).missing(sections)
+    for name in missing:
+        found.append(Finding(f"the description should have a section {name!r} (got no heading naming it)", file=desc.display))
+    if not found:
+        return Report()
+    if missing:
+        head = f"the description lacks {len(missing)} of {len(sections)} sections: {', '.join(missing)}"
+    else:
+        head = "the system description is not UTF-8 text"
+    return Report(found, headline=head)
+
+
+rule("DESC-01", "The description has the six sections of NC17/MFC19 App. A-a", groups={N17, M19},
+     severity=Severity.WARNING, requires=_REQ)(_has_sections)
+rule("DESC-02", "The OpenMFC description has the five sections of App. A-a (no OptOut section, D-12)", groups={O2X},
+     tasks={Task.IMG, Task.VID}, severity=Severity.WARNING, requires=_REQ)(_has_sections)
+
+
+# --------------------------------------------------------------------------- DESC-03
+
+
+def _opted_out(ctx: Submission) -> tuple[np.ndarray, list[str]]:
+    """Rows that are opted out or not processed (status, and MFC pixel/frame opt-outs), and why."""
+    table = ctx.sysout()
+    hit = np.zeros(len(table), dtype=bool)
+    reasons: list[str] = []
+    columns = [ctx.status_name] + (["DonorStatus"] if ctx.task is Task.SPL and table.has("DonorStatus") else [])
+    for col in columns:
+        values = ctx.column(col).astype(str).str.strip()
+        mask = values.isin(_NOT_PROCESSED).to_numpy()
+        if mask.any():
+            kinds = sorted(set(values[mask]))
+            reasons.append(f"{plural(int(mask.sum()), 'row')} with {col} {' or '.join(kinds)}")
+            hit |= mask
+    if ctx.group in (M18, M19):
+        for col in _PIXEL_COLUMNS:
+            if not table.has(col):
+                continue
+            values = table.df[col].astype(str).str.strip()
+            mask = ~values.isin(("", "[]")).to_numpy()
+            if mask.any():
+                reasons.append(f"{plural(int(mask.sum()), 'row')} with {col} set")
+                hit |= mask
+    return hit, reasons
+
+
+@rule("DESC-03", "The description says how trials (and MFC2019 pixels) were chosen for opt-out or non-processing",
+      severity=Severity.WARNING, requires=_REQ)
+def desc_03(ctx: Submission) -> Report:
+    """NC17 §2.1.1.2 and A-a §3, MFC19 §2.2 and A-a §3, OMFC §5.3.  Checked only when some row
+    is opted out or NonProcessed: the description must mention opting out or non-processing
+    ("opt", "opt-out", "non-processed", "not processed"), or give a real OptOut Criteria
+    section (not "none").  OpenMFC has no OptOut section, so Section 2 (System Description)
+    must say it (D-12).  Section names alone do not count."""
+    desc, parsed = _parsed(ctx)
+    hit, reasons = _opted_out(ctx)
+    if not hit.any():
+        return Report()
+    if ctx.group is O2X:
+        body = parsed.body("System Description")
+        scope = "Section 2 (System Description)" if body is not None else "the description (it has no System Description section)"
+        if OPT_OUT_WORDS.search(body if body is not None else parsed.prose()):
+            return Report()
+        msg = f"{scope} should say how the trials not processed were chosen (D-12)"
+    else:
+        optout = parsed.body("OptOut Criteria")
+        if (optout is not None and not parsed.says_nothing(optout)) or OPT_OUT_WORDS.search(parsed.prose()):
+            return Report()
+        got = f"an OptOut Criteria section that says {shorten(optout, 30)!r}" if optout is not None else "no OptOut Criteria section"
+        msg = f"the description should say how trials were chosen for opt-out or non-processing (got {got})"
+    first = int(hit.nonzero()[0][0])
+    table = ctx.sysout()
+    f = Finding(f"{msg}; the system output has {'; '.join(reasons)}, e.g. line {table.line_of(first)} "
+                f"[{ctx.sys_keys.iloc[first]}]", file=desc.display)
+    n = int(hit.sum())
+    verb = "is" if n == 1 else "are"
+    return Report([f], headline=f"{n} of {len(table)} trials {verb} opted out or not processed, "
+                                f"but the description does not say how")
+
+
+# --------------------------------------------------------------------------- DESC-04
+
+
+@rule("DESC-04", "The description lists the submission's own ID", severity=Severity.WARNING, requires=_REQ)
+def desc_04(ctx: Submission) -> Report:
+    """All A-a, Section 1: "List all the submission IDs for which system outputs were
+    submitted"; the ID must appear as a whole word, exactly."""
+    desc, parsed = _parsed(ctx)
+    sid, term = ctx.sub_id, _term(ctx)
+    word = re.compile(rf"(?<![A-Za-z0-9_-]){re.escape(sid)}(?![A-Za-z0-9_-])")
+    if word.search(desc.text or ""):
+        return Report()
+    m = re.compile(word.pattern, re.I).search(desc.text or "")
+    if m:
+        got = f"it only with a different case, {m.group(0)!r}"
+    else:
+        listed = parsed.body("Experiment or Submission Identifier(s)")
+        first_line = listed.strip().splitlines()[0] if listed and listed.strip() else ""
+        got = f"no mention of it; Section 1 lists {shorten(first_line, 50)!r}" if first_line else "no mention of it"
+    f = Finding(f"the description should list the {term} {sid} (got {got})", file=desc.display)
+    return Report([f], headline=f"the description does not list the {term} {sid}")
+
