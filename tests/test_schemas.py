@@ -27,6 +27,7 @@ _SPL = {"ProbeFileID": "MFC2019_0001", "DonorFileID": "MFC2019_0002", "Confidenc
 _PROV = {"ProvenanceProbeFileID": "NC2017_0007", "ProvenanceOutputFileName": "jsons/NC2017_0007.json"}
 _VID = {"ProbeFileID": "MFC2019_1094", "ConfidenceScore": 0.91, "ProbeStatus": "OptOutSpatial",
         "VideoFrameSegments": "[[30, 33]]", "AudioSampleSegments": "[]", "VideoFrameOptOutSegments": "[]"}
+_NODE = {"id": "n0", "file": "world/a.jpg", "fileid": "a", "nodeConfidenceScore": 0.9}
 _INDEX = {"TaskID": "Image Manipulation", "ProbeFileID": "OpenMFC2020_0101", "ProbeFileName": "probe/a.jpg",
           "ProbeWidth": 64, "ProbeHeight": 48}
 
@@ -73,6 +74,11 @@ SAMPLES: dict[str, tuple[Any, Any]] = {
     "subid.MFC19SubID": ({"SYS": "p-baseline", "VERSION": "3", "OPTIONAL": "splice"}, {"SYS": "x-baseline", "VERSION": "3"}),
     "subid.OpenMFCSubID": ({"SubID": "p-baseline_3_imdl"}, {"SubID": "p-baseline 3"}),
     "segments.IntervalList": ([[3, 33], [40, 46]], [[0, 5]]),
+    "provenance.ProvenanceFiltering": ({"directed": True, "nodes": [_NODE], "links": []},
+                                       {"nodes": [{**_NODE, "nodeConfidenceScore": True}]}),
+    "provenance.ProvenanceGraph": ({"nodes": [_NODE, {**_NODE, "id": "n1", "file": "world/b.jpg", "fileid": "b"}],
+                                    "links": [{"source": 0, "target": 1, "relationshipConfidenceScore": 0.7}]},
+                                   {"nodes": [_NODE], "links": [{"source": 0, "target": 0}]}),
 }
 
 
