@@ -175,9 +175,15 @@ def convention_table() -> str:
     lines = [
         "| Topic | METRICS.md | `mediscore` (default) | `plan` |",
         "|---|---|---|---|",
-        *(f"| {d.topic} | {d.metrics_md} | {d.mediscore} | {d.plan} |" for d in CONVENTION_DIFFERENCES),
+        *(f"| {_cell(d.topic)} | {_cell(d.metrics_md)} | {_cell(d.mediscore)} | {_cell(d.plan)} |"
+          for d in CONVENTION_DIFFERENCES),
     ]
     return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    """A Markdown table cell: a literal '|' (as in |fpr-fnr|) would split the cell."""
+    return text.replace("|", "\\|")
 
 
 TIE_ATOL = 1e-8  # sklearn 0.17 grouped scores with isclose(diff, 0), METRICS.md 1.3
