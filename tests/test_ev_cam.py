@@ -136,7 +136,7 @@ def test_cam02_passes_with_condition(omfc):
 def test_cam02_skipped_without_description(omfc):
     res = camera(omfc, ["CAM-A_primary_image"] * 2 + ["CAM-B_primary_video"], description=None).run()
     assert res.outcome("CAM-02") == "skipped"
-    assert res.text("CAM-02") == "CAM-02 skipped: PKG-03 failed: no system description p-test_1/p-test_1.txt"
+    assert res.text("CAM-02").startswith("CAM-02 skipped: PKG-03 failed: ")
 
 
 def test_cam02_not_collected_for_mfc2018(omfc):

@@ -51,37 +51,35 @@ def ev_01(ctx: Submission) -> Report:
     odd = merged[(merged["_merge"] != "both") | (merged["n"].fillna(0) > 1)]
     if odd.empty:
         return Report()
-    expected = idx_pairs.groupby("p", sort=False).size()
-    got = sys.groupby("p", sort=False).size()
-    first_sys = sys.drop_duplicates("p").set_index("p")["pos"]
-    first_idx = idx.drop_duplicates("p").set_index("p")["pos"]
+    missing: dict[str, list[str]] = {}
+    extra: dict[str, list[str]] = {}
+    repeated: dict[str, list[str]] = {}
+    for p, x, where, n in zip(odd["p"], odd["x"], odd["_merge"].astype(str), odd["n"].fillna(0)):
+        target = missing if where == "right_only" else extra if where == "left_only" else repeated
+        target.setdefault(p, []).append(x if where != "both" else f"{x} ({int(n)} times)")
+    expected = idx_pairs.groupby("p", sort=False).size().to_dict()
+    got = sys.groupby("p", sort=False).size().to_dict()
+    first_sys = dict(zip(sys["p"].iloc[::-1], sys["pos"].iloc[::-1]))
+    first_idx = dict(zip(idx["p"].iloc[::-1], idx["pos"].iloc[::-1]))
+    bad = set(odd["p"])
+    order = list(dict.fromkeys([p for p in sys["p"] if p in bad] + [p for p in idx["p"] if p in bad]))
     sys_table, idx_table = ctx.sysout(), ctx.index()
-    order = list(dict.fromkeys([*sys["p"][sys["p"].isin(odd["p"])], *idx["p"][idx["p"].isin(odd["p"])]]))
-    by_probe = {p: g for p, g in odd.groupby("p", sort=False)}
     found = []
     for p in order:
-        g = by_probe[p]
         n_exp, n_got = int(expected.get(p, 0)), int(got.get(p, 0))
         if n_exp == 0:
             msg = f"probe {p} must have no rows: it is not in the index (got {n_got})"
         else:
             parts = [f"got {n_got}"]
-            missing = g.loc[g["_merge"] == "right_only", "x"].tolist()
-            extra = g.loc[g["_merge"] == "left_only", "x"].tolist()
-            repeated = g[(g["_merge"] == "both") & (g["n"] > 1)]
-            if missing:
-                parts.append(f"missing {_names(missing)}")
-            if extra:
-                parts.append(f"not in the index: {_names(extra)}")
-            if len(repeated):
-                parts.append("repeated: " + _names([f"{x} ({int(n)} times)" for x, n in zip(repeated["x"], repeated["n"])]))
+            if p in missing:
+                parts.append(f"missing {_names(missing[p])}")
+            if p in extra:
+                parts.append(f"not in the index: {_names(extra[p])}")
+            if p in repeated:
+                parts.append(f"repeated: {_names(repeated[p])}")
             msg = f"probe {p} must have {n_exp} rows, one per event of the index ({'; '.join(parts)})"
-        if p in first_sys.index:
-            pos = int(first_sys[p])
-            found.append(Finding(msg, file=sys_table.display, line=sys_table.line_of(pos), key=p, column=EVENT))
-        else:
-            pos = int(first_idx[p])
-            found.append(Finding(msg, file=idx_table.display, line=idx_table.line_of(pos), key=p, column=EVENT))
+        table, pos = (sys_table, first_sys[p]) if p in first_sys else (idx_table, first_idx[p])
+        found.append(Finding(msg, file=table.display, line=table.line_of(int(pos)), key=p, column=EVENT))
     n_probes = len(set(sys["p"]) | set(idx["p"]))
     return Report(found, headline=f"{len(found)} of {n_probes} probes do not have one row per event of the index")
 
@@ -112,10 +110,15 @@ def cam_01(ctx: Submission) -> Report:
     bad = known.loc[known["_merge"] == "left_only", "pos"].to_numpy()
     if bad.size == 0:
         return Report()
-    cams = idx[idx["p"].isin(sys["p"].iloc[bad])].drop_duplicates(["p", "x"]).groupby("p", sort=False)["x"].agg(list)
+    probes, given = sys["p"].to_numpy(), sys["x"].to_numpy()
+    wanted = set(probes[bad])
+    cams: dict[str, list[str]] = {}
+    for p, x in idx.drop_duplicates(["p", "x"])[["p", "x"]].itertuples(index=False):
+        if p in wanted:
+            cams.setdefault(p, []).append(x)
     found = []
     for pos in bad:
-        p, cam = sys["p"].iloc[pos], sys["x"].iloc[pos]
+        p, cam = probes[pos], given[pos]
         allowed = cams.get(p, [])
         if not allowed:
             msg = f"TrainCamID must match the index, which has no row for probe {p} (got {cam!r})"
@@ -135,7 +138,7 @@ _CONDITION = re.compile(r"condition[^.\n]*?\b(image|video|multimedia)s?\b\W{1,5}
 
 
 @rule("CAM-02", "The camera train-test condition is indicated (D-22)", groups={M19}, tasks={Task.CAM},
-      severity=Severity.WARNING)
+      severity=Severity.WARNING, requires=("PKG-03",))
 def cam_02(ctx: Submission) -> Report:
     """MFC19 §2.1.6: "when results are submitted, the training-testing condition must be
     indicated". The SubID has no field for it (D-22), so we look for it in the system description:

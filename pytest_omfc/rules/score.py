@@ -176,7 +176,7 @@ def score_07(ctx: Submission) -> Report:
     status = ctx.status()
     failed = (status == FAILED_VALIDATION).to_numpy()
     if ctx.task is SPL and ctx.has_column("DonorStatus"):
-        failed |= (ctx.column("DonorStatus") == FAILED_VALIDATION).to_numpy()
+        failed = failed | (ctx.column("DonorStatus") == FAILED_VALIDATION).to_numpy()
     scores = ctx.scores
     bad = np.flatnonzero(failed & (scores != 0))
     found = [Finding(f"NIST scores a FailedValidation trial as 0, so this score is replaced (got {text.iloc[p]})",

@@ -206,7 +206,7 @@ def status_09(ctx: Submission) -> Report:
     if ctx.task is VID:
         empty = np.logical_and.reduce([_no_segments(ctx.column(c)) for c in SEGMENT_COLUMNS])
         if ctx.has_column(PROBE_MASK):
-            empty &= _blank(ctx.column(PROBE_MASK))
+            empty = empty & _blank(ctx.column(PROBE_MASK))
         got = "VideoFrameSegments=[] and AudioSampleSegments=[] and no mask"
         need = "segments or a mask"
     else:
