@@ -18,6 +18,8 @@ import weakref
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -34,6 +36,9 @@ from ..registry import rule
 from ..submission import NotApplicable
 from ..submission import Submission
 from .vseg import index_values
+
+if TYPE_CHECKING:
+    import h5py
 
 __all__ = ["MaskFile", "Block", "inspect_hdf5"]
 
@@ -80,19 +85,38 @@ def inspect_hdf5(path: Path) -> MaskFile:
         size = path.stat().st_size
         if size == 0:
             return MaskFile("must be an HDF5 file (got an empty file, 0 bytes)")
+        head = _signature_head(path, size)
+        if head is not None:
+            return MaskFile(f"must be readable as HDF5 (got {size} bytes without the HDF5 signature, starting {head!r})")
         import h5py
 
-        if not h5py.is_hdf5(str(path)):
-            with path.open("rb") as fh:
-                head = fh.read(8)
-            return MaskFile(f"must be readable as HDF5 (got {size} bytes without the HDF5 signature, starting {head!r})")
         with h5py.File(path, "r", locking=False) as f:
             return _summarise(f, h5py)
     except Exception as exc:  # a broken file must become a finding, not a crash
         return MaskFile(f"must be readable as HDF5 (got {type(exc).__name__}: {str(exc)[:120]})")
 
 
+_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+def _signature_head(path: Path, size: int) -> bytes | None:
+    """None when the HDF5 signature is at offset 0, 512, 1024, ... (after a user block); else the first 8 bytes.
+
+    Read directly rather than with ``h5py.is_hdf5``, which may take a file lock.
+    """
+    with path.open("rb") as fh:
+        head = fh.read(8)
+        offset = 0
+        while offset + 8 <= size and offset <= 1 << 30:
+            fh.seek(offset)
+            if fh.read(8) == _SIGNATURE:
+                return None
+            offset = 512 if offset == 0 else offset * 2
+    return head
+
+
 def _link_kind(link: object) -> str:
+    """How a non-hard link is named in messages."""
     return {"SoftLink": "a soft link", "ExternalLink": "an external link"}.get(type(link).__name__, "a link")
 
 
@@ -101,31 +125,32 @@ def _frame_order(name: str) -> tuple[int, int, str]:
     return (0, int(name), name) if name.isdigit() and name.isascii() else (1, 0, name)
 
 
-def _summarise(f: object, h5py: object) -> MaskFile:
+def _summarise(f: h5py.File, h5: ModuleType) -> MaskFile:
+    """Link types, group names, shapes and dtypes of the top-level blocks (h5py imported lazily as ``h5``)."""
     out = MaskFile()
-    names = list(f.keys())  # type: ignore[attr-defined]
+    names = list(f.keys())
     if len(names) > MAX_BLOCKS:
         out.truncated = True
         names = names[:MAX_BLOCKS]
     names.sort(key=_frame_order)
     for name in names:
-        link = f.get(name, getlink=True)  # type: ignore[attr-defined]
-        if not isinstance(link, h5py.HardLink):  # type: ignore[attr-defined]
+        link = f.get(name, getlink=True)
+        if not isinstance(link, h5.HardLink):
             out.blocks.append(Block(name, f"must be a group, not {_link_kind(link)} (links are not followed)"))
             continue
-        obj = f.get(name)  # type: ignore[attr-defined]
-        if not isinstance(obj, h5py.Group):  # type: ignore[attr-defined]
+        obj = f.get(name)
+        if not isinstance(obj, h5.Group):
             out.blocks.append(Block(name, f"must be a group '<start frame>/masks' (got a {type(obj).__name__})"))
             continue
         mlink = obj.get("masks", getlink=True)
         if mlink is None:
             out.blocks.append(Block(name, f"must hold a dataset 'masks' (got members {sorted(obj.keys())[:5]})"))
             continue
-        if not isinstance(mlink, h5py.HardLink):  # type: ignore[attr-defined]
+        if not isinstance(mlink, h5.HardLink):
             out.blocks.append(Block(name, f"'masks' must be a dataset, not {_link_kind(mlink)} (links are not followed)"))
             continue
         ds = obj.get("masks")
-        if not isinstance(ds, h5py.Dataset):  # type: ignore[attr-defined]
+        if not isinstance(ds, h5.Dataset):
             out.blocks.append(Block(name, f"'masks' must be a dataset (got a {type(ds).__name__})"))
             continue
         shape = ds.shape

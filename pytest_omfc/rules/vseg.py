@@ -239,6 +239,7 @@ def index_values(ctx: Submission, column: str) -> tuple[np.ndarray, pd.Series] |
 
 
 def _num(x: float) -> str:
+    x = float(x)
     return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
 
 
