@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 from PIL import Image
 
 from conftest import psv
+from pytest_omfc.scoring import convention_table
 
 IDX_HEADER = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight"]
 OUT_HEADER = ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "ProbeStatus", "ProbeOptOutPixelValue"]
@@ -105,6 +107,7 @@ def test_without_reference_nothing_is_scored(omfc):
 def test_scores_all_trials_into_user_properties(omfc):
     res = make(omfc).run()
     assert res.outcome("detection") == "passed", res.text("detection")
+    assert res.ret == 0, res.failed()  # the dataset passes every rule: exit 1 elsewhere comes from scoring
     p = props(res, "detection")
     assert_metrics(p, ALL)
     assert p["omfc.score"] == "detection" and p["query_kind"] == "all" and p["SYS_RESPONSE"] == "all"
@@ -268,6 +271,21 @@ def test_plots_png_and_svg(omfc):
     svg = (plots / "roc.svg").read_text(encoding="utf-8")
     assert svg.lstrip().startswith("<") and "</svg>" in svg
     assert "AUC=0.7500" in svg and "T#=2, NT#=2" in svg and "AUC=1.0000" in svg
+
+
+def test_unwritable_metrics_json_fails_the_run(omfc):
+    s = make(omfc)
+    omfc.write("out/blocker", "a file where a directory is needed")
+    out = s.case.pytester.runpytest(*s.args("--omfc-metrics-json", str(s.root / "out" / "blocker" / "m.json")))
+    assert out.ret == pytest.ExitCode.TESTS_FAILED
+    out.stdout.fnmatch_lines(["omfc: ERROR --omfc-metrics-json: cannot write */out/blocker/m.json: *"])
+
+
+def test_docs_quote_the_convention_table():
+    """docs/scoring.md shows convention_table() verbatim, four cells a row (a bare '|' would add cells)."""
+    table = convention_table()
+    assert table in (Path(__file__).resolve().parents[1] / "docs" / "scoring.md").read_text(encoding="utf-8")
+    assert {len(re.split(r"(?<!\\)\|", line)) for line in table.splitlines()} == {6}
 
 
 # ---------------------------------------------------------------------------- what scoring needs
