@@ -426,6 +426,17 @@ class ScoringReporter:
         if report.when == "call" and result is not None:
             self.results[int(getattr(report, "omfc_position", 0))] = result
 
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        """Say what is scored, or why nothing is (provenance has no detection scoring)."""
+        from .plugin import SETTINGS_KEY
+
+        sub = config.stash.get(SETTINGS_KEY, None)
+        if sub is not None and sub.task not in DETECTION_TASKS:
+            return [f"omfc: --omfc-reference ignored: task {sub.task.value} has no detection scoring"]
+        far = self.settings.as_dict()["far_stop"]
+        return [f"omfc: scoring detection against {self.settings.reference} "
+                f"(convention {self.settings.convention}, FAR stop {far:g})"]
+
     def _is_writer(self) -> bool:
         return not hasattr(self.config, "workerinput")
 

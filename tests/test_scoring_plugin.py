@@ -127,6 +127,7 @@ def test_summary_table_shows_the_auc(omfc):
     s = make(omfc)
     out = s.case.pytester.runpytest(*s.args("--omfc-query", "Collection==['A']", "--omfc-query", "IsTarget==['Y']"))
     out.stdout.fnmatch_lines([
+        f"omfc: scoring detection against {s.reference} (convention mediscore, FAR stop 0.1)",
         "omfc detection scores*",
         "*result*T#*NT#*AUC*EER*AUC@FAR*CDR@FAR*TRR*",
         "*q1*2*2*0.7500*",
