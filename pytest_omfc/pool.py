@@ -8,14 +8,14 @@ depends on the number of processes.  ``fn`` must be a module-level function
 
 Workers come from a *forkserver* (spawn where that is unavailable), never
 from ``fork()`` of the pytest process: a forked child would inherit whatever
-the parent holds open, h5py files included.  Small inputs and ``jobs <= 1``
+the parent holds open, h5py files included.  The workers live for one call
+and hold nothing afterwards.  Small inputs and ``jobs <= 1``
 run in the calling process; so does everything if the pool cannot start, as
 a check must not fail because of the machine.
 """
 
 from __future__ import annotations
 
-import atexit
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -23,7 +23,7 @@ from typing import Callable
 from typing import Sequence
 from typing import TypeVar
 
-__all__ = ["map_slices", "resolve_jobs", "shutdown"]
+__all__ = ["map_slices", "resolve_jobs"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -59,26 +59,6 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-#: One pool per size, kept for the life of the process: starting workers costs more than most map calls.
-_POOLS: dict[int, ProcessPoolExecutor] = {}
-
-
-def _pool(n: int) -> ProcessPoolExecutor:
-    pool = _POOLS.get(n)
-    if pool is None:
-        pool = _POOLS[n] = ProcessPoolExecutor(max_workers=n, mp_context=_context())
-    return pool
-
-
-def shutdown() -> None:
-    """Stop the pools' workers (also done at interpreter exit)."""
-    while _POOLS:
-        _POOLS.popitem()[1].shutdown(wait=True, cancel_futures=True)
-
-
-atexit.register(shutdown)
-
-
 def map_slices(fn: Callable[[list[T]], list[R]], items: Sequence[T], jobs: int | None, *,
                min_per_job: int = MIN_PER_JOB) -> list[R]:
     """``fn`` over contiguous slices of ``items`` in up to ``jobs`` processes; results in input order.
@@ -93,9 +73,9 @@ def map_slices(fn: Callable[[list[T]], list[R]], items: Sequence[T], jobs: int |
     size = -(-len(items) // n)
     slices = [items[i:i + size] for i in range(0, len(items), size)]
     try:
-        parts = list(_pool(n).map(fn, slices))
+        with ProcessPoolExecutor(max_workers=len(slices), mp_context=_context()) as pool:
+            parts = list(pool.map(fn, slices))
     except Exception:  # no processes here (sandbox, limits, a broken pool): do the work in this process
-        _POOLS.pop(n, None)
         return fn(items)
     out: list[R] = []
     for part in parts:

@@ -1,3 +1,576 @@
-"""mask rules (to be filled)."""
+"""MASK, OOPIX and PKG-04 — image masks (RULES.md 2.9, 2.10, 2.2).
+
+Every referenced mask is looked at once per process (:func:`mask_facts`):
+the reference is checked to stay inside the submission (PKG-04, D-24), the
+file is stat'ed and its PNG header read (:mod:`pytest_omfc.png`), never its
+pixels.  The MASK items then only filter that table, so 16,000 masks cost
+one pass of small reads.  MASK-08, the one rule that needs pixels, is sliced
+and its decoding runs in the process pool of :mod:`pytest_omfc.pool`.
+
+Rows whose status is ``FailedValidation`` are excused from every mask check,
+as MediScore excuses them (STATUS-08); in splice files ``ProbeStatus`` excuses
+the probe mask, ``DonorStatus`` the donor mask and ``IsOptOut`` both.
+"""
 
 from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import png
+from ..editions import Group
+from ..editions import Task
+from ..findings import Finding
+from ..findings import Report
+from ..findings import Severity
+from ..findings import Unavailable
+from ..findings import plural
+from ..paths import resolve_inside
+from ..pool import map_slices
+from ..registry import Part
+from ..registry import not_checked
+from ..registry import rule
+from ..submission import NotApplicable
+from ..submission import Submission
+
+N17, M18, M19, O2X = Group.N17, Group.M18, Group.M19, Group.O2X
+MASK_TASKS = {Task.IMG, Task.SPL, Task.CAM}
+PROBE_COL, DONOR_COL = "OutputProbeMaskFileName", "OutputDonorMaskFileName"
+PROBE_PIX, DONOR_PIX = "ProbeOptOutPixelValue", "DonorOptOutPixelValue"
+FAILED = "FailedValidation"
+_REQ = ("CSV-01",)
+
+#: Texts that mean "no mask" to a person but name a file to MediScore (MASK-01).
+_NULL_WORDS = {"nan", "none", "null", "na", "n/a", "-"}
+_INTEGER = re.compile(r"^[+-]?\d+$")
+
+# ---------------------------------------------------------------------------- facts (once per process)
+
+
+@dataclass
+class MaskFacts:
+    """One row per non-blank mask reference of the system output, with what its file is.
+
+    ``refs`` columns: pos (row of the system output), side (probe|donor),
+    column, raw (the field as written), name (stripped), excused (STATUS-08),
+    unsafe (PKG-04 reason or ""), state (a :mod:`pytest_omfc.png` code), msg,
+    width, height, bit_depth, colour, interlace, trns, idat, path.
+    """
+
+    refs: pd.DataFrame
+    blanks: pd.DataFrame  # fields that look blank but are not empty (MASK-01): pos, side, column, raw, excused
+    columns: dict[str, str]  # side -> column present in the file
+    total: int  # number of rows of the system output
+    dims: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # side -> expected (w, h) per ref
+
+
+_FACTS: weakref.WeakKeyDictionary[Submission, MaskFacts] = weakref.WeakKeyDictionary()
+
+
+def mask_facts(ctx: Submission) -> MaskFacts:
+    """The mask table of this process's submission, built on first use."""
+    facts = _FACTS.get(ctx)
+    if facts is None:
+        facts = _FACTS[ctx] = _build_facts(ctx)
+    return facts
+
+
+def _excused(df: pd.DataFrame, side: str) -> np.ndarray:
+    """STATUS-08: FailedValidation rows skip the mask checks (per side in splice files)."""
+    cols = ["IsOptOut", "ProbeStatus" if side == "probe" else "DonorStatus"]
+    out = np.zeros(len(df), dtype=bool)
+    for c in cols:
+        if c in df.columns:
+            out |= (df[c].astype(str).str.strip() == FAILED).to_numpy()
+    return out
+
+
+def _build_facts(ctx: Submission) -> MaskFacts:
+    table = ctx.sysout()
+    df = table.df
+    wanted = [("probe", PROBE_COL)] + ([("donor", DONOR_COL)] if ctx.task is Task.SPL else [])
+    columns = {side: col for side, col in wanted if table.has(col)}
+    if not columns:
+        raise Unavailable(ctx.column_rule, f"column {PROBE_COL} is absent")
+    parts, blank_parts = [], []
+    for side, col in columns.items():
+        raw = df[col].astype(str)
+        stripped = raw.str.strip()
+        excused = _excused(df, side)
+        lookalike = ((stripped == "") & (raw != "")) | stripped.str.lower().isin(_NULL_WORDS)
+        pos = np.arange(len(df))
+        blank_parts.append(pd.DataFrame({"pos": pos[lookalike.to_numpy()], "side": side, "column": col,
+                                         "raw": raw[lookalike].to_numpy(), "excused": excused[lookalike.to_numpy()]}))
+        given = ((stripped != "") & ~lookalike).to_numpy()
+        parts.append(pd.DataFrame({"pos": pos[given], "side": side, "column": col, "raw": raw.to_numpy()[given],
+                                   "name": stripped.to_numpy()[given], "excused": excused[given]}))
+    refs = pd.concat(parts, ignore_index=True)
+    blanks = pd.concat(blank_parts, ignore_index=True)
+    _probe_files(ctx, refs)
+    return MaskFacts(refs=refs, blanks=blanks, columns=columns, total=len(df))
+
+
+def _probe_files(ctx: Submission, refs: pd.DataFrame) -> None:
+    """Fill the file columns of ``refs``: path safety first (PKG-04), then stat + PNG header of each unique file.
+
+    Directories are resolved once each (usually only ``mask/``); a file is
+    resolved on its own only when it is itself a symlink.  Nothing outside the
+    submission is opened or stat'ed.
+    """
+    root = ctx.dir
+    parents: dict[str, tuple[str | None, str | None]] = {}
+    unsafe: dict[str, str] = {}
+    path_of: dict[str, str] = {}
+    for name in dict.fromkeys(refs["name"].tolist()):
+        norm = name.replace("\\", "/")
+        head, _, leaf = norm.rpartition("/")
+        why: str | None = None
+        if leaf in ("", ".", "..") or norm.startswith("/") or _WINDOWS_ABS.match(name):
+            where, why = resolve_inside(root, name)
+            path = str(where) if where is not None else None
+        else:
+            if head not in parents:
+                base, reason = resolve_inside(root, head) if head else (root, None)
+                parents[head] = (str(base) if base is not None else None, reason)
+            base_text, why = parents[head]
+            path = f"{base_text}/{leaf}" if base_text is not None else None
+            if why is not None:  # say it for the whole name, not only its directory
+                why = resolve_inside(root, name)[1] or why
+        if why is not None or path is None:
+            unsafe[name] = why or "cannot be resolved"
+        else:
+            path_of[name] = path
+    files = sorted(set(path_of.values()))
+    results = dict(zip(files, map_slices(png.read_headers, files, ctx.settings.option("jobs", 0),
+                                         min_per_job=HEADERS_PER_JOB)))
+    for name, path in path_of.items():  # a final symlink: followed only once it resolves inside
+        if results[path].state == png.LINK:
+            where, why = resolve_inside(root, name)
+            if why is not None or where is None:
+                unsafe[name] = why or "cannot be resolved"
+            else:
+                results[path] = png.read_header(path, follow=True)
+    names = refs["name"].tolist()
+    paths = [path_of.get(n, "") for n in names]
+    heads = [results.get(p, _UNSAFE_RESULT) if p else _UNSAFE_RESULT for p in paths]
+    refs["unsafe"] = [unsafe.get(n, "") for n in names]
+    refs["path"] = paths
+    for col in ("state", "width", "height", "bit_depth", "colour", "interlace", "idat"):
+        refs[col] = np.fromiter((getattr(h, col) for h in heads), dtype=np.int64, count=len(heads))
+    refs["trns"] = np.fromiter((h.trns for h in heads), dtype=bool, count=len(heads))
+    refs["msg"] = [h.message for h in heads]
+    refs.loc[(refs["unsafe"] != "").to_numpy(), "state"] = png.UNSAFE
+
+
+_UNSAFE_RESULT = png.HeaderResult(png.UNSAFE)
+_WINDOWS_ABS = re.compile(r"^([A-Za-z]:|[\\/]{2})")
+
+#: Pool thresholds (items per process).  With a warm page cache a header read costs ~10 us and a pixel scan
+#: ~11 us, while a forkserver worker takes ~0.3 s to start: at evaluation scale (16,000 masks) the work stays
+#: in the item's process, and the pool engages for submissions ten times larger.
+HEADERS_PER_JOB = 50_000
+SCANS_PER_JOB = 25_000
+
+
+def _checked(facts: MaskFacts) -> pd.DataFrame:
+    """References the MASK rules look at: not excused (STATUS-08), inside the submission (PKG-04)."""
+    refs = facts.refs
+    return refs[~refs["excused"].to_numpy() & (refs["unsafe"] == "").to_numpy()]
+
+
+def _headers_ok(facts: MaskFacts) -> pd.DataFrame:
+    refs = _checked(facts)
+    return refs[(refs["state"] == png.OK).to_numpy()]
+
+
+def _finding(ctx: Submission, ref: Any, message: str, severity: Severity | None = None) -> Finding:
+    """A finding at the CSV row of ``ref`` (a row of ``refs`` from ``itertuples``)."""
+    return Finding(message, severity=severity, **ctx.loc(int(ref.pos), str(ref.column), ref.raw))
+
+
+def _of_total(n: int, facts: MaskFacts) -> str:
+    return f"{n} of {len(_checked(facts))}"
+
+
+# ---------------------------------------------------------------------------- PKG-04
+
+
+@rule("PKG-04", "Masks are relative paths under <ID>/mask/ that stay inside the submission",
+      tasks=MASK_TASKS, severity_by_group={N17: Severity.WARNING}, requires=_REQ)
+def pkg_04(ctx: Submission) -> Report:
+    """D-24: a relative path without '..' under ``mask/``; NC2017 says "should", so there the location is a warning.
+
+    Leaving the submission (absolute path, '..', a symlink pointing out) is an
+    error in every edition, also on FailedValidation rows: the file outside is
+    never opened.
+    """
+    facts = mask_facts(ctx)
+    refs = facts.refs
+    found: list[Finding] = []
+    n_out = n_loc = 0
+    for ref in refs[(refs["unsafe"] != "").to_numpy()].itertuples(index=False):
+        found.append(_finding(ctx, ref, ref.unsafe, Severity.ERROR))
+        n_out += 1
+    inside = refs[(refs["unsafe"] == "").to_numpy() & ~refs["excused"].to_numpy()]
+    under = inside["name"].map(_under_mask_dir).to_numpy(dtype=bool)
+    for ref in inside[~under].itertuples(index=False):
+        found.append(_finding(ctx, ref, f"must be a file under mask/ in the submission directory (got {ref.name!r})"))
+        n_loc += 1
+    heads = []
+    if n_out:
+        heads.append(f"{plural(n_out, 'mask path')} leave{'s' if n_out == 1 else ''} the submission directory")
+    if n_loc:
+        heads.append(f"{n_loc} of {len(refs)} masks are not under {ctx.sub_id}/mask/")
+    return Report(found, headline="; ".join(heads) if heads else None)
+
+
+def _under_mask_dir(name: str) -> bool:
+    """``mask/<file>`` (also ``./mask/<file>``), the D-24 location."""
+    parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
+    return len(parts) >= 2 and parts[0] == "mask"
+
+
+# ---------------------------------------------------------------------------- MASK-01...07
+
+
+@rule("MASK-01", "A blank mask field is empty (no mask: no localizable change)", tasks=MASK_TASKS, requires=_REQ)
+def mask_01(ctx: Submission) -> Report:
+    """Blank masks are allowed everywhere, OpenMFC included (D-25); a field of spaces or 'None' is not blank to MediScore."""
+    facts = mask_facts(ctx)
+    blanks = facts.blanks[~facts.blanks["excused"].to_numpy()]
+    found = [Finding(f"a missing mask must be an empty field (got {ref.raw!r}, which names a file)",
+                     **ctx.loc(int(ref.pos), str(ref.column), ref.raw))
+             for ref in blanks.itertuples(index=False)]
+    return Report(found, headline=f"{plural(len(found), 'mask field')} look blank but are not empty" if found else None)
+
+
+@rule("MASK-02", "The mask file name ends in .png", tasks=MASK_TASKS, requires=_REQ)
+def mask_02(ctx: Submission) -> Report:
+    """The plans name masks ``{MaskFileName}.png``.  MediScore's image validator takes any case, its splice
+    validator only ``.png``/``.PNG`` (a ``.Png`` splice mask is an error); other capitalisations warn."""
+    facts = mask_facts(ctx)
+    refs = _checked(facts)
+    suffix = refs["name"].str.extract(r"(\.[^./\\]*)$", expand=False).fillna("")
+    odd = (suffix != ".png").to_numpy()
+    found = []
+    for ref, ext in zip(refs[odd].itertuples(index=False), suffix[odd]):
+        if ext.lower() == ".png" and not (ctx.task is Task.SPL and ext != ".PNG"):
+            found.append(_finding(ctx, ref, f"the name should end in '.png' in lower case (got {ext!r})", Severity.WARNING))
+        else:
+            got = f"{ext!r}" if ext else "no extension"
+            found.append(_finding(ctx, ref, f"the name must end in '.png' (got {got})", Severity.ERROR))
+    n_err = sum(1 for f in found if f.severity is Severity.ERROR)
+    n = n_err or len(found)
+    return Report(found, headline=f"{_of_total(n, facts)} masks are not named .png" if found else None)
+
+
+@rule("MASK-03", "The referenced mask file exists", tasks=MASK_TASKS, requires=_REQ)
+def mask_03(ctx: Submission) -> Report:
+    """MediScore enforces it; a name with surrounding white space is not found by MediScore either."""
+    facts = mask_facts(ctx)
+    refs = _checked(facts)
+    missing = refs["state"].isin([png.MISSING, png.NOT_FILE]).to_numpy()
+    spaced = (refs["raw"] != refs["name"]).to_numpy()
+    found = []
+    for ref in refs[missing | spaced].itertuples(index=False):
+        if ref.state in (png.MISSING, png.NOT_FILE):
+            found.append(_finding(ctx, ref, f"{ref.name} {ref.msg}"))
+        else:
+            found.append(_finding(ctx, ref, f"must be the exact file name (got surrounding white space in {ref.raw!r})"))
+    return Report(found, headline=f"{_of_total(len(found), facts)} referenced masks do not exist" if found else None)
+
+
+@rule("MASK-04", "The mask is a readable PNG file (by its signature, not its name)", tasks=MASK_TASKS, requires=_REQ)
+def mask_04(ctx: Submission) -> Report:
+    """The PNG signature, an intact IHDR and a final IEND are required: JPEG bytes named .png fail here,
+    unlike in MediScore, which lets OpenCV sniff the format (RULES.md MASK-04)."""
+    facts = mask_facts(ctx)
+    refs = _checked(facts)
+    bad = refs[refs["state"].isin([png.UNREADABLE, png.NOT_PNG, png.CORRUPT]).to_numpy()]
+    found = [_finding(ctx, ref, f"{ref.name} {ref.msg}") for ref in bad.itertuples(index=False)]
+    return Report(found, headline=f"{_of_total(len(found), facts)} masks are not readable PNG files" if found else None)
+
+
+@rule("MASK-05", "The mask is single-channel grey (no colour, palette or alpha)", tasks=MASK_TASKS, requires=_REQ)
+def mask_05(ctx: Submission) -> Report:
+    """Colour type 0 without a tRNS chunk; RGB, RGBA, grey+alpha and palette images are "not evaluated" and
+    MediScore rejects them."""
+    facts = mask_facts(ctx)
+    refs = _headers_ok(facts)
+    bad = refs[((refs["colour"] != 0) | refs["trns"]).to_numpy()]
+    found = [_finding(ctx, ref, f"{ref.name} must be single-channel grey (got {png.colour_name(int(ref.colour), bool(ref.trns))})")
+             for ref in bad.itertuples(index=False)]
+    return Report(found, headline=f"{_of_total(len(found), facts)} masks are not single-channel grey" if found else None)
+
+
+def _index_dims(ctx: Submission, facts: MaskFacts, side: str) -> tuple[np.ndarray, np.ndarray]:
+    """The index size of ``side`` (probe or donor) for the row of every reference; NaN where the trial or the
+    number is unknown (IDX-03 and the index are other rules' business).  D-26: the index, not the output."""
+    if side in facts.dims:
+        return facts.dims[side]
+    index = ctx.index()
+    wcol, hcol = ("ProbeWidth", "ProbeHeight") if side == "probe" else ("DonorWidth", "DonorHeight")
+    for c in (wcol, hcol):
+        if not index.has(c):
+            raise Unavailable("CSV-07", f"index {index.display} lacks column {c}")
+    keys = ctx.index_keys
+    first = keys[~keys.duplicated(keep="first")]
+    where = pd.Index(first.to_numpy()).get_indexer(ctx.sys_keys.to_numpy())
+    rows = np.where(where >= 0, first.index.to_numpy()[np.clip(where, 0, None)], -1)[facts.refs["pos"].to_numpy()]
+    out = []
+    for c in (wcol, hcol):
+        values = pd.to_numeric(index.df[c], errors="coerce").to_numpy(dtype=np.float64)
+        out.append(np.where(rows >= 0, values[np.clip(rows, 0, None)], np.nan))
+    facts.dims[side] = (out[0], out[1])
+    return facts.dims[side]
+
+
+@rule("MASK-06", "The mask has the size of its probe (or donor) in the index", tasks=MASK_TASKS, requires=_REQ)
+def mask_06(ctx: Submission) -> Report:
+    """D-26: the reference size is the index ``ProbeWidth``x``ProbeHeight`` (``DonorWidth``x``DonorHeight`` for
+    donor masks), the rendered, EXIF-rotated size, as MediScore compares."""
+    facts = mask_facts(ctx)
+    refs = facts.refs
+    ok = _headers_ok(facts).index.to_numpy()
+    found = []
+    for side in facts.columns:
+        ew, eh = _index_dims(ctx, facts, side)
+        sel = ok[(refs.loc[ok, "side"] == side).to_numpy()]
+        w, h = refs.loc[sel, "width"].to_numpy(), refs.loc[sel, "height"].to_numpy()
+        known = ~np.isnan(ew[sel]) & ~np.isnan(eh[sel])
+        bad = sel[known & ((w != ew[sel]) | (h != eh[sel]))]
+        for i, ref in zip(bad, refs.loc[bad].itertuples(index=False)):
+            want = f"{int(ew[i])}x{int(eh[i])}"
+            got = f"{ref.width}x{ref.height}"
+            found.append(_finding(ctx, ref, f"{ref.name} is {got}, {side} is {want}: must be {want} (got {got})"))
+    found.sort(key=lambda f: (f.line or 0, f.column or ""))
+    whose = "their probe or donor" if ctx.task is Task.SPL else "their probe"
+    return Report(found, headline=f"{_of_total(len(found), facts)} masks differ in size from {whose}" if found else None)
+
+
+@rule("MASK-07", "One byte per pixel (8 bits or fewer)", tasks=MASK_TASKS, requires=_REQ)
+def mask_07(ctx: Submission) -> Report:
+    """D-14: 1-, 2-, 4- and 8-bit greyscale are accepted (decoders expand them to 0-255); 16-bit samples are an
+    error, although MediScore lets them pass."""
+    facts = mask_facts(ctx)
+    refs = _headers_ok(facts)
+    bad = refs[(refs["bit_depth"] > 8).to_numpy()]
+    found = [_finding(ctx, ref, f"{ref.name} must use one byte per pixel, 8 bits or fewer (got {ref.bit_depth}-bit samples)")
+             for ref in bad.itertuples(index=False)]
+    return Report(found, headline=f"{_of_total(len(found), facts)} masks use more than one byte per pixel" if found else None)
+
+
+# ---------------------------------------------------------------------------- MASK-08 (pixels)
+
+
+@rule("MASK-08", "Pixel semantics: 0 is manipulated, 255 not (no all-black masks)", tasks=MASK_TASKS,
+      severity=Severity.WARNING, requires=_REQ, sliced=True)
+def mask_08(ctx: Submission, part: Part) -> Report:
+    """Lower values mean manipulated.  What a file can show about that is an entirely black mask: it claims
+    every pixel was changed, which almost always means inverted polarity (255 used for manipulated).
+    Whether greyscale values were meant as binary cannot be told, so it is not judged.
+
+    Only grey masks of 8 bits or fewer that passed MASK-04/05/07 are read, and only until the first
+    non-black sample; rows whose opt-out pixel value is 0 are left alone.  Pixel data that cannot be
+    inflated is an error (MASK-04 asks for a readable PNG).
+    """
+    facts = mask_facts(ctx)
+    refs = _headers_ok(facts)
+    refs = refs[((refs["colour"] == 0) & ~refs["trns"] & (refs["bit_depth"] <= 8)).to_numpy()]
+    refs = refs[(refs["pos"] % part.count == part.index).to_numpy()]
+    refs = refs[~_opt_out_zero(ctx, refs)]
+    if refs.empty:
+        return Report()
+    unique = refs.drop_duplicates("path")
+    items = list(zip(*(unique[c].tolist() for c in ("path", "width", "height", "bit_depth", "colour", "interlace", "idat"))))
+    verdict = dict(zip(unique["path"], map_slices(png.scan_many, items, ctx.settings.option("jobs", 0),
+                                                  min_per_job=SCANS_PER_JOB)))
+    kinds = np.array([verdict[p][0] for p in refs["path"].tolist()])
+    refs = refs[kinds != png.NOT_BLACK]
+    black, broken = [], []
+    for ref in refs.itertuples(index=False):
+        kind, msg = verdict[ref.path]
+        if kind == png.BLACK:
+            black.append(_finding(ctx, ref, f"{ref.name} should be white (255) where not manipulated (got an entirely "
+                                            f"black mask, which claims every pixel of the {ref.side} was manipulated: "
+                                            "inverted polarity?)"))
+        elif kind == png.BAD_DATA:
+            broken.append(_finding(ctx, ref, f"{ref.name} {msg} (MASK-04: a mask must be a readable PNG)", Severity.ERROR))
+    heads = []
+    if broken:
+        heads.append(f"{plural(len(broken), 'mask')} ha{'s' if len(broken) == 1 else 've'} damaged pixel data")
+    if black:
+        heads.append(f"{plural(len(black), 'mask')} {'is' if len(black) == 1 else 'are'} entirely black (every pixel claimed manipulated)")
+    return Report(broken + black, headline="; ".join(heads) if heads else None)
+
+
+def _opt_out_zero(ctx: Submission, refs: pd.DataFrame) -> np.ndarray:
+    """Rows whose opt-out pixel value is 0: their black pixels are opted out, not claimed."""
+    out = np.zeros(len(refs), dtype=bool)
+    df = ctx.sysout().df
+    for side, col in (("probe", PROBE_PIX), ("donor", DONOR_PIX)):
+        if col in df.columns:
+            zero = (df[col].astype(str).str.strip() == "0").to_numpy()
+            out |= (refs["side"] == side).to_numpy() & zero[refs["pos"].to_numpy()]
+    return out
+
+
+# ---------------------------------------------------------------------------- MASK-09...13
+
+
+@rule("MASK-09", "Splice: the probe mask fits the probe, the donor mask the donor (each may be blank)",
+      tasks={Task.SPL}, requires=_REQ)
+def mask_09(ctx: Submission) -> Report:
+    """Each side is checked on its own (a blank side is fine).  A mask that has the other image's size
+    and not its own is reported as swapped; plain size errors are MASK-06's."""
+    facts = mask_facts(ctx)
+    refs = facts.refs
+    ok = _headers_ok(facts).index.to_numpy()
+    found = []
+    for side, other in (("probe", "donor"), ("donor", "probe")):
+        if side not in facts.columns:
+            continue
+        ew, eh = _index_dims(ctx, facts, side)
+        ow, oh = _index_dims(ctx, facts, other)
+        sel = ok[(refs.loc[ok, "side"] == side).to_numpy()]
+        w, h = refs.loc[sel, "width"].to_numpy(), refs.loc[sel, "height"].to_numpy()
+        own = (w == ew[sel]) & (h == eh[sel])
+        theirs = (w == ow[sel]) & (h == oh[sel])
+        for ref in refs.loc[sel[~own & theirs]].itertuples(index=False):
+            size = f"{ref.width}x{ref.height}"
+            found.append(_finding(ctx, ref, f"the {side} mask must be relative to the {side} (got the {other}'s size {size}: "
+                                            "probe and donor masks swapped?)"))
+    found.sort(key=lambda f: (f.line or 0, f.column or ""))
+    return Report(found, headline=f"{plural(len(found), 'mask')} fit the other image of the pair" if found else None)
+
+
+@rule("MASK-10", "Camera: one mask per (probe, TrainCamID) pair", groups={M18, M19}, tasks={Task.CAM},
+      severity=Severity.WARNING, requires=_REQ)
+def mask_10(ctx: Submission) -> Report:
+    """The mask "must be relative to the probe-camera pair" (MFC19 2.1.6); its size is checked against the
+    index row of the pair by MASK-06.  A file shared by several pairs cannot be relative to each, so it is
+    reported (a warning: MediScore and the scorer accept it)."""
+    facts = mask_facts(ctx)
+    refs = _checked(facts)
+    shared = refs[refs.duplicated("path", keep=False).to_numpy() & (refs["path"] != "").to_numpy()]
+    keys = ctx.sys_keys
+    found = []
+    for path, group in shared.groupby("path", sort=False):
+        pairs = [keys.iloc[int(p)] for p in group["pos"]]
+        if len(set(pairs)) < 2:
+            continue
+        for ref in group.itertuples(index=False):
+            others = [k for k in pairs if k != keys.iloc[int(ref.pos)]]
+            found.append(_finding(ctx, ref, f"each (probe, TrainCamID) pair should have its own mask (got {ref.name} "
+                                            f"also for {others[0]}" + (f" and {len(others) - 1} more" if len(others) > 1 else "") + ")"))
+    found.sort(key=lambda f: f.line or 0)
+    return Report(found, headline=f"{plural(len(found), 'row')} share a mask file with another pair" if found else None)
+
+
+@rule("MASK-11", "NC2017 and OpenMFC video have no mask column", groups={N17, O2X}, tasks={Task.VID},
+      severity=Severity.WARNING, requires=_REQ)
+def mask_11(ctx: Submission) -> Report:
+    """NC2017 video has no localization and OpenMFC VMD/VGMD are detection only: a mask is never evaluated."""
+    table = ctx.sysout()
+    if not table.has(PROBE_COL):
+        return Report()
+    col = table.df[PROBE_COL].astype(str)
+    given = (col.str.strip() != "").to_numpy().nonzero()[0]
+    found = [Finding(f"{ctx.edition.value} video is detection only: the mask column should be left out (got a mask name)",
+                     **ctx.loc(int(p), PROBE_COL, col.iloc[p])) for p in given]
+    return Report(found, headline=f"{plural(len(found), 'row')} name a video mask that is never evaluated" if found else None)
+
+
+not_checked("MASK-12", "(MediScore option) --output_revised_system rewrites wrong-size rows to FailedValidation",
+            "a MediScore tool behaviour; pytest-omfc never writes into the submission (MASK-06 reports the sizes and "
+            "STATUS-08 excuses FailedValidation rows)", tasks=MASK_TASKS)
+not_checked("MASK-13", "(MediScore option) -nm skips every mask check",
+            "a MediScore command-line option, not a rule of the submission; deselect the items with -k 'not MASK' instead",
+            tasks=MASK_TASKS)
+
+
+# ---------------------------------------------------------------------------- OOPIX
+
+
+def _pixel_columns(ctx: Submission) -> list[str]:
+    table = ctx.sysout()
+    cols = [c for c in (PROBE_PIX, DONOR_PIX) if table.has(c)]
+    if not cols:
+        raise NotApplicable("no ProbeOptOutPixelValue column (COL-* decide whether it is required)")
+    return cols
+
+
+def _pixel_values(ctx: Submission, col: str) -> pd.Series:
+    return ctx.sysout().df[col].astype(str)
+
+
+_OOPIX_TASKS = {Task.IMG, Task.SPL, Task.CAM, Task.VID}
+
+
+def _video_severity(ctx: Submission) -> Severity | None:
+    """D-16: MFC video mask columns are optional and not evaluated, so their findings are warnings."""
+    return Severity.WARNING if ctx.task is Task.VID else None
+
+
+@rule("OOPIX-01", "The opt-out pixel value is blank or an integer", groups={M18, M19}, tasks=_OOPIX_TASKS, requires=_REQ)
+def oopix_01(ctx: Submission) -> Report:
+    """MediScore enforces it where the column exists (not for video, where D-16 makes it a warning)."""
+    found = []
+    for col in _pixel_columns(ctx):
+        values = _pixel_values(ctx, col)
+        text = values.str.strip()
+        bad = ((text != "") & ~text.str.match(_INTEGER)).to_numpy().nonzero()[0]
+        found += [Finding(f"must be blank or an integer (got {values.iloc[p]!r})", severity=_video_severity(ctx),
+                          **ctx.loc(int(p), col, values.iloc[p])) for p in bad]
+    found.sort(key=lambda f: (f.line or 0, f.column or ""))
+    return Report(found, headline=f"{plural(len(found), 'opt-out pixel value')} {'is' if len(found) == 1 else 'are'} "
+                                  "neither blank nor an integer" if found else None)
+
+
+@rule("OOPIX-02", "The opt-out pixel value is a one-byte value, 0-255", groups={M18, M19}, tasks=_OOPIX_TASKS, requires=_REQ)
+def oopix_02(ctx: Submission) -> Report:
+    """Masks hold one byte per pixel (MASK-07), so no other value can occur in them; MediScore lets 300 pass."""
+    found = []
+    for col in _pixel_columns(ctx):
+        values = _pixel_values(ctx, col)
+        text = values.str.strip()
+        ints = pd.to_numeric(text.where(text.str.match(_INTEGER), None), errors="coerce")
+        bad = ((ints < 0) | (ints > 255)).to_numpy().nonzero()[0]
+        found += [Finding(f"must be a one-byte pixel value 0-255 (got {text.iloc[p]})", severity=_video_severity(ctx),
+                          **ctx.loc(int(p), col, values.iloc[p])) for p in bad]
+    found.sort(key=lambda f: (f.line or 0, f.column or ""))
+    return Report(found, headline=f"{plural(len(found), 'opt-out pixel value')} {'is' if len(found) == 1 else 'are'} "
+                                  "outside 0-255" if found else None)
+
+
+@rule("OOPIX-03", "OpenMFC: ProbeOptOutPixelValue is blank", groups={O2X}, tasks={Task.IMG}, requires=_REQ)
+def oopix_03(ctx: Submission) -> Report:
+    """OMFC 5.1: "blank for OpenMFC evaluation"; OpenMFC has no opt-out, so a value is an error."""
+    table = ctx.sysout()
+    if not table.has(PROBE_PIX):
+        raise NotApplicable("no ProbeOptOutPixelValue column (COL-02 decides whether it is required)")
+    values = table.df[PROBE_PIX].astype(str)
+    bad = (values.str.strip() != "").to_numpy().nonzero()[0]
+    found = [Finding(f"must be blank for OpenMFC (got {values.iloc[p]!r})", **ctx.loc(int(p), PROBE_PIX, values.iloc[p]))
+             for p in bad]
+    return Report(found, headline=f"{len(found)} of {len(values)} rows give a ProbeOptOutPixelValue" if found else None)
+
+
+@rule("OOPIX-04", "NC2017: no pixel opt-out column", groups={N17}, tasks={Task.IMG, Task.SPL},
+      severity=Severity.WARNING, requires=_REQ)
+def oopix_04(ctx: Submission) -> Report:
+    """NC17 5.1.1 has no pixel opt-out; a column would be ignored, so it should be left out."""
+    table = ctx.sysout()
+    found = []
+    for col in (PROBE_PIX, DONOR_PIX):
+        if table.has(col):
+            n = int((table.df[col].astype(str).str.strip() != "").sum())
+            found.append(Finding(f"NC2017 has no pixel opt-out: the column should be left out (got {col} with "
+                                 f"{plural(n, 'value')})", file=table.display, line=1, column=col))
+    return Report(found, headline=f"{plural(len(found), 'pixel opt-out column')} in an NC2017 file" if found else None)
