@@ -100,3 +100,15 @@ def test_missing_description_fails_pkg03_and_skips_desc(omfc):
         assert res.outcome(rid) == "skipped"
         assert res.text(rid) == f"{rid} skipped: PKG-03 failed: the system description p-test_1.txt is missing"
     assert res.ret == 1
+
+
+def test_description_symlink_outside_fails_pkg03(omfc, tmp_path_factory):
+    """Nothing outside the submission is opened (D-24's rule, applied to the description)."""
+    outside = tmp_path_factory.mktemp("elsewhere") / "secret.txt"
+    outside.write_text("p-test_1\n", encoding="utf-8")
+    case = image(omfc, "OpenMFC2020", mask="", description=None)
+    (case.submission / "p-test_1.txt").symlink_to(outside)
+    res = case.run()
+    assert res.first_line("PKG-03") == "PKG-03: the system description p-test_1.txt points outside the submission (showing 1)"
+    assert res.text("PKG-03").endswith(f"must stay inside the submission directory (got a symlink to {outside.resolve()})")
+    assert res.outcome("DESC-04") == "skipped"

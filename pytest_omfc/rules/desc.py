@@ -28,6 +28,7 @@ from ..models.description import SECTIONS_OPENMFC
 from ..models.description import Section
 from ..models.description import SystemDescription
 from ..models.description import read_description
+from ..paths import resolve_inside
 from ..registry import rule
 from ..submission import NotApplicable
 from ..submission import Submission
@@ -58,7 +59,8 @@ _CACHE: "weakref.WeakKeyDictionary[Submission, _Text]" = weakref.WeakKeyDictiona
 
 def _read(ctx: Submission) -> _Text:
     if ctx not in _CACHE:
-        text, problem = read_description(ctx.description_path)
+        safe, unsafe = resolve_inside(ctx.dir, ctx.description_path.name)
+        text, problem = read_description(safe) if safe else (None, unsafe)
         _CACHE[ctx] = _Text(ctx.display(ctx.description_path), text, problem)
     return _CACHE[ctx]
 

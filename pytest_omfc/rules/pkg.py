@@ -19,6 +19,7 @@ from ..findings import Report
 from ..findings import Severity
 from ..findings import Unavailable
 from ..findings import plural
+from ..paths import resolve_inside
 from ..registry import ALL_TASKS
 from ..registry import rule
 from ..submission import Submission
@@ -68,10 +69,16 @@ def pkg_03(ctx: Submission) -> Report:
     """NC17, MFC19 and OMFC A-b: every submission holds its description (an error: the plans
     make it part of the package; MediScore does not look)."""
     path = ctx.description_path
+    _, unsafe = resolve_inside(ctx.dir, path.name)
+    if unsafe and path.is_symlink():
+        f = Finding(f"the system description {unsafe}", file=ctx.display(path))
+        return Report([f], headline=f"the system description {path.name} points outside the submission")
     if path.is_file():
         return Report()
     if path.is_dir():
         got = "a directory"
+    elif path.exists():
+        got = "a special file, not a regular one"
     else:
         try:
             others = sorted(p.name for p in ctx.dir.iterdir() if p.is_file() and p.suffix.lower() in _DOC_SUFFIXES)
@@ -79,7 +86,8 @@ def pkg_03(ctx: Submission) -> Report:
             others = []
         got = f"no such file; the directory has {', '.join(others)}" if others else "no such file"
     f = Finding(f"the system description must be the text file {path.name} (got {got})", file=ctx.display(path))
-    return Report([f], headline=f"the system description {path.name} is missing")
+    state = "is not a regular file" if path.exists() else "is missing"
+    return Report([f], headline=f"the system description {path.name} {state}")
 
 
 # --------------------------------------------------------------------------- the whole directory
