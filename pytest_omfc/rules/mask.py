@@ -110,8 +110,11 @@ def _build_facts(ctx: Submission) -> MaskFacts:
         given = ((stripped != "") & ~lookalike).to_numpy()
         parts.append(pd.DataFrame({"pos": pos[given], "side": side, "column": col, "raw": raw.to_numpy()[given],
                                    "name": stripped.to_numpy()[given], "excused": excused[given]}))
-    refs = pd.concat(parts, ignore_index=True)
-    blanks = pd.concat(blank_parts, ignore_index=True)
+    order = ["pos", "rank"]  # findings in file order, the probe mask before the donor mask of a row
+    refs = (pd.concat(parts, ignore_index=True).assign(rank=lambda d: d["side"] != "probe")
+            .sort_values(order, kind="stable").drop(columns="rank").reset_index(drop=True))
+    blanks = (pd.concat(blank_parts, ignore_index=True).assign(rank=lambda d: d["side"] != "probe")
+              .sort_values(order, kind="stable").drop(columns="rank").reset_index(drop=True))
     _probe_files(ctx, refs)
     return MaskFacts(refs=refs, blanks=blanks, columns=columns, total=len(df))
 
@@ -349,7 +352,7 @@ def mask_06(ctx: Submission) -> Report:
             want = f"{int(ew[i])}x{int(eh[i])}"
             got = f"{ref.width}x{ref.height}"
             found.append(_finding(ctx, ref, f"{ref.name} is {got}, {side} is {want}: must be {want} (got {got})"))
-    found.sort(key=lambda f: (f.line or 0, f.column or ""))
+    found.sort(key=lambda f: f.line or 0)
     whose = "their probe or donor" if ctx.task is Task.SPL else "their probe"
     return Report(found, headline=f"{_of_total(len(found), facts)} masks differ in size from {whose}" if found else None)
 
@@ -446,7 +449,7 @@ def mask_09(ctx: Submission) -> Report:
             size = f"{ref.width}x{ref.height}"
             found.append(_finding(ctx, ref, f"the {side} mask must be relative to the {side} (got the {other}'s size {size}: "
                                             "probe and donor masks swapped?)"))
-    found.sort(key=lambda f: (f.line or 0, f.column or ""))
+    found.sort(key=lambda f: f.line or 0)
     return Report(found, headline=f"{plural(len(found), 'mask')} fit the other image of the pair" if found else None)
 
 
@@ -528,7 +531,7 @@ def oopix_01(ctx: Submission) -> Report:
         bad = ((text != "") & ~text.str.match(_INTEGER)).to_numpy().nonzero()[0]
         found += [Finding(f"must be blank or an integer (got {values.iloc[p]!r})", severity=_video_severity(ctx),
                           **ctx.loc(int(p), col, values.iloc[p])) for p in bad]
-    found.sort(key=lambda f: (f.line or 0, f.column or ""))
+    found.sort(key=lambda f: f.line or 0)
     return Report(found, headline=f"{plural(len(found), 'opt-out pixel value')} {'is' if len(found) == 1 else 'are'} "
                                   "neither blank nor an integer" if found else None)
 
@@ -544,7 +547,7 @@ def oopix_02(ctx: Submission) -> Report:
         bad = ((ints < 0) | (ints > 255)).to_numpy().nonzero()[0]
         found += [Finding(f"must be a one-byte pixel value 0-255 (got {text.iloc[p]})", severity=_video_severity(ctx),
                           **ctx.loc(int(p), col, values.iloc[p])) for p in bad]
-    found.sort(key=lambda f: (f.line or 0, f.column or ""))
+    found.sort(key=lambda f: f.line or 0)
     return Report(found, headline=f"{plural(len(found), 'opt-out pixel value')} {'is' if len(found) == 1 else 'are'} "
                                   "outside 0-255" if found else None)
 
@@ -571,6 +574,7 @@ def oopix_04(ctx: Submission) -> Report:
     for col in (PROBE_PIX, DONOR_PIX):
         if table.has(col):
             n = int((table.df[col].astype(str).str.strip() != "").sum())
-            found.append(Finding(f"NC2017 has no pixel opt-out: the column should be left out (got {col} with "
-                                 f"{plural(n, 'value')})", file=table.display, line=1, column=col))
+            values = plural(n, "value") if n else "no values"
+            found.append(Finding(f"NC2017 has no pixel opt-out: the column should be left out (got {col} with {values})",
+                                 file=table.display, line=1, column=col))
     return Report(found, headline=f"{plural(len(found), 'pixel opt-out column')} in an NC2017 file" if found else None)
