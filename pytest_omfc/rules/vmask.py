@@ -35,12 +35,11 @@ from ..registry import not_checked
 from ..registry import rule
 from ..submission import NotApplicable
 from ..submission import Submission
-from .vseg import index_values
 
 if TYPE_CHECKING:
     import h5py
 
-__all__ = ["MaskFile", "Block", "inspect_hdf5"]
+__all__ = ["MaskFile", "Block", "inspect_hdf5", "index_values"]
 
 MASK_COLUMN = "OutputProbeMaskFileName"
 PIXEL_COLUMN = "ProbeOptOutPixelValue"
@@ -164,6 +163,19 @@ def _summarise(f: h5py.File, h5: ModuleType) -> MaskFile:
 _CACHE: weakref.WeakKeyDictionary[Submission, dict[Path, MaskFile]] = weakref.WeakKeyDictionary()
 
 
+def index_values(ctx: Submission, column: str) -> tuple[np.ndarray, pd.Series] | None:
+    """Per system-output row: the index ``column`` as float64 (NaN when blank, not numeric or no such trial),
+    and the raw text; None when the index has no such column."""
+    index = ctx.index()
+    if not index.has(column):
+        return None
+    raw = pd.Series(index.df[column].to_numpy(), index=ctx.index_keys.to_numpy())
+    raw = raw[~raw.index.duplicated(keep="first")]
+    mapped = ctx.sys_keys.map(raw)
+    values = pd.to_numeric(mapped, errors="coerce").to_numpy(dtype=np.float64)
+    return values, mapped
+
+
 # ---------------------------------------------------------------------------- rows
 
 
@@ -251,18 +263,10 @@ def vmask_01(ctx: Submission) -> Report:
     found = [Finding(f"the video mask must be an .hdf5 file (got {Path(r.name.strip()).suffix or 'no extension'!r})",
                      **_loc(ctx, r))
              for r in _refs(ctx) if not r.name.strip().endswith(".hdf5")]
-    return Report(found, headline=f"{plural(len(found), 'video mask name')} {'does' if len(found) == 1 else 'do'} not end in .hdf5" if found else None)
-
-
-@rule("VMASK-07", "A named video mask exists in <SubID>/mask and is readable as HDF5", groups={Group.M19, Group.O2X},
-      tasks=_VID, severity=Severity.WARNING, requires=_REQ)
-def vmask_07(ctx: Submission) -> Report:
-    """MFC19 §5.1.2.3; MediScore never opens the file (``vid_with_mask_cols``).  Warnings (D-16)."""
-    found = []
-    for ref, mf in _files(ctx):
-        if mf.problem:
-            found.append(Finding(f"the HDF5 mask {mf.problem}", **_loc(ctx, ref)))
-    return Report(found, headline=f"{plural(len(found), 'HDF5 mask')} {'is' if len(found) == 1 else 'are'} missing or unreadable" if found else None)
+    if not found:
+        return Report()
+    verb = "does" if len(found) == 1 else "do"
+    return Report(found, headline=f"{plural(len(found), 'video mask name')} {verb} not end in .hdf5")
 
 
 @rule("VMASK-02", "HDF5 blocks are groups '<0-indexed start frame>/masks' within FrameCount, not overlapping",
@@ -385,3 +389,17 @@ def vmask_06(ctx: Submission) -> Report:
                      **ctx.loc(int(p), PIXEL_COLUMN, table.df[PIXEL_COLUMN].iloc[p]))
              for p in np.flatnonzero(~ok)]
     return Report(found, headline=f"{plural(len(found), 'opt-out pixel value')} outside [0, 255]" if found else None)
+
+
+@rule("VMASK-07", "A named video mask exists in <SubID>/mask and is readable as HDF5", groups={Group.M19, Group.O2X},
+      tasks=_VID, severity=Severity.WARNING, requires=_REQ)
+def vmask_07(ctx: Submission) -> Report:
+    """MFC19 §5.1.2.3; MediScore never opens the file (``vid_with_mask_cols``).  Warnings (D-16)."""
+    found = []
+    for ref, mf in _files(ctx):
+        if mf.problem:
+            found.append(Finding(f"the HDF5 mask {mf.problem}", **_loc(ctx, ref)))
+    if not found:
+        return Report()
+    verb = "is" if len(found) == 1 else "are"
+    return Report(found, headline=f"{plural(len(found), 'HDF5 mask')} {verb} missing or unreadable")

@@ -48,8 +48,9 @@ from ..registry import not_checked
 from ..registry import rule
 from ..submission import NotApplicable
 from ..submission import Submission
+from .vmask import index_values  # vmask registers first: RULES.md 2.11 comes before 2.12
 
-__all__ = ["Segments", "segments_of", "index_values"]
+__all__ = ["Segments", "segments_of"]
 
 _GROUPS = {Group.M18, Group.M19, Group.O2X}
 _TASKS = {Task.VID}
@@ -189,7 +190,8 @@ def segments_of(ctx: Submission) -> Segments:
             for k, el in enumerate(elements or []):
                 if len(el) != 2 or not all(_is_number(v) for v in el):
                     got = f"{len(el)} values" if len(el) != 2 else "a non-number"
-                    pair_problems.append((int(pos), ci, k, f"element {k + 1} must be a [start, end] pair of two numbers (got {list(el)!r}: {got})"))
+                    msg = f"element {k + 1} must be a [start, end] pair of two numbers (got {list(el)!r}: {got})"
+                    pair_problems.append((int(pos), ci, k, msg))
                     continue
                 try:
                     s, e = float(el[0]), float(el[1])
@@ -220,19 +222,6 @@ def segments_of(ctx: Submission) -> Segments:
                    pair_problems=sorted(pair_problems, key=lambda p: (p[0], p[1], p[2])))
     _CACHE[ctx] = seg
     return seg
-
-
-def index_values(ctx: Submission, column: str) -> tuple[np.ndarray, pd.Series] | None:
-    """Per system-output row: the index ``column`` as float64 (NaN when blank, not numeric or no such trial),
-    and the raw text; None when the index has no such column."""
-    index = ctx.index()
-    if not index.has(column):
-        return None
-    raw = pd.Series(index.df[column].to_numpy(), index=ctx.index_keys.to_numpy())
-    raw = raw[~raw.index.duplicated(keep="first")]
-    mapped = ctx.sys_keys.map(raw)
-    values = pd.to_numeric(mapped, errors="coerce").to_numpy(dtype=np.float64)
-    return values, mapped
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -279,7 +268,9 @@ def vseg_01(ctx: Submission) -> Report:
         return Report(found, headline="segment cells that are not JSON lists of [start, end] pairs")
     if errors:
         return Report(found, headline=f"{plural(errors, 'cell')} cannot be read as a list of [start, end] pairs")
-    return Report(found, headline=f"{_count(len(found), 'cell', 'uses', 'use')} Python literal syntax instead of JSON" if found else None)
+    if not found:
+        return Report()
+    return Report(found, headline=f"{_count(len(found), 'cell', 'uses', 'use')} Python literal syntax instead of JSON")
 
 
 @rule("VSEG-02", "Each interval has exactly two numbers", groups=_GROUPS, tasks=_TASKS, requires=_REQ)
@@ -297,7 +288,9 @@ def vseg_03(ctx: Submission) -> Report:
     bad = np.flatnonzero(_live(seg) & (seg.start > seg.end))
     found = [_finding(seg, i, f"interval {seg.elem[i] + 1} must have start <= end (got {_iv(seg.start[i], seg.end[i])})")
              for i in bad]
-    return Report(found, headline=f"{_count(len(found), 'interval', 'ends before it starts', 'end before they start')}" if found else None)
+    if not found:
+        return Report()
+    return Report(found, headline=_count(len(found), "interval", "ends before it starts", "end before they start"))
 
 
 @rule("VSEG-04", "Interval endpoints are integers", groups=_GROUPS, tasks=_TASKS, requires=_REQ)
@@ -385,7 +378,9 @@ def vseg_06(ctx: Submission) -> Report:
         bound = f"[1, {_num(sc[i])}] ({count_col})" if not np.isnan(sc[i]) else "sample 1 or later"
         found.append(_finding(seg, i, f"interval {seg.elem[i] + 1} must lie within {bound} "
                                            f"(got {_iv(seg.start[i], seg.end[i])})"))
-    return Report(found, headline=f"{_count(len(found), 'audio interval', 'lies', 'lie')} outside the audio samples" if found else None)
+    if not found:
+        return Report()
+    return Report(found, headline=f"{_count(len(found), 'audio interval', 'lies', 'lie')} outside the audio samples")
 
 
 @rule("VSEG-07", "Intervals of a list are pairwise disjoint (closed intervals, any order)",
