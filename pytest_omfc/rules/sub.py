@@ -42,18 +42,14 @@ def _term(ctx: Submission) -> str:
     return "EXPID" if ctx.group in EXPID_GROUPS else "SubID"
 
 
-def _at(ctx: Submission, column: str, value: str) -> dict[str, object]:
-    """Where an identifier finding points: the directory, and the field with its value."""
-    return {"file": f"{ctx.sub_id}/", "column": column, "value": value}
-
-
 def _field(ctx: Submission, name: str) -> str:
     """One EXPID field (SUB-02...08 run only after SUB-01 found 7 fields)."""
     return split_expid(ctx.sub_id)[EXPID_FIELDS.index(name)]
 
 
 def _fail(ctx: Submission, column: str, value: str, message: str, headline: str) -> Report:
-    return Report([Finding(message, **_at(ctx, column, value))], headline=headline)
+    """One finding at the directory ``<ID>/``, naming the field and its value."""
+    return Report([Finding(message, file=f"{ctx.sub_id}/", column=column, value=value)], headline=headline)
 
 
 # --------------------------------------------------------------------------- NC2017 / MFC2018 EXPID
