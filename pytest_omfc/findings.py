@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Iterable
 
-__all__ = ["Severity", "Finding", "Report", "Unavailable", "render", "shorten"]
+__all__ = ["Severity", "Finding", "Report", "Unavailable", "render", "shorten", "plural", "count_is", "collect"]
 
 
 class Severity(str, enum.Enum):
@@ -69,10 +69,13 @@ class Report:
 
     ``headline`` is the summary after the rule ID, e.g. "3 of 16000 trials are
     missing from the system output"; without it a generic one is made.
+    ``warning_headline`` words the warnings when a report mixes errors and
+    warnings (the headline then speaks of the errors only).
     """
 
     findings: list[Finding] = field(default_factory=list)
     headline: str | None = None
+    warning_headline: str | None = None
 
 
 class Unavailable(Exception):
@@ -107,8 +110,14 @@ def render(rule_id: str, headline: str, findings: list[Finding], limit: int) -> 
     return "\n".join(lines)
 
 
-def plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """``1 row``, ``2 rows``; ``nouns`` for irregular plurals (``1 key is``/``2 keys are`` via :func:`count_is`)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {nouns or noun + 's'}"
+
+
+def count_is(n: int, noun: str, nouns: str | None = None) -> str:
+    """``1 trial key is`` / ``3 trial keys are``: headlines agree in number."""
+    return f"{plural(n, noun, nouns)} {'is' if n == 1 else 'are'}"
 
 
 def collect(findings: Iterable[Finding] | Report | None) -> Report:

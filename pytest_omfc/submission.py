@@ -98,6 +98,7 @@ class Outcome:
     headline: str = ""
     skipped: str | None = None  # reason, when the rule could not run
     crashed: str | None = None
+    warning_headline: str = ""  # the warnings' own summary when errors and warnings mix
 
     @property
     def errors(self) -> list[Finding]:
@@ -150,9 +151,7 @@ class Submission:
     @functools.cached_property
     def sysout_parse(self) -> ParseResult:
         if self.settings.csv is None or not self.settings.csv.is_file():
-            res = ParseResult(table=None)
-            res.fatal = ("CSV-08", f"no system output {self.sub_id}/{self.sub_id}.csv")
-            return res
+            return ParseResult(table=None, display=f"{self.sub_id}/{self.sub_id}.csv").fail("CSV-08", "is missing")
         return read_psv(self.settings.csv, self.display(self.settings.csv))
 
     def sysout(self) -> Table:
@@ -171,12 +170,16 @@ class Submission:
         res = self.index_parse
         if res.table is None:
             assert res.fatal is not None
-            raise Unavailable("CSV-07", f"index {self.settings.index.name}: {res.fatal[1]}")
+            raise Unavailable("CSV-07", res.fatal[1])
         table = res.table
         missing = [c for c in self.keys if not table.has(c)]
         if missing:
-            raise Unavailable("CSV-07", f"index {table.display} lacks key column(s) {', '.join(missing)}")
+            raise Unavailable("CSV-07", self.index_lacks(missing))
         return table
+
+    def index_lacks(self, missing: list[str]) -> str:
+        """CSV-07's headline (and the skip reason of its dependants) for missing index key columns."""
+        return f"the index {self.settings.index.name} lacks the key column{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
 
     def column(self, name: str) -> pd.Series:
         """A system-output column; raises :class:`Unavailable` (the layout's COL rule) when absent."""
@@ -267,6 +270,7 @@ class Submission:
             if sev is not rule.severity:
                 out.findings = [f if f.severity else _with_severity(f, sev) for f in out.findings]
             out.headline = report.headline or _default_headline(rule, out.findings)
+            out.warning_headline = report.warning_headline or ""
         except Unavailable as exc:
             out.skipped = f"{exc.rule_id} failed: {exc.reason}"
             out.headline = out.skipped

@@ -3,6 +3,10 @@
 The required columns come from the output models of
 :mod:`pytest_omfc.models.tabular`; each layout-owning COL rule (the mapping
 :data:`pytest_omfc.submission.COLUMN_RULE`) runs the same check on its model.
+All are errors: MediScore ENFORCES them, and where it does not, the plans
+follow the resolutions D-05 (OpenMFC VMD/VGMD: 3 columns), D-06 (MFC2019
+provenance: no ConfidenceScore) and D-08 (splice status columns are required).
+Names are matched exactly, as MediScore does (``"ProbeFileID "`` is absent).
 """
 
 from __future__ import annotations
@@ -17,16 +21,19 @@ from ..registry import rule
 from ..submission import Submission
 
 N17, M18, M19, O2X = Group.N17, Group.M18, Group.M19, Group.O2X
+_REQ = ("CSV-01",)
 
 
 def _required_present(ctx: Submission) -> Report:
+    """Every required column of the edition's layout is in the header."""
     table = ctx.sysout()
     missing = [c for c in required_columns(ctx.layout) if not table.has(c)]
     found = []
     for c in missing:
         near = [h for h in table.header if h.strip().lower() == c.lower()]
-        got = f"got {near[0]!r}" if near else f"header is {' | '.join(table.header)}"
-        found.append(Finding(f"the required column {c} must be present ({got})", file=table.display, line=1, column=c))
+        got = f"got {near[0]!r}" if near else f"the header is {' | '.join(table.header)}"
+        found.append(Finding(f"the required column {c} must be present ({got})", file=table.display,
+                             line=table.header_line, column=c))
     if not found:
         return Report()
     head = (f"the required column {missing[0]} is absent" if len(missing) == 1
@@ -48,39 +55,43 @@ _LAYOUT_RULES: list[tuple[str, str, set[Group], set[Task]]] = [
 ]
 
 for _id, _title, _groups, _tasks in _LAYOUT_RULES:
-    rule(_id, _title, groups=_groups, tasks=_tasks, requires=("CSV-01",))(_required_present)
+    rule(_id, _title, groups=_groups, tasks=_tasks, requires=_REQ)(_required_present)
 
 
-@rule("COL-03", "One opt-out column, IsOptOut or ProbeStatus, is present", tasks={Task.IMG, Task.VID, Task.CAM})
+@rule("COL-03", "One opt-out column, IsOptOut or ProbeStatus, is present", tasks={Task.IMG, Task.VID, Task.CAM}, requires=_REQ)
 def col_03(ctx: Submission) -> Report:
+    """MediScore ENFORCES it for SSD; EV accepts only ProbeStatus (COL-10)."""
     table = ctx.sysout()
     if table.has("IsOptOut") or table.has("ProbeStatus"):
         return Report()
-    f = Finding(f"either 'IsOptOut' or 'ProbeStatus' must be a column (got {' | '.join(table.header)})",
-                file=table.display, line=1)
+    f = Finding(f"either IsOptOut or ProbeStatus must be a column (the header is {' | '.join(table.header)})",
+                file=table.display, line=table.header_line)
     return Report([f], headline="neither IsOptOut nor ProbeStatus is a column")
 
 
 @rule("COL-04", "Not both IsOptOut and ProbeStatus (or ProvenanceProbeStatus)", severity=Severity.WARNING,
-      tasks={Task.IMG, Task.VID, Task.SPL, Task.PF, Task.PG})
+      tasks={Task.IMG, Task.VID, Task.SPL, Task.PF, Task.PG}, requires=_REQ)
 def col_04(ctx: Submission) -> Report:
+    """MediScore only warns ("advised"); its validators then disagree on which column is used."""
     table = ctx.sysout()
     other = "ProvenanceProbeStatus" if ctx.task in (Task.PF, Task.PG) else "ProbeStatus"
     if table.has("IsOptOut") and table.has(other):
-        f = Finding(f"give one status column: the {ctx.edition.value} layout uses {ctx.status_name} "
+        f = Finding(f"only one status column should be given: the {ctx.edition.value} layout uses {ctx.status_name} "
                     f"(got both IsOptOut and {other}; MediScore's validators then disagree on which is used)",
-                    file=table.display, line=1)
+                    file=table.display, line=table.header_line)
         return Report([f], headline=f"both IsOptOut and {other} are columns")
     return Report()
 
 
 @rule("COL-09", "ProbeOptOutPixelValue and DonorOptOutPixelValue come together or not at all",
-      groups={M18, M19}, tasks={Task.SPL})
+      groups={M18, M19}, tasks={Task.SPL}, requires=_REQ)
 def col_09(ctx: Submission) -> Report:
+    """MediScore ENFORCES the pair for splice."""
     table = ctx.sysout()
     p, d = table.has("ProbeOptOutPixelValue"), table.has("DonorOptOutPixelValue")
     if p == d:
         return Report()
     have, lack = ("ProbeOptOutPixelValue", "DonorOptOutPixelValue") if p else ("DonorOptOutPixelValue", "ProbeOptOutPixelValue")
-    f = Finding(f"{lack} must be a column when {have} is", file=table.display, line=1, column=lack)
+    f = Finding(f"{lack} must be a column when {have} is (got {have} alone)", file=table.display,
+                line=table.header_line, column=lack)
     return Report([f], headline=f"{have} without {lack}")

@@ -1,116 +1,202 @@
-"""CSV — the file dialect (RULES.md 2.4).
+"""CSV — file dialect (RULES.md 2.4).
 
-The parser (:mod:`pytest_omfc.csvio`) files what it sees under CSV-01...04;
-these checks only hand those findings out, so the file is read once.
+The reader (:mod:`pytest_omfc.csvio`) files every dialect problem under its
+rule while parsing once; these checks only report them.  When the file cannot
+be read as a table at all, the rule that says why fails (CSV-08 missing,
+CSV-02 empty, CSV-03 binary, CSV-01 not ``|``-separated, D-11) and the others
+are skipped naming it.  Severities where RULES.md leaves them open are listed
+in :mod:`pytest_omfc.csvio`; CSV-04/05/06 are warnings (VRM "should", not
+enforced by MediScore).
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from ..findings import Finding
 from ..findings import Report
 from ..findings import Severity
 from ..findings import Unavailable
+from ..findings import plural
 from ..registry import rule
 from ..submission import Submission
 
 
-def _parse_findings(ctx: Submission, rule_id: str) -> list[Finding]:
+def _parse_report(ctx: Submission, rule_id: str) -> Report | list[Finding]:
+    """This rule's reader findings; a full report when it is the rule that made the file unreadable.
+
+    When another rule made the file unreadable and this one has nothing to
+    say, there is nothing to judge: :class:`Unavailable` names that rule.
+    """
     res = ctx.sysout_parse
-    if res.fatal and res.fatal[0] == "CSV-08":
-        raise Unavailable("CSV-08", res.fatal[1])
-    return list(res.issues.get(rule_id, []))
+    found = list(res.issues.get(rule_id, []))
+    if res.fatal is not None:
+        fatal_rule, reason = res.fatal
+        if fatal_rule == rule_id:
+            return Report(found, headline=reason)
+        if not found:
+            raise Unavailable(fatal_rule, reason)
+    return found
+
+
+def _errors_and_warnings(found: list[Finding]) -> tuple[list[Finding], list[Finding]]:
+    errors = [f for f in found if f.severity is not Severity.WARNING]
+    return errors, [f for f in found if f.severity is Severity.WARNING]
 
 
 @rule("CSV-08", "The system output file and the index file exist")
 def csv_08(ctx: Submission) -> Report:
+    """The system output ``<ID>/<ID>.csv`` exists and can be read (a missing index is a usage error, exit 4)."""
     res = ctx.sysout_parse
-    if res.fatal and res.fatal[0] == "CSV-08":
-        candidates = sorted(p.name for p in ctx.dir.iterdir() if p.is_file())
-        got = ", ".join(candidates[:5]) or "an empty directory"
-        f = Finding(f"the system output {ctx.sub_id}/{ctx.sub_id}.csv must exist (got {got})", file=ctx.sub_id + "/")
-        return Report([f], headline="the system output file is missing")
-    return Report()
+    if not res.fatal or res.fatal[0] != "CSV-08":
+        return Report()
+    try:
+        names = sorted(p.name for p in ctx.dir.iterdir() if p.is_file())
+    except OSError:
+        names = []
+    if ctx.settings.csv is not None and ctx.settings.csv.exists():
+        f = Finding(f"the system output must be a readable file ({res.fatal[1]})", file=res.display)
+    else:
+        got = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "") if names else "an empty directory"
+        f = Finding(f"the system output {ctx.sub_id}/{ctx.sub_id}.csv must exist (got {got})", file=f"{ctx.sub_id}/")
+    return Report([f], headline=res.fatal[1])
 
 
 @rule("CSV-01", "Fields are separated by '|'", requires=("CSV-08",))
-def csv_01(ctx: Submission) -> Report:
-    found = _parse_findings(ctx, "CSV-01")
-    return Report(found, headline="the system output is not '|'-separated" if found else None)
+def csv_01(ctx: Submission) -> Report | list[Finding]:
+    """A header without '|' is fatal (D-11: a comma-separated file must fail, as in MediScore)."""
+    return _parse_report(ctx, "CSV-01")
 
 
 @rule("CSV-02", "The first record is a header with exact, case-sensitive names", requires=("CSV-08",))
 def csv_02(ctx: Submission) -> Report:
-    found = _parse_findings(ctx, "CSV-02")
-    return Report(found, headline=f"{len(found)} problem(s) with the header line" if found else None)
+    """Empty file, BOM, names with white space, empty or duplicate names (see :mod:`pytest_omfc.csvio`)."""
+    found = _parse_report(ctx, "CSV-02")
+    if isinstance(found, Report) or not found:
+        return found if isinstance(found, Report) else Report()
+    errors, warnings = _errors_and_warnings(found)
+    head = f"{plural(len(errors or warnings), 'problem')} with the header line"
+    return Report(found, headline=head, warning_headline=f"{plural(len(warnings), 'problem')} with the header line")
+
+
+_CSV03_KINDS = {
+    "must be UTF-8": ("line is not UTF-8 text", "lines are not UTF-8 text"),
+    "a record must have": ("record has the wrong number of fields", "records have the wrong number of fields"),
+    "a blank line": ("blank line", "blank lines"),
+    "a record should have": ("record ends with an extra '|'", "records end with an extra '|'"),
+}
+
+
+def _kind_counts(found: list[Finding]) -> str:
+    counts: Counter[tuple[str, str]] = Counter()
+    for f in found:
+        kind = next((v for k, v in _CSV03_KINDS.items() if f.message.startswith(k)), ("malformed record", "malformed records"))
+        counts[kind] += 1
+    return "; ".join(f"{n} {one if n == 1 else many}" for (one, many), n in counts.items())
 
 
 @rule("CSV-03", "One record per line, every record with the header's number of fields", requires=("CSV-08",))
 def csv_03(ctx: Submission) -> Report:
-    found = _parse_findings(ctx, "CSV-03")
-    bad = [f for f in found if f.severity is not Severity.WARNING]
-    if bad and ctx.sysout_parse.table is None:
-        return Report(found, headline="the system output is not a text file")
-    n = len(bad) or len(found)
-    return Report(found, headline=f"{n} malformed record(s)" if found else None)
+    """Binary or non-UTF-8 text and ragged records are errors; blank lines and a trailing '|' are warnings."""
+    found = _parse_report(ctx, "CSV-03")
+    if isinstance(found, Report) or not found:
+        return found if isinstance(found, Report) else Report()
+    errors, warnings = _errors_and_warnings(found)
+    return Report(found, headline=_kind_counts(errors or warnings), warning_headline=_kind_counts(warnings))
 
 
 @rule("CSV-04", "Field values are not quoted", severity=Severity.WARNING, requires=("CSV-08",))
 def csv_04(ctx: Submission) -> Report:
-    found = _parse_findings(ctx, "CSV-04")
-    return Report(found, headline="quoted field values (MediScore strips standard quoting)" if found else None)
+    """VRM/PVRM "should" (not checked by MediScore): a warning; quotes are removed as pandas does."""
+    found = _parse_report(ctx, "CSV-04")
+    if isinstance(found, Report) or not found:
+        return found if isinstance(found, Report) else Report()
+    n = len(found)
+    return Report(found, headline=f"{plural(n, 'line')} {'has' if n == 1 else 'have'} quoted fields (MediScore strips standard quoting)")
 
 
 _BLANK_LOOKALIKES = {"nan", "none", "null", "na", "n/a", "-"}
+_OPTIONAL_TEXT = ("OutputProbeMaskFileName", "OutputDonorMaskFileName", "ProbeOptOutPixelValue", "DonorOptOutPixelValue")
 
 
 @rule("CSV-05", "An empty field is an empty string", severity=Severity.WARNING, requires=("CSV-01",))
 def csv_05(ctx: Submission) -> Report:
-    """Optional text columns must be truly empty, not 'NaN'/'None'/' ' (they would name a mask file)."""
+    """Optional columns are left truly empty, not 'NaN'/'None'/' ' (MediScore reads with na_filter=False:
+    such a placeholder names a mask file or a pixel value; MASK/OOPIX report the consequence)."""
     table = ctx.sysout()
     found: list[Finding] = []
-    for col in ("OutputProbeMaskFileName", "OutputDonorMaskFileName", "ProbeOptOutPixelValue", "DonorOptOutPixelValue"):
+    for col in _OPTIONAL_TEXT:
         if not table.has(col):
             continue
         values = table.df[col].astype(str)
         stripped = values.str.strip()
         mask = ((stripped == "") & (values != "")) | stripped.str.lower().isin(_BLANK_LOOKALIKES)
         for pos in mask.to_numpy().nonzero()[0]:
-            found.append(Finding("an empty field must be empty (got a placeholder)", **ctx.loc(int(pos), col, values.iloc[pos])))
-    return Report(found, headline=f"{len(found)} field(s) hold a placeholder instead of being empty" if found else None)
+            found.append(Finding(f"a blank {col} should be an empty field (got a placeholder)",
+                                 **ctx.loc(int(pos), col, values.iloc[pos])))
+    return Report(found, headline=f"{plural(len(found), 'field')} hold{'s' if len(found) == 1 else ''} a placeholder instead of being empty"
+                  if found else None)
 
 
 @rule("CSV-06", "Columns follow the plan's order, with no other columns", severity=Severity.WARNING, requires=("CSV-01",))
 def csv_06(ctx: Submission) -> Report:
+    """VRM: "in the specified order ... and no other column"; MediScore checks neither, so a warning.
+
+    Only the layout's required columns are held to the plan's order: the
+    optional ones (D-05 segment columns, D-06 ConfidenceScore, D-16) have no
+    position in the plans.
+    """
     from ..models import all_columns
+    from ..models import required_columns
 
     table = ctx.sysout()
     expected = all_columns(ctx.layout)
-    extra = [c for c in table.header if c not in expected and c.strip() not in expected]
+    named = [c for c in table.header if c.strip()]  # empty names are CSV-02's
+    extra = [c for c in named if c not in expected and c.strip() not in expected]
     if table.has("IsOptOut") and ctx.status_name != "IsOptOut":
         extra = [c for c in extra if c != "IsOptOut"]  # COL-04 speaks of it
-    found = [Finding(f"column must not be there: the plan lists {', '.join(expected)} (got extra column {c!r})",
-                     file=table.display, line=1, column=c) for c in extra]
-    present = [c for c in table.header if c in expected]
-    order = [c for c in expected if c in present]
+    found = [Finding(f"a column should not be there: the plan lists {', '.join(expected)} (got {c!r})",
+                     file=table.display, line=_header_line(ctx), column=c) for c in extra]
+    required = required_columns(ctx.layout)
+    present = [c for c in named if c in required]
+    order = [c for c in required if c in present]
     if present != order:
-        found.append(Finding(f"columns must be in the order {' | '.join(order)} (got {' | '.join(present)})",
-                             file=table.display, line=1))
-    return Report(found, headline="the columns differ from the plan's layout" if found else None)
+        found.append(Finding(f"the columns should be in the order {' | '.join(order)} (got {' | '.join(present)})",
+                             file=table.display, line=_header_line(ctx)))
+    if not found:
+        return Report()
+    parts = ([f"{plural(len(extra), 'extra column')}"] if extra else []) + (["the columns are out of order"] if present != order else [])
+    return Report(found, headline=" and ".join(parts))
+
+
+def _header_line(ctx: Submission) -> int:
+    return ctx.sysout().header_line
 
 
 @rule("CSV-07", "The index file has the extension .csv and is '|'-separated")
 def csv_07(ctx: Submission) -> Report:
+    """MediScore ENFORCES the .csv extension; an index that is no '|' table or lacks the key columns
+    cannot be used by any IDX rule (they are skipped naming CSV-07)."""
     index = ctx.settings.index
-    found: list[Finding] = []
-    if index.suffix != ".csv":
-        found.append(Finding(f"the index file must have the extension .csv (got {index.suffix!r})", file=index.name))
     res = ctx.index_parse
+    found: list[Finding] = []
+    head: str | None = None
     if res.table is None:
         assert res.fatal is not None
         found.append(Finding(f"the index must be a '|'-separated table ({res.fatal[1]})", file=index.name))
+        found += [f for fs in res.issues.values() for f in fs if f.severity is not Severity.WARNING]
+        head = res.fatal[1]
     else:
         missing = [c for c in ctx.keys if not res.table.has(c)]
         if missing:
             found.append(Finding(f"the index must have the key column(s) {', '.join(ctx.keys)} (missing {', '.join(missing)})",
                                  file=index.name, line=1))
-    return Report(found, headline=f"the index file {index.name} cannot be used" if found else None)
+            head = ctx.index_lacks(missing)
+        bad = [f for rid in ("CSV-01", "CSV-03") for f in res.issues.get(rid, []) if f.severity is not Severity.WARNING]
+        if bad:
+            found += bad
+            head = head or f"the index {index.name} has {plural(len(bad), 'malformed record')}"
+    if index.suffix != ".csv":
+        found.insert(0, Finding(f"the index file must have the extension .csv (got {index.suffix or 'none'!r})", file=index.name))
+        head = head or f"the index {index.name} does not have the extension .csv"
+    return Report(found, headline=head)

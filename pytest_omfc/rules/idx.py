@@ -1,14 +1,21 @@
 """IDX — one-to-one correspondence with the index (RULES.md 2.6, D-07, D-28).
 
-Keys are the composite trial keys of IDX-01, compared as exact strings
+Keys are the composite trial keys of IDX-01 (D-28), compared as exact strings
 (``0042`` is not ``42``: B-12).  Missing, extra and duplicated keys are all
-fatal here, unlike MediScore (B-01, B-02).
+errors here, unlike MediScore (B-01: SSD's missing-key message never fails;
+B-02: DSD has no duplicate check; D-07: enforce set equality plus uniqueness).
+IDX-07 and IDX-08 are MediScore options, not rules of a submission.
 """
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
+
 from ..findings import Finding
 from ..findings import Report
+from ..findings import count_is
+from ..findings import plural
 from ..registry import not_checked
 from ..registry import rule
 from ..submission import Submission
@@ -16,92 +23,117 @@ from ..submission import Submission
 _REQ = ("CSV-01",)
 
 
+def _key_label(ctx: Submission) -> str:
+    return "+".join(ctx.keys)
+
 
 @rule("IDX-01", "Trial keys match the index exactly (no stray white space)", requires=_REQ)
 def idx_01(ctx: Submission) -> Report:
-    sys_keys = ctx.sys_keys
-    index_set = set(ctx.index_keys)
-    found = []
-    stripped = sys_keys.str.strip()
-    for pos in ((stripped != sys_keys) | (sys_keys == "")).to_numpy().nonzero()[0]:
-        raw = sys_keys.iloc[pos]
-        hint = " (it matches the index once stripped)" if raw.strip() in index_set else ""
-        if raw == "":
-            msg = "the trial key must not be empty"
-        else:
-            msg = f"the trial key must match the index exactly (got surrounding white space{hint})"
-        found.append(Finding(msg, **ctx.loc(int(pos), "+".join(ctx.keys), raw)))
-    return Report(found, headline=f"{len(found)} trial key(s) are not exact" if found else None)
+    """Every key column holds an exact, non-empty value; keys are strings (B-12: '0042' stays '0042')."""
+    table = ctx.sysout()
+    ctx.sys_keys  # noqa: B018  (Unavailable naming the COL rule when a key column is absent)
+    index_values = {c: set(ctx.index().df[c]) for c in ctx.keys}
+    found: list[tuple[int, Finding]] = []
+    for col in ctx.keys:
+        values = table.df[col].astype(str)
+        stripped = values.str.strip()
+        for pos in ((stripped != values) | (stripped == "")).to_numpy().nonzero()[0]:
+            raw = values.iloc[pos]
+            if raw.strip() == "":
+                msg = f"{col} must not be empty"
+            else:
+                hint = "; it matches the index once stripped" if raw.strip() in index_values[col] else ""
+                msg = f"{col} must match the index exactly (got surrounding white space{hint})"
+            found.append((int(pos), Finding(msg, **ctx.loc(int(pos), col, raw))))
+    found.sort(key=lambda pf: pf[0])
+    return Report([f for _, f in found], headline=f"{count_is(len(found), 'trial key')} not exact" if found else None)
 
 
 @rule("IDX-02", "The number of data rows equals the index", requires=_REQ)
 def idx_02(ctx: Submission) -> Report:
+    """Counts exclude the header (SSD counts it, PV does not; the verdict is the same)."""
     n_sys, n_idx = len(ctx.sysout()), len(ctx.index())
     if n_sys == n_idx:
         return Report()
-    f = Finding(f"the system output must have {n_idx} data rows like the index (got {n_sys})", file=ctx.sysout().display)
-    return Report([f], headline=f"{n_sys} data rows, the index has {n_idx}")
+    f = Finding(f"the system output must have {plural(n_idx, 'data row')} like the index (got {n_sys})", file=ctx.sysout().display)
+    return Report([f], headline=f"{plural(n_sys, 'data row')}, the index has {n_idx}")
+
+
+def _extra(ctx: Submission) -> list[Finding]:
+    extra = ~ctx.sys_keys.isin(set(ctx.index_keys))
+    return [Finding("the trial must exist in the index (it does not)", **ctx.loc(int(pos), _key_label(ctx), ctx.sys_keys.iloc[pos]))
+            for pos in extra.to_numpy().nonzero()[0]]
 
 
 @rule("IDX-03", "Every system trial exists in the index (no extra trials)", requires=_REQ)
 def idx_03(ctx: Submission) -> Report:
-    index_set = set(ctx.index_keys)
-    extra = ~ctx.sys_keys.isin(index_set)
-    found = [Finding("the trial must exist in the index (it does not)", **ctx.loc(int(pos), "+".join(ctx.keys), ctx.sys_keys.iloc[pos]))
-             for pos in extra.to_numpy().nonzero()[0]]
+    """MediScore ENFORCES it in every validator."""
+    found = _extra(ctx)
     if not found:
         return Report()
-    return Report(found, headline=f"{len(found)} of {len(ctx.sys_keys)} system trials do not exist in the index")
-
-
-@rule("IDX-04", "Every index trial appears in the system output (no missing trials)", requires=_REQ)
-def idx_04(ctx: Submission) -> Report:
-    missing = _missing(ctx)
-    if not missing:
-        return Report()
-    return Report(missing, headline=f"{len(missing)} of {len(ctx.index_keys)} trials are missing from the system output")
+    n = len(found)
+    return Report(found, headline=f"{n} of {len(ctx.sys_keys)} system trials {'does' if n == 1 else 'do'} not exist in the index")
 
 
 def _missing(ctx: Submission) -> list[Finding]:
-    sys_set = set(ctx.sys_keys)
     index = ctx.index()
-    gone = ~ctx.index_keys.isin(sys_set)
+    gone = ~ctx.index_keys.isin(set(ctx.sys_keys))
     return [Finding("the index trial must appear in the system output (it does not)",
                     file=index.display, line=index.line_of(int(pos)), key=ctx.index_keys.iloc[pos])
             for pos in gone.to_numpy().nonzero()[0]]
 
 
+def _missing_headline(n: int, total: int) -> str:
+    return f"{n} of {total} trials {'is' if n == 1 else 'are'} missing from the system output"
+
+
+@rule("IDX-04", "Every index trial appears in the system output (no missing trials)", requires=_REQ)
+def idx_04(ctx: Submission) -> Report:
+    """An error, although SSD's message never fails the run (B-01, D-07)."""
+    missing = _missing(ctx)
+    if not missing:
+        return Report()
+    return Report(missing, headline=_missing_headline(len(missing), len(ctx.index_keys)))
+
+
 def _duplicates(ctx: Submission) -> list[Finding]:
+    """Every repeat of a trial key after its first row, noting whole repeated rows."""
     keys = ctx.sys_keys
-    dup = keys.duplicated(keep="first")
-    first_line = {}
+    dup = keys.duplicated(keep="first").to_numpy()
+    if not dup.any():
+        return []
     table = ctx.sysout()
-    for pos, k in enumerate(keys):
-        first_line.setdefault(k, table.line_of(pos))
-    return [Finding(f"the trial key must appear once (also on line {first_line[keys.iloc[pos]]})",
-                    **ctx.loc(int(pos), "+".join(ctx.keys), keys.iloc[pos]))
-            for pos in dup.to_numpy().nonzero()[0]]
+    first = pd.Series(np.arange(len(keys)), index=keys.to_numpy()).groupby(level=0).min()
+    first_pos = first.reindex(keys.to_numpy()).to_numpy()
+    same_row = table.df.duplicated(keep="first").to_numpy()
+    found = []
+    for pos in dup.nonzero()[0]:
+        also = table.line_of(int(first_pos[pos]))
+        what = "the whole row is repeated" if same_row[pos] else "with different values"
+        found.append(Finding(f"the trial key must appear once (got it again, {what}; first on line {also})",
+                             **ctx.loc(int(pos), _key_label(ctx), keys.iloc[pos])))
+    return found
 
 
 @rule("IDX-05", "No duplicate rows or trial keys", requires=_REQ)
 def idx_05(ctx: Submission) -> Report:
+    """Repeated keys with different values too (MediScore finds only identical rows, and DSD none: B-02)."""
     found = _duplicates(ctx)
     if not found:
         return Report()
-    return Report(found, headline=f"{len(found)} row(s) repeat a trial key")
+    n = len(found)
+    return Report(found, headline=f"{plural(n, 'row')} repeat{'s' if n == 1 else ''} a trial key")
 
 
 @rule("IDX-06", "One-to-one correspondence: system trial keys equal the index keys, each once", requires=_REQ)
 def idx_06(ctx: Submission) -> Report:
-    missing = _missing(ctx)
-    index_set = set(ctx.index_keys)
-    extra_pos = (~ctx.sys_keys.isin(index_set)).to_numpy().nonzero()[0]
-    extra = [Finding("the trial must exist in the index (it does not)", **ctx.loc(int(p), "+".join(ctx.keys), ctx.sys_keys.iloc[p]))
-             for p in extra_pos]
-    dups = _duplicates(ctx)
-    parts = [(len(missing), f"{len(missing)} of {len(ctx.index_keys)} trials are missing from the system output"),
-             (len(extra), f"{len(extra)} system trials are not in the index"),
-             (len(dups), f"{len(dups)} trial keys are repeated")]
+    """Set equality plus uniqueness of the composite keys (D-07, D-28); row order is free."""
+    missing, extra, dups = _missing(ctx), _extra(ctx), _duplicates(ctx)
+    parts = [
+        (len(missing), _missing_headline(len(missing), len(ctx.index_keys))),
+        (len(extra), f"{count_is(len(extra), 'system trial')} not in the index"),
+        (len(dups), f"{count_is(len(dups), 'trial key')} repeated"),
+    ]
     present = [text for n, text in parts if n]
     if not present:
         return Report()
