@@ -390,3 +390,17 @@ def test_mask04_unreadable_file_fails(omfc):
     os.chmod(case.submission / "mask" / "0042-mask.png", 0)
     res = case.run()
     assert "must be readable (got Permission denied)" in res.text("MASK-04")
+
+
+def test_same_verdicts_under_xdist(omfc):
+    """Every process builds the same mask table: -n 2 gives the outcomes and texts of a single process."""
+    masks = {"0042": "mask/rgba.png", "0043": "../x.png", "0044": "mask/black.png"}
+    files = {"mask/rgba.png": pil_png("RGBA", (5, 5)), "mask/black.png": raw_png(fill=0)}
+    case = image_case(omfc, masks, files)
+    single, xdist = case.run(), case.run("-n", "2")
+    ours = [r for r in single.reports if r.startswith(("MASK", "OOPIX", "PKG-04"))]
+    assert len(ours) == 13 and set(ours) <= set(xdist.reports)  # PKG-04, MASK-01...07, MASK-08 x4, OOPIX-03
+    for rid in ours:
+        assert xdist.reports[rid] == single.reports[rid], rid
+        assert xdist.warning(rid) == single.warning(rid), rid
+    assert {"PKG-04", "MASK-05", "MASK-06"} <= set(xdist.failed())
