@@ -31,6 +31,7 @@ from ..findings import Report
 from ..findings import Severity
 from ..findings import Unavailable
 from ..findings import plural
+from ..findings import shorten
 from ..paths import resolve_inside
 from ..pool import map_slices
 from ..registry import Part
@@ -197,6 +198,11 @@ def _finding(ctx: Submission, ref: Any, message: str, severity: Severity | None 
     return Finding(message, severity=severity, **ctx.loc(int(ref.pos), str(ref.column), ref.raw))
 
 
+def _show(name: str) -> str:
+    """A mask name as a message shows it (long names are cut in the middle)."""
+    return shorten(name, 80)
+
+
 def _of_total(n: int, facts: MaskFacts) -> str:
     return f"{n} of {len(_checked(facts))}"
 
@@ -275,15 +281,20 @@ def mask_02(ctx: Submission) -> Report:
 
 @rule("MASK-03", "The referenced mask file exists", tasks=MASK_TASKS, requires=_REQ)
 def mask_03(ctx: Submission) -> Report:
-    """MediScore enforces it; a name with surrounding white space is not found by MediScore either."""
+    """MediScore enforces it.  A name with surrounding white space or with '\\' separators is not found by
+    MediScore either (it joins the name to the CSV's directory as given), so both are errors too."""
     facts = mask_facts(ctx)
     refs = _checked(facts)
     missing = refs["state"].isin([png.MISSING, png.NOT_FILE]).to_numpy()
     spaced = (refs["raw"] != refs["name"]).to_numpy()
+    backslash = refs["name"].str.contains("\\", regex=False).to_numpy()
     found = []
-    for ref in refs[missing | spaced].itertuples(index=False):
+    for ref in refs[missing | spaced | backslash].itertuples(index=False):
         if ref.state in (png.MISSING, png.NOT_FILE):
-            found.append(_finding(ctx, ref, f"{ref.name} {ref.msg}"))
+            found.append(_finding(ctx, ref, f"{_show(ref.name)} {ref.msg}"))
+        elif "\\" in ref.name:
+            found.append(_finding(ctx, ref, "must use '/' between directories (got '\\', with which MediScore and the "
+                                            "scorer on Linux do not find the file)"))
         else:
             found.append(_finding(ctx, ref, f"must be the exact file name (got surrounding white space in {ref.raw!r})"))
     return Report(found, headline=f"{_of_total(len(found), facts)} referenced masks do not exist" if found else None)
@@ -296,7 +307,7 @@ def mask_04(ctx: Submission) -> Report:
     facts = mask_facts(ctx)
     refs = _checked(facts)
     bad = refs[refs["state"].isin([png.UNREADABLE, png.NOT_PNG, png.CORRUPT]).to_numpy()]
-    found = [_finding(ctx, ref, f"{ref.name} {ref.msg}") for ref in bad.itertuples(index=False)]
+    found = [_finding(ctx, ref, f"{_show(ref.name)} {ref.msg}") for ref in bad.itertuples(index=False)]
     return Report(found, headline=f"{_of_total(len(found), facts)} masks are not readable PNG files" if found else None)
 
 
@@ -307,7 +318,7 @@ def mask_05(ctx: Submission) -> Report:
     facts = mask_facts(ctx)
     refs = _headers_ok(facts)
     bad = refs[((refs["colour"] != 0) | refs["trns"]).to_numpy()]
-    found = [_finding(ctx, ref, f"{ref.name} must be single-channel grey (got {png.colour_name(int(ref.colour), bool(ref.trns))})")
+    found = [_finding(ctx, ref, f"{_show(ref.name)} must be single-channel grey (got {png.colour_name(int(ref.colour), bool(ref.trns))})")
              for ref in bad.itertuples(index=False)]
     return Report(found, headline=f"{_of_total(len(found), facts)} masks are not single-channel grey" if found else None)
 
@@ -351,7 +362,7 @@ def mask_06(ctx: Submission) -> Report:
         for i, ref in zip(bad, refs.loc[bad].itertuples(index=False)):
             want = f"{int(ew[i])}x{int(eh[i])}"
             got = f"{ref.width}x{ref.height}"
-            found.append(_finding(ctx, ref, f"{ref.name} is {got}, {side} is {want}: must be {want} (got {got})"))
+            found.append(_finding(ctx, ref, f"{_show(ref.name)} is {got}, {side} is {want}: must be {want} (got {got})"))
     found.sort(key=lambda f: f.line or 0)
     whose = "their probe or donor" if ctx.task is Task.SPL else "their probe"
     return Report(found, headline=f"{_of_total(len(found), facts)} masks differ in size from {whose}" if found else None)
@@ -364,7 +375,7 @@ def mask_07(ctx: Submission) -> Report:
     facts = mask_facts(ctx)
     refs = _headers_ok(facts)
     bad = refs[(refs["bit_depth"] > 8).to_numpy()]
-    found = [_finding(ctx, ref, f"{ref.name} must use one byte per pixel, 8 bits or fewer (got {ref.bit_depth}-bit samples)")
+    found = [_finding(ctx, ref, f"{_show(ref.name)} must use one byte per pixel, 8 bits or fewer (got {ref.bit_depth}-bit samples)")
              for ref in bad.itertuples(index=False)]
     return Report(found, headline=f"{_of_total(len(found), facts)} masks use more than one byte per pixel" if found else None)
 
@@ -400,11 +411,11 @@ def mask_08(ctx: Submission, part: Part) -> Report:
     for ref in refs.itertuples(index=False):
         kind, msg = verdict[ref.path]
         if kind == png.BLACK:
-            black.append(_finding(ctx, ref, f"{ref.name} should be white (255) where not manipulated (got an entirely "
+            black.append(_finding(ctx, ref, f"{_show(ref.name)} should be white (255) where not manipulated (got an entirely "
                                             f"black mask, which claims every pixel of the {ref.side} was manipulated: "
                                             "inverted polarity?)"))
         elif kind == png.BAD_DATA:
-            broken.append(_finding(ctx, ref, f"{ref.name} {msg} (MASK-04: a mask must be a readable PNG)", Severity.ERROR))
+            broken.append(_finding(ctx, ref, f"{_show(ref.name)} {msg} (MASK-04: a mask must be a readable PNG)", Severity.ERROR))
     heads = []
     if broken:
         heads.append(f"{plural(len(broken), 'mask')} ha{'s' if len(broken) == 1 else 've'} damaged pixel data")
@@ -470,7 +481,7 @@ def mask_10(ctx: Submission) -> Report:
             continue
         for ref in group.itertuples(index=False):
             others = [k for k in pairs if k != keys.iloc[int(ref.pos)]]
-            found.append(_finding(ctx, ref, f"each (probe, TrainCamID) pair should have its own mask (got {ref.name} "
+            found.append(_finding(ctx, ref, f"each (probe, TrainCamID) pair should have its own mask (got {_show(ref.name)} "
                                             f"also for {others[0]}" + (f" and {len(others) - 1} more" if len(others) > 1 else "") + ")"))
     found.sort(key=lambda f: f.line or 0)
     return Report(found, headline=f"{plural(len(found), 'row')} share a mask file with another pair" if found else None)
