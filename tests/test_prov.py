@@ -368,3 +368,23 @@ def test_generated_schemas_are_draft4_compatible():
     assert not f.is_valid({"nodes": [{"id": "a", "file": "f", "nodeConfidenceScore": False}]})
     assert not f.is_valid({"nodes": [{"id": "a", "file": "f", "fileid": None, "nodeConfidenceScore": 1}]})
     assert ProvenanceFiltering.model_validate(ok).nodes[0].id == "a"
+
+
+def test_same_verdicts_under_xdist(omfc):
+    """Each xdist worker reads the JSONs itself; the verdicts and texts do not depend on it."""
+    bad = graph("P1")
+    del bad["nodes"][1]["fileid"]
+    bad["links"].append({"source": 2, "target": 0, "relationshipConfidenceScore": 0.2})
+    case = make(omfc, "M19", "PG", {"P1": bad, "P2": "{", "P3": graph("P3")})
+    serial = case.run()
+    res = case.pytester.runpytest_subprocess(*case.args, "-p", "no:cacheprovider", "-n", "2", "-rA")
+    outcomes = {}
+    for line in res.outlines:
+        word, _, rest = line.partition(" ")
+        if word in ("PASSED", "FAILED", "SKIPPED") and "::" in rest:
+            outcomes[rest.split(" ")[0].rsplit("::", 1)[-1]] = word.lower()
+    mine = {r: serial.outcome(r) for r in MY_RULES if r in serial.reports}
+    assert {r: outcomes[r] for r in mine} == mine
+    assert {r: mine[r] for r in ("PROV-02", "PROV-06", "PROV-15")} == {"PROV-02": "failed", "PROV-06": "failed", "PROV-15": "passed"}
+    assert serial.first_line("PROV-02") in res.stdout.str()
+    assert "PROV-15: 1 of 2 graph JSON files contains a cycle (showing 1)" in res.stdout.str()
