@@ -10,12 +10,19 @@ controller never collects.
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 from pathlib import Path
 from typing import Any
 from typing import Iterator
 
 import pytest
+from _pytest._code.code import ReprExceptionInfo
+from _pytest._code.code import ReprFileLocation
+from _pytest._code.code import ReprTracebackNative
+from _pytest._code.code import TerminalRepr
+from _pytest.nodes import FSCollector
+from _pytest.outcomes import Skipped
 
 from . import rules as _rules  # noqa: F401  (registers every rule)
 from . import scoring_plugin as _scoring
@@ -177,24 +184,28 @@ def _find_index(dataset: Path, task_text: str | None) -> Path:
     indexes = dataset / "indexes"
     if not indexes.is_dir():
         raise UsageProblem(f"--omfc-dataset: {dataset} has no indexes/ directory")
-    found = sorted(p for p in indexes.iterdir() if p.name.lower().endswith("-index.csv"))
+    every = sorted(p for p in indexes.iterdir() if p.is_file() and p.name.lower().endswith("-index.csv"))
+    found = every
     if task_text:
         want = parse_task(task_text)
-        exact = [p for p in found if p.name.lower().endswith(f"-{task_text.lower()}-index.csv")]
-        found = exact or [p for p in found if infer_from_index_name(p)[1] is want]
-    if len(found) != 1:
-        names = ", ".join(p.name for p in found) or "none"
-        hint = "add --omfc-task TASKID" if not task_text else "add --omfc-index PATH"
-        raise UsageProblem(f"--omfc-dataset: {len(found)} matching index files in {indexes} ({names}); {hint}")
-    return found[0]
+        exact = [p for p in every if p.name.lower().endswith(f"-{task_text.strip().lower()}-index.csv")]
+        found = exact or [p for p in every if infer_from_index_name(p)[1] is want]
+    if len(found) == 1:
+        return found[0]
+    names = ", ".join(p.name for p in (found or every)) or "none"
+    if not found:
+        what = f"no index file for task {task_text.strip()}" if task_text else "no index file (<DataSet>-<TaskID>-index.csv)"
+        raise UsageProblem(f"--omfc-dataset: {what} in {indexes} (found: {names}); add --omfc-index PATH")
+    hint = "add --omfc-task TASKID" if not task_text else "add --omfc-index PATH"
+    raise UsageProblem(f"--omfc-dataset: {len(found)} index files match in {indexes} ({names}); {hint}")
 
 
 def _task_from_column(index: Path) -> Task | None:
     try:
-        with index.open(encoding="utf-8", errors="replace") as fh:
-            header = fh.readline().strip().split("|")
-            row = fh.readline().strip().split("|")
-        value = dict(zip(header, row)).get("TaskID", "").strip().strip('"')
+        with index.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
+            header = [h.strip().strip('"') for h in fh.readline().strip().split("|")]
+            row = [v.strip().strip('"') for v in fh.readline().strip().split("|")]
+        value = dict(zip(header, row)).get("TaskID", "")
         return parse_task(value) if value else None
     except (OSError, EditionTaskError):
         return None
@@ -221,14 +232,21 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _keep_cache_out(config: pytest.Config, settings: Settings) -> None:
-    """Never write into the submission or dataset: move pytest's cache elsewhere if it would land there."""
+    """Never write into the submission or dataset: move pytest's cache elsewhere if it would land there.
+
+    The cache (``cacheprovider``, configured ``tryfirst``) already exists here;
+    it writes only at the end of the session, so moving its directory suffices.
+    The new place is per original directory, so ``--lf`` keeps working.
+    """
     cache = getattr(config, "cache", None)
     cachedir = getattr(cache, "_cachedir", None)
-    if cachedir is None:
+    if cache is None or cachedir is None:
         return
+    cachedir = Path(cachedir).resolve()
     guarded = [settings.submission] + ([settings.dataset_root] if settings.dataset_root else [])
-    if any(Path(cachedir).resolve().is_relative_to(g) for g in guarded):
-        cache._cachedir = Path(tempfile.gettempdir()) / "pytest-omfc-cache"  # type: ignore[union-attr]
+    if any(cachedir.is_relative_to(g.resolve()) for g in guarded):
+        digest = hashlib.sha1(str(cachedir).encode()).hexdigest()[:12]
+        cache._cachedir = Path(tempfile.gettempdir()) / f"pytest-omfc-cache-{digest}"
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
@@ -262,8 +280,25 @@ def submission_for(config: pytest.Config) -> Submission:
 # ---------------------------------------------------------------------------- nodes
 
 
-class SubmissionDir(pytest.Directory):
-    """The submission directory; its children are rule items, never its files."""
+class _OutsideHooks:
+    """Hooks as seen from the submission's parent directory.
+
+    A node's hooks normally include every ``conftest.py`` on its path, so
+    pytest would import a ``conftest.py`` that a participant left inside the
+    submission (running its code and writing ``__pycache__`` there).
+    """
+
+    @property
+    def ihook(self) -> Any:
+        return self.session.gethookproxy(self.path.parent)  # type: ignore[attr-defined]
+
+
+class SubmissionDir(_OutsideHooks, FSCollector):
+    """The submission directory; its children are rule items, never its files.
+
+    Not a :class:`pytest.Directory`: pytest imports the ``conftest.py`` of every
+    Directory it collects, and nothing in a submission may run.
+    """
 
     def collect(self) -> Iterator[pytest.Item]:
         settings = self.config.stash[SETTINGS_KEY]
@@ -281,8 +316,15 @@ class RuleFailed(Exception):
     """A rule found errors; ``args[0]`` is the rendered report."""
 
 
-class RuleItem(pytest.Item):
-    """One RULES.md rule checked on one submission (or one slice of its rows)."""
+class RuleItem(_OutsideHooks, pytest.Item):
+    """One RULES.md rule checked on one submission (or one slice of its rows).
+
+    Passed: no error finding.  Failed: an error finding, reported as the
+    headline (the JUnit ``message``) then the findings.  Skipped: a rule it
+    needs failed, named in the reason.  Warnings never fail the item; they go
+    to ``user_properties`` (``omfc.warning``, JUnit ``<properties>``), to a
+    report section and to the end-of-run summary.
+    """
 
     def __init__(self, *, rule: Rule, part: Part | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -298,26 +340,43 @@ class RuleItem(pytest.Item):
         self.user_properties.append(("omfc.severity", self.rule.severity_for(sub.group).value))
         if out.skipped:
             self.user_properties.append(("omfc.skipped", out.skipped))
-            pytest.skip(f"{self.rule.id} skipped: {out.skipped}")
+            # reported at the item's location (the system output), not at this line of the plugin
+            raise Skipped(f"{self.rule.id} skipped: {out.skipped}", _use_item_location=True)
         if out.warnings:
-            text = render(self.rule.id, _headline(out.headline, out.warnings, out.findings, warn=True), out.warnings, limit)
+            head = out.warning_headline or _headline(out.headline, out.warnings, out.findings, warn=True)
+            text = render(self.rule.id, head, out.warnings, limit)
             self.user_properties.append(("omfc.warning", text))
             self.add_report_section("call", "omfc warning", text)
         if out.failed:
             self.user_properties.append(("omfc.findings", len(out.errors)))
             if out.crashed:
                 raise RuleFailed(f"{self.rule.id}: {out.headline}")
-            raise RuleFailed(render(self.rule.id, _headline(out.headline, out.errors, out.findings), out.errors, limit))
+            head = out.headline if out.warning_headline else _headline(out.headline, out.errors, out.findings)
+            raise RuleFailed(render(self.rule.id, head, out.errors, limit))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> TerminalRepr:
         if isinstance(excinfo.value, RuleFailed):
-            return str(excinfo.value.args[0])
-        return f"{self.rule.id}: the check could not run: {excinfo.exconly()}"
+            text = str(excinfo.value.args[0])
+        else:
+            text = f"{self.rule.id}: the check could not run: {excinfo.exconly()}"
+        return failure_repr(self.reportinfo()[0], text)
 
-    def reportinfo(self) -> tuple[Path, int | None, str]:
+    def reportinfo(self) -> tuple[Path, int, str]:
         settings = self.config.stash[SETTINGS_KEY]
         path = settings.csv if settings and settings.csv else self.path
-        return path, None, f"[omfc] {self.name}: {self.rule.title}"
+        return path, 0, f"[omfc] {self.name}: {self.rule.title}"
+
+
+def failure_repr(path: Path | str, text: str) -> TerminalRepr:
+    """A failure shown as ``text`` whose first line is the crash message.
+
+    pytest takes the JUnit ``failure message``, the short summary and
+    ``--tb=line`` from ``reprcrash``; a plain string would put the whole
+    report there.  This shape also survives xdist's report serialisation.
+    """
+    first = text.split("\n", 1)[0]
+    return ReprExceptionInfo(reprtraceback=ReprTracebackNative([text + "\n"]),
+                             reprcrash=ReprFileLocation(str(path), 1, first))
 
 
 def _headline(headline: str, shown: list[Any], all_findings: list[Any], warn: bool = False) -> str:

@@ -82,12 +82,14 @@ def _value(col: str, trial: dict[str, str], defaults: dict[str, Any], task: str)
         return trial[col]
     if col == "TaskID":
         return task
+    if col in defaults:
+        return defaults[col]
     if col == "ProvenanceOutputFileName":
         return f"jsons/{trial['ProvenanceProbeFileID']}.json"
     if col.endswith("FileName"):  # index file names
         stem = trial.get(col.replace("FileName", "FileID"), trial.get("ProbeFileID", "x"))
         return f"{'world' if col.startswith('Donor') else 'probe'}/{stem}.jpg"
-    return defaults.get(col, "")
+    return ""
 
 
 def layout_case(
