@@ -137,3 +137,7 @@ def test_pasted_failure_output_is_real(pytester: pytest.Pytester) -> None:
     res = Case(pytester, ROOT / m.group(1), ROOT / m.group(2)).run()
     assert res.failed() == [rule_id]
     assert res.text(rule_id).splitlines() == failure
+    counts = re.search(r"collected (\d+) items.*== 1 failed, (\d+) passed in ", block, re.S)
+    assert counts, "the pasted output lacks the item counts"
+    passed = sum(1 for outcome, _ in res.reports.values() if outcome == "passed")
+    assert (int(counts.group(1)), int(counts.group(2))) == (len(res.reports), passed), "re-paste the output"
