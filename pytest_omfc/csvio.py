@@ -193,8 +193,8 @@ def _split(line: str, display: str, no: int, result: ParseResult, *, quotes_allo
         return line.split("|")
     try:
         fields = next(csv.reader([line], delimiter="|", quotechar='"', strict=False))
-    except csv.Error:  # e.g. a field beyond csv's size limit: take the line literally
-        return line.split("|")
+    except csv.Error:  # a field beyond csv's size limit: split, and unquote whole fields only
+        fields = [f[1:-1].replace('""', '"') if len(f) > 1 and f[0] == f[-1] == '"' else f for f in line.split("|")]
     if not quotes_allowed:
         quoted = [f for f in line.split("|") if f.lstrip().startswith('"')]
         if quoted:

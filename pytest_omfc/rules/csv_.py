@@ -158,7 +158,7 @@ def csv_06(ctx: Submission) -> Report:
     found = [Finding(f"a column should not be there: the plan lists {', '.join(expected)} (got {c!r})",
                      file=table.display, line=_header_line(ctx), column=c) for c in extra]
     required = required_columns(ctx.layout)
-    present = [c for c in named if c in required]
+    present = list(dict.fromkeys(c for c in named if c in required))  # duplicates are CSV-02's
     order = [c for c in required if c in present]
     if present != order:
         found.append(Finding(f"the columns should be in the order {' | '.join(order)} (got {' | '.join(present)})",
@@ -183,8 +183,8 @@ def csv_07(ctx: Submission) -> Report:
     head: str | None = None
     if res.table is None:
         assert res.fatal is not None
-        found.append(Finding(f"the index must be a '|'-separated table ({res.fatal[1]})", file=index.name))
         found += [f for fs in res.issues.values() for f in fs if f.severity is not Severity.WARNING]
+        found = found or [Finding(f"the index must be a '|'-separated table ({res.fatal[1]})", file=index.name)]
         head = res.fatal[1]
     else:
         missing = [c for c in ctx.keys if not res.table.has(c)]
