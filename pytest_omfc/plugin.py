@@ -324,6 +324,12 @@ class RuleItem(_OutsideHooks, pytest.Item):
     needs failed, named in the reason.  Warnings never fail the item; they go
     to ``user_properties`` (``omfc.warning``, JUnit ``<properties>``), to a
     report section and to the end-of-run summary.
+
+    JUnit: pytest writes a testcase's ``<properties>`` for ``junit_family``
+    xunit1 and xunit2 alike (only the ``record_property`` fixture warns about
+    xunit2, and it is not used here), so the default family is kept.  The
+    xunit2 schema itself has no testcase properties: for a strict consumer, use
+    ``-o junit_family=xunit1``.
     """
 
     def __init__(self, *, rule: Rule, part: Part | None = None, **kwargs: Any) -> None:
