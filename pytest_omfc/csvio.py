@@ -42,7 +42,8 @@ from .findings import shorten
 __all__ = ["Table", "ParseResult", "read_psv"]
 
 BOM = "\ufeff"
-_LINE_END = re.compile(r"\r\n|\r|\n")
+_LINE_END = re.compile(r"\r\n|\r|\n")  # not str.splitlines(): it also splits on U+2028, U+0085, \f, ...
+_LINE_END_BYTES = re.compile(rb"\r\n|\r|\n")
 _SEPARATORS = {",": "comma-separated", "\t": "tab-separated", ";": "semicolon-separated"}
 
 
@@ -177,7 +178,7 @@ def _decode(raw: bytes, display: str, result: ParseResult) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         pass
-    for no, line in enumerate(raw.split(b"\n"), start=1):
+    for no, line in enumerate(_LINE_END_BYTES.split(raw), start=1):
         try:
             line.decode("utf-8")
         except UnicodeDecodeError as exc:
