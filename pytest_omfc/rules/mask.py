@@ -5,7 +5,9 @@ the reference is checked to stay inside the submission (PKG-04, D-24), the
 file is stat'ed and its PNG header read (:mod:`pytest_omfc.png`), never its
 pixels.  The MASK items then only filter that table, so 16,000 masks cost
 one pass of small reads.  MASK-08, the one rule that needs pixels, is sliced
-and its decoding runs in the process pool of :mod:`pytest_omfc.pool`.
+(``--omfc-slices``) and inflates only until the first non-black sample; a
+slice too large for one process goes to the pool of :mod:`pytest_omfc.pool`
+(``--omfc-jobs``).
 
 Rows whose status is ``FailedValidation`` are excused from every mask check,
 as MediScore excuses them (STATUS-08); in splice files ``ProbeStatus`` excuses
