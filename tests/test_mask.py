@@ -254,14 +254,28 @@ def test_mask08_damaged_pixel_data_fails(omfc):
 
 def test_mask08_runs_in_the_pool_with_the_same_verdicts(omfc, monkeypatch):
     """--omfc-jobs 2 with the pool forced on: same findings as in-process."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from pytest_omfc import pool
     from pytest_omfc.rules import mask as mask_rules
+
+    mapped: list[int] = []
+
+    class Spy(ProcessPoolExecutor):
+        def map(self, fn, *iterables, **kw):  # type: ignore[override]
+            results = list(super().map(fn, *iterables, **kw))  # raises if a worker failed: no silent fallback
+            mapped.append(len(results))
+            return iter(results)
 
     files = {f"mask/{i}-mask.png": raw_png(fill=0) if i == "0043" else GOOD for i in IDS}
     case = image_case(omfc, {i: f"mask/{i}-mask.png" for i in IDS}, files)
     inline = case.run("--omfc-jobs", "1", "--omfc-slices", "1")
+    assert mapped == []
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", Spy)
     monkeypatch.setattr(mask_rules, "SCANS_PER_JOB", 1)
     monkeypatch.setattr(mask_rules, "HEADERS_PER_JOB", 1)
     pooled = case.run("--omfc-jobs", "2", "--omfc-slices", "1")
+    assert mapped == [2, 2]  # the header pass and the MASK-08 scan each ran in two worker processes
     assert inline.warning("MASK-08[1/1]") == pooled.warning("MASK-08[1/1]")
     assert pooled.warning("MASK-08[1/1]").splitlines()[0].startswith("MASK-08: 1 mask is entirely black")
     assert {r: o for r, (o, _) in inline.reports.items()} == {r: o for r, (o, _) in pooled.reports.items()}
