@@ -280,24 +280,12 @@ def submission_for(config: pytest.Config) -> Submission:
 # ---------------------------------------------------------------------------- nodes
 
 
-class _OutsideHooks:
-    """Hooks as seen from the submission's parent directory.
-
-    A node's hooks normally include every ``conftest.py`` on its path, so
-    pytest would import a ``conftest.py`` that a participant left inside the
-    submission (running its code and writing ``__pycache__`` there).
-    """
-
-    @property
-    def ihook(self) -> Any:
-        return self.session.gethookproxy(self.path.parent)  # type: ignore[attr-defined]
-
-
-class SubmissionDir(_OutsideHooks, FSCollector):
+class SubmissionDir(FSCollector):
     """The submission directory; its children are rule items, never its files.
 
     Not a :class:`pytest.Directory`: pytest imports the ``conftest.py`` of every
-    Directory it collects, and nothing in a submission may run.
+    Directory it collects (running a participant's code and possibly writing
+    ``__pycache__`` into the submission); nothing in a submission may run.
     """
 
     def collect(self) -> Iterator[pytest.Item]:
@@ -316,7 +304,7 @@ class RuleFailed(Exception):
     """A rule found errors; ``args[0]`` is the rendered report."""
 
 
-class RuleItem(_OutsideHooks, pytest.Item):
+class RuleItem(pytest.Item):
     """One RULES.md rule checked on one submission (or one slice of its rows).
 
     Passed: no error finding.  Failed: an error finding, reported as the
