@@ -113,7 +113,10 @@ def citations(root: Path = PACKAGE) -> dict[str, list[str]]:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Markdown-safe text: '|' would split a cell, '<ID>' read as an HTML tag, '_' and '*' as emphasis."""
+    for char in "\\|<>_*":
+        text = text.replace(char, "\\" + char)
+    return text.replace("\n", " ")
 
 
 def _editions(groups: frozenset[Group]) -> str:
