@@ -34,6 +34,7 @@ from .findings import plural
 from .models import INDEX_MODELS
 from .models import OutputRow
 from .models import key_columns
+from .models import required_columns
 from .models import layouts_for
 from .registry import REGISTRY
 from .registry import Part
@@ -182,10 +183,17 @@ class Submission:
         return f"the index {self.settings.index.name} lacks the key column{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
 
     def column(self, name: str) -> pd.Series:
-        """A system-output column; raises :class:`Unavailable` (the layout's COL rule) when absent."""
+        """A system-output column.
+
+        An absent required column raises :class:`Unavailable` naming the layout's
+        COL rule (which fails); an absent optional one (D-05, D-25) raises
+        :class:`NotApplicable`, so no rule blames a COL rule that passed.
+        """
         table = self.sysout()
         if not table.has(name):
-            raise Unavailable(self.column_rule, f"column {name} is absent")
+            if name in required_columns(self.layout):
+                raise Unavailable(self.column_rule, f"column {name} is absent")
+            raise NotApplicable(f"the optional column {name} is absent")
         return table.df[name]
 
     def has_column(self, name: str) -> bool:

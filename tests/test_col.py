@@ -207,3 +207,23 @@ def test_openmfc_video_keeps_optional_segment_columns(omfc):
     res = layout_case(omfc, "OpenMFC2020", "VMD", header=MFC_VID).run()
     assert res.outcome("COL-07") == "passed"
     assert res.outcome("COL-03") == "passed"
+
+
+def test_absent_optional_column_blames_no_col_rule(tmp_path):
+    """An absent optional column (D-05) is 'nothing to check', not a COL failure; an absent required one names the COL rule."""
+    from pytest_omfc.editions import Edition, Task
+    from pytest_omfc.findings import Unavailable
+    from pytest_omfc.submission import NotApplicable, Settings, Submission
+
+    sub = tmp_path / "p-x_1"
+    sub.mkdir()
+    (sub / "p-x_1.csv").write_text("ProbeFileID|ConfidenceScore\nP1|0.5\n")
+    index = tmp_path / "OpenMFC20_Video-VMD-index.csv"
+    index.write_text("TaskID|ProbeFileID|ProbeFileName|ProbeWidth|ProbeHeight|FrameCount\nmanipulation|P1|p.mp4|4|4|10\n")
+    ctx = Submission(Settings(submission=sub, csv=sub / "p-x_1.csv", index=index,
+                              edition=Edition.OpenMFC2020, task=Task.VID))
+    with pytest.raises(NotApplicable, match="optional column VideoFrameSegments is absent"):
+        ctx.column("VideoFrameSegments")
+    with pytest.raises(Unavailable) as exc:
+        ctx.column("ProbeStatus")
+    assert (exc.value.rule_id, ctx.column_rule) == ("COL-07", "COL-07")
