@@ -192,6 +192,18 @@ def imdl_index() -> str:
     return psv(header, rows)
 
 
+IMDL_REFERENCE = "datasets/OpenMFC2020/reference/IMDL/OpenMFC20_Image-IMDL-ref.csv"
+IMDL_TARGETS = {IMDL_IDS[0], IMDL_IDS[1]}  # scores 0.93 and 0.08 against 0.71 and 0: AUC 3/4
+
+
+def imdl_reference() -> str:
+    """The ground truth scoring reads (``--omfc-reference``): IsTarget per trial, MediScore's column names."""
+    header = ["TaskID", "ProbeFileID", "ProbeFileName", "IsTarget", "ProbeMaskFileName"]
+    rows = [["Image Manipulation", pid, f"probe/{pid}.jpg", "Y" if pid in IMDL_TARGETS else "N",
+             f"reference/IMDL/mask/{pid}-ref.png" if pid in IMDL_TARGETS else ""] for pid in IMDL_IDS]
+    return psv(header, rows)
+
+
 def imdl_examples() -> list[Example]:
     m1, m3 = f"mask/{IMDL_IDS[0]}-mask.png", f"mask/{IMDL_IDS[2]}-mask.png"
     rows = [
@@ -326,7 +338,7 @@ def all_examples() -> list[Example]:
 
 
 def datasets() -> dict[str, str]:
-    return {IMDL_INDEX: imdl_index(), VMD_INDEX: vmd_index(), VIDEO_INDEX: video_index()}
+    return {IMDL_INDEX: imdl_index(), IMDL_REFERENCE: imdl_reference(), VMD_INDEX: vmd_index(), VIDEO_INDEX: video_index()}
 
 
 def expected(examples: list[Example]) -> dict[str, object]:

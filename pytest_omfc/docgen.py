@@ -2,9 +2,12 @@
 
     python -m pytest_omfc.docgen [--check] [README]      # README defaults to ./README.md
 
-Four blocks of the README are rewritten between HTML comment markers:
+Six blocks of the README are rewritten between HTML comment markers:
 
 * ``options``: every ``--omfc-*`` option of :data:`pytest_omfc.plugin._OPTIONS` and its ini name;
+* ``scoring-options``: the scoring options of :data:`pytest_omfc.scoring_plugin._OPTIONS`, with
+  the MediScore option each stands for;
+* ``conventions``: :func:`pytest_omfc.scoring.convention_table` (MediScore or the plans);
 * ``rules``: the rule table from :data:`pytest_omfc.REGISTRY` (ID, title, editions, tasks,
   severity), then the rules no check can decide, with the reason;
 * ``choices``: the RULES.md section 3 resolutions (D-xx) the package cites, one line each;
@@ -91,7 +94,7 @@ DEFECTS: dict[str, str] = {
 }
 
 START, END = "<!-- {name}:start -->", "<!-- {name}:end -->"
-BLOCKS = ("options", "rules", "choices", "defects")
+BLOCKS = ("options", "scoring-options", "conventions", "rules", "choices", "defects")
 
 
 # ------------------------------------------------------------------ citations
@@ -152,6 +155,27 @@ def options_block() -> str:
     return "\n".join(lines)
 
 
+def scoring_options_block() -> str:
+    from .scoring_plugin import _OPTIONS
+    from .scoring_plugin import MEDISCORE_FLAGS
+
+    lines = ["| Option | ini setting | MediScore | Meaning |", "|---|---|---|---|"]
+    for flag, ini, kw in _OPTIONS:
+        metavar = kw.get("metavar") or ("{" + ",".join(kw["choices"]) + "}" if "choices" in kw else None)
+        shown = f"`{flag} {metavar}`" if metavar else f"`{flag}`"
+        ini_shown = f"`{ini} = true`" if kw.get("action") == "store_true" else f"`{ini}`"
+        ms = MEDISCORE_FLAGS[flag]
+        ms_shown = f"`{ms}`" if ms.startswith("-") and " " not in ms else _cell(ms)
+        lines.append(f"| {shown} | {ini_shown} | {ms_shown} | {_cell(kw['help'])} |")
+    return "\n".join(lines)
+
+
+def conventions_block() -> str:
+    from .scoring import convention_table
+
+    return convention_table()
+
+
 def rules_block() -> str:
     checked = [r for r in REGISTRY.values() if r.check is not None]
     skipped = [r for r in REGISTRY.values() if r.check is None]
@@ -185,6 +209,8 @@ def blocks() -> dict[str, str]:
     """Block name -> generated Markdown."""
     return {
         "options": options_block(),
+        "scoring-options": scoring_options_block(),
+        "conventions": conventions_block(),
         "rules": rules_block(),
         "choices": _cited_block(CHOICES, "D-"),
         "defects": _cited_block(DEFECTS, "B-"),

@@ -13,7 +13,7 @@ Scoring depends only on what its numbers depend on: a parseable system output
 with the score and key columns, the index and the reference.  Naming,
 description, mask... rules may fail; the scores are still computed.
 
-Outcome of an item (documented in docs/scoring.md):
+Outcome of an item (documented in the README, section Scoring):
 
 * passed: the result was computed;
 * skipped: the submission cannot be scored (the rule that makes it unscorable is
@@ -68,20 +68,37 @@ DETECTION_TASKS: dict[Task, str] = {
 DEFAULT_FAR_STOP = {"mediscore": 0.1, "plan": 0.05}  # METRICS.md 1.4 and 7.6
 
 _OPTIONS: list[tuple[str, str, dict[str, Any]]] = [
-    ("--omfc-reference", "omfc_reference", {"metavar": "PATH", "help": "reference file (absolute, or relative to the dataset root); turns scoring on"}),
-    ("--omfc-metrics-json", "omfc_metrics_json", {"metavar": "PATH", "help": "write the metrics as JSON here (once, by the xdist controller)"}),
-    ("--omfc-plots", "omfc_plots", {"metavar": "DIR", "help": "write ROC and DET plots (PNG and SVG) into DIR"}),
-    ("--omfc-far-stop", "omfc_far_stop", {"metavar": "FAR", "help": "FAR for partial AUC and CDR@FAR, in [0, 1] (default: MediScore's 0.1; plan convention 0.05)"}),
-    ("--omfc-ci", "omfc_ci", {"action": "store_true", "help": "bootstrap confidence intervals (MediScore's deterministic bootstrap)"}),
-    ("--omfc-ci-level", "omfc_ci_level", {"metavar": "LEVEL", "help": "confidence level of the intervals, in (0, 1) (default 0.9)"}),
-    ("--omfc-ci-iterations", "omfc_ci_iterations", {"metavar": "N", "help": "bootstrap iterations (default 500)"}),
-    ("--omfc-seed", "omfc_seed", {"metavar": "SEED", "help": "bootstrap seed (default 77, MediScore's)"}),
-    ("--omfc-optout", "omfc_optout", {"action": "store_true", "help": "score only trials not opted out, as MediScore's --optOut"}),
-    ("--omfc-query", "omfc_query", {"action": "append", "metavar": "QUERY", "help": "pandas query over reference columns (MediScore -q); repeatable, one result per query"}),
-    ("--omfc-query-partition", "omfc_query_partition", {"metavar": "QUERY", "help": "partition query (MediScore -qp): one result per partition"}),
-    ("--omfc-query-manipulation", "omfc_query_manipulation", {"action": "append", "metavar": "QUERY", "help": "query over reference and journal columns (MediScore -qm); repeatable"}),
+    ("--omfc-reference", "omfc_reference", {"metavar": "PATH", "help": "reference <DataSet>-<TaskID>-ref.csv (absolute, or relative to the dataset root); turns scoring on"}),
+    ("--omfc-metrics-json", "omfc_metrics_json", {"metavar": "PATH", "help": "write every result as JSON here (once, by the xdist controller)"}),
+    ("--omfc-plots", "omfc_plots", {"metavar": "DIR", "help": "write roc.png, roc.svg, det.png, det.svg into DIR: one curve per result, AUC and trial counts in the legend"}),
+    ("--omfc-far-stop", "omfc_far_stop", {"metavar": "FAR", "help": "FAR of AUC@FAR and CDR@FAR, in [0, 1] (default: MediScore's 0.1; plan convention 0.05)"}),
+    ("--omfc-ci", "omfc_ci", {"action": "store_true", "help": "bootstrap confidence intervals of AUC, AUC@FAR and CDR@FAR (MediScore's deterministic bootstrap)"}),
+    ("--omfc-ci-level", "omfc_ci_level", {"metavar": "LEVEL", "help": "confidence level of the intervals, strictly between 0 and 1 (default 0.9)"}),
+    ("--omfc-ci-iterations", "omfc_ci_iterations", {"metavar": "N", "help": "bootstrap resamples (default 500, fixed in MediScore)"}),
+    ("--omfc-seed", "omfc_seed", {"metavar": "SEED", "help": "bootstrap seed of numpy.random.RandomState (default 77, which reproduces MediScore)"}),
+    ("--omfc-optout", "omfc_optout", {"action": "store_true", "help": "score only trials whose IsOptOut/ProbeStatus says detection was done (METRICS.md 1.2)"}),
+    ("--omfc-query", "omfc_query", {"action": "append", "metavar": "QUERY", "help": "pandas query over index, reference and journal columns; repeatable, one result per query"}),
+    ("--omfc-query-partition", "omfc_query_partition", {"metavar": "QUERY", "help": "Name==['a','b'] & ... expanded into one result per combination (crashes in MediScore)"}),
+    ("--omfc-query-manipulation", "omfc_query_manipulation", {"action": "append", "metavar": "QUERY", "help": "keeps targets with at least one matching journal operation and every non-target; repeatable"}),
     ("--omfc-convention", "omfc_convention", {"choices": ["mediscore", "plan"], "help": "mediscore (default: the portal's numbers) or plan (the evaluation plans' definitions)"}),
 ]
+
+#: The MediScore DetectionScorer.py option each of ours stands for (README table; a test keeps it complete).
+MEDISCORE_FLAGS: dict[str, str] = {
+    "--omfc-reference": "-r",
+    "--omfc-metrics-json": "-o (CSV)",
+    "--omfc-plots": "--plotType",
+    "--omfc-far-stop": "--farStop",
+    "--omfc-ci": "--ci",
+    "--omfc-ci-level": "--ciLevel",
+    "--omfc-ci-iterations": "(500, fixed)",
+    "--omfc-seed": "(77, fixed)",
+    "--omfc-optout": "--optOut",
+    "--omfc-query": "-q",
+    "--omfc-query-partition": "-qp",
+    "--omfc-query-manipulation": "-qm",
+    "--omfc-convention": "",
+}
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -453,7 +470,7 @@ class ScoringReporter:
         return sub.submission.name, sub.edition.value, str(task)
 
     def document(self) -> dict[str, Any]:
-        """The metrics JSON (shape in docs/scoring.md)."""
+        """The metrics JSON (shape in the README, section Metrics JSON)."""
         from . import __version__
 
         name, edition, task = self._labels()

@@ -61,11 +61,23 @@ def test_rule_table_lists_every_registered_rule() -> None:
             assert f"\n| {r.id} | " in block, r.id
 
 
+def test_readme_lists_every_option() -> None:
+    """Every --omfc-* flag pytest knows is in a generated README table, scoring flags with their MediScore twin."""
+    from pytest_omfc import plugin, scoring_plugin
+
+    text = README.read_text(encoding="utf-8")
+    flags = [f for f, _, _ in plugin._OPTIONS] + [f for f, _, _ in scoring_plugin._OPTIONS]
+    assert len(flags) == len(set(flags))
+    for flag in flags:
+        assert re.search(rf"^\| `{re.escape(flag)}[ `]", text, re.M), flag
+    assert set(scoring_plugin.MEDISCORE_FLAGS) == {f for f, _, _ in scoring_plugin._OPTIONS}
+
+
 def test_docgen_check_and_rewrite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     stale = tmp_path / "README.md"
     stale.write_text("".join(f"<!-- {n}:start -->\nSTALE-BODY\n<!-- {n}:end -->\n" for n in docgen.BLOCKS))
     assert docgen.main(["--check", str(stale)]) == 1
-    assert "out of date: options, rules, choices, defects" in capsys.readouterr().out
+    assert "out of date: options, scoring-options, conventions, rules, choices, defects" in capsys.readouterr().out
     assert docgen.main([str(stale)]) == 0
     assert docgen.main(["--check", str(stale)]) == 0
     assert "STALE-BODY" not in stale.read_text()

@@ -178,3 +178,24 @@ def _invalid_verdict(pytester: pytest.Pytester, path: str, exp: dict[str, Any]) 
     unexpected = {r: res.first_line(r) for r in res.failed() if r not in allowed}
     assert unexpected == {}, f"{path} breaks {exp['breaks']!r} but these rules fail too"
     assert res.ret == 1
+
+
+# ------------------------------------------------------------------ scoring the bundled example
+
+
+def test_readme_scoring_command_on_the_bundled_example(pytester: pytest.Pytester) -> None:
+    """The README's scoring command works from the repository root and gives the numbers it quotes."""
+    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    line = next(ln for ln in readme.splitlines() if ln.startswith("pytest ") and "--omfc-reference" in ln
+                and "examples/" in ln)
+    args = line.split()[1:]
+    root = EXAMPLES.parent
+    args = [str(root / a) if a.startswith("examples/") else a for a in args]
+    args[args.index("--omfc-metrics-json") + 1] = str(pytester.path / "metrics.json")
+    result = pytester.runpytest(*args, "-p", "no:cacheprovider")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*omfc detection scores*", "* all * 2 * 2 * 0.7500 *"])
+    doc = json.loads((pytester.path / "metrics.json").read_text())
+    (res,) = doc["results"]
+    assert (doc["task"], res["query"], res["counts"]["targets"], res["counts"]["nontargets"]) == ("IMDL", None, 2, 2)
+    assert res["metrics"]["AUC"] == pytest.approx(0.75) and res["metrics"]["AUC_CI_UPPER"] == pytest.approx(1.0)

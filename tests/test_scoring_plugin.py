@@ -282,10 +282,10 @@ def test_unwritable_metrics_json_fails_the_run(omfc):
     out.stdout.fnmatch_lines(["omfc: ERROR --omfc-metrics-json: cannot write */out/blocker/m.json: *"])
 
 
-def test_docs_quote_the_convention_table():
-    """docs/scoring.md shows convention_table() verbatim, four cells a row (a bare '|' would add cells)."""
+def test_readme_quotes_the_convention_table():
+    """The README shows convention_table() verbatim (docgen block), four cells a row (a bare '|' would add cells)."""
     table = convention_table()
-    assert table in (Path(__file__).resolve().parents[1] / "docs" / "scoring.md").read_text(encoding="utf-8")
+    assert table in (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     assert {len(re.split(r"(?<!\\)\|", line)) for line in table.splitlines()} == {6}
 
 
