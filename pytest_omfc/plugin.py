@@ -172,12 +172,21 @@ def resolve_settings(config: pytest.Config) -> Settings | None:
 
 
 def _find_csv(sub_dir: Path) -> Path | None:
-    """``<ID>/<ID>.csv``; else the only CSV-like file (PKG-01/PKG-02 then report the name)."""
+    """``<ID>/<ID>.csv``; else the only ``*.csv`` file (PKG-01 reports the name); else the only
+    ``<ID>.<ext>`` that is not the description (PKG-02 reports the extension, e.g. ``.tsv``).
+    ``None`` (CSV-08) when there is no candidate or more than one."""
     exact = sub_dir / f"{sub_dir.name}.csv"
     if exact.is_file():
         return exact
-    found = sorted(p for p in sub_dir.iterdir() if p.is_file() and p.suffix.lower() == ".csv")
-    return found[0] if len(found) == 1 else None
+    try:
+        files = sorted(p for p in sub_dir.iterdir() if p.is_file())
+    except OSError:
+        return None
+    for found in ([p for p in files if p.suffix.lower() == ".csv"],
+                  [p for p in files if p.stem == sub_dir.name and p.suffix not in ("", ".txt")]):
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None
 
 
 def _find_index(dataset: Path, task_text: str | None) -> Path:

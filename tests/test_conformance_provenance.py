@@ -134,15 +134,17 @@ def test_schema_verdicts_on_the_test_suite_jsons(conformance):
 #: Rules every fixture fails for want of a system description, which MediScore never asks for (PKG-03 and
 #: the NC2017 directory layout PKG-07); the DESC rules are then skipped.
 NO_DESCRIPTION = {"PKG-03", "PKG-07"}
-SKIP_CSV08 = "CSV-08 failed"
 
 #: case -> (fixture, task, the rules that fail besides NO_DESCRIPTION, {rule: first line} for PROV failures,
 #:          {rule: first line of its warning}, {rule: start of its skip reason})
 CASES: dict[str, tuple[str, str, set[str], dict[str, str], dict[str, str], dict[str, str]]] = {
-    # PKG-02: no .csv at all (an empty .tsv): MediScore "does not appear to be a csv"; here the system
-    # output is missing (CSV-08) and every rule that reads it is skipped, naming it.
+    # PKG-02: the system output is <ID>.tsv (and empty): MediScore "does not appear to be a csv"; here
+    # PKG-02 names the extension, CSV-02 the empty file, and the rules that read it are skipped, naming CSV-02.
     "name_test_csv": ("NameCheck_NC17_FuncTest_1/NameCheck_NC17_FuncTest_ProvenanceFiltering_ImgOnly_p-valid_1",
-                      "provenancefiltering", {"CSV-08"}, {}, {}, {"PROV-01": SKIP_CSV08, "PROV-03": SKIP_CSV08}),
+                      "provenancefiltering", {"PKG-02", "CSV-02"},
+                      {"PKG-02": "PKG-02: the system output NameCheck_NC17_FuncTest_ProvenanceFiltering_ImgOnly_p-valid_1.tsv "
+                                 "does not end in .csv (showing 1)"},
+                      {}, {"PROV-01": "CSV-02 failed", "PROV-03": "CSV-02 failed"}),
     # PKG-01: <ID>/<ID>.csv stem differs from the directory; the CSV is empty (CSV-02).
     "name_test_fileNeqDir": ("NameCheck_NC17_FuncTest_1/NameCheck_NC17_FuncTest2_Provenance_ImgOnly_p-valid_1",
                              "provenance", {"PKG-01", "CSV-02"}, {}, {}, {"PROV-04": "CSV-02 failed"}),

@@ -92,6 +92,16 @@ def test_wrong_extension_fails_pkg02(omfc):
     assert res.text("PKG-02").endswith("the system output must have the extension '.csv' (got '.psv')")
 
 
+def test_directory_with_a_tsv_fails_pkg02_not_csv08(omfc):
+    """MediScore's name_test_csv: <ID>/<ID>.tsv and no .csv. The file is read, and its name is PKG-02's finding."""
+    case = image(omfc, "OpenMFC2020", mask="")
+    (case.submission / "p-test_1.csv").rename(case.submission / "p-test_1.tsv")
+    res = case.run()
+    assert res.outcome("CSV-08") == "passed"
+    assert res.first_line("PKG-02") == "PKG-02: the system output p-test_1.tsv does not end in .csv (showing 1)"
+    assert res.outcome("IDX-06") == "passed"  # the content is still validated
+
+
 def test_missing_description_fails_pkg03_and_skips_desc(omfc):
     res = image(omfc, "MFC2019", mask="", description=None, files={"README.md": "x"}).run()
     assert res.first_line("PKG-03") == "PKG-03: the system description p-test_1.txt is missing (showing 1)"
