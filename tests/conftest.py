@@ -65,6 +65,13 @@ def psv(header: list[str], rows: list[list[Any]]) -> str:
     return "\n".join("|".join(str(v) for v in r) for r in [header, *rows]) + "\n"
 
 
+
+def snapshot(*roots: Path) -> dict[str, tuple[int, int]]:
+    """Size and mtime of every file and directory under ``roots`` (and of the roots): a run must leave it equal."""
+    return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for r in roots for p in sorted(r.rglob("*"))} | {
+        str(r): (0, r.stat().st_mtime_ns) for r in roots}
+
+
 @dataclass
 class RunOutcome:
     """Rule ID -> (outcome, failure/skip text) from one in-process run."""

@@ -12,7 +12,6 @@ manipulated): MASK-08 warns about them, which never fails the run.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from dataclasses import field
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Case
+from conftest import snapshot
 
 V = "validatorTests"
 NC16 = f"{V}/NC2016_Test0516_dfz/indexes"
@@ -101,23 +101,13 @@ CASES = [
 ]
 
 
-def _snapshot(*roots: Path) -> list[tuple[str, int, int]]:
-    out = []
-    for root in roots:
-        for dirpath, dirnames, filenames in os.walk(root):
-            for name in sorted(dirnames + filenames):
-                st = os.stat(os.path.join(dirpath, name))
-                out.append((os.path.join(dirpath, name), st.st_size, st.st_mtime_ns))
-    return sorted(out)
-
-
 @pytest.mark.parametrize("conf", CASES, ids=[c.case for c in CASES])
 def test_mediscore_mask_case(pytester: pytest.Pytester, conformance: Path, conf: Conf) -> None:
     submission, index = conformance / conf.submission, conformance / conf.index
-    before = _snapshot(submission, index.parent)
+    before = snapshot(submission, index.parent)
     extra = ("--omfc-edition", conf.edition) if conf.edition else ()
     res = Case(pytester, submission, index).run(*extra)
-    assert _snapshot(submission, index.parent) == before, "the run wrote into the MediScore test data"
+    assert snapshot(submission, index.parent) == before, "the run wrote into the MediScore test data"
 
     for rid, first in conf.fails.items():
         assert res.outcome(rid) == "failed", (rid, res.text(rid))

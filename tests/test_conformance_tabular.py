@@ -12,13 +12,13 @@ verdict differs from MediScore's, the comment names the D-xx or B-xx.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 
 import pytest
 from conftest import Case
+from conftest import snapshot
 
 V = "validatorTests"
 NC16 = f"{V}/NC2016_Test0516_dfz/indexes"
@@ -142,24 +142,13 @@ CASES = [
 ]
 
 
-def _snapshot(*roots: Path) -> list[tuple[str, int, int]]:
-    """Every file and directory under ``roots`` with its size and mtime: nothing may be written there."""
-    out = []
-    for root in roots:
-        for dirpath, dirnames, filenames in os.walk(root):
-            for name in sorted(dirnames + filenames):
-                st = os.stat(os.path.join(dirpath, name))
-                out.append((os.path.join(dirpath, name), st.st_size, st.st_mtime_ns))
-    return sorted(out)
-
-
 @pytest.mark.parametrize("conf", CASES, ids=[c.case for c in CASES])
 def test_mediscore_case(pytester: pytest.Pytester, conformance: Path, conf: Conf) -> None:
     submission, index = conformance / conf.submission, conformance / conf.index
-    before = _snapshot(submission, index.parent)
+    before = snapshot(submission, index.parent)
     extra = ("--omfc-edition", conf.edition) if conf.edition else ()
     res = Case(pytester, submission, index).run(*extra)
-    assert _snapshot(submission, index.parent) == before, "the run wrote into the MediScore test data"
+    assert snapshot(submission, index.parent) == before, "the run wrote into the MediScore test data"
 
     for rid, first in conf.fails.items():
         assert res.outcome(rid) == "failed", (rid, res.text(rid))

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-IMG_IDX = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight"]
-IMG_OUT = ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "ProbeStatus", "ProbeOptOutPixelValue"]
-NC_OUT = ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "IsOptOut"]
-SPL_IDX = IMG_IDX + ["DonorFileID", "DonorFileName", "DonorWidth", "DonorHeight"]
-SPL_OUT = ["ProbeFileID", "DonorFileID", "ConfidenceScore", "OutputProbeMaskFileName", "OutputDonorMaskFileName",
-           "ProbeStatus", "DonorStatus", "ProbeOptOutPixelValue", "DonorOptOutPixelValue"]
+from test_mask import IMG_IDX, IMG_OUT, NC_OUT, SPL_IDX, SPL_OUT  # one definition of the layouts
+
 VID_OUT = ["ProbeFileID", "ConfidenceScore", "ProbeStatus", "VideoFrameSegments", "AudioSampleSegments",
            "VideoFrameOptOutSegments", "OutputProbeMaskFileName", "ProbeOptOutPixelValue"]
 

@@ -12,6 +12,7 @@ import pytest
 from conftest import DEFAULT_DESCRIPTION
 from conftest import RunOutcome
 from conftest import psv
+from conftest import snapshot
 from test_col import IMG_IDX
 from test_col import MFC_IMG
 from test_col import layout_case
@@ -255,11 +256,6 @@ def test_parsed_once_per_process_and_never_at_collection(omfc, pytester):
     assert len([r for r in rec.getreports("pytest_runtest_logreport") if r.when == "call"]) >= 17
     assert sorted(json.loads(pytester.path.joinpath("calls-main.json").read_text())) == [
         "OpenMFC20_Image-IMDL-index.csv", "p-test_1.csv"]
-
-
-def snapshot(*roots: Path) -> dict[str, tuple[int, int]]:
-    return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for r in roots for p in sorted(r.rglob("*"))} | {
-        str(r): (0, r.stat().st_mtime_ns) for r in roots}
 
 
 def test_nothing_is_written_into_the_submission_or_dataset(omfc, pytester, monkeypatch):
