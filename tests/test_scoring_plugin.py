@@ -155,6 +155,33 @@ def test_ci_level_and_iterations(omfc):
     assert one["AUC_CI_LOWER"] == one["AUC_CI_UPPER"]  # one resample: both bounds are its AUC
 
 
+def test_ini_settings_and_command_line_precedence(omfc):
+    """Every scoring option is also an ini setting: paths relative to the ini file, queries as a line list;
+    the command line wins."""
+    s = make(omfc)
+    s.case.pytester.makeini(f"""
+        [pytest]
+        omfc_reference = dataset/{REF_REL}
+        omfc_ci = true
+        omfc_far_stop = 0.2
+        omfc_query =
+            Collection==['A']
+            Collection==['B']
+        omfc_metrics_json = out/from-ini.json
+    """)
+    res = s.case.run()
+    q1, q2 = props(res, "detection[q1]"), props(res, "detection[q2]")
+    assert (q1["query"], q2["query"], q1["FAR_STOP"]) == ("Collection==['A']", "Collection==['B']", 0.2)
+    assert q1["AUC_CI_UPPER"] >= q1["AUC"] >= q1["AUC_CI_LOWER"] and q1["CI_LEVEL"] == 0.9
+    doc = json.loads((s.root / "out" / "from-ini.json").read_text(encoding="utf-8"))
+    assert [r["query"] for r in doc["results"]] == ["Collection==['A']", "Collection==['B']"]
+    assert doc["options"]["far_stop"] == 0.2 and doc["options"]["ci"] is True
+    cli = s.case.run("--omfc-far-stop", "0.3", "--omfc-query", "IsTarget==['Y'] or Collection==['A']")
+    assert "detection[q2]" not in cli.props
+    assert (props(cli, "detection[q1]")["FAR_STOP"], props(cli, "detection[q1]")["query"]) == (
+        0.3, "IsTarget==['Y'] or Collection==['A']")
+
+
 def test_seed_makes_the_bootstrap_reproducible(omfc):
     s = make(omfc)
 
