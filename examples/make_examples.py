@@ -362,6 +362,9 @@ def readme(examples: list[Example]) -> str:
         f"pytest --omfc-submission examples/{examples[0].path} --omfc-index examples/{examples[0].index}",
         "```",
         "",
+        f"`{IMDL_REFERENCE}` is the IMDL ground truth for scoring (`--omfc-reference`; the main README's quick",
+        "start scores the valid IMDL submission with it).",
+        "",
         "| Submission | Index | Breaks | Must fail |",
         "|---|---|---|---|",
     ]
