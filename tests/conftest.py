@@ -127,6 +127,14 @@ class Case:
         return RunOutcome(ret=int(rec.ret), reports=reports, props=props)
 
 
+
+def run_untouched(pytester: pytest.Pytester, submission: Path, index: Path, *extra: str) -> RunOutcome:
+    """Run the plugin on data it must only read (MediScore's) and assert nothing was written there."""
+    before = snapshot(submission, index.parent)
+    res = Case(pytester, submission, index).run(*extra)
+    assert snapshot(submission, index.parent) == before, "the run wrote into the MediScore test data"
+    return res
+
 class OmfcFactory:
     """Writes datasets and submissions under the pytester directory."""
 

@@ -8,7 +8,7 @@ says why.  The fixtures are read in place (read-only) and never copied.
 from __future__ import annotations
 
 import pytest
-from conftest import Case
+from conftest import run_untouched
 
 EXPID_RULES = [f"SUB-0{i}" for i in range(1, 9)]
 MANIP = "NC2016-manipulation-index.csv"
@@ -55,7 +55,7 @@ def test_mediscore_naming_fixture(pytester, conformance, case):
     root = conformance / "validatorTests"
     sub = root / fixture
     index = root / "NC2016_Test0516_dfz" / "indexes" / index_name
-    res = Case(pytester, sub, index).run()
+    res = run_untouched(pytester, sub, index)
 
     for rule in EXPID_RULES:
         outcome = res.outcome(rule)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Case
+from conftest import run_untouched
 from jsonschema import Draft4Validator
 
 from pytest_omfc.models.provenance import ProvenanceFiltering
@@ -207,7 +207,7 @@ CASES: dict[str, tuple[str, str, set[str], dict[str, str], dict[str, str], dict[
 def test_provenance_validator_case(pytester, conformance, case):
     fixture, task, failing, first_lines, warnings, skips = CASES[case]
     root = conformance / PV
-    res = Case(pytester, root / fixture, root / INDEX).run("--omfc-task", task)
+    res = run_untouched(pytester, root / fixture, root / INDEX, "--omfc-task", task)
 
     assert set(res.failed()) - NO_DESCRIPTION == failing
     assert res.ret == 1  # every fixture lacks its description (PKG-03); valid_test_optout fails for nothing else
@@ -225,7 +225,7 @@ def test_badfilter_names_the_node(pytester, conformance):
     """The finding names the file, the trial, the node and the missing property."""
     fixture = CASES["invalid_test_badfilter"][0]
     root = conformance / PV
-    res = Case(pytester, root / fixture, root / INDEX).run("--omfc-task", "provenancefiltering")
+    res = run_untouched(pytester, root / fixture, root / INDEX, "--omfc-task", "provenancefiltering")
     sub = fixture.split("/")[1]
     assert res.text("PROV-03").splitlines()[1] == (
         f"  {sub}/jsons/prov1.json [{PROBE}] nodes[0]: must match the provenance filtering schema "
