@@ -94,6 +94,7 @@ def test_registry_ids_exist_in_rules_md(rules_md: str) -> None:
     known = _table_ids(_section(rules_md, 2))
     assert len(known) == 143, "RULES.md section 2 is expected to define 143 rule IDs"
     assert sorted(set(REGISTRY) - known) == []
+    assert sorted(known - set(REGISTRY)) == [], "every RULES.md rule is checked or listed as not checkable"
 
 
 def test_cited_resolutions_and_defects_exist(rules_md: str) -> None:

@@ -19,3 +19,4 @@ from . import vmask  # noqa: F401  VMASK: HDF5 video masks
 from . import vseg  # noqa: F401  VSEG: video segments
 from . import prov  # noqa: F401  PROV: provenance JSON
 from . import ev_cam  # noqa: F401  EV, CAM
+from . import proto_run  # noqa: F401  RUN, PROTO: listed as not checkable
