@@ -25,6 +25,7 @@ import argparse
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from . import rules as _rules  # noqa: F401  (fills the registry)
 from .editions import Group
@@ -143,14 +144,19 @@ def _severity(r: Rule) -> str:
     return text
 
 
+def _option_cells(flag: str, ini: str, kw: dict[str, Any]) -> tuple[str, str]:
+    """The 'Option' and 'ini setting' cells of one ``_OPTIONS`` entry."""
+    metavar = kw.get("metavar") or ("{" + ",".join(kw["choices"]) + "}" if "choices" in kw else None)
+    shown = f"`{flag} {metavar}`" if metavar else f"`{flag}`"
+    return shown, (f"`{ini} = true`" if kw.get("action") == "store_true" else f"`{ini}`")
+
+
 def options_block() -> str:
     from .plugin import _OPTIONS
 
     lines = ["| Option | ini setting | Meaning |", "|---|---|---|"]
     for flag, ini, kw in _OPTIONS:
-        metavar = kw.get("metavar")
-        shown = f"`{flag} {metavar}`" if metavar else f"`{flag}`"
-        ini_shown = f"`{ini} = true`" if kw.get("action") == "store_true" else f"`{ini}`"
+        shown, ini_shown = _option_cells(flag, ini, kw)
         lines.append(f"| {shown} | {ini_shown} | {_cell(kw['help'])} |")
     return "\n".join(lines)
 
@@ -161,9 +167,7 @@ def scoring_options_block() -> str:
 
     lines = ["| Option | ini setting | MediScore | Meaning |", "|---|---|---|---|"]
     for flag, ini, kw in _OPTIONS:
-        metavar = kw.get("metavar") or ("{" + ",".join(kw["choices"]) + "}" if "choices" in kw else None)
-        shown = f"`{flag} {metavar}`" if metavar else f"`{flag}`"
-        ini_shown = f"`{ini} = true`" if kw.get("action") == "store_true" else f"`{ini}`"
+        shown, ini_shown = _option_cells(flag, ini, kw)
         ms = MEDISCORE_FLAGS[flag]
         ms_shown = f"`{ms}`" if ms.startswith("-") and " " not in ms else _cell(ms)
         lines.append(f"| {shown} | {ini_shown} | {ms_shown} | {_cell(kw['help'])} |")
