@@ -360,6 +360,13 @@ def test_unscorable_submission_is_skipped_with_the_reason(omfc, kw, first_line):
         pytest.param({"reference": psv(["TaskID", "ProbeFileID"], [["IMDL", i] for i, *_ in TRIALS])}, (),
                      "score::detection: reference lacks column(s) ['IsTarget']; it has ['TaskID', 'ProbeFileID']",
                      id="reference-columns"),
+        # issue 9 (3): a trial listed twice was scored twice, a trial the reference lacks silently dropped
+        pytest.param({"reference": psv(REF_HEADER, [["IMDL", i, f"probe/{i}.jpg", t, c] for i, t, _, c in TRIALS + TRIALS[2:3]])},
+                     (), "score::detection: reference lists 1 trial more than once ('0005'); each trial must have one row",
+                     id="reference-duplicate"),
+        pytest.param({"reference": psv(REF_HEADER, [["IMDL", i, f"probe/{i}.jpg", t, c] for i, t, _, c in TRIALS[:5] + TRIALS[6:]])},
+                     (), "score::detection: reference lacks 1 of the 8 index trials ('0004'); a reference must cover every "
+                     "trial of the index", id="reference-lacks-a-trial"),
         pytest.param({}, ("--omfc-query", "Colour==['A']"),
                      "score::detection: query \"Colour==['A']\" (q) cannot be evaluated: UndefinedVariableError: "
                      "name 'Colour' is not defined; unknown column(s) ['Colour']", id="unknown-column"),

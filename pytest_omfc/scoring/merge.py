@@ -194,6 +194,58 @@ def _parse_scores(raw: pd.Series, what: str) -> np.ndarray:
     return values
 
 
+def _check_reference_trials(ref: pd.DataFrame, idx: pd.DataFrame, keys: Sequence[str]) -> None:
+    """One reference row per trial, and every index trial in the reference.
+
+    A trial listed twice would be scored twice (a 4-trial index scored as 3
+    targets and 2 non-targets); an index trial the reference lacks would be
+    dropped by the inner merge with the index (METRICS.md 1.1 step 5) and the
+    rest scored as if the set were complete.  Both are reference errors, not
+    the submission's: the scoring item fails.
+    """
+    dup = ref.duplicated(list(keys), keep=False).to_numpy()
+    if dup.any():
+        trials = _key_strings(ref.loc[dup], keys).drop_duplicates()
+        raise ScoringError(
+            f"reference lists {_count(len(trials), 'trial')} more than once ({_examples(trials)}); "
+            "each trial must have one row"
+        )
+    on = [c for c in keys if c in idx.columns]
+    if not on or idx.empty:
+        return  # the merge with the index reports what it cannot join
+    known = set(_key_strings(ref, on))
+    idx_keys = _key_strings(idx, on)
+    lacking = idx_keys[~idx_keys.isin(known)].drop_duplicates()
+    if 0 < len(lacking) < len(idx_keys.drop_duplicates()):  # none matching at all: the merge says so
+        raise ScoringError(
+            f"reference lacks {len(lacking)} of the {idx_keys.nunique()} index trials ({_examples(lacking)}); "
+            "a reference must cover every trial of the index"
+        )
+
+
+def _key_strings(df: pd.DataFrame, keys: Sequence[str]) -> pd.Series:
+    """``ProbeFileID=x`` or ``ProbeFileID=x:DonorFileID=y`` per row: how trials are named in messages."""
+    out = df[keys[0]].astype(str)
+    if len(keys) == 1:
+        return out.reset_index(drop=True)
+    for k in keys[1:]:
+        out = out + ":" + df[k].astype(str)
+    return out.reset_index(drop=True)
+
+
+def _examples(trials: pd.Series, shown: int = 5) -> str:
+    head = ", ".join(repr(_short(t)) for t in trials.iloc[:shown])
+    return head + (f" and {len(trials) - shown} more" if len(trials) > shown else "")
+
+
+def _short(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else f"{text[:28]}...{text[-28:]} ({len(text)} characters)"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def merge_trials(
     index: str | Path | pd.DataFrame,
     reference: str | Path | pd.DataFrame,
@@ -221,6 +273,7 @@ def merge_trials(
     _require(idx, ["ProbeFileID"], "index")
     if ref.empty:
         raise ScoringError("reference has no rows")
+    _check_reference_trials(ref, idx, TASK_KEYS[task_key])
     if sys_df.empty:
         raise ScoringError("system output has no rows")
 

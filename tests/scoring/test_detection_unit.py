@@ -272,8 +272,9 @@ def test_bad_inputs_raise_scoring_error(trio, tmp_path: Path) -> None:
     with pytest.raises(ScoringError, match="does not match the index"):
         score_detection(other_idx, ref, sysf)
     only_targets = _write(tmp_path / "r2.csv", [{"TaskID": "manipulation", "ProbeFileID": "F3", "IsTarget": "Y"}])
+    one_trial = _write(tmp_path / "i3.csv", [{"TaskID": "manipulation", "ProbeFileID": "F3"}])
     with pytest.raises(ScoringError, match="no non-target"):
-        score_detection(idx, only_targets, sysf)
+        score_detection(one_trial, only_targets, sysf)
     with pytest.raises(ScoringError, match="not found"):
         score_detection(idx, tmp_path / "absent.csv", sysf)
 
