@@ -249,6 +249,22 @@ def _reject_constant(name: str) -> Any:
     raise _NonStandard(name)
 
 
+class _DuplicateKey(ValueError):
+    """A key repeated in one object: Python's json module keeps the last value silently (RFC 8259 §4: names
+    "SHOULD be unique", and readers then disagree on the value), so PROV-02 rejects it."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
 def _load(path: Path) -> tuple[Any, str | None, bool]:
     """``(object, None, False)`` or ``(None, why, missing)``; never raises, never blocks on a FIFO."""
     try:
@@ -274,11 +290,13 @@ def _load(path: Path) -> tuple[Any, str | None, bool]:
     except UnicodeDecodeError as exc:
         return None, f"must be UTF-8 JSON text (got byte 0x{raw[exc.start]:02x} at offset {exc.start})", False
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        doc = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         return None, f"must be valid JSON (got {exc.msg} at line {exc.lineno} column {exc.colno})", False
     except _NonStandard as exc:
         return None, f"must be valid JSON (got the non-standard constant {exc})", False
+    except _DuplicateKey as exc:
+        return None, f"must be valid JSON with unique keys in each object (got the key {shorten(exc.args[0], 40)!r} twice)", False
     except RecursionError:
         return None, "must be valid JSON (got nesting too deep to parse)", False
     except ValueError as exc:  # e.g. an integer beyond Python's digit limit
@@ -573,6 +591,9 @@ def prov_01(ctx: Submission) -> Report:
 @rule("PROV-02", "The referenced JSON exists and parses as a JSON object", groups=_ALL_PROV, tasks={PF, PG})
 def prov_02(ctx: Submission) -> Report:
     """PROV-02: missing, empty, non-UTF-8, malformed or non-object JSON is reported (MediScore crashes).
+
+    A key repeated in one object is malformed here: Python's json (and so MediScore) keeps the last value
+    silently, other readers the first.
 
     An excused row whose JSON is missing is left to PROV-17 (D-19); unsafe
     references are PKG-06's and are never opened.
