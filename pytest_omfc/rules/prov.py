@@ -648,24 +648,29 @@ def prov_04(ctx: Submission) -> Report:
 def prov_05(ctx: Submission) -> Report:
     """PROV-05: the task, not a stray flag, picks the schema (B-05: MediScore's ``-t`` is ignored).
 
-    In the graph task a JSON that is only a valid *filtering* result (no links,
-    or unscored links) is an error here: MediScore with ``-t provenance``
-    passes it.  The task comes from ``--omfc-task`` or the index; a warning
-    says when the index TaskID or the EXPID's TASK field names the other task,
-    since the JSONs are then checked against the schema of the task given.
+    In the graph task every JSON is checked against the graph schema, so a
+    filtering result fails the rule it breaks: PROV-04 when ``links`` is
+    missing, PROV-10 when a link lacks ``relationshipConfidenceScore``
+    (MediScore with ``-t provenance`` passes both).  PROV-05 reports a JSON
+    only when it passes the filtering schema and fails the graph schema for
+    neither of those reasons (none can today: SchG is SchF plus those two).
+    The task comes from ``--omfc-task`` or the index; a warning says when the
+    index TaskID or the EXPID's TASK field names the other task, since the
+    JSONs are then checked against the schema of the task given.
     """
     found = []
+    entries: list[Entry] = []
     if ctx.task is PG:
         try:
             _, entries = _checked(ctx)
         except NotApplicable:
             entries = []
         for e in entries:
-            assert e.facts is not None
-            if e.facts.schema.count and e.facts.filtering_ok:
-                got = "no links array" if not e.facts.has_links else "links without relationshipConfidenceScore"
-                found.append(Finding(f"must be a provenance graph, as the task is provenance (got a filtering result: {got})",
-                                     file=e.display, key=e.key, column="links"))
+            f = e.facts
+            assert f is not None
+            if f.schema.count and f.filtering_ok and f.has_links and not f.conf.count:
+                found.append(Finding(f"must be a provenance graph, as the task is provenance (got a filtering result: "
+                                     f"{f.schema.note})", file=e.display, key=e.key, column=f.schema.where))
     found += _task_sources(ctx)
     errors = [f for f in found if f.severity is None]
     if errors:
