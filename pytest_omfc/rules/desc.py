@@ -102,7 +102,8 @@ def _term(ctx: Submission) -> str:
 
 def _has_sections(ctx: Submission) -> Report:
     """The plan's sections are there, each recognised by its name in a heading (see
-    :mod:`pytest_omfc.models.description`); the file must be UTF-8 text."""
+    :mod:`pytest_omfc.models.description`); the file must be UTF-8 text, and a description
+    over :data:`MAX_BYTES` is reported here too (only its head is read and checked)."""
     desc = description(ctx)
     sections = _sections(ctx)
     found: list[Finding] = []
