@@ -48,7 +48,7 @@ CHOICES: dict[str, str] = {
     "D-01": "A SubID grammar per edition: the full NC2017/MFC2018 EXPID (CONDITION, `p-`/`c-` SYS and integer VERSION included), MFC2019 `<SYS>_<VERSION>_[OPTIONAL]`, OpenMFC a free string; MediScore's `-nc` knows only the NC2017 EXPID.",
     "D-02": "OpenMFC SubIDs may hold letters, digits, `-` and `_` only (the plan's own example `p-baseline_3_imdl` uses both).",
     "D-03": "ConfidenceScore must be a finite real in every edition, and in [0, 1] for MFC2019 and OpenMFC (MediScore checks no range and lets NaN/inf through).",
-    "D-04": "NonProcessed and detection-opted-out trials must score 0 in MFC2019, NonProcessed ones in OpenMFC (errors); NC2017 opt-outs should share one constant below every processed score (a warning).",
+    "D-04": "NonProcessed and detection-opted-out trials must score 0 in MFC2019, NonProcessed ones in OpenMFC (errors); NC2017 opt-outs must share one constant below every processed score (an error: NC17 §2.1.1.2 says \"must\").",
     "D-05": "OpenMFC VMD/VGMD accept the plan's 3-column file (MediScore demands the segment columns); segment columns, if present, are validated.",
     "D-06": "MFC2019 provenance needs no ConfidenceScore (numeric if present); NC2017 needs ConfidenceScore and IsOptOut.",
     "D-07": "Trial keys must equal the index's keys exactly, each once; missing and duplicated keys are errors (MediScore misses both).",

@@ -194,11 +194,10 @@ CASES: dict[str, tuple[str, str, set[str], dict[str, str], dict[str, str], dict[
                                "provenancefiltering", {"PROV-03"},
                                {"PROV-03": "PROV-03: 1 of 1 JSON file does not match the provenance filtering schema (showing 1)"},
                                {}, {}),
-    # PROV-04 ("Make sure to include links!") and PROV-05: a filtering result in the graph task.
+    # PROV-04 ("Make sure to include links!"): a filtering result in the graph task lacks links (not PROV-05).
     "invalid_test_filtergraph": ("InvalidCheck_NC17_FuncTest_3/InvalidCheck_NC17_FuncTest_Provenance_ImgOnly_p-filtergraph_3",
-                                 "provenance", {"PROV-04", "PROV-05"},
-                                 {"PROV-04": "PROV-04: 1 of 1 JSON file does not match the provenance graph-building schema (showing 1)",
-                                  "PROV-05": "PROV-05: 1 of 1 JSON file is a filtering result, not a provenance graph (showing 1)"},
+                                 "provenance", {"PROV-04"},
+                                 {"PROV-04": "PROV-04: 1 of 1 JSON file does not match the provenance graph-building schema (showing 1)"},
                                  {}, {}),
 }
 

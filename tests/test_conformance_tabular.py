@@ -65,10 +65,10 @@ CASES = [
     Conf("SB3-MFC2019", f"{V}/nomask", f"{NC16}/NC2016-manipulation-index.csv", "valid", edition="MFC2019",
          fails={"SCORE-03": "SCORE-03: 2 of 4 scores are outside [0, 1] (showing 2)"},
          passes=("STATUS-02", "STATUS-09", "STATUS-10", "SCORE-04", "COL-02")),
-    # DB1: pair 1 opts out with 6749 while a processed pair scores 0 (NC17 §2.1.1.2 "should": a warning).
+    # DB1: pair 1 opts out with 6749 while a processed pair scores 0 (NC17 §2.1.1.2 "must": an error).
     Conf("DB1", f"{V}/lorem_NC2016_UnitTest_Splice_ImgOnly_p-baseline_1", f"{NC16}/NC2016-splice-index.csv", "valid",
-         passes=("SCORE-01", "SCORE-06", "STATUS-01", "IDX-06"),
-         warns={"SCORE-06": "SCORE-06: 1 of 1 opted-out trials score at least the lowest processed score 0 (showing 1)"}),
+         passes=("SCORE-01", "STATUS-01", "IDX-06"),
+         fails={"SCORE-06": "SCORE-06: 1 of 1 opted-out trials score at least the lowest processed score 0 (showing 1)"}),
     Conf("D4c", f"{V}/loremc_NC2016_UnitTest_Splice_ImgOnly_p-baseline_1", f"{NC16}/NC2016-splice-index.csv", "invalid",
          fails={"SCORE-01": "SCORE-01: 1 of 4 scores are not finite real numbers (showing 1)"}, passes=("STATUS-01",),
          texts=("[NC2016_7432:NC2016_7442] ConfidenceScore='': ConfidenceScore must be a finite real number",)),
@@ -85,10 +85,10 @@ CASES = [
                 "OptOutAll, OptOutDetection, OptOutLocalization, FailedValidation (got 'Y')",
                 "[NC2016_7432:NC2016_7442] DonorStatus='': DonorStatus must be one of Processed, NonProcessed, "
                 "OptOutLocalization, FailedValidation (got an empty field)")),
-    # VB2: efgh opts out with 0.2, above abcd's processed 0.1 (NC17 §2.1.1.2: a warning; MediScore does not check).
+    # VB2: efgh opts out with 0.2, above abcd's processed 0.1 (NC17 §2.1.1.2 "must": an error; MediScore does not check).
     Conf("VB2", f"{V}/validvidtest_nc17", f"{NC16}/NC2016-manipulation-video-index.csv", "valid",
          passes=("SCORE-01", "STATUS-01", "IDX-06"),
-         warns={"SCORE-06": "SCORE-06: 1 of 1 opted-out trials score at least the lowest processed score 0.1 (showing 1)"}),
+         fails={"SCORE-06": "SCORE-06: 1 of 1 opted-out trials score at least the lowest processed score 0.1 (showing 1)"}),
     # V3 under NC2016: an MFC video file against the NC2016 index lacks IsOptOut (COL-05).
     Conf("V3", f"{V}/failvalidvidtest", f"{NC16}/NC2016-manipulation-video-index.csv", "valid",
          fails={"COL-05": ""},

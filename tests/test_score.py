@@ -106,16 +106,18 @@ def test_score02_and_score06_pass_on_any_reals(omfc):
 
 
 @pytest.mark.parametrize("task", ["manipulation", "splice"])
-def test_score06_warns_on_varied_or_high_opt_out_scores(omfc, task):
+def test_score06_fails_on_varied_or_high_opt_out_scores(omfc, task):
+    """NC17 §2.1.1.2: the opted-out score "must be a constant value less than the values of all the
+    processed trials": an error, although most NC2017 rules say "should"."""
     res = make(omfc, "NC2017", task, ["0.2", "0.9", "0.1", "0.5"], ["N", "N", "Y", "Y"]).run()
-    assert res.outcome("SCORE-06") == "passed"
-    warning = res.warning("SCORE-06")
-    assert warning.splitlines()[0] == ("SCORE-06: opted-out trials have 2 different scores; 1 of 2 opted-out trials "
-                                       "score at least the lowest processed score 0.2 (showing 2)")
-    assert "(got 2 different scores: 0.1, 0.5)" in warning
-    assert ":5 [T3" in warning
-    assert "ConfidenceScore='0.5': an opted-out trial's score should be lower than every processed trial's " \
-           "(got 0.5; the lowest processed score is 0.2)" in warning
+    assert res.outcome("SCORE-06") == "failed"
+    text = res.text("SCORE-06")
+    assert text.splitlines()[0] == ("SCORE-06: opted-out trials have 2 different scores; 1 of 2 opted-out trials "
+                                    "score at least the lowest processed score 0.2 (showing 2)")
+    assert "(got 2 different scores: 0.1, 0.5)" in text
+    assert ":5 [T3" in text
+    assert "ConfidenceScore='0.5': an opted-out trial's score must be lower than every processed trial's " \
+           "(got 0.5; the lowest processed score is 0.2)" in text
 
 
 # --------------------------------------------------------------------------- SCORE-03

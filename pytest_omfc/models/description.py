@@ -11,8 +11,12 @@ anywhere (the plans' own run-in style).  A word in running text is no heading.
 from __future__ import annotations
 
 import codecs
+import errno
 import functools
+import os
 import re
+import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -26,11 +30,13 @@ __all__ = [
     "SECTIONS_OPENMFC",
     "OPT_OUT_WORDS",
     "read_description",
+    "DescriptionText",
     "MAX_BYTES",
 ]
 
-#: Read at most this much of the description (a description is a few KiB).
-MAX_BYTES = 4 * 1024 * 1024
+#: Read at most this much of the description: a description is a few KiB, so a larger file is
+#: reported (DESC-01/DESC-02, a warning) and only its head is checked.
+MAX_BYTES = 64 * 1024
 
 
 class Section(BaseModel):
@@ -65,13 +71,15 @@ SECTIONS_OPENMFC: tuple[Section, ...] = (_IDENT, _SYSTEM, _HARDWARE, _TRAINING, 
 
 #: Markup or numbering that may precede a heading name at the start of a line.  Each token
 #: must end in punctuation or before white space, so a line is split into tokens one way only
-#: (no catastrophic backtracking on long runs of digits or '#').
-_MARKUP = r"[#*>=_\-\u2022|]+(?![#*>=_\-\u2022|])"
-_ENUM = r"\(?(?:(?:section|part|appendix)[ \t]*)?(?:\d+|[ivx]+|[a-f])(?:[.:)\]\-\u2013\u2014]|(?=[ \t]))"
-_PREFIX = rf"[ \t]*(?:(?:{_MARKUP}|{_ENUM})[ \t]*)*"
+#: (no catastrophic backtracking on long runs of digits or '#').  Runs of blanks are possessive
+#: (``*+``): what follows a run is never a blank, so giving blanks back cannot help a match, and
+#: two adjacent runs must not split one run of blanks between them in O(n^2) ways.
+_MARKUP = r"[#*>=_\-\u2022|]++(?![#*>=_\-\u2022|])"
+_ENUM = r"\(?(?:(?:section|part|appendix)[ \t]*+)?(?:\d++|[ivx]++|[a-f])(?:[.:)\]\-\u2013\u2014]|(?=[ \t]))"
+_PREFIX = rf"[ \t]*+(?:(?:{_MARKUP}|{_ENUM})[ \t]*+)*"
 #: Words that say how trials were opted out or not processed (DESC-03).
 OPT_OUT_WORDS = re.compile(
-    r"\bopt(?:s|ed|ing)?\b|\bopt[\s_-]*outs?\b|\boptout|non[\s_-]*processed|not[\s_-]+processed|unprocessed",
+    r"\bopt(?:s|ed|ing)?\b|\bopt[\s_-]*+outs?\b|\boptout|non[\s_-]*+processed|not[\s_-]++processed|unprocessed",
     re.I,
 )
 _NOTHING = re.compile(r"^(?:none|n/?a|nothing|no|not applicable|-+)?$", re.I)
@@ -80,7 +88,7 @@ _NOTHING = re.compile(r"^(?:none|n/?a|nothing|no|not applicable|-+)?$", re.I)
 @functools.lru_cache(maxsize=None)
 def _heading_re(pattern: str) -> re.Pattern[str]:
     line_start = rf"^{_PREFIX}(?:{pattern})(?![A-Za-z0-9])"
-    run_in = rf"\bsection[ \t]*\d+[ \t]*[.:)\-\u2013\u2014]?[ \t]*(?:{pattern})(?![A-Za-z0-9])"
+    run_in = rf"\bsection[ \t]*+\d++[ \t]*+[.:)\-\u2013\u2014]?[ \t]*+(?:{pattern})(?![A-Za-z0-9])"
     return re.compile(rf"{line_start}|{run_in}", re.I | re.M)
 
 
@@ -132,28 +140,81 @@ class SystemDescription(BaseModel):
         return bool(_NOTHING.match(re.sub(r"[\s.:;,!]+", " ", body).strip()))
 
 
-def read_description(path: Path) -> tuple[str | None, str | None]:
-    """``(text, problem)``: the description as text, and why it is not UTF-8 text (or None).
+@dataclass(frozen=True)
+class DescriptionText:
+    """The head of a description file: its text (None when it is not text), why it is not clean
+    UTF-8 text (or None), its size in bytes, and whether only the first :data:`MAX_BYTES` were read."""
 
-    Bytes that are not UTF-8 are replaced so the other checks still run;
-    UTF-16 (a BOM) is decoded; binary data (NUL bytes) gives no text.
+    text: str | None
+    problem: str | None
+    size: int = 0
+    truncated: bool = False
+
+
+def _kind(mode: int) -> str:
+    """A non-regular file's kind, for messages."""
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "a special file"
+
+
+def _read_head(path: Path) -> tuple[bytes, int]:
+    """At most ``MAX_BYTES + 1`` bytes of a *regular* file, and its size; OSError otherwise.
+
+    Opened with ``O_NONBLOCK`` and checked with ``fstat`` on the open descriptor, so a FIFO
+    (whose ``open`` blocks until a writer comes) or a file swapped for one after a ``stat``
+    never stalls the run; a huge file is never read whole.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, f"must be a regular file (got {_kind(st.st_mode)})")
+        chunks, left = [], MAX_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks), st.st_size
+    finally:
+        os.close(fd)
+
+
+def read_description(path: Path) -> DescriptionText:
+    """The description's head as text, and why it is not UTF-8 text (or None); never raises or blocks.
+
+    A non-regular file (a FIFO, a device) is never opened for reading; at most
+    :data:`MAX_BYTES` are read.  Bytes that are not UTF-8 are replaced so the
+    other checks still run; UTF-16 (a BOM) is decoded; binary data (NUL bytes)
+    gives no text.
     """
     try:
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode):  # do not even open it: opening a FIFO blocks (O_NONBLOCK is a second guard)
+            return DescriptionText(None, f"must be a regular file (got {_kind(mode)})")
+        raw, size = _read_head(path)
     except OSError as exc:
-        return None, f"must be readable (got {exc.strerror or exc})"
+        return DescriptionText(None, f"must be readable (got {exc.strerror or exc})")
+    truncated = len(raw) > MAX_BYTES
     raw = raw[:MAX_BYTES]
+
+    def out(text: str | None, problem: str | None) -> DescriptionText:
+        return DescriptionText(text, problem, size, truncated)
+
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return raw.decode("utf-16", errors="replace"), "must be UTF-8 text (got UTF-16)"
+        return out(raw.decode("utf-16", errors="replace"), "must be UTF-8 text (got UTF-16)")
     nul = raw.find(b"\x00")
     if nul >= 0:
-        return None, f"must be UTF-8 text (got binary data: a NUL byte at offset {nul})"
+        return out(None, f"must be UTF-8 text (got binary data: a NUL byte at offset {nul})")
     try:
-        return raw.decode("utf-8-sig"), None
+        return out(raw.decode("utf-8-sig"), None)
     except UnicodeDecodeError as exc:
-        if exc.start >= len(raw) - 3 and len(raw) == MAX_BYTES:  # cut inside a character
-            return raw.decode("utf-8-sig", errors="ignore"), None
+        if truncated and exc.start >= len(raw) - 3:  # cut inside a character
+            return out(raw[:exc.start].decode("utf-8-sig", errors="replace"), None)
         byte, line = raw[exc.start], raw.count(b"\n", 0, exc.start) + 1
-        return (raw.decode("utf-8-sig", errors="replace"),
-                f"must be UTF-8 text (got byte 0x{byte:02x} on line {line}, offset {exc.start})")
+        return out(raw.decode("utf-8-sig", errors="replace"),
+                   f"must be UTF-8 text (got byte 0x{byte:02x} on line {line}, offset {exc.start})")

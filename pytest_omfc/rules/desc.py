@@ -3,7 +3,10 @@
 All DESC findings are warnings: the plans require the description's content
 (App. A-a) but do not make the validator reject a submission over it, and
 MediScore never reads the file.  Every rule needs PKG-03 (the file exists);
-the description is read once per process, at most :data:`MAX_BYTES`.
+the description is read once per process (:func:`description`), never when it
+is not a regular file, and at most :data:`MAX_BYTES` (64 KiB): a larger file is
+a DESC-01/DESC-02 warning and only its head is checked.  Every pattern runs in
+linear time in the text's length (possessive runs of blanks, no lazy scans).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from ..models import status as st
 from ..models.description import OPT_OUT_WORDS
 from ..models.description import SECTIONS_NC17_MFC19
 from ..models.description import SECTIONS_OPENMFC
+from ..models.description import MAX_BYTES
 from ..models.description import Section
 from ..models.description import SystemDescription
 from ..models.description import read_description
@@ -52,17 +56,28 @@ class _Text:
     display: str
     text: str | None  # None: not text at all
     problem: str | None  # why it is not UTF-8 text
+    size: int = 0  # bytes on disk
+    truncated: bool = False  # only the first MAX_BYTES were read
 
 
 _CACHE: "weakref.WeakKeyDictionary[Submission, _Text]" = weakref.WeakKeyDictionary()
 
 
-def _read(ctx: Submission) -> _Text:
+def description(ctx: Submission) -> _Text:
+    """The description's head, read once per process for every rule that needs it (DESC-*, CAM-02)."""
     if ctx not in _CACHE:
         safe, unsafe = resolve_inside(ctx.dir, ctx.description_path.name)
-        text, problem = read_description(safe) if safe else (None, unsafe)
-        _CACHE[ctx] = _Text(ctx.display(ctx.description_path), text, problem)
+        display = ctx.display(ctx.description_path)
+        if safe is None:
+            _CACHE[ctx] = _Text(display, None, unsafe)
+        else:
+            got = read_description(safe)
+            _CACHE[ctx] = _Text(display, got.text, got.problem, got.size, got.truncated)
     return _CACHE[ctx]
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n / 2**10:.0f} KiB"
 
 
 def _sections(ctx: Submission) -> tuple[Section, ...]:
@@ -71,7 +86,7 @@ def _sections(ctx: Submission) -> tuple[Section, ...]:
 
 def _parsed(ctx: Submission) -> tuple[_Text, SystemDescription]:
     """The description, parsed; NotApplicable when it is not text (DESC-01/02 say so)."""
-    desc = _read(ctx)
+    desc = description(ctx)
     if desc.text is None:
         rid = "DESC-02" if ctx.group is O2X else "DESC-01"
         raise NotApplicable(f"the system description {desc.display} is not text ({rid} reports it)")
@@ -87,12 +102,16 @@ def _term(ctx: Submission) -> str:
 
 def _has_sections(ctx: Submission) -> Report:
     """The plan's sections are there, each recognised by its name in a heading (see
-    :mod:`pytest_omfc.models.description`); the file must be UTF-8 text."""
-    desc = _read(ctx)
+    :mod:`pytest_omfc.models.description`); the file must be UTF-8 text, and a description
+    over :data:`MAX_BYTES` is reported here too (only its head is read and checked)."""
+    desc = description(ctx)
     sections = _sections(ctx)
     found: list[Finding] = []
     if desc.problem:
         found.append(Finding(f"the system description {desc.problem}", file=desc.display))
+    if desc.truncated:
+        found.append(Finding(f"the system description should be at most {_size(MAX_BYTES)}, a few pages of text "
+                             f"(got {_size(desc.size)}); only its first {_size(MAX_BYTES)} were checked", file=desc.display))
     if desc.text is None:
         return Report(found, headline=f"the system description {desc.display} is not text")
     if not desc.text.strip():
@@ -106,8 +125,10 @@ def _has_sections(ctx: Submission) -> Report:
         return Report()
     if missing:
         head = f"the description lacks {len(missing)} of {len(sections)} sections: {', '.join(missing)}"
-    else:
+    elif desc.problem:
         head = "the system description is not UTF-8 text"
+    else:
+        head = f"the system description is larger than {_size(MAX_BYTES)} ({_size(desc.size)})"
     return Report(found, headline=head)
 
 

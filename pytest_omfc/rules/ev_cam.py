@@ -17,9 +17,10 @@ from ..editions import Task
 from ..findings import Finding
 from ..findings import Report
 from ..findings import Severity
-from ..findings import Unavailable
 from ..registry import rule
+from ..submission import NotApplicable
 from ..submission import Submission
+from .desc import description
 
 M18, M19 = Group.M18, Group.M19
 PROBE, EVENT, CAMERA = "ProbeFileID", "EventName", "TrainCamID"
@@ -134,7 +135,32 @@ _TRAIN = re.compile(r"train", re.I)
 _TEST = re.compile(r"test", re.I)
 _TRAIN_SET = re.compile(r"\b(image|video|multimedia|mixed)s?\b", re.I)
 _TEST_SET = re.compile(r"\b(image|video)s?\b", re.I)
-_CONDITION = re.compile(r"condition[^.\n]*?\b(image|video|multimedia)s?\b\W{1,5}(image|video)s?\b", re.I)
+_CONDITION = re.compile(r"condition", re.I)
+_SENTENCE_END = re.compile(r"[.\n]")
+#: "<training set> <1-5 non-word characters> <testing set>", e.g. "Multimedia -> Image", after "condition".
+_PAIR = re.compile(r"\b(?:image|video|multimedia)s?\b\W{1,5}(?:image|video)s?\b", re.I)
+
+
+def _states_condition(text: str) -> bool:
+    """Does a sentence say "condition ... <set> -> <set>"?  Linear in ``len(text)``.
+
+    Same verdict as ``condition[^.\\n]*?<pair>``, which rescanned the rest of the sentence
+    from every "condition" (quadratic: 47 s for a 160 KB line).  Here the next pair and the
+    next sentence end after each "condition" are found by searches that only move forward.
+    """
+    pair: re.Match[str] | None = None
+    stop = -1  # the first '.' or newline at or after the current "condition" (len(text) if none)
+    for m in _CONDITION.finditer(text):
+        if pair is None or pair.start() < m.end():
+            pair = _PAIR.search(text, m.end())
+            if pair is None:
+                return False
+        if stop < m.end():
+            end = _SENTENCE_END.search(text, m.end())
+            stop = end.start() if end else len(text)
+        if pair.start() < stop:
+            return True
+    return False
 
 
 @rule("CAM-02", "The camera train-test condition is indicated (D-22)", groups={M19}, tasks={Task.CAM},
@@ -143,16 +169,13 @@ def cam_02(ctx: Submission) -> Report:
     """MFC19 §2.1.6: "when results are submitted, the training-testing condition must be
     indicated". The SubID has no field for it (D-22), so we look for it in the system description:
     a training set (Image, Video, Multimedia) and a testing set (Image, Video). A heuristic, hence a
-    warning."""
-    path = ctx.description_path
-    if not path.is_file():
-        raise Unavailable("PKG-03", f"no system description {ctx.sub_id}/{path.name}")
-    try:
-        text = path.read_bytes()[:1_000_000].decode("utf-8", errors="replace")
-    except OSError as exc:
-        raise Unavailable("PKG-03", f"{ctx.sub_id}/{path.name} cannot be read: {exc.strerror or exc}") from None
+    warning.  The description is the DESC rules' (read once, at most 64 KiB, never a FIFO)."""
+    desc = description(ctx)
+    if desc.text is None:
+        raise NotApplicable(f"the system description {desc.display} is not text (DESC-01 reports it)")
+    text = desc.text
     sentences = re.split(r"[\n.;]", text)
-    both = bool(_CONDITION.search(text))
+    both = _states_condition(text)
     has_train = both or any(_TRAIN.search(s) and _TRAIN_SET.search(s) for s in sentences)
     has_test = both or any(_TEST.search(s) and _TEST_SET.search(s) for s in sentences)
     if has_train and has_test:
@@ -160,5 +183,5 @@ def cam_02(ctx: Submission) -> Report:
     lacking = [what for what, ok in (("the training set (Image, Video or Multimedia)", has_train),
                                      ("the testing set (Image or Video)", has_test)) if not ok]
     f = Finding(f"the camera train-test condition must be indicated, e.g. 'Train-test condition: training Image, "
-                f"testing Video' (got no mention of {' nor '.join(lacking)})", file=ctx.display(path))
+                f"testing Video' (got no mention of {' nor '.join(lacking)})", file=desc.display)
     return Report([f], headline="the system description does not state the camera train-test condition")

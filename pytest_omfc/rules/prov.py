@@ -249,6 +249,22 @@ def _reject_constant(name: str) -> Any:
     raise _NonStandard(name)
 
 
+class _DuplicateKey(ValueError):
+    """A key repeated in one object: Python's json module keeps the last value silently (RFC 8259 §4: names
+    "SHOULD be unique", and readers then disagree on the value), so PROV-02 rejects it."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
 def _load(path: Path) -> tuple[Any, str | None, bool]:
     """``(object, None, False)`` or ``(None, why, missing)``; never raises, never blocks on a FIFO."""
     try:
@@ -274,11 +290,13 @@ def _load(path: Path) -> tuple[Any, str | None, bool]:
     except UnicodeDecodeError as exc:
         return None, f"must be UTF-8 JSON text (got byte 0x{raw[exc.start]:02x} at offset {exc.start})", False
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        doc = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         return None, f"must be valid JSON (got {exc.msg} at line {exc.lineno} column {exc.colno})", False
     except _NonStandard as exc:
         return None, f"must be valid JSON (got the non-standard constant {exc})", False
+    except _DuplicateKey as exc:
+        return None, f"must be valid JSON with unique keys in each object (got the key {shorten(exc.args[0], 40)!r} twice)", False
     except RecursionError:
         return None, "must be valid JSON (got nesting too deep to parse)", False
     except ValueError as exc:  # e.g. an integer beyond Python's digit limit
@@ -574,6 +592,9 @@ def prov_01(ctx: Submission) -> Report:
 def prov_02(ctx: Submission) -> Report:
     """PROV-02: missing, empty, non-UTF-8, malformed or non-object JSON is reported (MediScore crashes).
 
+    A key repeated in one object is malformed here: Python's json (and so MediScore) keeps the last value
+    silently, other readers the first.
+
     An excused row whose JSON is missing is left to PROV-17 (D-19); unsafe
     references are PKG-06's and are never opened.
     """
@@ -627,24 +648,29 @@ def prov_04(ctx: Submission) -> Report:
 def prov_05(ctx: Submission) -> Report:
     """PROV-05: the task, not a stray flag, picks the schema (B-05: MediScore's ``-t`` is ignored).
 
-    In the graph task a JSON that is only a valid *filtering* result (no links,
-    or unscored links) is an error here: MediScore with ``-t provenance``
-    passes it.  The task comes from ``--omfc-task`` or the index; a warning
-    says when the index TaskID or the EXPID's TASK field names the other task,
-    since the JSONs are then checked against the schema of the task given.
+    In the graph task every JSON is checked against the graph schema, so a
+    filtering result fails the rule it breaks: PROV-04 when ``links`` is
+    missing, PROV-10 when a link lacks ``relationshipConfidenceScore``
+    (MediScore with ``-t provenance`` passes both).  PROV-05 reports a JSON
+    only when it passes the filtering schema and fails the graph schema for
+    neither of those reasons (none can today: SchG is SchF plus those two).
+    The task comes from ``--omfc-task`` or the index; a warning says when the
+    index TaskID or the EXPID's TASK field names the other task, since the
+    JSONs are then checked against the schema of the task given.
     """
     found = []
+    entries: list[Entry] = []
     if ctx.task is PG:
         try:
             _, entries = _checked(ctx)
         except NotApplicable:
             entries = []
         for e in entries:
-            assert e.facts is not None
-            if e.facts.schema.count and e.facts.filtering_ok:
-                got = "no links array" if not e.facts.has_links else "links without relationshipConfidenceScore"
-                found.append(Finding(f"must be a provenance graph, as the task is provenance (got a filtering result: {got})",
-                                     file=e.display, key=e.key, column="links"))
+            f = e.facts
+            assert f is not None
+            if f.schema.count and f.filtering_ok and f.has_links and not f.conf.count:
+                found.append(Finding(f"must be a provenance graph, as the task is provenance (got a filtering result: "
+                                     f"{f.schema.note})", file=e.display, key=e.key, column=f.schema.where))
     found += _task_sources(ctx)
     errors = [f for f in found if f.severity is None]
     if errors:

@@ -132,10 +132,10 @@ def score_05(ctx: Submission) -> Report:
 
 
 @rule("SCORE-06", "NC2017: opted-out trials share one constant score below every processed trial's",
-      groups={N17}, tasks={IMG, VID, SPL, PF, PG}, severity=Severity.WARNING, requires=_REQ)
+      groups={N17}, tasks={IMG, VID, SPL, PF, PG}, severity=Severity.ERROR, requires=_REQ)
 def score_06(ctx: Submission) -> Report:
-    """NC17 §2.1.1.2: the score of ``IsOptOut=Y`` trials is "a constant value less than the values of
-    all the processed trials". A warning: NC2017 words its rules as "should" (D-04)."""
+    """NC17 §2.1.1.2: "The confidence score for opted out trials **must** be a constant value less than the
+    values of all the processed trials" (D-04), so an error, although NC2017 words most rules as "should"."""
     text = _score_text(ctx)
     status = ctx.status()
     scores = ctx.scores
@@ -150,13 +150,13 @@ def score_06(ctx: Submission) -> Report:
     distinct = np.unique(opted)
     if distinct.size > 1:
         shown = ", ".join(_fmt(v) for v in distinct[:5]) + (", ..." if distinct.size > 5 else "")
-        found.append(Finding(f"opted-out trials should share one constant score (got {distinct.size} "
+        found.append(Finding(f"opted-out trials must share one constant score (got {distinct.size} "
                              f"different scores: {shown})", file=display, column=SCORE))
         parts.append(f"opted-out trials have {distinct.size} different scores")
     if processed.size:
         low = processed.min()
         high = np.flatnonzero(out & (scores >= low))
-        found += [Finding(f"an opted-out trial's score should be lower than every processed trial's "
+        found += [Finding(f"an opted-out trial's score must be lower than every processed trial's "
                           f"(got {text.iloc[p]}; the lowest processed score is {_fmt(low)})",
                           **ctx.loc(int(p), SCORE, text.iloc[p])) for p in high]
         if high.size:

@@ -7,8 +7,16 @@ such a file is never opened.
 
 Each HDF5 file is opened at most once per process, read-only, without file
 locking, inside a ``with`` block; only link types, group names, dataset
-shapes and dtypes are read (never pixels), and only that plain summary is
-kept.  External and soft links are reported, never followed.
+shapes, dtypes and storage layouts are read (never pixels), and only that
+plain summary is kept.  External and soft links are reported, never followed.
+
+A mask whose data lives in another file (a dataset with external raw-data
+storage, a virtual dataset mapping another file, an external link anywhere in
+the tree) would make any reader of the mask read outside bytes, e.g.
+``/etc/passwd``: PKG-05 reports it as an error (D-24: the mask must be in
+``<SubID>/mask/``).  The VMASK checks only see the metadata summary above, so
+they never read those bytes either; a check that reads pixels must skip a file
+with ``MaskFile.n_outside``.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from ..findings import Finding
 from ..findings import Report
 from ..findings import Severity
 from ..findings import plural
+from ..findings import shorten
 from ..paths import resolve_inside
 from ..registry import not_checked
 from ..registry import rule
@@ -47,6 +56,8 @@ _VID = {Task.VID}
 _REQ = ("CSV-01",)
 #: Top-level members examined per file; a file with more is reported, not walked further.
 MAX_BLOCKS = 10_000
+#: Links visited per file when looking for data stored in other files (PKG-05).
+MAX_LINKS = 100_000
 _FRAME_NAME = re.compile(r"0|[1-9][0-9]*", re.ASCII)
 
 
@@ -70,6 +81,11 @@ class MaskFile:
     problem: str | None = None
     blocks: list[Block] = field(default_factory=list)
     truncated: bool = False
+    #: where the file takes data from another file (PKG-05, D-24): the first few, and how many in all
+    outside: list[str] = field(default_factory=list)
+    n_outside: int = 0
+    #: the tree has more than MAX_LINKS links, so it was not searched to the end for them
+    outside_unknown: bool = False
 
 
 def inspect_hdf5(path: Path) -> MaskFile:
@@ -90,7 +106,9 @@ def inspect_hdf5(path: Path) -> MaskFile:
         import h5py
 
         with h5py.File(path, "r", locking=False) as f:
-            return _summarise(f, h5py)
+            out = _summarise(f, h5py)
+            _find_outside(f, h5py, out)
+            return out
     except Exception as exc:  # a broken file must become a finding, not a crash
         return MaskFile(f"must be readable as HDF5 (got {type(exc).__name__}: {str(exc)[:120]})")
 
@@ -158,6 +176,52 @@ def _summarise(f: h5py.File, h5: ModuleType) -> MaskFile:
             continue
         out.blocks.append(Block(name, shape=tuple(int(x) for x in shape), dtype=str(ds.dtype)))
     return out
+
+
+def _outside_of(f: h5py.File, h5: ModuleType, name: str, link: object) -> str | None:
+    """How the member ``name`` takes data from another file, or None; reads the layout, never the data."""
+    if isinstance(link, h5.ExternalLink):
+        return f"an external link {name!r} to {shorten(link.filename, 60)!r}"
+    if not isinstance(link, h5.HardLink):
+        return None  # soft links stay inside this file
+    obj = f.get(name)
+    if not isinstance(obj, h5.Dataset):
+        return None
+    external = obj.external
+    if external:
+        return f"the dataset {name!r} stored in the external file {shorten(external[0][0], 60)!r}"
+    if obj.is_virtual:
+        sources = [m.file_name for m in obj.virtual_sources() if m.file_name != "."]
+        if sources:
+            return f"the virtual dataset {name!r} mapping the file {shorten(sources[0], 60)!r}"
+    return None
+
+
+def _find_outside(f: h5py.File, h5: ModuleType, out: MaskFile) -> None:
+    """Record in ``out`` every place of the tree whose data lives in another file (PKG-05).
+
+    Every link is visited once (``visititems_links`` does not follow external
+    links, nor loop on hard-link cycles), at most :data:`MAX_LINKS`.
+    """
+    seen = 0
+
+    def visit(name: str, link: object) -> bool | None:
+        nonlocal seen
+        seen += 1
+        if seen > MAX_LINKS:
+            out.outside_unknown = True
+            return True  # stops the visit
+        try:
+            where = _outside_of(f, h5, name, link)
+        except Exception:  # an unreadable member is VMASK-02's to report, not proof of outside data
+            where = None
+        if where:
+            out.n_outside += 1
+            if len(out.outside) < 3:
+                out.outside.append(where)
+        return None
+
+    f.visititems_links(visit)
 
 
 _CACHE: weakref.WeakKeyDictionary[Submission, dict[Path, MaskFile]] = weakref.WeakKeyDictionary()
@@ -236,7 +300,11 @@ def _index(ctx: Submission, column: str) -> np.ndarray:
       severity=Severity.WARNING, requires=_REQ)
 def pkg_05(ctx: Submission) -> Report:
     """MFC19 §5.1.2.  A path leaving the submission (``..``, absolute, symlink out) is an error (D-24) and is
-    never opened; a path elsewhere inside the submission is a warning (the column is not evaluated, D-16)."""
+    never opened; a path elsewhere inside the submission is a warning (the column is not evaluated, D-16).
+
+    A mask that takes its data from another file (external raw-data storage, a virtual dataset, an external
+    link) is an error too: its frames are not in ``<SubID>/mask/`` (D-24), and reading them reads that file.
+    """
     mask_dir = (ctx.dir / "mask").resolve()
     found = []
     for ref in _refs(ctx):
@@ -244,6 +312,21 @@ def pkg_05(ctx: Submission) -> Report:
             found.append(Finding(f"the mask path {ref.why}", **_loc(ctx, ref), severity=Severity.ERROR))
         elif not ref.path.resolve().is_relative_to(mask_dir):
             found.append(Finding(f"the mask must be under {ctx.sub_id}/mask/ (got {ref.name.strip()!r})", **_loc(ctx, ref)))
+    out_of_file = []
+    for ref, mf in _files(ctx):
+        if mf.n_outside:
+            more = f"; {mf.n_outside - 1} more like it" if mf.n_outside > 1 else ""
+            out_of_file.append(Finding(f"the HDF5 mask must hold its frames in {ctx.sub_id}/mask/, not take them from "
+                                       f"another file (got {mf.outside[0]}{more})", **_loc(ctx, ref),
+                                       severity=Severity.ERROR))
+        elif mf.outside_unknown:
+            found.append(Finding(f"the HDF5 mask should have at most {MAX_LINKS} links to be searched for data in "
+                                 "other files (got more)", **_loc(ctx, ref)))
+    if out_of_file:
+        k = len(out_of_file)
+        head = (f"{plural(k, 'HDF5 mask')} {'takes' if k == 1 else 'take'} data from another file" if not found
+                else f"video masks outside {ctx.sub_id}/mask/ or taking data from another file")
+        return Report(found + out_of_file, headline=head)
     unsafe = sum(1 for f in found if f.severity is Severity.ERROR)
     if unsafe and unsafe < len(found):
         return Report(found, headline=f"video mask paths outside {ctx.sub_id}/mask/")
