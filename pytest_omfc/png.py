@@ -27,7 +27,6 @@ import stat
 import struct
 import zlib
 from dataclasses import dataclass
-from dataclasses import replace
 
 import numpy as np
 
@@ -156,11 +155,7 @@ def read_header(path: str, follow: bool = False) -> HeaderResult:
     except OSError as exc:
         return HeaderResult(UNREADABLE, f"must be readable (got {exc.strerror or exc})")
     try:
-        st = os.fstat(fd)  # the file actually opened (the name may have changed since the stat)
-        if not stat.S_ISREG(st.st_mode):
-            return HeaderResult(NOT_FILE, "must name a regular file (got a special file)")
-        head = _parse(_Reader(fd, st.st_size))
-        return replace(head, dev=st.st_dev, ino=st.st_ino)
+        return _parse(_Reader(fd, st.st_size), st.st_dev, st.st_ino)
     except OSError as exc:
         return HeaderResult(UNREADABLE, f"must be readable (got {exc.strerror or exc})")
     finally:
@@ -168,23 +163,25 @@ def read_header(path: str, follow: bool = False) -> HeaderResult:
 
 
 class _Reader:
-    """Positional reads through one window of at most :data:`_BLOCK` bytes (small files: one read)."""
+    """Positional reads through one window of at most :data:`_BLOCK` bytes: a mask of a few KB is one read."""
 
     def __init__(self, fd: int, size: int) -> None:
         self.fd, self.size = fd, size
-        self.start, self.buf = 0, b""
+        self.start, self.buf = 0, os.pread(fd, min(size, _BLOCK), 0)
 
-    def get(self, pos: int, n: int) -> bytes | memoryview:
+    def get(self, pos: int, n: int) -> bytes:
         """``n <= _BLOCK`` bytes at ``pos`` (fewer at the end of the file)."""
-        if not (self.start <= pos and pos + n <= self.start + len(self.buf)):
+        if pos < self.start or pos + n > self.start + len(self.buf):
             if pos >= self.size:
                 return b""
-            self.buf, self.start = os.pread(self.fd, _BLOCK, pos), pos
-        return memoryview(self.buf)[pos - self.start:pos - self.start + n]
+            self.buf, self.start = os.pread(self.fd, min(_BLOCK, self.size - pos), pos), pos
+        return self.buf[pos - self.start:pos - self.start + n]
 
-    def crc(self, pos: int, n: int, value: int) -> int:
-        """CRC-32 of ``n`` bytes at ``pos``, read piecewise (the caller checked they exist)."""
-        end = pos + n
+    def crc(self, pos: int, n: int) -> int:
+        """CRC-32 of the ``n`` bytes at ``pos`` (they exist: the caller compared with the file size)."""
+        if self.start <= pos and pos + n <= self.start + len(self.buf):
+            return zlib.crc32(memoryview(self.buf)[pos - self.start:pos - self.start + n])
+        value, end = 0, pos + n
         while pos < end:
             piece = self.get(pos, min(_BLOCK, end - pos))
             if not piece:
@@ -198,11 +195,11 @@ def _truncated(size: int) -> HeaderResult:
     return HeaderResult(CORRUPT, f"must be a complete PNG file (got {size} bytes with no IEND chunk: truncated)")
 
 
-def _parse(r: _Reader) -> HeaderResult:
+def _parse(r: _Reader, dev: int, ino: int) -> HeaderResult:
     size = r.size
-    head = bytes(r.get(0, 33))
+    head = r.get(0, 33)
     if head[:8] != SIGNATURE:
-        return HeaderResult(NOT_PNG, f"must be a PNG file (got {sniff(bytes(r.get(0, 16)))})")
+        return HeaderResult(NOT_PNG, f"must be a PNG file (got {sniff(r.get(0, 16))})")
     if len(head) < 33:
         return HeaderResult(CORRUPT, f"must be a complete PNG file (got {size} bytes, truncated inside the header)")
     length, ctype = struct.unpack_from(">I4s", head, 8)
@@ -233,8 +230,7 @@ def _parse(r: _Reader) -> HeaderResult:
             return HeaderResult(CORRUPT, f"must consist of valid chunks (got a damaged chunk header at byte {pos})")
         if pos + 12 + length > size:
             return _truncated(size)
-        (stored,) = struct.unpack(">I", r.get(pos + 8 + length, 4))
-        if r.crc(pos + 8, length, zlib.crc32(ctype)) != stored:
+        if r.crc(pos + 4, length + 4) != int.from_bytes(r.get(pos + 8 + length, 4), "big"):  # type and data
             name = ctype.decode("ascii")
             return HeaderResult(CORRUPT, f"must have an intact {name} chunk at byte {pos} (got a CRC mismatch: "
                                          f"its {length} bytes are damaged)")
@@ -242,7 +238,7 @@ def _parse(r: _Reader) -> HeaderResult:
             if not idat:
                 idat = pos
             if len(zhead) < 2:
-                zhead += bytes(r.get(pos + 8, min(length, 2 - len(zhead))))
+                zhead += r.get(pos + 8, min(length, 2 - len(zhead)))
         elif ctype == b"IEND":
             break
         elif not idat and ctype == b"PLTE":
@@ -256,7 +252,7 @@ def _parse(r: _Reader) -> HeaderResult:
         return HeaderResult(CORRUPT, "must have a PLTE chunk for its palette colour type (got none)")
     if len(zhead) < 2 or zhead[0] & 0x0F != 8 or zhead[0] >> 4 > 7 or (zhead[0] << 8 | zhead[1]) % 31 or zhead[1] & 0x20:
         return HeaderResult(CORRUPT, f"pixel data must start with a zlib header (got {zhead!r})")
-    return HeaderResult(OK, "", w, h, bd, ct, inter, plte, trns, idat)
+    return HeaderResult(OK, "", w, h, bd, ct, inter, plte, trns, idat, dev, ino)
 
 
 def read_headers(paths: list[str]) -> list[HeaderResult]:
