@@ -224,3 +224,36 @@ def test_valid_masks_still_pass(omfc):
     res = image_case(omfc, dict(zip(IDS, files)), files).run()
     assert res.outcome("MASK-04") == "passed", res.text("MASK-04")
     assert mask08_warnings(res) == []
+
+
+def test_pool_slices_by_weight(monkeypatch):
+    """One huge mask among small ones gets a process of its own: slices have about equal inflated bytes,
+    stay contiguous and come back in input order."""
+    from pytest_omfc import pool
+
+    seen: list[list[int]] = []
+
+    class Inline:
+        def __init__(self, *args: Any, **kw: Any) -> None:
+            pass
+
+        def __enter__(self) -> "Inline":
+            return self
+
+        def __exit__(self, *exc: Any) -> None:
+            return None
+
+        def map(self, fn: Any, slices: Any) -> Any:
+            slices = list(slices)
+            seen.extend(slices)
+            return [fn(s) for s in slices]
+
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", Inline)
+    items = list(range(10))
+    weights = [1] * 9 + [1000]
+    out = pool.map_slices(lambda part: [x * 2 for x in part], items, 2, min_per_job=100, weights=weights)
+    assert out == [x * 2 for x in items]
+    assert seen == [list(range(9)), [9]]
+    seen.clear()
+    assert pool.map_slices(lambda part: part, items, 2, min_per_job=100, weights=[1] * 10) == items
+    assert seen == []  # 10 bytes of work: not worth a process
