@@ -3,7 +3,10 @@
 Generates once (cached outside the repository) an index and a submission of N
 probes: 40% 1920x1080 and 60% 640x480 grey PNG masks, 2% of the probes with no
 mask.  The masks are real PNG files, one encoded image per size hard-linked
-(or copied) under ``mask/``.  Then runs ``pytest --omfc-submission ...`` in a
+(or copied) under ``mask/``.  pytest-omfc inflates each file (device and
+inode) once, so hard links make its MASK-04/08 decode pass cost two inflates;
+``--distinct`` copies every mask instead (a separate cached dataset), which is
+what a real submission costs: one inflate of ~0.5-4 ms per mask.  Then runs ``pytest --omfc-submission ...`` in a
 subprocess and prints the wall time, the peak memory of the pytest process,
 the time per 1,000 probes for several N (linearity) and the ratio against a
 naive validator measured in the same run: pandas reading the CSV plus Pillow
@@ -58,9 +61,11 @@ def _mask_png(width: int, height: int) -> bytes:
     return buf.getvalue()
 
 
-def generate(n: int, root: Path) -> tuple[Path, Path]:
-    """The dataset index and the submission directory for ``n`` probes (made once, then reused)."""
-    case = root / f"imdl-{n}"
+def generate(n: int, root: Path, distinct: bool = False) -> tuple[Path, Path]:
+    """The dataset index and the submission directory for ``n`` probes (made once, then reused).
+
+    ``distinct``: every mask is its own file (a copy), not a hard link to one template per size."""
+    case = root / (f"imdl-{n}-distinct" if distinct else f"imdl-{n}")
     index = case / "dataset" / "indexes" / INDEX_NAME
     sub = case / SUB_ID
     if (case / "complete").is_file():
@@ -86,6 +91,8 @@ def generate(n: int, root: Path) -> tuple[Path, Path]:
         if name:
             src, dst = templates[(int(w), int(h))], sub / name
             try:
+                if distinct:
+                    raise OSError("copy wanted")
                 os.link(src, dst)
             except OSError:
                 shutil.copyfile(src, dst)
@@ -162,6 +169,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="pytest runs per N; the best is kept")
     ap.add_argument("--jobs", type=int, default=None, help="--omfc-jobs for the runs (default: the plugin's)")
     ap.add_argument("--no-baseline", action="store_true", help="skip the (slow) naive full-decode baseline")
+    ap.add_argument("--distinct", action="store_true",
+                    help="copy every mask instead of hard-linking two templates (every mask is then inflated)")
     ap.add_argument("--all-plugins", action="store_true",
                     help="let pytest load every installed plugin (default: only pytest-omfc, and xdist with -n)")
     ap.add_argument("pytest_args", nargs="*", help="extra pytest arguments, e.g. -n 2")
@@ -173,7 +182,7 @@ def main() -> None:
     ns = sorted({max(1, n // 4), max(1, n // 2), n})
 
     t0 = time.perf_counter()
-    cases = {k: generate(k, root) for k in ns}
+    cases = {k: generate(k, root, args.distinct) for k in ns}
     print(f"datasets under {root} ready in {time.perf_counter() - t0:.1f} s (cached for later runs)")
 
     index, sub = cases[n]
@@ -182,7 +191,8 @@ def main() -> None:
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     n_masks = sum(1 for _ in (sub / "mask").iterdir())
     plugins = "all installed plugins" if args.all_plugins else "only pytest-omfc (PYTEST_DISABLE_PLUGIN_AUTOLOAD)"
-    print(f"\n{n} probes, {n_masks} masks, {plugins}: pytest exit {rc}, '{last}'")
+    files = "distinct files" if args.distinct else "hard links to 2 files"
+    print(f"\n{n} probes, {n_masks} masks ({files}), {plugins}: pytest exit {rc}, '{last}'")
     print(f"  wall time     {wall:6.2f} s   (target <= 3 s)")
     print(f"  CPU time      {cpu:6.2f} s   (user + system, all processes; robust against other load)")
     print(f"  load average  {os.getloadavg()[0]:6.2f}     on {os.cpu_count()} CPUs (other load inflates wall time)")

@@ -1,11 +1,19 @@
-"""Reading what the mask rules need from a PNG file without decoding it.
+"""Reading what the mask rules need from a PNG file, with memory and time bounded by the index.
 
-MASK-04...07 only need the header: the signature, IHDR (size, bit depth,
-colour type, interlace) and whether a PLTE or tRNS chunk precedes the first
-IDAT; a truncated file is recognised by its missing IEND chunk.  That costs
-two small reads per file, where a decoder would inflate every pixel.  Only
-MASK-08 looks at pixels, through :func:`scan_pixels`, which inflates the image
-data incrementally and stops at the first byte that answers its question.
+Two passes, both streaming through buffers of at most :data:`_BLOCK` bytes,
+whatever sizes a file declares:
+
+* :func:`read_header` (every referenced file, MASK-03...07): the signature,
+  IHDR (size, bit depth, colour type, interlace), PLTE/tRNS before the first
+  IDAT, the CRC of every chunk and a final IEND (MASK-04: decoders reject a
+  critical chunk with a wrong CRC).  It reads the whole file (a few KB per
+  mask) but never inflates it.
+* :func:`decode_pixels` (MASK-04's image data, MASK-08's black masks) inflates
+  the IDAT stream once, discarding the output as it goes, and says whether the
+  zlib stream ends properly with all the image data and whether every sample
+  is 0.  Its caller only asks for masks whose header size equals the index
+  size (MASK-06), so the work is bounded by the index, not by the upload: a
+  67-byte file declaring 1 x 2147483647 pixels is never inflated.
 
 Nothing here raises on bad input: every function returns a state code and a
 message in the "must be X (got Y)" form.  Special files (FIFOs, devices) are
@@ -37,18 +45,18 @@ __all__ = [
     "read_headers",
     "sniff",
     "colour_name",
-    "scan_pixels",
-    "scan_many",
+    "raw_size",
+    "decode_pixels",
+    "decode_many",
     "BLACK",
     "NOT_BLACK",
     "BAD_DATA",
 ]
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_IEND = b"\x00\x00\x00\x00IEND\xaeB`\x82"
-_HEAD = 4096  # one read covers IHDR and the chunks before IDAT of nearly every mask
-_TAIL_SEARCH = 65536
+_BLOCK = 1 << 18  # the largest read: memory per file stays below this whatever the file declares
 _MAX_CHUNK = 2**31 - 1
+_CRITICAL = (b"IHDR", b"PLTE", b"IDAT", b"IEND")
 
 # File states (MASK-03: MISSING, NOT_FILE; MASK-04: UNREADABLE, NOT_PNG, CORRUPT; PKG-04: UNSAFE).
 # LINK: the name is a symlink, not followed; the caller decides whether it stays inside.
@@ -57,6 +65,8 @@ OK, UNSAFE, MISSING, NOT_FILE, UNREADABLE, NOT_PNG, CORRUPT, LINK = range(8)
 #: Allowed bit depths per colour type (PNG spec, table 11.1).
 _DEPTHS = {0: (1, 2, 4, 8, 16), 2: (8, 16), 3: (1, 2, 4, 8), 4: (8, 16), 6: (8, 16)}
 _CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}
+#: Adam7 passes: (x0, y0, dx, dy).
+_ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2))
 
 _COLOUR_NAMES = {
     0: "grey",
@@ -69,7 +79,11 @@ _COLOUR_NAMES = {
 
 @dataclass(frozen=True)
 class HeaderResult:
-    """What :func:`read_header` learnt about one file (plain data: cheap to pickle)."""
+    """What :func:`read_header` learnt about one file (plain data: cheap to pickle).
+
+    ``dev``/``ino`` identify the file itself, so that names reaching the same
+    file (symlinks, hard links) are decoded once.
+    """
 
     state: int
     message: str = ""
@@ -81,6 +95,8 @@ class HeaderResult:
     plte: bool = False
     trns: bool = False
     idat: int = 0  # file offset of the first IDAT chunk
+    dev: int = 0
+    ino: int = 0
 
 
 def colour_name(colour: int, trns: bool) -> str:
@@ -114,7 +130,7 @@ def sniff(head: bytes) -> str:
 
 
 def read_header(path: str, follow: bool = False) -> HeaderResult:
-    """Signature, IHDR, PLTE/tRNS presence up to IDAT, and the IEND tail of one file.
+    """Signature, IHDR, PLTE/tRNS presence up to IDAT, every chunk's CRC and the final IEND of one file.
 
     The directories of ``path`` must already be known to stay inside the
     submission (PKG-04).  A symlink is only followed with ``follow=True``,
@@ -134,23 +150,56 @@ def read_header(path: str, follow: bool = False) -> HeaderResult:
     if not stat.S_ISREG(st.st_mode):
         kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a special file"
         return HeaderResult(NOT_FILE, f"must name a regular file (got {kind})")
-    size = st.st_size
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         return HeaderResult(UNREADABLE, f"must be readable (got {exc.strerror or exc})")
     try:
-        return _parse(fd, size)
+        return _parse(_Reader(fd, st.st_size), st.st_dev, st.st_ino)
     except OSError as exc:
         return HeaderResult(UNREADABLE, f"must be readable (got {exc.strerror or exc})")
     finally:
         os.close(fd)
 
 
-def _parse(fd: int, size: int) -> HeaderResult:
-    head = os.pread(fd, _HEAD, 0)
+class _Reader:
+    """Positional reads through one window of at most :data:`_BLOCK` bytes: a mask of a few KB is one read."""
+
+    def __init__(self, fd: int, size: int) -> None:
+        self.fd, self.size = fd, size
+        self.start, self.buf = 0, os.pread(fd, min(size, _BLOCK), 0)
+
+    def get(self, pos: int, n: int) -> bytes:
+        """``n <= _BLOCK`` bytes at ``pos`` (fewer at the end of the file)."""
+        if pos < self.start or pos + n > self.start + len(self.buf):
+            if pos >= self.size:
+                return b""
+            self.buf, self.start = os.pread(self.fd, min(_BLOCK, self.size - pos), pos), pos
+        return self.buf[pos - self.start:pos - self.start + n]
+
+    def crc(self, pos: int, n: int) -> int:
+        """CRC-32 of the ``n`` bytes at ``pos`` (they exist: the caller compared with the file size)."""
+        if self.start <= pos and pos + n <= self.start + len(self.buf):
+            return zlib.crc32(memoryview(self.buf)[pos - self.start:pos - self.start + n])
+        value, end = 0, pos + n
+        while pos < end:
+            piece = self.get(pos, min(_BLOCK, end - pos))
+            if not piece:
+                break
+            value = zlib.crc32(piece, value)
+            pos += len(piece)
+        return value
+
+
+def _truncated(size: int) -> HeaderResult:
+    return HeaderResult(CORRUPT, f"must be a complete PNG file (got {size} bytes with no IEND chunk: truncated)")
+
+
+def _parse(r: _Reader, dev: int, ino: int) -> HeaderResult:
+    size = r.size
+    head = r.get(0, 33)
     if head[:8] != SIGNATURE:
-        return HeaderResult(NOT_PNG, f"must be a PNG file (got {sniff(head)})")
+        return HeaderResult(NOT_PNG, f"must be a PNG file (got {sniff(r.get(0, 16))})")
     if len(head) < 33:
         return HeaderResult(CORRUPT, f"must be a complete PNG file (got {size} bytes, truncated inside the header)")
     length, ctype = struct.unpack_from(">I4s", head, 8)
@@ -167,42 +216,43 @@ def _parse(fd: int, size: int) -> HeaderResult:
     if comp != 0 or filt != 0 or inter not in (0, 1):
         return HeaderResult(CORRUPT, f"must use standard compression, filter and interlace methods (got {comp}, {filt}, {inter})")
     plte = trns = False
+    idat = 0
+    zhead = b""  # the first two bytes of the image data: the zlib header
     pos = 33
-    while True:
-        if pos + 8 > size:
+    while True:  # every chunk up to IEND: its length stays inside the file and its CRC matches
+        hdr = r.get(pos, 8)
+        if len(hdr) < 8:
+            if idat:
+                return _truncated(size)
             return HeaderResult(CORRUPT, f"must be a complete PNG file (got {size} bytes, truncated before the image data)")
-        if pos + 8 <= len(head):
-            chunk = head[pos:pos + 8]
-        else:
-            chunk = os.pread(fd, 8, pos)
-            if len(chunk) < 8:
-                return HeaderResult(CORRUPT, f"must be a complete PNG file (got {size} bytes, truncated before the image data)")
-        length, ctype = struct.unpack(">I4s", chunk)
+        length, ctype = struct.unpack(">I4s", hdr)
         if length > _MAX_CHUNK or not ctype.isalpha():
             return HeaderResult(CORRUPT, f"must consist of valid chunks (got a damaged chunk header at byte {pos})")
+        if pos + 12 + length > size:
+            return _truncated(size)
+        if r.crc(pos + 4, length + 4) != int.from_bytes(r.get(pos + 8 + length, 4), "big"):  # type and data
+            name = ctype.decode("ascii")
+            return HeaderResult(CORRUPT, f"must have an intact {name} chunk at byte {pos} (got a CRC mismatch: "
+                                         f"its {length} bytes are damaged)")
         if ctype == b"IDAT":
+            if not idat:
+                idat = pos
+            if len(zhead) < 2:
+                zhead += r.get(pos + 8, min(length, 2 - len(zhead)))
+        elif ctype == b"IEND":
             break
-        if ctype == b"IEND":
-            return HeaderResult(CORRUPT, "must contain image data (got IEND before any IDAT chunk)")
-        if ctype == b"PLTE":
+        elif not idat and ctype == b"PLTE":
             plte = True
-        elif ctype == b"tRNS":
+        elif not idat and ctype == b"tRNS":
             trns = True
         pos += 12 + length
+    if not idat:
+        return HeaderResult(CORRUPT, "must contain image data (got IEND before any IDAT chunk)")
     if ct == 3 and not plte:
         return HeaderResult(CORRUPT, "must have a PLTE chunk for its palette colour type (got none)")
-    if not _ends_with_iend(fd, size):
-        return HeaderResult(CORRUPT, f"must be a complete PNG file (got {size} bytes with no IEND chunk: truncated)")
-    return HeaderResult(OK, "", w, h, bd, ct, inter, plte, trns, pos)
-
-
-def _ends_with_iend(fd: int, size: int) -> bool:
-    """True when the file ends with IEND (or has it shortly before some trailing bytes)."""
-    tail = os.pread(fd, 12, max(0, size - 12))
-    if tail == _IEND:
-        return True
-    start = max(0, size - _TAIL_SEARCH)
-    return b"IEND" in os.pread(fd, size - start, start)
+    if len(zhead) < 2 or zhead[0] & 0x0F != 8 or zhead[0] >> 4 > 7 or (zhead[0] << 8 | zhead[1]) % 31 or zhead[1] & 0x20:
+        return HeaderResult(CORRUPT, f"pixel data must start with a zlib header (got {zhead!r})")
+    return HeaderResult(OK, "", w, h, bd, ct, inter, plte, trns, idat, dev, ino)
 
 
 def read_headers(paths: list[str]) -> list[HeaderResult]:
@@ -210,84 +260,97 @@ def read_headers(paths: list[str]) -> list[HeaderResult]:
     return [read_header(p) for p in paths]
 
 
-# ---------------------------------------------------------------------------- pixels (MASK-08)
+# ---------------------------------------------------------------------------- pixels (MASK-04 image data, MASK-08)
 
 BLACK, NOT_BLACK, BAD_DATA = "black", "not-black", "bad"
 _FILTER_TYPES = bytes(range(5))
+_STEP = 1 << 18  # inflated bytes per call: the output is looked at and dropped
 
 
-def _filter_positions(width: int, height: int, bit_depth: int, channels: int, interlace: int) -> tuple[np.ndarray, int]:
-    """Offsets of the filter-type bytes in the inflated stream, and the stream's length."""
-    bpp_bits = bit_depth * channels
+def _passes(width: int, height: int, bit_depth: int, colour: int, interlace: int) -> list[tuple[int, int, int]]:
+    """``(start, stride, end)`` of each pass in the inflated stream: a filter-type byte opens every ``stride`` bytes."""
+    bpp_bits = bit_depth * _CHANNELS.get(colour, 1)
     if interlace == 0:
-        passes = [(width, height)]
-    else:  # Adam7: (x0, y0, dx, dy) per pass
-        adam7 = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
-        passes = [((width - x0 + dx - 1) // dx, (height - y0 + dy - 1) // dy) for x0, y0, dx, dy in adam7]
-    starts: list[np.ndarray] = []
-    offset = 0
-    for pw, ph in passes:
-        if pw <= 0 or ph <= 0:
-            continue
-        stride = 1 + (pw * bpp_bits + 7) // 8
-        starts.append(offset + np.arange(ph, dtype=np.int64) * stride)
-        offset += ph * stride
-    return (np.concatenate(starts) if starts else np.zeros(0, np.int64)), offset
-
-
-def scan_pixels(path: str, width: int, height: int, bit_depth: int, colour: int, interlace: int, idat: int) -> tuple[str, str]:
-    """Is every pixel 0 (black)?  Stops at the first non-zero sample.
-
-    With all filter residuals zero the reconstructed image is zero and
-    conversely (every PNG predictor of zero bytes is zero), so the filtered
-    stream answers without unfiltering.  Returns ``(BLACK | NOT_BLACK | BAD_DATA, message)``.
-    """
-    channels = _CHANNELS.get(colour, 1)
-    if interlace == 0:  # filter bytes every `stride` bytes: no table needed
-        stride = 1 + (width * bit_depth * channels + 7) // 8
-        filters, total = None, stride * height
+        sizes = [(width, height)]
     else:
-        stride = 0
-        filters, total = _filter_positions(width, height, bit_depth, channels, interlace)
+        sizes = [((width - x0 + dx - 1) // dx, (height - y0 + dy - 1) // dy) for x0, y0, dx, dy in _ADAM7]
+    out, offset = [], 0
+    for pw, ph in sizes:
+        if pw > 0 and ph > 0:
+            stride = 1 + (pw * bpp_bits + 7) // 8
+            out.append((offset, stride, offset + ph * stride))
+            offset += ph * stride
+    return out
+
+
+def raw_size(width: int, height: int, bit_depth: int, colour: int, interlace: int) -> int:
+    """Bytes of the inflated image data (filter bytes included): the work :func:`decode_pixels` does."""
+    passes = _passes(width, height, bit_depth, colour, interlace)
+    return passes[-1][2] if passes else 0
+
+
+def _zero_samples(out: bytes, seen: int, passes: list[tuple[int, int, int]]) -> bool:
+    """Are all samples in ``out`` (stream bytes ``seen...``) zero?  Filter-type bytes (0-4) are not samples.
+
+    With all filter residuals zero the reconstructed image is zero and conversely (every PNG predictor of
+    zero bytes is zero), so the filtered stream answers without unfiltering.
+    """
+    if out.count(0) == len(out):
+        return True
+    if out.translate(None, _FILTER_TYPES):  # a byte above 4 is a sample whatever its position
+        return False
+    block = np.frombuffer(out, dtype=np.uint8).copy()
+    for start, stride, end in passes:
+        lo, hi = max(seen, start), min(seen + len(out), end)
+        if lo < hi:
+            first = lo + (start - lo) % stride
+            block[first - seen:hi - seen:stride] = 0
+    return not block.any()
+
+
+def decode_pixels(path: str, width: int, height: int, bit_depth: int, colour: int, interlace: int,
+                  idat: int) -> tuple[str, str]:
+    """Inflate the image data once: is the zlib stream complete, and is every sample 0 (black)?
+
+    The caller passes a header whose size equals the index (MASK-06), which bounds the work.  The
+    output is dropped as it comes (at most :data:`_STEP` bytes at a time), compressed data is read in
+    pieces of :data:`_BLOCK` bytes, and inflating stops once the stream gives more than the image
+    needs (a zlib bomb; decoders ignore the excess).  The stream ends where the consecutive IDAT
+    chunks end, as for libpng.  Returns ``(BLACK | NOT_BLACK | BAD_DATA, message)``.
+    """
+    passes = _passes(width, height, bit_depth, colour, interlace)
+    total = passes[-1][2] if passes else 0
     inflater = zlib.decompressobj()
-    seen, step = 0, 2048
+    seen, black = 0, True
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         return BAD_DATA, f"must be readable (got {exc.strerror or exc})"
     try:
         pos = idat
-        while seen < total:
+        while not inflater.eof and seen <= total:
             hdr = os.pread(fd, 8, pos)
             if len(hdr) < 8:
-                return BAD_DATA, "pixel data must be complete (got a file truncated inside the image data)"
-            length, ctype = struct.unpack(">I4s", hdr)
-            if ctype == b"IEND":
                 break
-            data = os.pread(fd, length, pos + 8) if ctype == b"IDAT" else b""
-            if ctype == b"IDAT" and len(data) < length:
-                return BAD_DATA, "pixel data must be complete (got a file truncated inside an IDAT chunk)"
-            pos += 12 + length
-            while data and seen < total:
-                out = inflater.decompress(data, step)
-                step = min(step * 4, 1 << 18)  # small first: most masks answer in their first rows
-                data = inflater.unconsumed_tail
-                if not out:
-                    if not data:
+            length, ctype = struct.unpack(">I4s", hdr)
+            if ctype != b"IDAT":
+                break
+            at, end = pos + 8, pos + 8 + length
+            pos = end + 4
+            while at < end and not inflater.eof and seen <= total:
+                data = os.pread(fd, min(_BLOCK, end - at), at)
+                if not data:
+                    return BAD_DATA, "pixel data must be complete (got a file truncated inside an IDAT chunk)"
+                at += len(data)
+                while True:
+                    out = inflater.decompress(data, _STEP)
+                    data = inflater.unconsumed_tail
+                    if out:
+                        if black and seen < total and not _zero_samples(out[:total - seen], seen, passes):
+                            black = False
+                        seen += len(out)
+                    if inflater.eof or seen > total or (not data and len(out) < _STEP):
                         break
-                    continue
-                out = out[: total - seen]
-                if out.translate(None, _FILTER_TYPES):  # filter-type bytes are 0-4: anything else is a sample
-                    return NOT_BLACK, ""
-                block = np.frombuffer(out, dtype=np.uint8).copy()
-                if filters is None:
-                    block[(-seen) % stride::stride] = 0
-                else:
-                    lo, hi = np.searchsorted(filters, [seen, seen + len(block)])
-                    block[filters[lo:hi] - seen] = 0
-                if block.any():
-                    return NOT_BLACK, ""
-                seen += len(out)
     except zlib.error as exc:
         return BAD_DATA, f"pixel data must be a valid zlib stream (got {exc})"
     except OSError as exc:
@@ -295,11 +358,15 @@ def scan_pixels(path: str, width: int, height: int, bit_depth: int, colour: int,
     finally:
         os.close(fd)
     if seen < total:
-        return BAD_DATA, f"pixel data must be complete (got {seen} of {total} bytes: truncated)"
-    return BLACK, ""
+        how = "ends" if inflater.eof else "breaks off where the IDAT chunks end"
+        return BAD_DATA, (f"pixel data must hold the whole image (got a zlib stream that {how} after {seen} of the "
+                          f"{total} bytes a {width}x{height} image needs: truncated)")
+    if not inflater.eof and seen == total:
+        return BAD_DATA, (f"pixel data must be a complete zlib stream (got all {total} bytes of the image but no end "
+                          "of stream and checksum where the IDAT chunks end: truncated)")
+    return (BLACK if black else NOT_BLACK), ""
 
 
-def scan_many(items: list[tuple[str, int, int, int, int, int, int]]) -> list[tuple[str, str]]:
-    """:func:`scan_pixels` over a slice of masks (a unit of work for the process pool)."""
-    return [scan_pixels(*item) for item in items]
-
+def decode_many(items: list[tuple[str, int, int, int, int, int, int]]) -> list[tuple[str, str]]:
+    """:func:`decode_pixels` over a slice of masks (a unit of work for the process pool)."""
+    return [decode_pixels(*item) for item in items]

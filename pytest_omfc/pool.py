@@ -23,6 +23,8 @@ from typing import Callable
 from typing import Sequence
 from typing import TypeVar
 
+import numpy as np
+
 __all__ = ["map_slices", "resolve_jobs"]
 
 T = TypeVar("T")
@@ -60,18 +62,29 @@ def _context() -> multiprocessing.context.BaseContext:
 
 
 def map_slices(fn: Callable[[list[T]], list[R]], items: Sequence[T], jobs: int | None, *,
-               min_per_job: int = MIN_PER_JOB) -> list[R]:
+               min_per_job: float = MIN_PER_JOB, weights: Sequence[float] | None = None) -> list[R]:
     """``fn`` over contiguous slices of ``items`` in up to ``jobs`` processes; results in input order.
 
     ``min_per_job`` is the smallest slice worth a process: below ``2 * min_per_job``
-    items everything runs here.
+    items everything runs here.  With ``weights`` (the cost of each item, e.g. the
+    bytes a mask inflates to), ``min_per_job`` counts in that unit and the slices
+    get about equal weight, so that one huge item does not leave the other
+    processes idle behind it.
     """
     items = list(items)
-    n = min(resolve_jobs(jobs), max(1, len(items) // max(1, min_per_job)))
+    if weights is None:
+        cost = np.ones(len(items))
+    else:
+        cost = np.asarray(weights, dtype=np.float64)
+    total = float(cost.sum())
+    n = min(resolve_jobs(jobs), len(items), max(1, int(total // max(1.0, float(min_per_job)))))
     if n <= 1:
         return fn(items)
-    size = -(-len(items) // n)
-    slices = [items[i:i + size] for i in range(0, len(items), size)]
+    cuts = np.searchsorted(np.cumsum(cost), total * np.arange(1, n) / n, side="right")
+    bounds = [0, *sorted(set(int(c) for c in cuts if 0 < c < len(items))), len(items)]
+    slices = [items[a:b] for a, b in zip(bounds, bounds[1:])]
+    if len(slices) <= 1:
+        return fn(items)
     try:
         with ProcessPoolExecutor(max_workers=len(slices), mp_context=_context()) as pool:
             parts = list(pool.map(fn, slices))

@@ -70,9 +70,10 @@ CASES = [
          fails={"MASK-03": "MASK-03: 1 of 4 referenced masks do not exist (showing 1)"}),
     # CB: two 5312x2988 masks, two blank; pixel values blank, 127, 230, 30 (OOPIX-01/02).
     Conf("CB", f"{V}/valid_cam", CAM_INDEX, "valid", extra_passes=("MASK-10", "OOPIX-01", "OOPIX-02")),
-    # C1: checked against the index row of the (probe, TrainCamID) pair (MASK-10); the 1000x1000 mask is all black.
+    # C1: checked against the index row of the (probe, TrainCamID) pair (MASK-10); the 1000x1000 mask is all black,
+    # but a mask of the wrong size is not inflated (MASK-06 fails it; the index bounds the pixel work): no MASK-08.
     Conf("C1", f"{V}/invalid_cam_mask", CAM_INDEX, "invalid",
-         fails={"MASK-06": "MASK-06: 1 of 2 masks differ in size from their probe (showing 1)"}, black=1,
+         fails={"MASK-06": "MASK-06: 1 of 2 masks differ in size from their probe (showing 1)"}, black=0,
          extra_passes=("MASK-10",),
          texts=("[2e57c044dae9b2af5787ce189cc6ae74:PAR-1476_primary_image] OutputProbeMaskFileName="
                 "'mask/2e57c044dae9b2af5787ce189cc6ae74-mask.png': mask/2e57c044dae9b2af5787ce189cc6ae74-mask.png "

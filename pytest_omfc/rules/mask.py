@@ -2,12 +2,17 @@
 
 Every referenced mask is looked at once per process (:func:`mask_facts`):
 the reference is checked to stay inside the submission (PKG-04, D-24), the
-file is stat'ed and its PNG header read (:mod:`pytest_omfc.png`), never its
-pixels.  The MASK items then only filter that table, so 16,000 masks cost
-one pass of small reads.  MASK-08, the one rule that needs pixels, is sliced
-(``--omfc-slices``) and inflates only until the first non-black sample; a
-slice too large for one process goes to the pool of :mod:`pytest_omfc.pool`
-(``--omfc-jobs``).
+file is stat'ed and its chunks read and CRC-checked (:mod:`pytest_omfc.png`),
+not inflated.  The MASK items then only filter that table, so 16,000 masks
+cost one pass of small reads.
+
+Pixels are inflated (:func:`_decoded`) for MASK-04 (is the image data a
+complete zlib stream?) and MASK-08 (is every sample black?) in one pass, only
+for masks whose header size equals the index size (MASK-06: memory and time
+are bounded by the index, not by what a file declares), and once per file
+(by device and inode, so symlinks and hard links to one file cost one
+decode) per process; big batches go to the pool of :mod:`pytest_omfc.pool`
+(``--omfc-jobs``), split by the bytes they inflate to.
 
 Rows whose status is ``FailedValidation`` are excused from every mask check,
 as MediScore excuses them (STATUS-08); in splice files ``ProbeStatus`` excuses
@@ -63,7 +68,8 @@ class MaskFacts:
     ``refs`` columns: pos (row of the system output), side (probe|donor),
     column, raw (the field as written), name (stripped), excused (STATUS-08),
     unsafe (PKG-04 reason or ""), state (a :mod:`pytest_omfc.png` code), msg,
-    width, height, bit_depth, colour, interlace, trns, idat, path.
+    width, height, bit_depth, colour, interlace, trns, idat, path, fid (the file's
+    identity: equal for names reaching the same file; -1 without a readable file).
     """
 
     refs: pd.DataFrame
@@ -71,6 +77,7 @@ class MaskFacts:
     columns: dict[str, str]  # side -> column present in the file
     total: int  # number of rows of the system output
     dims: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # side -> expected (w, h) per ref
+    decoded: dict[int, tuple[str, str]] = field(default_factory=dict)  # fid -> png.decode_pixels verdict (this process)
 
 
 _FACTS: weakref.WeakKeyDictionary[Submission, MaskFacts] = weakref.WeakKeyDictionary()
@@ -172,16 +179,20 @@ def _probe_files(ctx: Submission, refs: pd.DataFrame) -> None:
     refs["trns"] = np.fromiter((h.trns for h in heads), dtype=bool, count=len(heads))
     refs["msg"] = [h.message for h in heads]
     refs.loc[(refs["unsafe"] != "").to_numpy(), "state"] = png.UNSAFE
+    ids: dict[tuple[int, int], int] = {}  # (device, inode) -> fid
+    refs["fid"] = np.fromiter((ids.setdefault((h.dev, h.ino), len(ids)) if state == png.OK else -1
+                               for h, state in zip(heads, refs["state"].tolist())), dtype=np.int64, count=len(heads))
 
 
 _UNSAFE_RESULT = png.HeaderResult(png.UNSAFE)
 _WINDOWS_ABS = re.compile(r"^([A-Za-z]:|[\\/]{2})")
 
-#: Pool thresholds (items per process).  With a warm page cache a header read costs ~10 us and a pixel scan
-#: ~11 us, while a forkserver worker takes ~0.3 s to start: at evaluation scale (16,000 masks) the work stays
-#: in the item's process, and the pool engages for submissions ten times larger.
+#: Pool thresholds.  With a warm page cache a header read (all chunks, CRCs) costs ~15 us, while a forkserver
+#: worker takes ~0.3 s to start: at evaluation scale (16,000 masks) the header pass stays in the item's
+#: process.  Inflating runs at ~0.5 GB/s, so a worker pays off above ~256 MB of image data (SCANS_PER_JOB
+#: counts inflated bytes).
 HEADERS_PER_JOB = 50_000
-SCANS_PER_JOB = 25_000
+SCANS_PER_JOB = 1 << 28
 
 
 def _checked(facts: MaskFacts) -> pd.DataFrame:
@@ -304,12 +315,19 @@ def mask_03(ctx: Submission) -> Report:
 
 @rule("MASK-04", "The mask is a readable PNG file (by its signature, not its name)", tasks=MASK_TASKS, requires=_REQ)
 def mask_04(ctx: Submission) -> Report:
-    """The PNG signature, an intact IHDR and a final IEND are required: JPEG bytes named .png fail here,
-    unlike in MediScore, which lets OpenCV sniff the format (RULES.md MASK-04)."""
+    """RULES.md MASK-04: OpenCV must decode the mask.  The PNG signature is required (JPEG bytes named .png
+    fail here, unlike in MediScore, which lets OpenCV sniff the format), every chunk must match its CRC
+    (libpng rejects a damaged critical chunk, Pillow one before the image data), the file must end with
+    IEND, and the image data must be one complete zlib stream holding the whole image (decoders stop with
+    "Not enough image data" / "image file is truncated").  The image data is inflated only for masks of
+    the index size (a mask failing MASK-06 is not decoded: the index bounds the work)."""
     facts = mask_facts(ctx)
     refs = _checked(facts)
-    bad = refs[refs["state"].isin([png.UNREADABLE, png.NOT_PNG, png.CORRUPT]).to_numpy()]
-    found = [_finding(ctx, ref, f"{_show(ref.name)} {ref.msg}") for ref in bad.itertuples(index=False)]
+    header_bad = refs["state"].isin([png.UNREADABLE, png.NOT_PNG, png.CORRUPT]).to_numpy()
+    decoded = _decoded(ctx, facts, refs)
+    data_bad = np.array([decoded.get(f, ("", ""))[0] == png.BAD_DATA for f in refs["fid"].tolist()], dtype=bool)
+    found = [_finding(ctx, ref, f"{_show(ref.name)} {ref.msg if ref.msg else decoded[ref.fid][1]}")
+             for ref in refs[header_bad | data_bad].itertuples(index=False)]
     return Report(found, headline=f"{_of_total(len(found), facts)} masks are not readable PNG files" if found else None)
 
 
@@ -345,6 +363,42 @@ def _index_dims(ctx: Submission, facts: MaskFacts, side: str) -> tuple[np.ndarra
         out.append(np.where(rows >= 0, values[np.clip(rows, 0, None)], np.nan))
     facts.dims[side] = (out[0], out[1])
     return facts.dims[side]
+
+
+def _sized(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame) -> np.ndarray:
+    """Which of ``refs`` (rows of ``facts.refs``) have the index size of their side, i.e. pass MASK-06.
+
+    Only these are inflated, so the work is bounded by the index, whatever size a header declares.
+    Without an index size (unknown trial, missing column) nothing bounds it and nothing is inflated.
+    """
+    out = np.zeros(len(refs), dtype=bool)
+    rows = refs.index.to_numpy()
+    w, h = refs["width"].to_numpy(), refs["height"].to_numpy()
+    for side in facts.columns:
+        try:
+            ew, eh = _index_dims(ctx, facts, side)
+        except Unavailable:
+            continue
+        out |= (refs["side"] == side).to_numpy() & (w == ew[rows]) & (h == eh[rows])  # NaN is never equal
+    return out
+
+
+def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame) -> dict[int, tuple[str, str]]:
+    """The :func:`png.decode_pixels` verdicts (by fid) of the files of ``refs`` with a sound header and the index size.
+
+    Each file (by device and inode) is inflated at most once per process: MASK-04 inflates every file
+    and the MASK-08 slices reuse its verdicts (or inflate what their rows need when they run alone).
+    """
+    refs = refs[(refs["state"] == png.OK).to_numpy()]
+    refs = refs[_sized(ctx, facts, refs)]
+    todo = refs[~refs["fid"].isin(list(facts.decoded)).to_numpy()].drop_duplicates("fid")
+    if not todo.empty:
+        items = list(zip(*(todo[c].tolist() for c in ("path", "width", "height", "bit_depth", "colour", "interlace", "idat"))))
+        work = [png.raw_size(*item[1:6]) for item in items]
+        verdicts = map_slices(png.decode_many, items, ctx.settings.option("jobs", 0), min_per_job=SCANS_PER_JOB,
+                              weights=work)
+        facts.decoded.update(zip(todo["fid"].tolist(), verdicts))
+    return facts.decoded
 
 
 @rule("MASK-06", "The mask has the size of its probe (or donor) in the index", tasks=MASK_TASKS, requires=_REQ)
@@ -392,9 +446,10 @@ def mask_08(ctx: Submission, part: Part) -> Report:
     every pixel was changed, which almost always means inverted polarity (255 used for manipulated).
     Whether greyscale values were meant as binary cannot be told, so it is not judged.
 
-    Only grey masks of 8 bits or fewer that passed MASK-04/05/07 are read, and only until the first
-    non-black sample; rows whose opt-out pixel value is 0 are left alone.  Pixel data that cannot be
-    inflated is an error (MASK-04 asks for a readable PNG).
+    Only grey masks of 8 bits or fewer that passed MASK-04/05/06/07 are read (a mask of the wrong size
+    needs no pixel scan); rows whose opt-out pixel value is 0 are left alone.  The pixels come from the
+    one inflate per file that MASK-04 does (:func:`_decoded`); image data that cannot be inflated is
+    MASK-04's finding, not this rule's.
     """
     facts = mask_facts(ctx)
     refs = _headers_ok(facts)
@@ -403,27 +458,14 @@ def mask_08(ctx: Submission, part: Part) -> Report:
     refs = refs[~_opt_out_zero(ctx, refs)]
     if refs.empty:
         return Report()
-    unique = refs.drop_duplicates("path")
-    items = list(zip(*(unique[c].tolist() for c in ("path", "width", "height", "bit_depth", "colour", "interlace", "idat"))))
-    verdict = dict(zip(unique["path"], map_slices(png.scan_many, items, ctx.settings.option("jobs", 0),
-                                                  min_per_job=SCANS_PER_JOB)))
-    kinds = np.array([verdict[p][0] for p in refs["path"].tolist()])
-    refs = refs[kinds != png.NOT_BLACK]
-    black, broken = [], []
-    for ref in refs.itertuples(index=False):
-        kind, msg = verdict[ref.path]
-        if kind == png.BLACK:
-            black.append(_finding(ctx, ref, f"{_show(ref.name)} should be white (255) where not manipulated (got an entirely "
-                                            f"black mask, which claims every pixel of the {ref.side} was manipulated: "
-                                            "inverted polarity?)"))
-        elif kind == png.BAD_DATA:
-            broken.append(_finding(ctx, ref, f"{_show(ref.name)} {msg} (MASK-04: a mask must be a readable PNG)", Severity.ERROR))
-    heads = []
-    if broken:
-        heads.append(f"{plural(len(broken), 'mask')} ha{'s' if len(broken) == 1 else 've'} damaged pixel data")
-    if black:
-        heads.append(f"{plural(len(black), 'mask')} {'is' if len(black) == 1 else 'are'} entirely black (every pixel claimed manipulated)")
-    return Report(broken + black, headline="; ".join(heads) if heads else None)
+    decoded = _decoded(ctx, facts, refs)
+    black = np.array([decoded.get(f, ("", ""))[0] == png.BLACK for f in refs["fid"].tolist()], dtype=bool)
+    found = [_finding(ctx, ref, f"{_show(ref.name)} should be white (255) where not manipulated (got an entirely "
+                                f"black mask, which claims every pixel of the {ref.side} was manipulated: inverted polarity?)")
+             for ref in refs[black].itertuples(index=False)]
+    n = len(found)
+    return Report(found, headline=f"{plural(n, 'mask')} {'is' if n == 1 else 'are'} entirely black "
+                                  "(every pixel claimed manipulated)" if found else None)
 
 
 def _opt_out_zero(ctx: Submission, refs: pd.DataFrame) -> np.ndarray:
