@@ -1,0 +1,112 @@
+"""Across-mask aggregates of MaskScorer that need the per-threshold tables (METRICS.md 2.7).
+
+Each mask's :class:`~.engine.ThresholdTable` is a step function of the
+threshold: at any t its counts are those of its largest own threshold <= t.
+The aggregates evaluate every mask on the union of all masks' thresholds.
+
+* :func:`maximum`: MediScore's "Maximum" (reported with ``--sbin`` only): the
+  single threshold that maximises the sum (= mean) of the masks' MCC, first on
+  ties; every mask's metrics at it.
+* :func:`pixel_average_auc`: ROC of the pooled counts (sum of FP over sum of
+  FP+TN, sum of TP over sum of TP+FN) at every union threshold.
+* :func:`mask_average_auc`: ROC of the mean of per-mask (FPR, TPR), NaN skipped.
+
+Both AUCs append (0,0) and (1,1), stable-sort by (FPR, TPR) and sum trapezoids.
+Only masks with a numeric optimum threshold take part (scored, N > 0); pass
+``None`` for the others to keep positions aligned with the input.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .engine import ThresholdMetrics, ThresholdTable, _trapezoid_auc
+
+__all__ = ["MaximumResult", "mask_average_auc", "maximum", "pixel_average_auc", "union_rows"]
+
+
+def _usable(tables: Sequence[ThresholdTable | None]) -> list[int]:
+    return [i for i, t in enumerate(tables) if t is not None and t.n > 0]
+
+
+def union_rows(tables: Sequence[ThresholdTable]) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
+    """Union of the thresholds, and for each table the row it uses at each union threshold.
+
+    Returns ``(T_all, rows)`` with ``rows[p, k]`` = row of table p at ``T_all[k]``.
+    """
+    if not tables:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.intp)
+    t_all = np.unique(np.concatenate([t.thresholds for t in tables]))
+    rows = np.stack(
+        [np.maximum(np.searchsorted(t.thresholds, t_all, side="right") - 1, 0) for t in tables]
+    )
+    return t_all, rows
+
+
+@dataclass(frozen=True)
+class MaximumResult:
+    """The Maximum threshold and each mask's metrics there (None for masks that took no part)."""
+
+    threshold: float
+    per_mask: tuple[ThresholdMetrics | None, ...]
+
+    @property
+    def mean_mcc(self) -> float:
+        vals = [m.mcc for m in self.per_mask if m is not None]
+        return float(np.mean(vals)) if vals else math.nan
+
+
+def maximum(tables: Sequence[ThresholdTable | None]) -> MaximumResult:
+    """MediScore's Maximum: ``argmax_t sum_p MCC_p(t)`` over the union of thresholds, first t on ties."""
+    used = _usable(tables)
+    if not used:
+        return MaximumResult(math.nan, tuple(None for _ in tables))
+    sub = [tables[i] for i in used]
+    assert all(t is not None for t in sub)
+    t_all, rows = union_rows(sub)  # type: ignore[arg-type]
+    mcc = np.stack([t.mcc()[r] for t, r in zip(sub, rows, strict=True)])  # type: ignore[union-attr]
+    k = int(np.argmax(mcc.sum(axis=0)))
+    best = float(t_all[k])
+    per: list[ThresholdMetrics | None] = [None] * len(tables)
+    for i, t, r in zip(used, sub, rows, strict=True):
+        per[i] = t.metrics(int(r[k]), best)  # type: ignore[union-attr]
+    return MaximumResult(best, tuple(per))
+
+
+def _roc_auc(fpr: NDArray[np.float64], tpr: NDArray[np.float64]) -> float:
+    f = np.concatenate((fpr, [0.0, 1.0]))
+    t = np.concatenate((tpr, [0.0, 1.0]))
+    order = np.lexsort((t, f))
+    return _trapezoid_auc(f[order], t[order])
+
+
+def pixel_average_auc(tables: Sequence[ThresholdTable | None]) -> float:
+    """PixelAverageAUC: AUC of the pooled-count ROC over the union thresholds (2.7)."""
+    sub = [tables[i] for i in _usable(tables)]
+    if not sub:
+        return math.nan
+    _, rows = union_rows(sub)  # type: ignore[arg-type]
+    tp = sum(t.tp[r] for t, r in zip(sub, rows, strict=True)).astype(np.float64)  # type: ignore[union-attr]
+    fp = sum(t.fp[r] for t, r in zip(sub, rows, strict=True)).astype(np.float64)  # type: ignore[union-attr]
+    pos = float(sum(t.positives for t in sub))  # type: ignore[union-attr]
+    neg = float(sum(t.negatives for t in sub))  # type: ignore[union-attr]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _roc_auc(fp / neg, tp / pos)
+
+
+def mask_average_auc(tables: Sequence[ThresholdTable | None]) -> float:
+    """MaskAverageAUC: AUC of the mean per-mask (FPR, TPR), NaN skipped, over the union thresholds (2.7)."""
+    sub = [tables[i] for i in _usable(tables)]
+    if not sub:
+        return math.nan
+    _, rows = union_rows(sub)  # type: ignore[arg-type]
+    fpr = np.stack([t.fpr()[r] for t, r in zip(sub, rows, strict=True)])  # type: ignore[union-attr]
+    tpr = np.stack([t.tpr()[r] for t, r in zip(sub, rows, strict=True)])  # type: ignore[union-attr]
+    with np.errstate(invalid="ignore"), np.testing.suppress_warnings() as sup:
+        sup.filter(RuntimeWarning)
+        return _roc_auc(np.nanmean(fpr, axis=0), np.nanmean(tpr, axis=0))
