@@ -19,6 +19,7 @@ Only masks with a numeric optimum threshold take part (scored, N > 0); pass
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -107,6 +108,6 @@ def mask_average_auc(tables: Sequence[ThresholdTable | None]) -> float:
     _, rows = union_rows(sub)  # type: ignore[arg-type]
     fpr = np.stack([t.fpr()[r] for t, r in zip(sub, rows, strict=True)])  # type: ignore[union-attr]
     tpr = np.stack([t.tpr()[r] for t, r in zip(sub, rows, strict=True)])  # type: ignore[union-attr]
-    with np.errstate(invalid="ignore"), np.testing.suppress_warnings() as sup:
-        sup.filter(RuntimeWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # "mean of empty slice": all NaN -> NaN
         return _roc_auc(np.nanmean(fpr, axis=0), np.nanmean(tpr, axis=0))
