@@ -124,6 +124,19 @@ def test_erode_dilate_match_the_slow_reference(shape: str) -> None:
             assert np.array_equal(erode(u8, k), np.where(slow_morph(m, k, "erode"), 255, 0))
 
 
+def test_striped_dilation_of_tall_images_matches_the_slow_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large images are dilated in stripes of rows with a halo; force tiny stripes on a small image."""
+    from pytest_omfc.scoring.mask import morphology
+
+    monkeypatch.setattr(morphology, "STRIPE_PIXELS", 16)  # 20-row stripes (4 x kernel height)
+    rng = np.random.default_rng(11)
+    m = rng.random((67, 9)) < 0.1
+    for shape in ("box", "disc", "line"):
+        k = kernel(shape, 5)
+        assert np.array_equal(dilate(m, k), slow_morph(m, k, "dilate")), shape
+        assert np.array_equal(erode(m, k), slow_morph(m, k, "erode")), shape
+
+
 def test_erode_dilate_match_opencv_when_installed() -> None:
     cv2 = pytest.importorskip("cv2")
     rng = np.random.default_rng(3)

@@ -188,26 +188,42 @@ def _core_weights(
     ntdks: int,
     shape: str,
     px: int | None,
-) -> tuple[Bool2D, Bool2D, Bool2D]:
-    """(bns, sns, pns).  erode_eks(GT) is shared by BNS and SNS."""
+) -> tuple[Bool2D | None, Bool2D | None, Bool2D | None]:
+    """(bns, sns, pns), None standing for "all ones".  erode_eks(GT) is shared by BNS and SNS."""
     ekern, dkern = kernel(shape, eks), kernel(shape, dks)
     # E = dilate(bw, eks) is 0 exactly on erode_eks(GT); D = erode(bw, dks) is 0 on dilate_dks(GT).
     eroded_gt = ~dilate(~gt, ekern) if eks else gt
-    if eks == 0 and dks == 0:
-        bns = np.ones(gt.shape, dtype=np.bool_)
-    else:
+    bns = None
+    if eks or dks:
         dilated_gt = dilate(gt, dkern) if dks else gt
         bns = eroded_gt == dilated_gt
-    if unselected is None or not unselected.any():
-        sns = np.ones(gt.shape, dtype=np.bool_)
-    else:
+    sns = None
+    if unselected is not None and unselected.any():
         spread = dilate(unselected, kernel(shape, ntdks)) if ntdks else unselected
-        sns = ~spread | eroded_gt
-    if px is None or sys is None or not 0 <= px <= 255:
-        pns = np.ones(gt.shape, dtype=np.bool_)
-    else:
-        pns = sys != px
+        sns = ~spread
+        sns |= eroded_gt
+    pns = sys != px if px is not None and sys is not None and 0 <= px <= 255 else None
     return bns, sns, pns
+
+
+def _combine(shape: tuple[int, ...], *parts: Bool2D | None) -> Bool2D:
+    """AND of the given masks, None meaning all ones."""
+    given = [p for p in parts if p is not None]
+    if not given:
+        return np.ones(shape, dtype=np.bool_)
+    out = given[0].copy()
+    for p in given[1:]:
+        out &= p
+    return out
+
+
+def _pixel_bns(bns: Bool2D | None, sns: Bool2D | None) -> int:
+    """#(bns == 0 & sns == 1)."""
+    if bns is None:
+        return 0
+    if sns is None:
+        return int(bns.size - np.count_nonzero(bns))
+    return int(np.count_nonzero(sns) - np.count_nonzero(sns & bns))
 
 
 def _inputs(
@@ -252,11 +268,12 @@ def no_score_weights(
         gt, unselected, smask, _check_size("eks", eks), _check_size("dks", dks),
         _check_size("ntdks", ntdks), kernel_shape, _no_score_value(no_score_value),
     )
+    ones = gt.shape
     return Weights(
-        bns=bns, sns=sns, pns=pns, w=bns & sns & pns,
-        pixel_bns=int(np.count_nonzero(~bns & sns)),
-        pixel_sns=int(np.count_nonzero(~sns)),
-        pixel_pns=int(np.count_nonzero(~pns)),
+        bns=_combine(ones, bns), sns=_combine(ones, sns), pns=_combine(ones, pns), w=_combine(ones, bns, sns, pns),
+        pixel_bns=_pixel_bns(bns, sns),
+        pixel_sns=0 if sns is None else int(sns.size - np.count_nonzero(sns)),
+        pixel_pns=0 if pns is None else int(pns.size - np.count_nonzero(pns)),
     )
 
 
@@ -274,9 +291,10 @@ def _histogram(code: NDArray[np.uint16], nbins: int) -> NDArray[np.int64]:
     flat = code.ravel()
     if flat.size == 0:
         return np.zeros(nbins, dtype=np.int64)
-    starts = np.flatnonzero(flat[1:] != flat[:-1])
-    if starts.size > flat.size // 16:
+    change = flat[1:] != flat[:-1]
+    if np.count_nonzero(change) > flat.size // 16:  # short runs: plain bincount is faster
         return np.bincount(flat, minlength=nbins).astype(np.int64)
+    starts = np.flatnonzero(change)
     starts += 1
     bounds = np.empty(starts.size + 2, dtype=np.int64)
     bounds[0], bounds[1:-1], bounds[-1] = 0, starts, flat.size
@@ -535,10 +553,10 @@ def score_mask(
     if not gt.any():
         return MaskScore(scored=False)  # no selected region: not scored (2.3 regionIsPresent)
     bns, sns, pns = _core_weights(gt, unselected, smask, eks, dks, ntdks, kernel_shape, px)
-    w = bns & sns & pns
+    w = _combine(gt.shape, bns, sns, pns)
     table, hist = sweep(smask, gt, w)
-    pixel_bns = int(np.count_nonzero(~bns & sns))
-    pixel_sns = int(np.count_nonzero(~sns))
+    pixel_bns = _pixel_bns(bns, sns)
+    pixel_sns = 0 if sns is None else int(sns.size - np.count_nonzero(sns))
     pixel_pns = int(hist[:, px].sum()) if px is not None and 0 <= px <= 255 else 0
     counts = dict(pixel_n=table.n, pixel_bns=pixel_bns, pixel_sns=pixel_sns, pixel_pns=pixel_pns)
     best = table.optimum_row()
