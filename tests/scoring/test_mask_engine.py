@@ -333,6 +333,7 @@ def test_all_weights_zero_is_scored_with_nan_metrics() -> None:
     row = s.row()
     assert row["Scored"] == "Y" and row["OptimumThreshold"] is None and row["OptimumMCC"] is None
     assert (row["PixelN"], row["OptimumPixelTP"], row["PixelBNS"]) == (0, 0, 9)
+    assert row["ActualPixelTP"] is None and row["ActualMCC"] is None  # blank, unlike the Optimum counts
 
 
 def test_no_selected_region_is_not_scored() -> None:
@@ -431,6 +432,13 @@ CHECKS: dict[str, Check] = {
     "splicefailvalid": Check("p-failvalid_2_splice"),
     "spliceconf": Check(S16),
     "spliceconfpart": Check(S16),
+    "spliceconfcoll": Check(S16),
+    "spliceconfcollpart": Check(S16),
+    "splicefooconf": Check(S16),
+    "splicefooconfpart": Check(S16),
+    "manipfooconf": Check(M17, J17),
+    "manipfooconfpart": Check(M17, J17),
+    "splicebin": Check("C_NC2017_Unittest_Splice_ImgOnly_p-me_1", sbin=200),
 }
 
 #: columns compared (with the p/d prefix for splice)
@@ -551,31 +559,49 @@ def test_conformance_perimage_row(name: str, pid: str, side: str) -> None:
     assert compare_row(name, pid, side) == []
 
 
-def test_conformance_thres_aggregates() -> None:
-    """NC2017 ``thres`` (--sbin 128): MaximumThreshold 65 and the Pixel/MaskAverageAUC of the 4 probes."""
+def _side_scores(name: str, side: str) -> list[MaskScore]:
+    """Every scored row's MaskScore of a checkfile (one side for splice), as compare_row builds them."""
+    check, out = CHECKS[name], []
+    for pid in perimage(name)["ProbeFileID"]:
+        row = perimage(name).set_index("ProbeFileID").loc[pid]
+        if check.journal:
+            colours = tuple(journal_colours(check.journal, pid, check.purposes))
+            ref, sysname, mode = row["ProbeMaskFileName"], row["OutputProbeMaskFileName"], "manipulation"
+        elif side == "p":
+            colours, ref, sysname, mode = None, row["BinaryProbeMaskFileName"], row["OutputProbeMaskFileName"], "splice_probe"
+        else:
+            colours, ref, sysname, mode = None, row["DonorMaskFileName"], row["OutputDonorMaskFileName"], "splice_donor"
+        out.append(_score(ref, f"{check.sysdir}/{sysname}" if sysname else "", mode, colours, check.nspx))
+    return out
+
+
+@pytest.mark.parametrize(("name", "side"), [("thres", ""), ("splicebin", "p"), ("splicebin", "d")])
+def test_conformance_maximum_actual_and_average_aucs(name: str, side: str) -> None:
+    """Maximum threshold and metrics, Actual means, Pixel/MaskAverageAUC of ``thres`` (--sbin 128) and
+    ``splicebin`` (--sbin 200; smallmanip has N = 0 and takes no part)."""
     if not (TS / "compcheckfiles").is_dir():
         pytest.skip(f"conformance data not found at {TS}")
-    scores = []
-    for pid in perimage("thres")["ProbeFileID"]:
-        row = perimage("thres").set_index("ProbeFileID").loc[pid]
-        colours = tuple(journal_colours(J17, pid, None))
-        scores.append(
-            _score(row["ProbeMaskFileName"], f"{M17}/{row['OutputProbeMaskFileName']}", "manipulation", colours, None)
-        )
-    want = pd.read_csv(TS / "compcheckfiles" / "ref_maskreport_thres.csv", sep="|", dtype=str).iloc[0]
+    scores = _side_scores(name, side)
+    want = pd.read_csv(TS / "compcheckfiles" / f"ref_maskreport_{name}.csv", sep="|", dtype=str).iloc[0]
     tabs = [s.table for s in scores]
     m = maximum(tabs)
-    assert m.threshold == int(want["MaximumThreshold"]) == 65
-    assert m.mean_mcc == pytest.approx(float(want["MaximumMCC"]), rel=1e-9)
-    assert float(np.mean([x.nmm for x in m.per_mask])) == pytest.approx(float(want["MaximumNMM"]), rel=1e-9)
-    assert float(np.mean([x.bwl1 for x in m.per_mask])) == pytest.approx(float(want["MaximumBWL1"]), rel=1e-9)
-    assert pixel_average_auc(tabs) == pytest.approx(float(want["PixelAverageAUC"]), rel=1e-9)
-    assert mask_average_auc(tabs) == pytest.approx(float(want["MaskAverageAUC"]), rel=1e-9)
+    used = [x for x in m.per_mask if x is not None]
+    assert m.threshold == int(want[f"{side}MaximumThreshold"])
+    assert m.mean_mcc == pytest.approx(float(want[f"{side}MaximumMCC"]), rel=1e-9)
+    assert float(np.mean([x.nmm for x in used])) == pytest.approx(float(want[f"{side}MaximumNMM"]), rel=1e-9)
+    assert float(np.mean([x.bwl1 for x in used])) == pytest.approx(float(want[f"{side}MaximumBWL1"]), rel=1e-9)
+    assert pixel_average_auc(tabs) == pytest.approx(float(want[f"{side}PixelAverageAUC"]), rel=1e-9)
+    assert mask_average_auc(tabs) == pytest.approx(float(want[f"{side}MaskAverageAUC"]), rel=1e-9)
+    sbin = CHECKS[name].sbin
+    actual = [with_actual(s, sbin).actual for s in scores if s.pixel_n]
+    assert float(np.nanmean([a.mcc for a in actual if a])) == pytest.approx(float(want[f"{side}ActualMCC"]), rel=1e-9)
     # per-probe Maximum columns of the per-image file
-    for pid, got in zip(perimage("thres")["ProbeFileID"], m.per_mask, strict=True):
-        row = perimage("thres").set_index("ProbeFileID").loc[pid]
-        assert got is not None
-        assert got.mcc == pytest.approx(float(row["MaximumMCC"]), rel=1e-9)
+    for pid, got in zip(perimage(name)["ProbeFileID"], m.per_mask, strict=True):
+        row = perimage(name).set_index("ProbeFileID").loc[pid]
+        if got is None:
+            assert row[f"{side}MaximumMCC"] == ""
+            continue
+        assert got.mcc == pytest.approx(float(row[f"{side}MaximumMCC"]), rel=1e-9)
         assert (got.tp, got.tn, got.fp, got.fn) == tuple(
-            int(row[f"MaximumPixel{c}"]) for c in ("TP", "TN", "FP", "FN")
+            int(row[f"{side}MaximumPixel{c}"]) for c in ("TP", "TN", "FP", "FN")
         )

@@ -514,8 +514,8 @@ class MaskScore:
             out[f"{prefix}ActualThreshold"] = int(act.threshold)
             for name in ("NMM", "MCC", "BWL1"):
                 out[f"{prefix}Actual{name}"] = v(getattr(act, name.lower()))
-            for name in ("TP", "TN", "FP", "FN"):
-                out[f"{prefix}ActualPixel{name}"] = getattr(act, name.lower())
+            for name in ("TP", "TN", "FP", "FN"):  # blank when N = 0, unlike the Optimum counts (splicebin)
+                out[f"{prefix}ActualPixel{name}"] = getattr(act, name.lower()) if self.pixel_n else None
         return out
 
 
