@@ -20,6 +20,7 @@ import argparse
 import time
 import tracemalloc
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 from numpy.typing import NDArray
@@ -89,14 +90,14 @@ def main() -> None:
     gt = bw == 0
     for shape in ("box", "disc"):
         k = kernel(shape, 15)
-        rows.append((f"dilate {shape} 15 numpy (this package)", _best(lambda k=k: dilate(gt, k), args.repeat)))
+        rows.append((f"dilate {shape} 15 numpy (this package)", _best(partial(dilate, gt, k), args.repeat)))
         try:
             from scipy import ndimage
 
             ref = ndimage.binary_dilation(gt, structure=k.astype(bool))
             assert np.array_equal(ref, dilate(gt, k))
-            rows.append((f"dilate {shape} 15 scipy.ndimage", _best(
-                lambda k=k: ndimage.binary_dilation(gt, structure=k.astype(bool)), max(1, args.repeat // 3))))
+            scipy_run = partial(ndimage.binary_dilation, gt, structure=k.astype(bool))
+            rows.append((f"dilate {shape} 15 scipy.ndimage", _best(scipy_run, max(1, args.repeat // 3))))
         except ImportError:
             rows.append((f"dilate {shape} 15 scipy.ndimage", (float("nan"), float("nan"))))
         try:
@@ -104,7 +105,7 @@ def main() -> None:
 
             u8 = gt.astype(np.uint8) * np.uint8(255)
             assert np.array_equal(cv2.dilate(u8, k), dilate(u8, k))
-            rows.append((f"dilate {shape} 15 OpenCV", _best(lambda k=k, u8=u8: cv2.dilate(u8, k), args.repeat)))
+            rows.append((f"dilate {shape} 15 OpenCV", _best(partial(cv2.dilate, u8, k), args.repeat)))
         except ImportError:
             rows.append((f"dilate {shape} 15 OpenCV", (float("nan"), float("nan"))))
     width = max(len(name) for name, _ in rows)

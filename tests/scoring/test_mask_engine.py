@@ -515,7 +515,9 @@ def _score(ref: str, sysmask: str, mode: str, colours: tuple[str, ...] | None, n
         reference = colour_reference(read_png(ref, True), colours, mode=mode)  # type: ignore[arg-type]
         system = read_png(sysmask, False) if sysmask else None
         ntdks = 15 if mode == "manipulation" else 0  # splice forces ntdks = 0 (2.0)
-        _SCORES[key] = score_mask(reference.bw, system, unselected=reference.unselected, ntdks=ntdks, no_score_value=nspx)
+        _SCORES[key] = score_mask(
+            reference.bw, system, unselected=reference.unselected, ntdks=ntdks, no_score_value=nspx
+        )
     return _SCORES[key]
 
 
@@ -549,7 +551,8 @@ def compare_row(name: str, pid: str, side: str) -> list[tuple[str, str, object]]
         want, got = row[col], ours.get(col)
         if want == "" and got is None:
             continue
-        if want == "" or got is None or not math.isclose(float(want), float(got), rel_tol=1e-9, abs_tol=1e-12):  # type: ignore[arg-type]
+        numeric = want != "" and isinstance(got, int | float)
+        if not numeric or not math.isclose(float(want), got, rel_tol=1e-9, abs_tol=1e-12):  # type: ignore[arg-type]
             bad.append((col, want, got))
     return bad
 
@@ -568,9 +571,11 @@ def _side_scores(name: str, side: str) -> list[MaskScore]:
             colours = tuple(journal_colours(check.journal, pid, check.purposes))
             ref, sysname, mode = row["ProbeMaskFileName"], row["OutputProbeMaskFileName"], "manipulation"
         elif side == "p":
-            colours, ref, sysname, mode = None, row["BinaryProbeMaskFileName"], row["OutputProbeMaskFileName"], "splice_probe"
+            colours, mode = None, "splice_probe"
+            ref, sysname = row["BinaryProbeMaskFileName"], row["OutputProbeMaskFileName"]
         else:
-            colours, ref, sysname, mode = None, row["DonorMaskFileName"], row["OutputDonorMaskFileName"], "splice_donor"
+            colours, mode = None, "splice_donor"
+            ref, sysname = row["DonorMaskFileName"], row["OutputDonorMaskFileName"]
         out.append(_score(ref, f"{check.sysdir}/{sysname}" if sysname else "", mode, colours, check.nspx))
     return out
 

@@ -32,7 +32,12 @@ __all__ = ["MaximumResult", "mask_average_auc", "maximum", "pixel_average_auc", 
 
 
 def _usable(tables: Sequence[ThresholdTable | None]) -> list[int]:
+    """Positions of the tables that take part: scored with N > 0 (a numeric optimum threshold)."""
     return [i for i, t in enumerate(tables) if t is not None and t.n > 0]
+
+
+def _used(tables: Sequence[ThresholdTable | None]) -> list[ThresholdTable]:
+    return [t for t in tables if t is not None and t.n > 0]
 
 
 def union_rows(tables: Sequence[ThresholdTable]) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
@@ -65,17 +70,16 @@ class MaximumResult:
 def maximum(tables: Sequence[ThresholdTable | None]) -> MaximumResult:
     """MediScore's Maximum: ``argmax_t sum_p MCC_p(t)`` over the union of thresholds, first t on ties."""
     used = _usable(tables)
-    if not used:
+    sub = _used(tables)
+    if not sub:
         return MaximumResult(math.nan, tuple(None for _ in tables))
-    sub = [tables[i] for i in used]
-    assert all(t is not None for t in sub)
-    t_all, rows = union_rows(sub)  # type: ignore[arg-type]
-    mcc = np.stack([t.mcc()[r] for t, r in zip(sub, rows, strict=True)])  # type: ignore[union-attr]
+    t_all, rows = union_rows(sub)
+    mcc = np.stack([t.mcc()[r] for t, r in zip(sub, rows, strict=True)])
     k = int(np.argmax(mcc.sum(axis=0)))
     best = float(t_all[k])
     per: list[ThresholdMetrics | None] = [None] * len(tables)
     for i, t, r in zip(used, sub, rows, strict=True):
-        per[i] = t.metrics(int(r[k]), best)  # type: ignore[union-attr]
+        per[i] = t.metrics(int(r[k]), best)
     return MaximumResult(best, tuple(per))
 
 
@@ -88,26 +92,26 @@ def _roc_auc(fpr: NDArray[np.float64], tpr: NDArray[np.float64]) -> float:
 
 def pixel_average_auc(tables: Sequence[ThresholdTable | None]) -> float:
     """PixelAverageAUC: AUC of the pooled-count ROC over the union thresholds (2.7)."""
-    sub = [tables[i] for i in _usable(tables)]
+    sub = _used(tables)
     if not sub:
         return math.nan
-    _, rows = union_rows(sub)  # type: ignore[arg-type]
-    tp = sum(t.tp[r] for t, r in zip(sub, rows, strict=True)).astype(np.float64)  # type: ignore[union-attr]
-    fp = sum(t.fp[r] for t, r in zip(sub, rows, strict=True)).astype(np.float64)  # type: ignore[union-attr]
-    pos = float(sum(t.positives for t in sub))  # type: ignore[union-attr]
-    neg = float(sum(t.negatives for t in sub))  # type: ignore[union-attr]
+    _, rows = union_rows(sub)
+    tp = np.sum([t.tp[r] for t, r in zip(sub, rows, strict=True)], axis=0).astype(np.float64)
+    fp = np.sum([t.fp[r] for t, r in zip(sub, rows, strict=True)], axis=0).astype(np.float64)
+    pos = float(sum(t.positives for t in sub))
+    neg = float(sum(t.negatives for t in sub))
     with np.errstate(divide="ignore", invalid="ignore"):
         return _roc_auc(fp / neg, tp / pos)
 
 
 def mask_average_auc(tables: Sequence[ThresholdTable | None]) -> float:
     """MaskAverageAUC: AUC of the mean per-mask (FPR, TPR), NaN skipped, over the union thresholds (2.7)."""
-    sub = [tables[i] for i in _usable(tables)]
+    sub = _used(tables)
     if not sub:
         return math.nan
-    _, rows = union_rows(sub)  # type: ignore[arg-type]
-    fpr = np.stack([t.fpr()[r] for t, r in zip(sub, rows, strict=True)])  # type: ignore[union-attr]
-    tpr = np.stack([t.tpr()[r] for t, r in zip(sub, rows, strict=True)])  # type: ignore[union-attr]
+    _, rows = union_rows(sub)
+    fpr = np.stack([t.fpr()[r] for t, r in zip(sub, rows, strict=True)])
+    tpr = np.stack([t.tpr()[r] for t, r in zip(sub, rows, strict=True)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # "mean of empty slice": all NaN -> NaN
         return _roc_auc(np.nanmean(fpr, axis=0), np.nanmean(tpr, axis=0))

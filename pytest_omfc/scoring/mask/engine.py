@@ -36,7 +36,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from .morphology import dilate, kernel
+from .morphology import binary_dilate, kernel
 
 __all__ = [
     "WHITE",
@@ -78,9 +78,11 @@ class Reference:
 
 def aggregate_colour(colour: str | int | tuple[int, int, int]) -> int:
     """A journal ``Color`` "R G B" (or an (R, G, B) tuple, or an aggregate int) as ``65536*B + 256*G + R``."""
-    if isinstance(colour, int | np.integer) and not isinstance(colour, bool):
+    if isinstance(colour, bool):
+        raise TypeError(f"colour must be 'R G B' (got {colour!r})")
+    if isinstance(colour, int | np.integer):
         return int(colour)
-    parts = colour.split() if isinstance(colour, str) else list(colour)
+    parts: list[str] | list[int] = colour.split() if isinstance(colour, str) else [int(v) for v in colour]
     if len(parts) != 3:
         raise ValueError(f"colour must be 'R G B' (got {colour!r})")
     r, g, b = (int(p) for p in parts)
@@ -158,7 +160,11 @@ class Weights:
 
 
 def _check_size(name: str, size: int) -> int:
-    kernel("box", size)  # validates: 0 or positive odd
+    """A kernel size option (eks, dks, ntdks): 0 (no operation) or a positive odd integer."""
+    if isinstance(size, bool) or not isinstance(size, int | np.integer):
+        raise TypeError(f"{name} must be 0 or a positive odd integer (got {size!r})")
+    if size < 0 or (size and size % 2 == 0):
+        raise ValueError(f"{name} must be 0 or a positive odd integer (got {size})")
     return int(size)
 
 
@@ -167,7 +173,7 @@ def _no_score_value(px: Any) -> int | None:
     if px is None or (isinstance(px, str) and px.strip() == ""):
         return None
     if isinstance(px, bool):
-        raise ValueError(f"no-score pixel value must be an integer (got {px!r})")
+        raise TypeError(f"no-score pixel value must be an integer (got {px!r})")
     if isinstance(px, float):
         if not px.is_integer():
             raise ValueError(f"no-score pixel value must be an integer (got {px!r})")
@@ -192,17 +198,17 @@ def _core_weights(
     """(bns, sns, pns), None standing for "all ones".  erode_eks(GT) is shared by BNS and SNS."""
     ekern, dkern = kernel(shape, eks), kernel(shape, dks)
     # E = dilate(bw, eks) is 0 exactly on erode_eks(GT); D = erode(bw, dks) is 0 on dilate_dks(GT).
-    eroded_gt = ~dilate(~gt, ekern) if eks else gt
-    bns = None
+    eroded_gt = ~binary_dilate(~gt, ekern) if eks else gt
+    bns: Bool2D | None = None
     if eks or dks:
-        dilated_gt = dilate(gt, dkern) if dks else gt
+        dilated_gt = binary_dilate(gt, dkern) if dks else gt
         bns = eroded_gt == dilated_gt
-    sns = None
+    sns: Bool2D | None = None
     if unselected is not None and unselected.any():
-        spread = dilate(unselected, kernel(shape, ntdks)) if ntdks else unselected
+        spread = binary_dilate(unselected, kernel(shape, ntdks)) if ntdks else unselected
         sns = ~spread
         sns |= eroded_gt
-    pns = sys != px if px is not None and sys is not None and 0 <= px <= 255 else None
+    pns: Bool2D | None = sys != px if px is not None and sys is not None and 0 <= px <= 255 else None
     return bns, sns, pns
 
 
@@ -232,7 +238,8 @@ def _inputs(
     ref = np.asarray(bw)
     if ref.ndim != 2:
         raise ValueError(f"reference must be a 2-D 0/255 array (got shape {ref.shape})")
-    gt = ref == 0 if ref.dtype != np.bool_ else ~ref
+    gt: Bool2D = np.asarray(ref == 0 if ref.dtype != np.bool_ else ~ref, dtype=np.bool_)
+    smask: NDArray[np.uint8]
     if sys is None:
         smask = np.full(ref.shape, 255, dtype=np.uint8)  # missing / FailedValidation: white (2.2)
     else:
@@ -487,7 +494,7 @@ class MaskScore:
     def row(self, prefix: str = "") -> dict[str, float | int | str | None]:
         """MediScore's per-image columns (``prefix`` "p"/"d" for splice); None where it prints a blank."""
 
-        def v(x: float | int | None) -> float | int | None:
+        def v(x: float | None) -> float | None:
             return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
 
         out: dict[str, float | int | str | None] = {}
@@ -543,7 +550,7 @@ def score_mask(
     """
     if actual_threshold is not None:
         if isinstance(actual_threshold, bool) or not isinstance(actual_threshold, int | np.integer):
-            raise ValueError(f"actual threshold must be an integer in [-1, 255] (got {actual_threshold!r})")
+            raise TypeError(f"actual threshold must be an integer in [-1, 255] (got {actual_threshold!r})")
         if not -1 <= actual_threshold <= 255:
             raise ValueError(f"actual threshold must be in [-1, 255] (got {actual_threshold})")
     eks, dks, ntdks = _check_size("eks", eks), _check_size("dks", dks), _check_size("ntdks", ntdks)
@@ -558,7 +565,7 @@ def score_mask(
     pixel_bns = _pixel_bns(bns, sns)
     pixel_sns = 0 if sns is None else int(sns.size - np.count_nonzero(sns))
     pixel_pns = int(hist[:, px].sum()) if px is not None and 0 <= px <= 255 else 0
-    counts = dict(pixel_n=table.n, pixel_bns=pixel_bns, pixel_sns=pixel_sns, pixel_pns=pixel_pns)
+    counts = {"pixel_n": table.n, "pixel_bns": pixel_bns, "pixel_sns": pixel_sns, "pixel_pns": pixel_pns}
     best = table.optimum_row()
     actual = table.metrics(table.index_at(actual_threshold), actual_threshold) if actual_threshold is not None else None
     if best is None:  # weights all zero: scored, every metric NaN (2.8)

@@ -22,7 +22,7 @@ from typing import Literal, get_args
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["KERNEL_SHAPES", "KernelShape", "dilate", "erode", "kernel"]
+__all__ = ["KERNEL_SHAPES", "KernelShape", "binary_dilate", "binary_erode", "dilate", "erode", "kernel"]
 
 KernelShape = Literal["box", "disc", "diamond", "gaussian", "line"]
 KERNEL_SHAPES: tuple[str, ...] = get_args(KernelShape)
@@ -39,7 +39,7 @@ def kernel(shape: str, size: int) -> NDArray[np.uint8]:
     or negative size, or an unknown shape, is a ``ValueError``.
     """
     if isinstance(size, bool) or not isinstance(size, int | np.integer):
-        raise ValueError(f"kernel size must be an odd integer (got {size!r})")
+        raise TypeError(f"kernel size must be an odd integer (got {size!r})")
     size = int(size)
     if size == 0:
         return np.ones((1, 1), dtype=np.uint8)
@@ -67,8 +67,8 @@ def _kernel(shape: str, k: int) -> NDArray[np.uint8]:
             kern[i, max(c - dx, 0) : min(c + dx + 1, k)] = 1
         return kern
     if shape == "diamond":
-        i, j = np.indices((k, k))
-        return (np.abs(i - c) + np.abs(j - c) <= c).astype(np.uint8)
+        rows, cols = np.indices((k, k))
+        return (np.abs(rows - c) + np.abs(cols - c) <= c).astype(np.uint8)
     if shape == "gaussian":
         # exp(-(x^2+y^2)/(2 sigma^2)) normalised, then every entry > 0 becomes 1:
         # a box unless exp underflows to 0 in the corners (k >= 19).
@@ -207,12 +207,25 @@ def _dilate_block(src: NDArray[np.bool_], kern: NDArray[np.bool_]) -> NDArray[np
     return out
 
 
+def binary_dilate(mask: NDArray[np.bool_], kern: NDArray[np.integer] | NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """Dilation of a boolean mask (OpenCV semantics, see :func:`dilate`)."""
+    k = _as_kernel(kern)
+    if k.shape == (1, 1) and k[0, 0]:
+        return mask.copy()
+    return _dilate_bool(mask, k)
+
+
+def binary_erode(mask: NDArray[np.bool_], kern: NDArray[np.integer] | NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """Erosion of a boolean mask: ``~dilate(~mask)``; pixels outside the image never erode."""
+    return ~binary_dilate(~mask, kern)
+
+
 def _binary(mask: NDArray[np.generic]) -> tuple[NDArray[np.bool_], bool]:
     a = np.asarray(mask)
     if a.ndim != 2:
         raise ValueError(f"mask must be a 2-D array (got shape {a.shape})")
     if a.dtype == np.bool_:
-        return a, True
+        return a.astype(np.bool_, copy=False), True
     return a != 0, False
 
 
@@ -222,14 +235,12 @@ def dilate(mask: NDArray[np.generic], kern: NDArray[np.integer] | NDArray[np.boo
     Exact for binary masks only: a uint8 mask is read as ``mask != 0``.
     """
     src, is_bool = _binary(mask)
-    k = _as_kernel(kern)
-    res = src.copy() if k.shape == (1, 1) and k[0, 0] else _dilate_bool(src, k)
+    res = binary_dilate(src, kern)
     return res if is_bool else res.astype(np.uint8) * np.uint8(255)
 
 
 def erode(mask: NDArray[np.generic], kern: NDArray[np.integer] | NDArray[np.bool_]) -> NDArray[np.generic]:
     """``cv2.erode(mask, kern, iterations=1)`` of a binary mask: ``~dilate(~mask)``, the border never erodes."""
     src, is_bool = _binary(mask)
-    k = _as_kernel(kern)
-    res = src.copy() if k.shape == (1, 1) and k[0, 0] else ~_dilate_bool(~src, k)
+    res = binary_erode(src, kern)
     return res if is_bool else res.astype(np.uint8) * np.uint8(255)
