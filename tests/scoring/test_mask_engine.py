@@ -26,6 +26,7 @@ from pytest_omfc.scoring.mask import (
     MaskScore,
     ThresholdTable,
     aggregate_colour,
+    bitplane_reference,
     colour_reference,
     dilate,
     erode,
@@ -188,6 +189,23 @@ def test_colour_reference_selects_journal_colours_and_flags_the_rest() -> None:
     grey = colour_reference(np.array([[0, 128, 255]], dtype=np.uint8), mode="splice_donor")
     assert grey.bw.tolist() == [[0, 255, 255]] and grey.unselected is not None
     assert grey.unselected.tolist() == [[False, True, False]]
+
+
+def test_bitplane_reference_clears_unlisted_bits_and_flags_unevaluated_ones() -> None:
+    # bits: 1 -> 1, 2 -> 2, 3 -> 4 (listed, not evaluated), 4 -> 8 (not listed: cleared); layer 1 holds bit 9
+    planes = np.zeros((1, 6, 2), dtype=np.uint8)
+    planes[0, :, 0] = [0, 1, 2, 4, 8, 5]
+    planes[0, 2, 1] = 1  # bit plane 9 on the pixel that also has bit 2
+    ref = bitplane_reference(planes, ["1", "2", "3", "", "None", "9"], [1, "9"])
+    assert ref.bw.tolist() == [[255, 0, 0, 255, 255, 0]]  # bit 1, or bit 9 (layer 1)
+    assert ref.unselected is not None
+    assert ref.unselected.tolist() == [[False, False, True, True, False, True]]  # bits 2 and 3; 8 is cleared
+    flat = bitplane_reference(planes[:, :, 0], [1, 2], [2])
+    assert flat.bw.tolist() == [[255, 255, 0, 255, 255, 255]] and flat.unselected is not None
+    assert flat.unselected.tolist() == [[False, True, False, False, False, True]]
+    assert not bitplane_reference(np.zeros((2, 2), dtype=np.uint8), [1], [1]).scoreable
+    with pytest.raises(ValueError, match="BitPlane must be a positive integer"):
+        bitplane_reference(planes, ["0"], [])
 
 
 # --- weights (2.4) -------------------------------------------------------------------------------
@@ -397,6 +415,7 @@ M17 = "B_NC2017_Unittest_Manipulation_ImgOnly_c-me2_1"
 S17 = "B_NC2017_Unittest_Splice_ImgOnly_p-me_1"
 S16 = "B_NC2016_Unittest_Splice_ImgOnly_p-me_1"
 J16, J17 = "reference/manipulation/NC2016-manipulation-ref", "reference/manipulation/NC2017-manipulation-ref"
+M18, J18 = "B_MFC18_Unittest_Manipulation_ImgOnly_p-me_1", "reference/manipulation-image/MFC18-manipulation-image-ref"
 
 
 @dataclass(frozen=True)
@@ -408,6 +427,9 @@ class Check:
     purposes: tuple[str, ...] | None = None  # -qm "Purpose==[...]"
     nspx: int | None = None
     sbin: int | None = None
+    bitplane: bool = False  # --jpeg2000: ProbeBitPlaneMaskFileName, journal BitPlane
+    operations: tuple[str, ...] | None = None  # -qm "Operation==[...]"
+    pppns: bool = False  # -pppns: the system CSV's ProbeOptOutPixelValue
 
 
 CHECKS: dict[str, Check] = {
@@ -439,6 +461,11 @@ CHECKS: dict[str, Check] = {
     "manipfooconf": Check(M17, J17),
     "manipfooconfpart": Check(M17, J17),
     "splicebin": Check("C_NC2017_Unittest_Splice_ImgOnly_p-me_1", sbin=200),
+    "bittest_1": Check(M18, J18, bitplane=True),
+    "bittest_oo": Check(M18, J18, bitplane=True),
+    "bittest_partial": Check(M18, J18, bitplane=True, operations=("PasteSampled",)),
+    "bittest_partial_oo": Check(M18, J18, bitplane=True, operations=("PasteSampled",)),
+    "bittest_pixns": Check(M18, J18, bitplane=True, pppns=True),
 }
 
 #: columns compared (with the p/d prefix for splice)
@@ -495,26 +522,49 @@ def read_png(rel: str, colour: bool) -> NDArray[np.uint8]:
     return _decode(digest(rel), rel, colour)
 
 
-def journal_colours(stem: str, probe: str, purposes: tuple[str, ...] | None) -> list[str]:
-    """Colours of the probe's journal rows, restricted to ``purposes`` (-qm "Purpose==[...]")."""
+def read_planes(rel: str) -> NDArray[np.uint8]:
+    """A bit-plane reference as stored (JPEG 2000, or PNG under a .jp2 name: Pillow reads the signature)."""
+    digest(rel)
+    with Image.open(TS / rel) as im:
+        return np.asarray(im)
+
+
+@lru_cache(maxsize=8)
+def journal(stem: str) -> pd.DataFrame:
     join = pd.read_csv(TS / f"{stem}-probejournaljoin.csv", sep="|", dtype=str, keep_default_na=False)
     mask = pd.read_csv(TS / f"{stem}-journalmask.csv", sep="|", dtype=str, keep_default_na=False)
-    rows = join[join["ProbeFileID"] == probe].merge(mask, on=["JournalName", "StartNodeID", "EndNodeID"])
-    if purposes is not None:
-        rows = rows[rows["Purpose"].isin(purposes)]
-    return [c for c in rows["Color"] if c]
+    return join.merge(mask, on=["JournalName", "StartNodeID", "EndNodeID"])
+
+
+def journal_rows(check: Check, probe: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The probe's journal rows, and those selected by -qm (Purpose or Operation), i.e. Evaluated=='Y'."""
+    assert check.journal is not None
+    rows = journal(check.journal)
+    rows = rows[rows["ProbeFileID"] == probe]
+    chosen = rows
+    if check.purposes is not None:
+        chosen = chosen[chosen["Purpose"].isin(check.purposes)]
+    if check.operations is not None:
+        chosen = chosen[chosen["Operation"].isin(check.operations)]
+    return rows, chosen
 
 
 _SCORES: dict[tuple[object, ...], MaskScore] = {}
 
 
-def _score(ref: str, sysmask: str, mode: str, colours: tuple[str, ...] | None, nspx: int | None) -> MaskScore:
+def _score(ref: str, sysmask: str, mode: str, selection: tuple[object, ...] | None, nspx: object) -> MaskScore:
     """Score of one mask pair, computed once per distinct (files, options)."""
-    key = (digest(ref), digest(sysmask) if sysmask else None, mode, colours, nspx)
+    key = (digest(ref) if ref else None, digest(sysmask) if sysmask else None, mode, selection, nspx)
     if key not in _SCORES:
-        reference = colour_reference(read_png(ref, True), colours, mode=mode)  # type: ignore[arg-type]
         system = read_png(sysmask, False) if sysmask else None
-        ntdks = 15 if mode == "manipulation" else 0  # splice forces ntdks = 0 (2.0)
+        if mode == "bitplane":
+            assert selection is not None and system is not None
+            listed, evaluated = selection
+            planes = read_planes(ref) if ref else np.zeros(system.shape, dtype=np.uint8)  # white reference
+            reference = bitplane_reference(planes, listed, evaluated)  # type: ignore[arg-type]
+        else:
+            reference = colour_reference(read_png(ref, True), selection, mode=mode)  # type: ignore[arg-type]
+        ntdks = 0 if mode.startswith("splice") else 15  # splice forces ntdks = 0 (2.0)
         _SCORES[key] = score_mask(
             reference.bw, system, unselected=reference.unselected, ntdks=ntdks, no_score_value=nspx
         )
@@ -528,19 +578,35 @@ def with_actual(score: MaskScore, sbin: int | None) -> MaskScore:
     return replace(score, actual=score.table.metrics(score.table.index_at(sbin), sbin))
 
 
-def compare_row(name: str, pid: str, side: str) -> list[tuple[str, str, object]]:
-    """Differences between our row and MediScore's for one per-image row (empty when equal)."""
+def trial(name: str, pid: str, side: str) -> MaskScore:
+    """Our score of one per-image row of a checkfile (one side for splice), Actual included."""
     check = CHECKS[name]
     row = perimage(name).set_index("ProbeFileID").loc[pid]
-    if check.journal:
-        colours = tuple(journal_colours(check.journal, pid, check.purposes))
+    nspx: object = check.nspx
+    selection: tuple[object, ...] | None
+    if check.bitplane:
+        rows, chosen = journal_rows(check, pid)
+        selection = (tuple(rows["BitPlane"]), tuple(chosen["BitPlane"]))
+        ref, out, mode = row["ProbeBitPlaneMaskFileName"], row["OutputProbeMaskFileName"], "bitplane"
+        if check.pppns:
+            system_csv = pd.read_csv(TS / check.sysdir / f"{check.sysdir}.csv", sep="|", dtype=str)
+            nspx = system_csv.set_index("ProbeFileID").loc[pid, "ProbeOptOutPixelValue"]
+    elif check.journal:
+        selection = tuple(c for c in journal_rows(check, pid)[1]["Color"] if c)
         ref, out, mode = row["ProbeMaskFileName"], row["OutputProbeMaskFileName"], "manipulation"
     elif side == "p":
-        colours, ref, out, mode = None, row["BinaryProbeMaskFileName"], row["OutputProbeMaskFileName"], "splice_probe"
+        selection, mode = None, "splice_probe"
+        ref, out = row["BinaryProbeMaskFileName"], row["OutputProbeMaskFileName"]
     else:
-        colours, ref, out, mode = None, row["DonorMaskFileName"], row["OutputDonorMaskFileName"], "splice_donor"
-    result = with_actual(_score(ref, f"{check.sysdir}/{out}" if out else "", mode, colours, check.nspx), check.sbin)
-    ours = result.row(side)
+        selection, mode = None, "splice_donor"
+        ref, out = row["DonorMaskFileName"], row["OutputDonorMaskFileName"]
+    return with_actual(_score(ref, f"{check.sysdir}/{out}" if out else "", mode, selection, nspx), check.sbin)
+
+
+def compare_row(name: str, pid: str, side: str) -> list[tuple[str, str, object]]:
+    """Differences between our row and MediScore's for one per-image row (empty when equal)."""
+    row = perimage(name).set_index("ProbeFileID").loc[pid]
+    ours = trial(name, pid, side).row(side)
     scored_col = "Scored" if not side else ("ProbeScored" if side == "p" else "DonorScored")
     bad: list[tuple[str, str, object]] = []
     if row[scored_col] != ours[scored_col]:
@@ -562,43 +628,30 @@ def test_conformance_perimage_row(name: str, pid: str, side: str) -> None:
     assert compare_row(name, pid, side) == []
 
 
-def _side_scores(name: str, side: str) -> list[MaskScore]:
-    """Every scored row's MaskScore of a checkfile (one side for splice), as compare_row builds them."""
-    check, out = CHECKS[name], []
-    for pid in perimage(name)["ProbeFileID"]:
-        row = perimage(name).set_index("ProbeFileID").loc[pid]
-        if check.journal:
-            colours = tuple(journal_colours(check.journal, pid, check.purposes))
-            ref, sysname, mode = row["ProbeMaskFileName"], row["OutputProbeMaskFileName"], "manipulation"
-        elif side == "p":
-            colours, mode = None, "splice_probe"
-            ref, sysname = row["BinaryProbeMaskFileName"], row["OutputProbeMaskFileName"]
-        else:
-            colours, mode = None, "splice_donor"
-            ref, sysname = row["DonorMaskFileName"], row["OutputDonorMaskFileName"]
-        out.append(_score(ref, f"{check.sysdir}/{sysname}" if sysname else "", mode, colours, check.nspx))
-    return out
-
-
-@pytest.mark.parametrize(("name", "side"), [("thres", ""), ("splicebin", "p"), ("splicebin", "d")])
+@pytest.mark.parametrize(
+    ("name", "side"),
+    [("thres", ""), ("splicebin", "p"), ("splicebin", "d"), ("bittest_1", ""), ("bittest_partial", ""),
+     ("bittest_pixns", "")],
+)
 def test_conformance_maximum_actual_and_average_aucs(name: str, side: str) -> None:
-    """Maximum threshold and metrics, Actual means, Pixel/MaskAverageAUC of ``thres`` (--sbin 128) and
-    ``splicebin`` (--sbin 200; smallmanip has N = 0 and takes no part)."""
+    """Pixel/MaskAverageAUC of a checkfile and, with --sbin (``thres`` 128, ``splicebin`` 200), the Maximum
+    threshold and metrics and the Actual means (splicebin's smallmanip has N = 0 and takes no part)."""
     if not (TS / "compcheckfiles").is_dir():
         pytest.skip(f"conformance data not found at {TS}")
-    scores = _side_scores(name, side)
+    scores = [trial(name, pid, side) for pid in perimage(name)["ProbeFileID"]]
     want = pd.read_csv(TS / "compcheckfiles" / f"ref_maskreport_{name}.csv", sep="|", dtype=str).iloc[0]
     tabs = [s.table for s in scores]
+    assert pixel_average_auc(tabs) == pytest.approx(float(want[f"{side}PixelAverageAUC"]), rel=1e-9)
+    assert mask_average_auc(tabs) == pytest.approx(float(want[f"{side}MaskAverageAUC"]), rel=1e-9)
+    if CHECKS[name].sbin is None:
+        return
     m = maximum(tabs)
     used = [x for x in m.per_mask if x is not None]
     assert m.threshold == int(want[f"{side}MaximumThreshold"])
     assert m.mean_mcc == pytest.approx(float(want[f"{side}MaximumMCC"]), rel=1e-9)
     assert float(np.mean([x.nmm for x in used])) == pytest.approx(float(want[f"{side}MaximumNMM"]), rel=1e-9)
     assert float(np.mean([x.bwl1 for x in used])) == pytest.approx(float(want[f"{side}MaximumBWL1"]), rel=1e-9)
-    assert pixel_average_auc(tabs) == pytest.approx(float(want[f"{side}PixelAverageAUC"]), rel=1e-9)
-    assert mask_average_auc(tabs) == pytest.approx(float(want[f"{side}MaskAverageAUC"]), rel=1e-9)
-    sbin = CHECKS[name].sbin
-    actual = [with_actual(s, sbin).actual for s in scores if s.pixel_n]
+    actual = [s.actual for s in scores if s.pixel_n]
     assert float(np.nanmean([a.mcc for a in actual if a])) == pytest.approx(float(want[f"{side}ActualMCC"]), rel=1e-9)
     # per-probe Maximum columns of the per-image file
     for pid, got in zip(perimage(name)["ProbeFileID"], m.per_mask, strict=True):

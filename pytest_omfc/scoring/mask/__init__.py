@@ -5,7 +5,7 @@ PNG/JPEG 2000 files and the journal's colour selection come later.  Section
 numbers refer to METRICS.md section 2.
 
 * :mod:`.morphology`: ``kernel(shape, size)``, ``erode``, ``dilate`` (2.4).
-* :mod:`.engine`: ``colour_reference`` (2.3), ``no_score_weights`` (2.4),
+* :mod:`.engine`: ``colour_reference`` and ``bitplane_reference`` (2.3), ``no_score_weights`` (2.4),
   ``sweep`` (2.5), ``score_mask`` -> ``MaskScore`` (2.6-2.8).
 * :mod:`.aggregate`: ``maximum``, ``pixel_average_auc``, ``mask_average_auc`` (2.7).
 """
@@ -22,6 +22,7 @@ from .engine import (
     Weights,
     aggregate_colour,
     auc_eer,
+    bitplane_reference,
     colour_reference,
     no_score_weights,
     score_mask,
@@ -41,6 +42,7 @@ __all__ = [
     "Weights",
     "aggregate_colour",
     "auc_eer",
+    "bitplane_reference",
     "colour_reference",
     "dilate",
     "erode",

@@ -47,6 +47,7 @@ __all__ = [
     "Weights",
     "aggregate_colour",
     "auc_eer",
+    "bitplane_reference",
     "colour_reference",
     "no_score_weights",
     "score_mask",
@@ -136,6 +137,52 @@ def colour_reference(
     if mode == "splice_probe":
         return Reference(bw, None)
     unselected = (agg != WHITE) & ~gt
+    return Reference(bw, unselected if unselected.any() else None)
+
+
+def _bit_planes(bits: Iterable[int | str]) -> list[int]:
+    """Journal BitPlane values (1-based) as ints; '' and 'None' are ignored, as in MediScore."""
+    out: set[int] = set()
+    for b in bits:
+        if isinstance(b, str) and b.strip() in ("", "None"):
+            continue
+        value = int(b)
+        if value < 1:
+            raise ValueError(f"BitPlane must be a positive integer (got {b!r})")
+        out.add(value)
+    return sorted(out)
+
+
+def bitplane_reference(
+    planes: NDArray[np.unsignedinteger], listed: Iterable[int | str], evaluated: Iterable[int | str]
+) -> Reference:
+    """GT and distractions of a JPEG 2000 bit-plane reference (``--jpeg2000``, METRICS.md 2.3).
+
+    ``planes``: the decoded mask, (H, W) or (H, W, L) unsigned integers; bit
+    plane b (1-based) is bit ``(b-1) % 8`` of layer ``(b-1) // 8``.  ``listed``:
+    the BitPlane values of all the probe's journal rows; bits not listed are
+    cleared (not manipulated).  ``evaluated``: the BitPlanes of the rows with
+    ``Evaluated=='Y'``.  GT = any evaluated bit set; a listed bit that is not
+    evaluated is a distraction.
+    """
+    arr = np.asarray(planes)
+    if arr.ndim == 2:
+        arr = arr[:, :, None]
+    if arr.ndim != 3 or arr.dtype.kind != "u":
+        raise ValueError(f"bit planes must be (H, W) or (H, W, L) unsigned integers (got {arr.dtype} {arr.shape})")
+    listed_bits, evaluated_bits = _bit_planes(listed), _bit_planes(evaluated)
+    gt = np.zeros(arr.shape[:2], dtype=np.bool_)
+    unselected = np.zeros(arr.shape[:2], dtype=np.bool_)
+    width = 8 * arr.dtype.itemsize
+    for layer in range(arr.shape[2]):
+        keep = sum(1 << (b - 1 - width * layer) for b in listed_bits if width * layer < b <= width * (layer + 1))
+        want = sum(1 << (b - 1 - width * layer) for b in evaluated_bits if width * layer < b <= width * (layer + 1))
+        if not keep and not want:
+            continue
+        values = arr[:, :, layer]
+        gt |= (values & arr.dtype.type(want)) != 0
+        unselected |= (values & arr.dtype.type(keep & ~want)) != 0
+    bw = np.where(gt, np.uint8(0), np.uint8(255))
     return Reference(bw, unselected if unselected.any() else None)
 
 
