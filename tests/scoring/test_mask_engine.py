@@ -305,6 +305,21 @@ def test_thresholds_come_from_every_pixel_and_ties_take_the_lowest() -> None:
     assert low is not None and (low.tp, low.fp, low.mcc) == (0, 0, 0.0)
 
 
+def test_a_boolean_reference_is_the_gt_itself() -> None:
+    assert score_mask(BW == 0, SYS, eks=3, dks=3).row() == score_mask(BW, SYS, eks=3, dks=3).row()
+
+
+def test_degenerate_shapes_do_not_crash() -> None:
+    assert not score_mask(np.zeros((0, 0), dtype=np.uint8), np.zeros((0, 0), dtype=np.uint8)).scored
+    one = score_mask(np.zeros((1, 1), dtype=np.uint8), np.zeros((1, 1), dtype=np.uint8))  # box 15 on 1 px
+    assert one.scored and one.pixel_n == 1 and one.pixel_bns == 0  # the image border never erodes the GT
+    line = np.full((1, 5000), 255, dtype=np.uint8)
+    line[0, 2000:3000] = 0
+    s = score_mask(line, line.copy())
+    # a 1-row image: eroding by box 15 keeps 7 px inside each end, dilating by 11 adds 5 outside each end
+    assert s.pixel_bns == 2 * (7 + 5) and s.optimum is not None and s.optimum.mcc == 1.0
+
+
 def test_mcc_and_nmm_degenerate_cases() -> None:
     # every scored pixel is GT: TP+FN = N, so MCC = 0 at every threshold (2.6)
     s = score_mask(np.zeros((2, 2), dtype=np.uint8), np.array([[0, 9], [9, 255]], dtype=np.uint8), eks=0, dks=0)

@@ -285,7 +285,7 @@ def _inputs(
     ref = np.asarray(bw)
     if ref.ndim != 2:
         raise ValueError(f"reference must be a 2-D 0/255 array (got shape {ref.shape})")
-    gt: Bool2D = np.asarray(ref == 0 if ref.dtype != np.bool_ else ~ref, dtype=np.bool_)
+    gt: Bool2D = np.asarray(ref if ref.dtype == np.bool_ else ref == 0, dtype=np.bool_)  # bool: the GT itself
     smask: NDArray[np.uint8]
     if sys is None:
         smask = np.full(ref.shape, 255, dtype=np.uint8)  # missing / FailedValidation: white (2.2)
