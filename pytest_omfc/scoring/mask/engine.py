@@ -3,8 +3,10 @@
 Pure numpy, no pytest, no file reading: the inputs are arrays.
 
 * ``bw``: the binarised reference, uint8, 0 = ground truth (GT, "black"), any
-  other value = not GT (MediScore's 255).  :func:`colour_reference` builds it
-  (and the un-selected region) from a BGR colour reference mask (2.3).
+  other value = not GT (MediScore's 255); a boolean array is the GT itself.
+  :func:`colour_reference` builds it (and the un-selected region) from a BGR
+  colour reference mask, :func:`bitplane_reference` from a JPEG 2000 bit-plane
+  mask (2.3).
 * ``unselected``: boolean array of the un-selected (distraction) colours, or None.
 * ``sys``: the system's grey mask, uint8; None means a missing system mask,
   scored as a white mask (2.2, 2.8).
