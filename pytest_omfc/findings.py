@@ -11,9 +11,11 @@ Hostile values are tamed here, centrally, so that no rule can forget it:
   U+007F-U+009F, including U+0085 NEL and ESC), the line and paragraph
   separators U+2028/U+2029 and the bidi overrides U+202A-U+202E and
   U+2066-U+2069 are escaped (``\x1b``, ``\u2028``), so one finding is one line
-  and a value cannot rewrite the terminal.  A run of more than
-  :data:`LONG_TOKEN` non-blank characters (a 1 MB trial key) is shortened in the
-  middle and its length given: ``'OpenMFC...0001' (1000000 characters)``.
+  and a value cannot rewrite the terminal.  Values and trial keys in a location
+  are shortened to :data:`VALUE_WIDTH`, and in any other text a run of more than
+  :data:`LONG_TOKEN` non-blank characters (a 1 MB trial key quoted in a message)
+  to :data:`RUN_WIDTH`, in the middle, with its length:
+  ``'OpenMFC...0001' (1000000 characters)``.
 * A headline is at most :data:`HEADLINE_WIDTH` characters, a finding's message
   :data:`MESSAGE_WIDTH`, and, as a last resort, no rendered line is longer than
   :data:`LINE_WIDTH`.
@@ -36,9 +38,11 @@ __all__ = ["Severity", "Finding", "FindingList", "Report", "Unavailable", "rende
 
 #: Findings kept per rule and severity; the rest are only counted (the hard cap behind ``--omfc-max-findings -1``).
 KEEP_FINDINGS = 1000
-#: Width of a quoted value in a location, and the longest non-blank run left whole in any output text.
+#: Width of a quoted value (and of a trial key) in a location.
 VALUE_WIDTH = 60
-LONG_TOKEN = 120
+#: The longest non-blank run left whole in any output text (long absolute paths pass), and its shortened width.
+LONG_TOKEN = 240
+RUN_WIDTH = 120
 HEADLINE_WIDTH = 500
 MESSAGE_WIDTH = 800
 #: No rendered line (headline, finding) is longer than this.
@@ -192,7 +196,7 @@ def tame(text: object, width: int = LINE_WIDTH) -> str:
     """Text safe to print on one line: escaped, long runs shortened, at most ``width`` characters."""
     out = escape(str(text))
     if len(out) > LONG_TOKEN:
-        out = _LONG_RUN.sub(lambda m: shorten_counted(m.group(0), VALUE_WIDTH), out)
+        out = _LONG_RUN.sub(lambda m: shorten_counted(m.group(0), RUN_WIDTH), out)
     return out if len(out) <= width else shorten_counted(out, width - 30)
 
 

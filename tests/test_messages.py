@@ -73,7 +73,8 @@ def test_tame_escapes_and_shortens() -> None:
     """The central helper: escapes, shortens long runs with their length, caps the width."""
     assert tame("a\tb\nc\rd\x1b[0m\x7f\x9b\u2028\u2029\u202a\u2069") == "a\\tb\\nc\\rd\\x1b[0m\\x7f\\x9b\\u2028\\u2029\\u202a\\u2069"
     assert tame("plain text, 'quoted' é 中文") == "plain text, 'quoted' é 中文"
-    assert tame(f"(got {BIG!r})") == "(got 'OpenMFC00000000000000000000...00000000000000000000000001') (1000003 characters)"
+    assert tame(f"(got {BIG!r})") == f"(got 'OpenMFC{'0' * 50}...{'0' * 55}1') (1000003 characters)"
+    assert tame("/" + "long/path" * 26) == "/" + "long/path" * 26  # 235 characters: paths stay whole
     assert tame("NUL\x00 DEL\x7f") == "NUL\\x00 DEL\\x7f"
     assert len(tame("word " * 100_000, 500)) <= 500
     assert quote("0042") == "'0042'"
