@@ -159,9 +159,13 @@ class ParseResult:
         """How many findings of ``rule_id`` with this severity are kept."""
         return self._held[(rule_id, severity)]
 
+    def room(self, rule_id: str, severity: Severity | None) -> bool:
+        """Whether another finding of this rule and severity would be kept (else build none: count)."""
+        return self._held[(rule_id, severity)] < KEEP_FINDINGS
+
     def add(self, rule_id: str, finding: Finding, kind: str = "") -> None:
         """Keep the finding, or only count it once ``KEEP_FINDINGS`` of its severity are kept."""
-        self.kinds.setdefault(rule_id, Counter())[(kind, finding.severity)] += 1
+        self._tally(rule_id)[(kind, finding.severity)] += 1
         held = self._held[(rule_id, finding.severity)]
         if held < KEEP_FINDINGS:
             self.issues.setdefault(rule_id, []).append(finding)
@@ -171,16 +175,24 @@ class ParseResult:
 
     def count(self, rule_id: str, severity: Severity | None, n: int, kind: str | None = None) -> None:
         """``n`` findings that are not kept (``kind`` given: not yet tallied either)."""
-        drop = self.dropped.setdefault(rule_id, {})
+        drop = self.dropped.get(rule_id)
+        if drop is None:
+            drop = self.dropped[rule_id] = {}
         drop[severity] = drop.get(severity, 0) + n
         if kind is not None:
-            self.kinds.setdefault(rule_id, Counter())[(kind, severity)] += n
+            self._tally(rule_id)[(kind, severity)] += n
+
+    def _tally(self, rule_id: str) -> Counter[tuple[str, Severity | None]]:
+        tally = self.kinds.get(rule_id)
+        if tally is None:
+            tally = self.kinds[rule_id] = Counter()
+        return tally
 
     def fail(self, rule_id: str, predicate: str, finding: Finding | None = None) -> ParseResult:
         """Give up on the table: ``rule_id`` failed (the file ``predicate``) and nothing else can be read."""
         self.fatal = (rule_id, f"{self.display} {predicate}")
         if finding is not None:  # first, and always kept: it says why the file was given up
-            self.kinds.setdefault(rule_id, Counter())[("fatal", finding.severity)] += 1
+            self._tally(rule_id)[("fatal", finding.severity)] += 1
             self.issues.setdefault(rule_id, []).insert(0, finding)
         return self
 
@@ -373,26 +385,43 @@ def _split(line: str, display: str, no: int, result: ParseResult, *, quotes_allo
 
 
 def _check_header(header: list[str], display: str, line: int, result: ParseResult) -> list[int]:
-    """CSV-02 findings on the names; the positions of the columns to keep (first of duplicates)."""
+    """CSV-02 findings on the names; the positions of the columns to keep (first of duplicates).
+
+    Past ``KEEP_FINDINGS`` errors no message is built, they are only counted:
+    a header of a million ``|`` costs a quick loop, not a million findings.
+    """
     seen: set[str] = set()
     keep: list[int] = []
+    uncounted = 0  # errors past the cap
+
+    def error(message: str, pos: int) -> None:
+        nonlocal uncounted
+        if result.room("CSV-02", None):
+            result.add("CSV-02", Finding(message, file=display, line=line, column=f"column {pos + 1}"))
+        else:
+            uncounted += 1
+
+    last = len(header) - 1
     for pos, name in enumerate(header):
-        where = f"column {pos + 1}"
+        if uncounted and pos != last and name in seen:  # the cap is reached: count, build nothing
+            uncounted += 1 + (name == "")
+            continue
         if name == "":
-            last = pos == len(header) - 1
-            result.add("CSV-02", Finding(
-                "column names must not be empty" + (" (got a '|' at the end of the header)" if last else f" (got an empty name in {where})"),
-                file=display, line=line, column=where, severity=Severity.WARNING if last else None))
+            if pos == last:
+                result.add("CSV-02", Finding("column names must not be empty (got a '|' at the end of the header)",
+                                             file=display, line=line, column=f"column {pos + 1}", severity=Severity.WARNING))
+            else:
+                error(f"column names must not be empty (got an empty name in column {pos + 1})", pos)
         elif name != name.strip():
-            result.add("CSV-02", Finding(
-                f"column names must be exact (got {name!r} with surrounding white space; MediScore reports the column as absent)",
-                file=display, line=line, column=where))
+            error(f"column names must be exact (got {shorten(name, 60)!r} with surrounding white space; "
+                  "MediScore reports the column as absent)", pos)
         if name in seen:
-            result.add("CSV-02", Finding(f"column names must be unique (got {name!r} twice)",
-                                         file=display, line=line, column=where))
+            error(f"column names must be unique (got {shorten(name, 60)!r} twice)", pos)
             continue
         seen.add(name)
         keep.append(pos)
+    if uncounted:
+        result.count("CSV-02", None, uncounted, kind="")
     return keep
 
 
