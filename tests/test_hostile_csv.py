@@ -26,8 +26,10 @@ from test_col import layout_case
 from pytest_omfc.findings import KEEP_FINDINGS
 
 CSV = "p-test_1/p-test_1.csv"
-#: Address space of the child: pandas & co. need ~1 GB of it; the old reader needed > 3 GB for the sparse tail.
-AS_LIMIT = 2 * 1024**3
+#: Address space of the child: pandas & co. need ~1 GB of it (BLAS pools kept to one thread); the old reader
+#: failed with MemoryError on the sparse tail under this cap (it needs > 12 GiB).
+AS_LIMIT = 3 * 1024**3
+_ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
 TIMEOUT = 90  # seconds; every case takes a few seconds (mostly imports) when fixed
 
 _CHILD = """\
@@ -77,7 +79,8 @@ def run_capped(cwd: Path, *args: str) -> Capped:
     xml = cwd / "capped.xml"
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-c", _CHILD.format(cap=AS_LIMIT), *args, "-p", "no:cacheprovider",
-                           f"--junitxml={xml}"], cwd=cwd, capture_output=True, text=True, errors="replace", timeout=TIMEOUT)
+                           f"--junitxml={xml}"], cwd=cwd, capture_output=True, text=True, errors="replace", timeout=TIMEOUT,
+                          env={**os.environ, **_ONE_THREAD})
     seconds = time.monotonic() - start
     peak = [ln for ln in proc.stderr.splitlines() if ln.startswith("OMFC-PEAK-KB ")]
     assert peak, f"the child did not finish normally:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
