@@ -21,12 +21,37 @@ Decisions where RULES.md leaves the verdict open (see :func:`read_psv`):
   B-04, but they carry no data) and a trailing empty extra field (DSD ignores it).
   CRLF and CR line ends pass (MediScore tolerates them).
 * CSV-04 (warning, "should"): quoted fields; the quotes are removed as pandas does.
+
+Hostile files (a sparse 12 GiB tail, millions of junk records or blank lines)
+must not cost memory or time in proportion to the file: memory follows the
+index.  :func:`limits_for` bounds the system output by the index it answers:
+
+* at most :data:`BYTES_PER_TRIAL` (4 KiB) per index trial plus
+  :data:`BYTES_MARGIN` (1 MiB).  A real row is ~100 bytes; 4 KiB on average
+  leaves room for long mask paths (two of them in splice rows) and MFC2019
+  video interval lists (VideoFrameSegments and friends): the bound is on the
+  whole file, so a few rows may be far longer.  A larger file fails CSV-03
+  naming its size, checked with ``fstat`` before a byte is read;
+* at most :data:`RECORDS_PER_TRIAL` (2) records per index trial plus
+  :data:`RECORDS_MARGIN` (1000) -- a submission has one record per trial
+  (IDX-02/IDX-04).  Past that, CSV-03 fails at the first record too many and
+  nothing more is parsed (the lines are counted, not split);
+* without a usable index (CSV-07 fails), :data:`NO_INDEX_BYTES` and
+  :data:`NO_INDEX_RECORDS`.
+
+Findings are kept up to :data:`pytest_omfc.findings.KEEP_FINDINGS` per rule
+and severity and counted beyond (blank lines are counted from line numbers,
+never listed).  Only regular files are opened, without blocking (a FIFO would
+block forever): anything else fails CSV-08 "is not a regular file".
 """
 
 from __future__ import annotations
 
 import csv
+import os
 import re
+import stat
+from collections import Counter
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -34,17 +59,59 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .findings import KEEP_FINDINGS
+from .findings import Dropped
 from .findings import Finding
 from .findings import Severity
 from .findings import plural
 from .findings import shorten
+from .paths import mode_kind
 
-__all__ = ["Table", "ParseResult", "read_psv"]
+__all__ = ["Table", "ParseResult", "Limits", "limits_for", "read_psv", "size_text"]
 
 BOM = "\ufeff"
-_LINE_END = re.compile(r"\r\n|\r|\n")  # not str.splitlines(): it also splits on U+2028, U+0085, \f, ...
-_LINE_END_BYTES = re.compile(rb"\r\n|\r|\n")
 _SEPARATORS = {",": "comma-separated", "\t": "tab-separated", ";": "semicolon-separated"}
+#: A non-blank physical line (line ends: CRLF, CR, LF -- not U+2028, U+0085, \f ...).  It starts
+#: only at a line start (the lookbehind), so blank runs are skipped in C, in linear time.
+_RECORD = re.compile(r"(?<![^\r\n])[^\S\r\n]*+\S[^\r\n]*")
+_NON_BLANK_BYTES = re.compile(rb"\S")
+#: Bytes that are not UTF-8, as decoded with ``surrogateescape``.
+_BAD_BYTE = re.compile("[\udc80-\udcff]")
+
+BYTES_PER_TRIAL = 4096
+BYTES_MARGIN = 1 << 20
+RECORDS_PER_TRIAL = 2
+RECORDS_MARGIN = 1000
+NO_INDEX_BYTES = 64 << 20
+NO_INDEX_RECORDS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How large a system output the index can justify (see the module docstring)."""
+
+    max_bytes: int
+    max_records: int
+    basis: str  # "an index of 3 trials"
+    rule: str  # "4 KiB per trial + 1 MiB"
+
+
+def limits_for(trials: int | None) -> Limits:
+    """The bounds for an index of ``trials`` rows (None: the index could not be read)."""
+    if trials is None:
+        return Limits(NO_INDEX_BYTES, NO_INDEX_RECORDS, "a submission without a usable index", "a fixed bound")
+    return Limits(BYTES_PER_TRIAL * trials + BYTES_MARGIN, RECORDS_PER_TRIAL * trials + RECORDS_MARGIN,
+                  f"an index of {plural(trials, 'trial')}",
+                  f"{BYTES_PER_TRIAL // 1024} KiB per trial + {BYTES_MARGIN >> 20} MiB")
+
+
+def size_text(n: int) -> str:
+    """``1.0 MiB``, ``12 GiB``: sizes in messages."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            v = n / (1 << shift)
+            return f"{v:.1f} {unit}" if v < 10 else f"{v:.0f} {unit}"
+    return plural(n, "byte")
 
 
 @dataclass
@@ -75,95 +142,200 @@ class ParseResult:
     ``fatal`` is ``(rule ID, reason)`` when there is no table; the reason is a
     sentence about the file, ``"p-x/p-x.csv is not '|'-separated"``, used both as
     the failing rule's headline and in the skip message of the rules that need
-    the table.
+    the table.  ``issues`` keeps at most ``KEEP_FINDINGS`` findings per rule and
+    severity; ``dropped`` counts the others and ``kinds`` counts every finding
+    by (kind, severity), kept or not, for the headlines.
     """
 
     table: Table | None
     issues: dict[str, list[Finding]] = field(default_factory=dict)
     fatal: tuple[str, str] | None = None
     display: str = ""
+    dropped: dict[str, Dropped] = field(default_factory=dict)
+    kinds: dict[str, Counter[tuple[str, Severity | None]]] = field(default_factory=dict)
+    _held: Counter[tuple[str, Severity | None]] = field(default_factory=Counter, repr=False)
 
-    def add(self, rule_id: str, finding: Finding) -> None:
-        self.issues.setdefault(rule_id, []).append(finding)
+    def kept(self, rule_id: str, severity: Severity | None) -> int:
+        """How many findings of ``rule_id`` with this severity are kept."""
+        return self._held[(rule_id, severity)]
+
+    def room(self, rule_id: str, severity: Severity | None) -> bool:
+        """Whether another finding of this rule and severity would be kept (else build none: count)."""
+        return self._held[(rule_id, severity)] < KEEP_FINDINGS
+
+    def add(self, rule_id: str, finding: Finding, kind: str = "") -> None:
+        """Keep the finding, or only count it once ``KEEP_FINDINGS`` of its severity are kept."""
+        self._tally(rule_id)[(kind, finding.severity)] += 1
+        held = self._held[(rule_id, finding.severity)]
+        if held < KEEP_FINDINGS:
+            self.issues.setdefault(rule_id, []).append(finding)
+            self._held[(rule_id, finding.severity)] = held + 1
+        else:
+            self.count(rule_id, finding.severity, 1)
+
+    def count(self, rule_id: str, severity: Severity | None, n: int, kind: str | None = None) -> None:
+        """``n`` findings that are not kept (``kind`` given: not yet tallied either)."""
+        drop = self.dropped.get(rule_id)
+        if drop is None:
+            drop = self.dropped[rule_id] = {}
+        drop[severity] = drop.get(severity, 0) + n
+        if kind is not None:
+            self._tally(rule_id)[(kind, severity)] += n
+
+    def _tally(self, rule_id: str) -> Counter[tuple[str, Severity | None]]:
+        tally = self.kinds.get(rule_id)
+        if tally is None:
+            tally = self.kinds[rule_id] = Counter()
+        return tally
 
     def fail(self, rule_id: str, predicate: str, finding: Finding | None = None) -> ParseResult:
         """Give up on the table: ``rule_id`` failed (the file ``predicate``) and nothing else can be read."""
         self.fatal = (rule_id, f"{self.display} {predicate}")
-        if finding is not None:
-            self.add(rule_id, finding)
+        if finding is not None:  # first, and always kept: it says why the file was given up
+            self._tally(rule_id)[("fatal", finding.severity)] += 1
+            self.issues.setdefault(rule_id, []).insert(0, finding)
         return self
 
 
-def read_psv(path: Path, display: str, *, strip_values: bool = False) -> ParseResult:
-    """Read a ``|``-separated file; never raises.
+def read_psv(path: Path, display: str, *, strip_values: bool = False, limits: Limits | None = None) -> ParseResult:
+    """Read a ``|``-separated file; never raises, never blocks, never reads past ``limits``.
 
     Findings are filed under CSV-01 (separator), CSV-02 (header), CSV-03
-    (encoding, records, blank lines), CSV-04 (quoting); CSV-08 when the file
-    cannot be read at all.  ``strip_values`` strips white space from every
-    cell (used for NIST's own index files, whose quoting is also accepted).
+    (encoding, records, blank lines, size), CSV-04 (quoting); CSV-08 when the
+    file cannot be read at all or is not a regular file.  ``strip_values``
+    strips white space from every cell (used for NIST's own index files, whose
+    quoting is also accepted).
     """
     result = ParseResult(table=None, display=display)
+    text = _load(path, display, limits, result)
+    if text is None:
+        return result
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        return result.fail("CSV-08", f"cannot be read ({exc.strerror or exc})")
-    try:
-        return _parse(raw, path, display, strip_values, result)
+        return _parse(text, path, display, strip_values, limits, result)
     except Exception as exc:  # noqa: BLE001  a reader bug must not become a traceback in every rule
+        result.table = None
         return result.fail("CSV-03", f"cannot be parsed ({type(exc).__name__}: {exc}; please report this as a pytest-omfc bug)")
 
 
-def _parse(raw: bytes, path: Path, display: str, strip_values: bool, result: ParseResult) -> ParseResult:
-    if not raw.strip():
-        return result.fail("CSV-02", "is empty", Finding("the file must start with a header line (got an empty file)", file=display))
+def _load(path: Path, display: str, limits: Limits | None, result: ParseResult) -> str | None:
+    """The file's text (bad bytes as surrogates), or None with the fatal finding filed.
+
+    Only a regular file is opened, with O_NONBLOCK (a FIFO swapped in after the
+    ``stat`` cannot block either), and at most ``limits.max_bytes + 1`` bytes are read.
+    """
+    try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            return _not_regular(result, display, mode)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        result.fail("CSV-08", f"cannot be read ({exc.strerror or exc})")
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                return _not_regular(result, display, st.st_mode)
+            if limits is not None and st.st_size > limits.max_bytes:
+                return _too_big(result, display, limits, st.st_size)
+            raw = fh.read(limits.max_bytes + 1) if limits is not None else fh.read()
+    except OSError as exc:
+        result.fail("CSV-08", f"cannot be read ({exc.strerror or exc})")
+        return None
+    if limits is not None and len(raw) > limits.max_bytes:  # it grew while we looked
+        return _too_big(result, display, limits, len(raw))
+    if not _NON_BLANK_BYTES.search(raw):
+        result.fail("CSV-02", "is empty", Finding("the file must start with a header line (got an empty file)"
+                                                  if not raw else "the file must start with a header line (got only white space)",
+                                                  file=display))
+        return None
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return result.fail("CSV-03", "is not UTF-8 text",
-                           Finding("must be UTF-8 text (got a UTF-16 byte-order mark)", file=display, line=1))
+        result.fail("CSV-03", "is not UTF-8 text", Finding("must be UTF-8 text (got a UTF-16 byte-order mark)", file=display, line=1))
+        return None
     nul = raw.find(b"\x00")
     if nul >= 0:
-        return result.fail("CSV-03", "is not a text file",
-                           Finding(f"must be UTF-8 text (got binary data: a NUL byte at offset {nul})",
-                                   file=display, line=raw[:nul].count(b"\n") + 1))
-    text = _decode(raw, display, result)
+        result.fail("CSV-03", "is not a text file",
+                    Finding(f"must be UTF-8 text (got binary data: a NUL byte at offset {nul})",
+                            file=display, line=raw.count(b"\n", 0, nul) + 1))
+        return None
+    return raw.decode("utf-8", errors="surrogateescape")
+
+
+def _not_regular(result: ParseResult, display: str, mode: int) -> None:
+    kind = mode_kind(mode)
+    result.fail("CSV-08", f"is not a regular file (got {kind})",
+                Finding(f"the file must be a regular file (got {kind}; it was not opened)", file=display))
+    return None
+
+
+def _too_big(result: ParseResult, display: str, limits: Limits, size: int) -> None:
+    result.fail("CSV-03", f"is {size_text(size)}, more than {limits.basis} can justify (at most {size_text(limits.max_bytes)})",
+                Finding(f"the system output must be at most {limits.max_bytes} bytes for {limits.basis} "
+                        f"({limits.rule}; got {size} bytes; the file was not read)", file=display))
+    return None
+
+
+def _ends(text: str, start: int, stop: int) -> int:
+    """Line ends (CRLF, CR, LF) in ``text[start:stop]``, counted in C."""
+    return text.count("\n", start, stop) + text.count("\r", start, stop) - text.count("\r\n", start, stop)
+
+
+def _parse(text: str, path: Path, display: str, strip_values: bool, limits: Limits | None,
+           result: ParseResult) -> ParseResult:
+    bad_bytes = _BAD_BYTE.search(text) is not None
     if text.startswith(BOM):
         text = text[1:]
         result.add("CSV-02", Finding(
             "the header must start with the first column name (got a UTF-8 byte-order mark, "
             "which MediScore reads as part of that name)", file=display, line=1))
 
-    physical = _LINE_END.split(text)
-    if physical and physical[-1] == "":
-        physical.pop()  # the newline that ends the last record
-    numbered: list[tuple[int, str]] = []
-    for i, ln in enumerate(physical, start=1):
-        if ln.strip():
-            numbered.append((i, ln))
-        else:
-            result.add("CSV-03", Finding(
-                "a blank line should not be there (records are consecutive; MediScore's splice validator crashes on it)",
-                file=display, line=i, severity=Severity.WARNING))
-
-    if not numbered:
-        return result.fail("CSV-02", "is empty", Finding("the file must start with a header line (got only white space)", file=display))
-    header_line_no, header_text = numbered[0]
-    if "|" not in header_text:
-        seps = [s for s in _SEPARATORS if s in header_text]
-        got = f"a {_SEPARATORS[seps[0]]} header" if seps else "a header without '|'"
-        return result.fail("CSV-01", "is not '|'-separated", Finding(
-            f"fields must be separated by '|' (got {got} {shorten(header_text, 80)!r})",
-            file=display, line=header_line_no))
-
-    records = [_split(ln, display, no, result, quotes_allowed=strip_values) for no, ln in numbered]
-    header = [h.strip() for h in records[0]] if strip_values else records[0]
-    keep = _check_header(header, display, header_line_no, result)
-    width = len(header)
+    pos, line_no, last = 0, 1, 0  # line_no: the physical line at pos; last: the previous record's line
+    header: list[str] | None = None
+    keep: list[int] = []
+    header_line_no = 0
     rows: list[list[str]] = []
     lines: list[int] = []
-    for (ln, _), rec in zip(numbered[1:], records[1:]):
-        if len(rec) != width:
-            rec = _fit(rec, width, display, ln, result)
+    max_records = limits.max_records if limits is not None else None
+    for m in _RECORD.finditer(text):
+        start = m.start()
+        line_no += _ends(text, pos, start)
+        pos = start
+        if line_no - last > 1:
+            _blank_lines(result, display, last + 1, line_no - 1)
+        last = line_no
+        ln = m.group(0)
+        if bad_bytes and _BAD_BYTE.search(ln):
+            ln = _bad_bytes(ln, display, line_no, result)
+        if header is None:
+            if "|" not in ln:
+                seps = [s for s in _SEPARATORS if s in ln]
+                got = f"a {_SEPARATORS[seps[0]]} header" if seps else "a header without '|'"
+                return result.fail("CSV-01", "is not '|'-separated", Finding(
+                    f"fields must be separated by '|' (got {got} {shorten(ln, 80)!r})", file=display, line=line_no))
+            rec = _split(ln, display, line_no, result, quotes_allowed=strip_values)
+            header = [h.strip() for h in rec] if strip_values else rec
+            keep = _check_header(header, display, line_no, result)
+            header_line_no = line_no
+            continue
+        if max_records is not None and len(rows) >= max_records:
+            assert limits is not None
+            total = line_no - 1 + _ends(text, pos, len(text)) + (0 if text.endswith(("\r", "\n")) else 1)
+            return result.fail("CSV-03", f"has more records than {limits.basis} can justify (at most {max_records})", Finding(
+                f"the system output must have at most {max_records} records for {limits.basis} "
+                f"({RECORDS_PER_TRIAL} per trial + {RECORDS_MARGIN}; got record {max_records + 1} here, "
+                f"{total} lines in all; the rest was not parsed)", file=display, line=line_no))
+        rec = _split(ln, display, line_no, result, quotes_allowed=strip_values)
+        if len(rec) != len(header):
+            rec = _fit(rec, len(header), display, line_no, result)
         rows.append([v.strip() for v in rec] if strip_values else rec)
-        lines.append(ln)
+        lines.append(line_no)
+
+    if header is None:
+        return result.fail("CSV-02", "is empty", Finding("the file must start with a header line (got only white space)", file=display))
+    total = line_no - 1 + _ends(text, pos, len(text)) + (0 if text.endswith(("\r", "\n")) else 1)
+    if total > last:
+        _blank_lines(result, display, last + 1, total)
+    width = len(header)
     cols = [header[i] for i in keep]
     data = np.array(rows, dtype=object).reshape(len(rows), width)[:, keep] if rows else np.empty((0, len(keep)), dtype=object)
     df = pd.DataFrame(data, columns=cols, dtype=object)
@@ -172,20 +344,26 @@ def _parse(raw: bytes, path: Path, display: str, strip_values: bool, result: Par
     return result
 
 
-def _decode(raw: bytes, display: str, result: ParseResult) -> str:
-    """UTF-8 text; undecodable bytes become U+FFFD, one CSV-03 error per line that has them."""
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    for no, line in enumerate(_LINE_END_BYTES.split(raw), start=1):
-        try:
-            line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            result.add("CSV-03", Finding(
-                f"must be UTF-8 text (got byte 0x{line[exc.start]:02x} at column {exc.start + 1})",
-                file=display, line=no))
-    return raw.decode("utf-8", errors="replace")
+def _blank_lines(result: ParseResult, display: str, first: int, last: int) -> None:
+    """CSV-03 warnings for the blank lines ``first..last``: kept up to the cap, then only counted."""
+    n = last - first + 1
+    room = max(0, KEEP_FINDINGS - result.kept("CSV-03", Severity.WARNING))
+    for no in range(first, first + min(n, room)):
+        result.add("CSV-03", Finding(
+            "a blank line should not be there (records are consecutive; MediScore's splice validator crashes on it)",
+            file=display, line=no, severity=Severity.WARNING), kind="blank")
+    if n > room:
+        result.count("CSV-03", Severity.WARNING, n - room, kind="blank")
+
+
+def _bad_bytes(line: str, display: str, no: int, result: ParseResult) -> str:
+    """One CSV-03 error for a line with bytes that are not UTF-8; the line with U+FFFD for them."""
+    m = _BAD_BYTE.search(line)
+    assert m is not None
+    column = len(line[:m.start()].encode("utf-8", errors="surrogateescape")) + 1
+    result.add("CSV-03", Finding(f"must be UTF-8 text (got byte 0x{ord(m.group(0)) - 0xDC00:02x} at column {column})",
+                                 file=display, line=no), kind="utf8")
+    return _BAD_BYTE.sub("\ufffd", line)
 
 
 def _split(line: str, display: str, no: int, result: ParseResult, *, quotes_allowed: bool) -> list[str]:
@@ -207,26 +385,43 @@ def _split(line: str, display: str, no: int, result: ParseResult, *, quotes_allo
 
 
 def _check_header(header: list[str], display: str, line: int, result: ParseResult) -> list[int]:
-    """CSV-02 findings on the names; the positions of the columns to keep (first of duplicates)."""
+    """CSV-02 findings on the names; the positions of the columns to keep (first of duplicates).
+
+    Past ``KEEP_FINDINGS`` errors no message is built, they are only counted:
+    a header of a million ``|`` costs a quick loop, not a million findings.
+    """
     seen: set[str] = set()
     keep: list[int] = []
+    uncounted = 0  # errors past the cap
+
+    def error(message: str, pos: int) -> None:
+        nonlocal uncounted
+        if result.room("CSV-02", None):
+            result.add("CSV-02", Finding(message, file=display, line=line, column=f"column {pos + 1}"))
+        else:
+            uncounted += 1
+
+    last = len(header) - 1
     for pos, name in enumerate(header):
-        where = f"column {pos + 1}"
+        if uncounted and pos != last and name in seen:  # the cap is reached: count, build nothing
+            uncounted += 1 + (name == "")
+            continue
         if name == "":
-            last = pos == len(header) - 1
-            result.add("CSV-02", Finding(
-                "column names must not be empty" + (" (got a '|' at the end of the header)" if last else f" (got an empty name in {where})"),
-                file=display, line=line, column=where, severity=Severity.WARNING if last else None))
+            if pos == last:
+                result.add("CSV-02", Finding("column names must not be empty (got a '|' at the end of the header)",
+                                             file=display, line=line, column=f"column {pos + 1}", severity=Severity.WARNING))
+            else:
+                error(f"column names must not be empty (got an empty name in column {pos + 1})", pos)
         elif name != name.strip():
-            result.add("CSV-02", Finding(
-                f"column names must be exact (got {name!r} with surrounding white space; MediScore reports the column as absent)",
-                file=display, line=line, column=where))
+            error(f"column names must be exact (got {shorten(name, 60)!r} with surrounding white space; "
+                  "MediScore reports the column as absent)", pos)
         if name in seen:
-            result.add("CSV-02", Finding(f"column names must be unique (got {name!r} twice)",
-                                         file=display, line=line, column=where))
+            error(f"column names must be unique (got {shorten(name, 60)!r} twice)", pos)
             continue
         seen.add(name)
         keep.append(pos)
+    if uncounted:
+        result.count("CSV-02", None, uncounted, kind="")
     return keep
 
 
@@ -238,11 +433,11 @@ def _fit(rec: list[str], width: int, display: str, line: int, result: ParseResul
         if all(x.strip() == "" for x in extra):
             result.add("CSV-03", Finding(
                 f"a record should have {width} fields like the header (got {n}: a trailing '|', ignored)",
-                file=display, line=line, severity=Severity.WARNING))
+                file=display, line=line, severity=Severity.WARNING), kind="trailing")
         else:
             result.add("CSV-03", Finding(
                 f"a record must have {width} fields like the header (got {n}, extra {[shorten(x, 20) for x in extra[:3]]!r})",
-                file=display, line=line))
+                file=display, line=line), kind="width")
         return rec[:width]
-    result.add("CSV-03", Finding(f"a record must have {width} fields like the header (got {n})", file=display, line=line))
+    result.add("CSV-03", Finding(f"a record must have {width} fields like the header (got {n})", file=display, line=line), kind="width")
     return rec + [""] * (width - n)

@@ -3,16 +3,55 @@
 A finding carries a location (file, line, trial key, column), the offending
 value and a message of the form "must be X (got Y)".  The first line of a
 rendered report is the summary that pytest puts into the JUnit ``message``.
+
+Hostile values are tamed here, centrally, so that no rule can forget it:
+
+* Every text that reaches the output (locations, messages, headlines, skip
+  reasons) goes through :func:`tame`: control characters (U+0000-U+001F,
+  U+007F-U+009F, including U+0085 NEL and ESC), the line and paragraph
+  separators U+2028/U+2029 and the bidi overrides U+202A-U+202E and
+  U+2066-U+2069 are escaped (``\x1b``, ``\u2028``), so one finding is one line
+  and a value cannot rewrite the terminal.  Values and trial keys in a location
+  are shortened to :data:`VALUE_WIDTH`, and in any other text a run of more than
+  :data:`LONG_TOKEN` non-blank characters (a 1 MB trial key quoted in a message)
+  to :data:`RUN_WIDTH`, in the middle, with its length:
+  ``'OpenMFC...0001' (1000000 characters)``.
+* A headline is at most :data:`HEADLINE_WIDTH` characters, a finding's message
+  :data:`MESSAGE_WIDTH`, and, as a last resort, no rendered line is longer than
+  :data:`LINE_WIDTH`.
+* A report keeps at most :data:`KEEP_FINDINGS` findings per severity and counts
+  the others (``--omfc-max-findings -1`` shows the kept ones; the last line says
+  ``... and N more (M in all)``).  Memory then follows the index, not the number
+  of problems a file can hold.
 """
 
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Iterable
 
-__all__ = ["Severity", "Finding", "Report", "Unavailable", "render", "shorten", "plural", "count_is", "collect"]
+__all__ = ["Severity", "Finding", "FindingList", "Report", "Unavailable", "render", "shorten", "quote", "tame",
+           "plural", "count_is", "collect", "KEEP_FINDINGS", "LINE_WIDTH"]
+
+#: Findings kept per rule and severity; the rest are only counted (the hard cap behind ``--omfc-max-findings -1``).
+KEEP_FINDINGS = 1000
+#: Width of a quoted value (and of a trial key) in a location.
+VALUE_WIDTH = 60
+#: The longest non-blank run left whole in any output text (long absolute paths pass), and its shortened width.
+LONG_TOKEN = 240
+RUN_WIDTH = 120
+HEADLINE_WIDTH = 500
+MESSAGE_WIDTH = 800
+#: No rendered line (headline, finding) is longer than this.
+LINE_WIDTH = 1000
+
+_UNSAFE = [*range(0x00, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_NAMED = {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
+_ESCAPES = {c: _NAMED.get(c, f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _UNSAFE}
+_LONG_RUN = re.compile(rf"\S{{{LONG_TOKEN + 1},}}")
 
 
 class Severity(str, enum.Enum):
@@ -33,23 +72,25 @@ class Finding:
     severity: Severity | None = None  # None: the rule's own severity
 
     def location(self) -> str:
+        """``file:line [key] column='value'``, every part escaped and shortened (see the module docstring)."""
         parts = []
         if self.file:
-            parts.append(self.file + (f":{self.line}" if self.line else ""))
+            parts.append(escape(shorten_counted(self.file, 2 * VALUE_WIDTH)) + (f":{self.line}" if self.line else ""))
         elif self.line:
             parts.append(f"line {self.line}")
         if self.key is not None:
-            parts.append(f"[{self.key}]")
+            parts.append(f"[{escape(shorten_counted(str(self.key)))}]")
         if self.column:
-            col = self.column
+            col = escape(shorten_counted(self.column))
             if self.value is not None:
-                col += f"={shorten(self.value)!r}" if isinstance(self.value, str) else f"={self.value!r}"
+                col += f"={escape(quote(self.value))}" if isinstance(self.value, str) else f"={escape(shorten_counted(repr(self.value)))}"
             parts.append(col)
         return " ".join(parts)
 
     def as_text(self) -> str:
         loc = self.location()
-        return f"{loc}: {self.message}" if loc else self.message
+        msg = tame(self.message, MESSAGE_WIDTH)
+        return f"{loc}: {msg}" if loc else msg
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -63,6 +104,18 @@ class Finding:
         }
 
 
+class FindingList(list[Finding]):
+    """Findings as kept, with ``total``: how many there were in all (the rest were only counted)."""
+
+    def __init__(self, kept: Iterable[Finding] = (), total: int | None = None) -> None:
+        super().__init__(kept)
+        self.total = len(self) if total is None else max(total, len(self))
+
+
+#: Dropped findings are counted per class: a finding's own severity, None for "the rule's".
+Dropped = dict[Severity | None, int]
+
+
 @dataclass
 class Report:
     """What a check returns when it wants to word its own summary.
@@ -70,12 +123,34 @@ class Report:
     ``headline`` is the summary after the rule ID, e.g. "3 of 16000 trials are
     missing from the system output"; without it a generic one is made.
     ``warning_headline`` words the warnings when a report mixes errors and
-    warnings (the headline then speaks of the errors only).
+    warnings (the headline then speaks of the errors only).  At most
+    :data:`KEEP_FINDINGS` findings of each severity are kept; ``dropped``
+    counts the others (a check may also pass counts of findings it never built).
     """
 
     findings: list[Finding] = field(default_factory=list)
     headline: str | None = None
     warning_headline: str | None = None
+    dropped: Dropped = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if len(self.findings) <= KEEP_FINDINGS:
+            return
+        kept: list[Finding] = []
+        seen: dict[Severity | None, int] = {}
+        dropped = dict(self.dropped)
+        for f in self.findings:
+            n = seen.get(f.severity, 0)
+            if n < KEEP_FINDINGS:
+                kept.append(f)
+                seen[f.severity] = n + 1
+            else:
+                dropped[f.severity] = dropped.get(f.severity, 0) + 1
+        self.findings, self.dropped = kept, dropped
+
+    @property
+    def total(self) -> int:
+        return len(self.findings) + sum(self.dropped.values())
 
 
 class Unavailable(Exception):
@@ -100,14 +175,45 @@ def shorten(value: object, width: int = 60) -> str:
     return text[:half] + "..." + text[-half:]
 
 
+def shorten_counted(text: str, width: int = VALUE_WIDTH) -> str:
+    """:func:`shorten`, saying how long the text was: ``OpenMFC...0001 (1000000 characters)``."""
+    return text if len(text) <= width else f"{shorten(text, width)} ({len(text)} characters)"
+
+
+def quote(value: object, width: int = VALUE_WIDTH) -> str:
+    """A value as quoted in a message: ``'0042'``, or ``'OpenMFC...0001' (1000000 characters)``."""
+    text = str(value)
+    short = repr(shorten(text, width))
+    return short if len(text) <= width else f"{short} ({len(text)} characters)"
+
+
+def escape(text: str) -> str:
+    """Control, line-separator and bidi-override characters as escapes (``\\x1b``, ``\\u2028``)."""
+    return text.translate(_ESCAPES)
+
+
+def tame(text: object, width: int = LINE_WIDTH) -> str:
+    """Text safe to print on one line: escaped, long runs shortened, at most ``width`` characters."""
+    out = escape(str(text))
+    if len(out) > LONG_TOKEN:
+        out = _LONG_RUN.sub(lambda m: shorten_counted(m.group(0), RUN_WIDTH), out)
+    return out if len(out) <= width else shorten_counted(out, width - 30)
+
+
 def render(rule_id: str, headline: str, findings: list[Finding], limit: int) -> str:
-    """Plain-text report: the summary line, up to ``limit`` findings, then the rest counted."""
+    """Plain-text report: the summary line, up to ``limit`` findings, then the rest counted.
+
+    ``findings`` may be a :class:`FindingList` whose ``total`` counts findings
+    that were not kept; every line is tamed (see the module docstring).
+    """
+    total = getattr(findings, "total", len(findings))
     shown = findings[:limit] if limit >= 0 else findings
-    lines = [f"{rule_id}: {headline} (showing {len(shown)})" if findings else f"{rule_id}: {headline}"]
+    head = tame(headline, HEADLINE_WIDTH)
+    lines = [f"{rule_id}: {head} (showing {len(shown)})" if total else f"{rule_id}: {head}"]
     lines += ["  " + f.as_text() for f in shown]
-    if len(findings) > len(shown):
-        lines.append(f"  ... and {len(findings) - len(shown)} more ({len(findings)} in all)")
-    return "\n".join(lines)
+    if total > len(shown):
+        lines.append(f"  ... and {total - len(shown)} more ({total} in all)")
+    return "\n".join(line if len(line) <= LINE_WIDTH else shorten_counted(line, LINE_WIDTH - 30) for line in lines)
 
 
 def plural(n: int, noun: str, nouns: str | None = None) -> str:

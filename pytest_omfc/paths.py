@@ -3,16 +3,22 @@
 A mask, HDF5 or JSON reference must be a relative path that stays inside the
 submission directory: no ``..`` escape, no absolute path, no symlink leading
 outside (RULES.md D-24, PKG-04...06).  An unsafe reference is reported and the
-file outside is never opened.
+file outside is never opened.  The same holds for the submission's own files,
+``<ID>.csv`` (PKG-01) and ``<ID>.txt`` (PKG-03).
+
+:func:`not_regular` tells what a path is when it is not a regular file (a FIFO
+must never be opened for reading: ``open`` blocks until a writer comes).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 from pathlib import PurePosixPath
 
-__all__ = ["resolve_inside"]
+__all__ = ["resolve_inside", "not_regular", "mode_kind"]
 
 _WINDOWS_ABS = re.compile(r"^([A-Za-z]:|[\\/]{2})")
 
@@ -36,3 +42,26 @@ def resolve_inside(sub_dir: Path, ref: str) -> tuple[Path | None, str | None]:
     if not real.is_relative_to(root):
         return None, f"must stay inside the submission directory (got a symlink to {real})"
     return path, None
+
+
+def mode_kind(mode: int) -> str:
+    """What a file of this ``st_mode`` is, for "(got a FIFO)" messages."""
+    for test, name in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "a special file"
+
+
+def not_regular(path: Path) -> str | None:
+    """None for a regular file (symlinks followed); else what it is: "no such file", "a FIFO", ...
+
+    Only ``stat`` is called: nothing is opened.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "a broken symlink" if os.path.islink(path) else "no such file"
+    except OSError as exc:
+        return f"a file that cannot be examined ({exc.strerror or exc})"
+    return None if stat.S_ISREG(mode) else mode_kind(mode)

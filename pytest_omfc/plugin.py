@@ -138,7 +138,7 @@ def resolve_settings(config: pytest.Config) -> Settings | None:
             raise UsageProblem("--omfc-index: give the task index file (or --omfc-dataset ROOT with --omfc-task)")
         index = _find_index(dataset, task_text)
     elif not index.is_file():
-        raise UsageProblem(f"--omfc-index: no such file: {index}")
+        raise UsageProblem(f"--omfc-index: {'not a regular file' if index.exists() else 'no such file'}: {index}")
     if dataset is None:
         dataset = index.parent.parent if index.parent.name == "indexes" else index.parent
 
@@ -351,7 +351,7 @@ class RuleItem(pytest.Item):
             self.user_properties.append(("omfc.warning", text))
             self.add_report_section("call", "omfc warning", text)
         if out.failed:
-            self.user_properties.append(("omfc.findings", len(out.errors)))
+            self.user_properties.append(("omfc.findings", out.errors.total))
             if out.crashed:
                 raise RuleFailed(f"{self.rule.id}: {out.headline}")
             head = out.headline if out.warning_headline else _headline(out.headline, out.errors, out.findings)
@@ -384,10 +384,11 @@ def failure_repr(path: Path | str, text: str) -> TerminalRepr:
 
 def _headline(headline: str, shown: list[Any], all_findings: list[Any], warn: bool = False) -> str:
     """The rule's headline, unless it was worded for a mix of errors and warnings."""
-    if len(shown) == len(all_findings):
+    n = getattr(shown, "total", len(shown))  # FindingList: kept findings, counted in all
+    if n == getattr(all_findings, "total", len(all_findings)):
         return headline
     kind = "warning" if warn else "error"
-    return f"{len(shown)} {kind}{'s' if len(shown) != 1 else ''}: {headline}"
+    return f"{n} {kind}{'s' if n != 1 else ''}: {headline}"
 
 
 # ---------------------------------------------------------------------------- reporting

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import traceback
 from dataclasses import dataclass
 from dataclasses import field
@@ -19,23 +20,30 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .csvio import Limits
 from .csvio import ParseResult
 from .csvio import Table
+from .csvio import limits_for
 from .csvio import read_psv
 from .editions import Edition
 from .editions import Group
 from .editions import Task
+from .findings import HEADLINE_WIDTH
+from .findings import Dropped
 from .findings import Finding
+from .findings import FindingList
 from .findings import Report
 from .findings import Severity
 from .findings import Unavailable
 from .findings import collect
 from .findings import plural
+from .findings import tame
 from .models import INDEX_MODELS
 from .models import OutputRow
 from .models import key_columns
 from .models import required_columns
 from .models import layouts_for
+from .paths import resolve_inside
 from .registry import REGISTRY
 from .registry import Part
 from .registry import Rule
@@ -92,7 +100,13 @@ class Settings:
 
 @dataclass
 class Outcome:
-    """The result of one rule on one submission (or one slice of it)."""
+    """The result of one rule on one submission (or one slice of it).
+
+    ``findings`` holds the kept findings (at most ``KEEP_FINDINGS`` per
+    severity); ``dropped`` counts the others, so ``errors.total`` and
+    ``warnings.total`` are the true counts.  Texts are tamed (escaped and
+    shortened, see :mod:`pytest_omfc.findings`) when the outcome is made.
+    """
 
     rule: Rule
     findings: list[Finding] = field(default_factory=list)
@@ -100,18 +114,24 @@ class Outcome:
     skipped: str | None = None  # reason, when the rule could not run
     crashed: str | None = None
     warning_headline: str = ""  # the warnings' own summary when errors and warnings mix
+    dropped: Dropped = field(default_factory=dict)
+
+    def _of(self, sev: Severity) -> FindingList:
+        kept = [f for f in self.findings if (f.severity or self.rule.severity) is sev]
+        more = sum(n for s, n in self.dropped.items() if (s or self.rule.severity) is sev)
+        return FindingList(kept, len(kept) + more)
 
     @property
-    def errors(self) -> list[Finding]:
-        return [f for f in self.findings if (f.severity or self.rule.severity) is Severity.ERROR]
+    def errors(self) -> FindingList:
+        return self._of(Severity.ERROR)
 
     @property
-    def warnings(self) -> list[Finding]:
-        return [f for f in self.findings if (f.severity or self.rule.severity) is Severity.WARNING]
+    def warnings(self) -> FindingList:
+        return self._of(Severity.WARNING)
 
     @property
     def failed(self) -> bool:
-        return bool(self.errors) or self.crashed is not None
+        return self.errors.total > 0 or self.crashed is not None
 
 
 class Submission:
@@ -150,10 +170,39 @@ class Submission:
     # ------------------------------------------------------------------ files
 
     @functools.cached_property
+    def sysout_path(self) -> Path | None:
+        """The system output: the one found at start-up, else ``<ID>/<ID>.csv`` if it exists in any
+        form (a FIFO, a broken symlink: CSV-08 says what it is), else None (missing)."""
+        if self.settings.csv is not None:
+            return self.settings.csv
+        exact = self.dir / f"{self.sub_id}.csv"
+        return exact if os.path.lexists(exact) else None
+
+    @functools.cached_property
+    def sysout_unsafe(self) -> str | None:
+        """Why the system output may not be opened (a symlink leaving the submission, PKG-01), or None."""
+        path = self.sysout_path
+        if path is None or path.parent != self.dir:
+            return None
+        return resolve_inside(self.dir, path.name)[1]
+
+    @functools.cached_property
+    def sysout_limits(self) -> Limits:
+        """How large a system output the index justifies (see :mod:`pytest_omfc.csvio`)."""
+        table = self.index_parse.table
+        return limits_for(len(table) if table is not None else None)
+
+    @functools.cached_property
     def sysout_parse(self) -> ParseResult:
-        if self.settings.csv is None or not self.settings.csv.is_file():
+        """The system output, parsed once; never opened when it leaves the submission or is not a
+        regular file, never read when it is larger than the index justifies."""
+        path = self.sysout_path
+        if path is None:
             return ParseResult(table=None, display=f"{self.sub_id}/{self.sub_id}.csv").fail("CSV-08", "is missing")
-        return read_psv(self.settings.csv, self.display(self.settings.csv))
+        display = self.display(path)
+        if self.sysout_unsafe:
+            return ParseResult(table=None, display=display).fail("PKG-01", "points outside the submission")
+        return read_psv(path, display, limits=self.sysout_limits)
 
     def sysout(self) -> Table:
         """The system output table; raises :class:`Unavailable` naming the rule that failed."""
@@ -273,22 +322,26 @@ class Submission:
             assert rule.check is not None
             result = rule.check(self, part) if rule.sliced else rule.check(self)
             report: Report = collect(result)
-            out.findings = report.findings
             sev = rule.severity_for(self.group)
+            findings, dropped = report.findings, dict(report.dropped)
             if sev is not rule.severity:
-                out.findings = [f if f.severity else _with_severity(f, sev) for f in out.findings]
-            out.headline = report.headline or _default_headline(rule, out.findings)
-            out.warning_headline = report.warning_headline or ""
+                findings = [f if f.severity else _with_severity(f, sev) for f in findings]
+                if None in dropped:
+                    dropped[sev] = dropped.get(sev, 0) + dropped.pop(None)
+            out.findings = FindingList(findings, report.total)
+            out.dropped = dropped
+            out.headline = tame(report.headline or _default_headline(rule, report.total), HEADLINE_WIDTH)
+            out.warning_headline = tame(report.warning_headline or "", HEADLINE_WIDTH)
         except Unavailable as exc:
-            out.skipped = f"{exc.rule_id} failed: {exc.reason}"
+            out.skipped = tame(f"{exc.rule_id} failed: {exc.reason}", HEADLINE_WIDTH)
             out.headline = out.skipped
         except NotApplicable as exc:
-            out.skipped = str(exc)
+            out.skipped = tame(exc, HEADLINE_WIDTH)
             out.headline = out.skipped
         except Exception as exc:  # a bug in a check must not become a traceback or INTERNALERROR
             last = traceback.extract_tb(exc.__traceback__)[-1]
-            out.crashed = f"{type(exc).__name__}: {exc} (at {Path(last.filename).name}:{last.lineno})"
-            out.headline = f"the check could not run: {out.crashed}; please report this as a pytest-omfc bug"
+            out.crashed = tame(f"{type(exc).__name__}: {exc} (at {Path(last.filename).name}:{last.lineno})", HEADLINE_WIDTH)
+            out.headline = tame(f"the check could not run: {out.crashed}; please report this as a pytest-omfc bug", HEADLINE_WIDTH)
         self._outcomes[cache_key] = out
         return out
 
@@ -299,10 +352,10 @@ def _with_severity(f: Finding, sev: Severity) -> Finding:
     return replace(f, severity=sev)
 
 
-def _default_headline(rule: Rule, findings: list[Finding]) -> str:
-    if not findings:
+def _default_headline(rule: Rule, total: int) -> str:
+    if not total:
         return f"passed: {rule.title}"
-    return f"{plural(len(findings), 'problem')}: {rule.title}"
+    return f"{plural(total, 'problem')}: {rule.title}"
 
 
 def is_number(text: str) -> bool:

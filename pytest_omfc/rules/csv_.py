@@ -11,6 +11,7 @@ enforced by MediScore).
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 
 from ..findings import Finding
@@ -22,39 +23,48 @@ from ..registry import rule
 from ..submission import Submission
 
 
-def _parse_report(ctx: Submission, rule_id: str) -> Report | list[Finding]:
-    """This rule's reader findings; a full report when it is the rule that made the file unreadable.
+def _parse_report(ctx: Submission, rule_id: str) -> Report:
+    """This rule's reader findings (kept ones, the rest counted in ``dropped``); with the headline
+    set when it is the rule that made the file unreadable.
 
     When another rule made the file unreadable and this one has nothing to
     say, there is nothing to judge: :class:`Unavailable` names that rule.
     """
     res = ctx.sysout_parse
     found = list(res.issues.get(rule_id, []))
+    dropped = dict(res.dropped.get(rule_id, {}))
     if res.fatal is not None:
         fatal_rule, reason = res.fatal
         if fatal_rule == rule_id:
-            return Report(found, headline=reason)
+            return Report(found, headline=reason, dropped=dropped)
         if not found:
             raise Unavailable(fatal_rule, reason)
-    return found
+    return Report(found, dropped=dropped)
 
 
-def _errors_and_warnings(found: list[Finding]) -> tuple[list[Finding], list[Finding]]:
-    errors = [f for f in found if f.severity is not Severity.WARNING]
-    return errors, [f for f in found if f.severity is Severity.WARNING]
+def _counts(ctx: Submission, rule_id: str) -> tuple[Counter[str], Counter[str]]:
+    """Every finding of the reader for ``rule_id`` (kept or not) counted by kind: (errors, warnings)."""
+    errors: Counter[str] = Counter()
+    warnings: Counter[str] = Counter()
+    for (kind, sev), n in ctx.sysout_parse.kinds.get(rule_id, Counter()).items():
+        (warnings if sev is Severity.WARNING else errors)[kind] += n
+    return errors, warnings
 
 
 @rule("CSV-08", "The system output file and the index file exist")
 def csv_08(ctx: Submission) -> Report:
-    """The system output ``<ID>/<ID>.csv`` exists and can be read (a missing index is a usage error, exit 4)."""
+    """The system output ``<ID>/<ID>.csv`` exists and is a regular, readable file (a missing index
+    is a usage error, exit 4).  A FIFO or other special file is never opened (it would block)."""
     res = ctx.sysout_parse
     if not res.fatal or res.fatal[0] != "CSV-08":
         return Report()
+    if res.issues.get("CSV-08"):
+        return Report(res.issues["CSV-08"], headline=res.fatal[1])
     try:
         names = sorted(p.name for p in ctx.dir.iterdir() if p.is_file())
     except OSError:
         names = []
-    if ctx.settings.csv is not None and ctx.settings.csv.exists():
+    if ctx.sysout_path is not None and os.path.lexists(ctx.sysout_path):
         f = Finding(f"the system output must be a readable file ({res.fatal[1]})", file=res.display)
     else:
         got = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "") if names else "an empty directory"
@@ -63,7 +73,7 @@ def csv_08(ctx: Submission) -> Report:
 
 
 @rule("CSV-01", "Fields are separated by '|'", requires=("CSV-08",))
-def csv_01(ctx: Submission) -> Report | list[Finding]:
+def csv_01(ctx: Submission) -> Report:
     """A header without '|' is fatal (D-11: a comma-separated file must fail, as in MediScore)."""
     return _parse_report(ctx, "CSV-01")
 
@@ -71,48 +81,50 @@ def csv_01(ctx: Submission) -> Report | list[Finding]:
 @rule("CSV-02", "The first record is a header with exact, case-sensitive names", requires=("CSV-08",))
 def csv_02(ctx: Submission) -> Report:
     """Empty file, BOM, names with white space, empty or duplicate names (see :mod:`pytest_omfc.csvio`)."""
-    found = _parse_report(ctx, "CSV-02")
-    if isinstance(found, Report) or not found:
-        return found if isinstance(found, Report) else Report()
-    errors, warnings = _errors_and_warnings(found)
-    head = f"{plural(len(errors or warnings), 'problem')} with the header line"
-    return Report(found, headline=head, warning_headline=f"{plural(len(warnings), 'problem')} with the header line")
+    rep = _parse_report(ctx, "CSV-02")
+    if rep.headline or not rep.findings:
+        return rep
+    errors, warnings = (sum(c.values()) for c in _counts(ctx, "CSV-02"))
+    head = f"{plural(errors or warnings, 'problem')} with the header line"
+    return Report(rep.findings, headline=head, warning_headline=f"{plural(warnings, 'problem')} with the header line",
+                  dropped=rep.dropped)
 
 
+#: The reader's kinds of CSV-03 findings (see :mod:`pytest_omfc.csvio`), as counted in headlines.
 _CSV03_KINDS = {
-    "must be UTF-8": ("line is not UTF-8 text", "lines are not UTF-8 text"),
-    "a record must have": ("record has the wrong number of fields", "records have the wrong number of fields"),
-    "a blank line": ("blank line", "blank lines"),
-    "a record should have": ("record ends with an extra '|'", "records end with an extra '|'"),
+    "utf8": ("line is not UTF-8 text", "lines are not UTF-8 text"),
+    "width": ("record has the wrong number of fields", "records have the wrong number of fields"),
+    "blank": ("blank line", "blank lines"),
+    "trailing": ("record ends with an extra '|'", "records end with an extra '|'"),
 }
 
 
-def _kind_counts(found: list[Finding]) -> str:
-    counts: Counter[tuple[str, str]] = Counter()
-    for f in found:
-        kind = next((v for k, v in _CSV03_KINDS.items() if f.message.startswith(k)), ("malformed record", "malformed records"))
-        counts[kind] += 1
-    return "; ".join(f"{n} {one if n == 1 else many}" for (one, many), n in counts.items())
+def _kind_counts(counts: Counter[str]) -> str:
+    """``2 blank lines; 1 record has the wrong number of fields`` from counts by kind."""
+    words = [_CSV03_KINDS.get(kind, ("malformed record", "malformed records")) for kind in counts]
+    return "; ".join(f"{n} {one if n == 1 else many}" for (one, many), n in zip(words, counts.values()))
 
 
 @rule("CSV-03", "One record per line, every record with the header's number of fields", requires=("CSV-08",))
 def csv_03(ctx: Submission) -> Report:
     """Binary or non-UTF-8 text and ragged records are errors; blank lines and a trailing '|' are warnings."""
-    found = _parse_report(ctx, "CSV-03")
-    if isinstance(found, Report) or not found:
-        return found if isinstance(found, Report) else Report()
-    errors, warnings = _errors_and_warnings(found)
-    return Report(found, headline=_kind_counts(errors or warnings), warning_headline=_kind_counts(warnings))
+    rep = _parse_report(ctx, "CSV-03")
+    if rep.headline or not rep.findings:
+        return rep
+    errors, warnings = _counts(ctx, "CSV-03")
+    return Report(rep.findings, headline=_kind_counts(errors or warnings), warning_headline=_kind_counts(warnings),
+                  dropped=rep.dropped)
 
 
 @rule("CSV-04", "Field values are not quoted", severity=Severity.WARNING, requires=("CSV-08",))
 def csv_04(ctx: Submission) -> Report:
     """VRM/PVRM "should" (not checked by MediScore): a warning; quotes are removed as pandas does."""
-    found = _parse_report(ctx, "CSV-04")
-    if isinstance(found, Report) or not found:
-        return found if isinstance(found, Report) else Report()
-    n = len(found)
-    return Report(found, headline=f"{plural(n, 'line')} {'has' if n == 1 else 'have'} quoted fields (MediScore strips standard quoting)")
+    rep = _parse_report(ctx, "CSV-04")
+    if rep.headline or not rep.findings:
+        return rep
+    n = rep.total
+    return Report(rep.findings, headline=f"{plural(n, 'line')} {'has' if n == 1 else 'have'} quoted fields (MediScore strips standard quoting)",
+                  dropped=rep.dropped)
 
 
 _BLANK_LOOKALIKES = {"nan", "none", "null", "na", "n/a", "-"}

@@ -19,6 +19,7 @@ from ..findings import Report
 from ..findings import Severity
 from ..findings import Unavailable
 from ..findings import plural
+from ..paths import not_regular
 from ..paths import resolve_inside
 from ..registry import ALL_TASKS
 from ..registry import rule
@@ -35,7 +36,7 @@ _DOC_SUFFIXES = (".txt", ".md", ".pdf", ".doc", ".docx", ".rtf")
 
 
 def _csv_path(ctx: Submission) -> Path:
-    path = ctx.settings.csv
+    path = ctx.sysout_path
     if path is None:
         raise Unavailable("CSV-08", f"no system output {ctx.sub_id}/{ctx.sub_id}.csv")
     return path
@@ -44,8 +45,13 @@ def _csv_path(ctx: Submission) -> Path:
 @rule("PKG-01", "The system output is <ID>/<ID>.csv: its name is the directory's")
 def pkg_01(ctx: Submission) -> Report:
     """NC17 §5.1.1, MFC19 §5.1.1, OMFC §5.1 ("must follow the naming convention
-    <SubID>/<SubID>.csv"); MediScore enforces it under ``-nc``."""
+    <SubID>/<SubID>.csv"); MediScore enforces it under ``-nc``.  A symlink that leaves the
+    submission is not ``<ID>/<ID>.csv``: it fails here, as an unsafe reference does (D-24),
+    and the file it points to is never opened (the CSV rules are skipped naming PKG-01)."""
     path = _csv_path(ctx)
+    if ctx.sysout_unsafe:
+        f = Finding(f"the system output {ctx.sysout_unsafe}", file=ctx.display(path))
+        return Report([f], headline=f"the system output {path.name} points outside the submission")
     if path.stem == ctx.sub_id:
         return Report()
     f = Finding(f"the system output must be named after its directory, {ctx.sub_id}.csv (got {path.name})",
@@ -73,12 +79,11 @@ def pkg_03(ctx: Submission) -> Report:
     if unsafe and path.is_symlink():
         f = Finding(f"the system description {unsafe}", file=ctx.display(path))
         return Report([f], headline=f"the system description {path.name} points outside the submission")
-    if path.is_file():
+    kind = not_regular(path)  # stat only: a FIFO is never opened
+    if kind is None:
         return Report()
-    if path.is_dir():
-        got = "a directory"
-    elif path.exists():
-        got = "a special file, not a regular one"
+    if kind != "no such file":
+        got = f"{kind}, not a regular file"
     else:
         try:
             others = sorted(p.name for p in ctx.dir.iterdir() if p.is_file() and p.suffix.lower() in _DOC_SUFFIXES)
@@ -86,7 +91,7 @@ def pkg_03(ctx: Submission) -> Report:
             others = []
         got = f"no such file; the directory has {', '.join(others)}" if others else "no such file"
     f = Finding(f"the system description must be the text file {path.name} (got {got})", file=ctx.display(path))
-    state = "is not a regular file" if path.exists() else "is missing"
+    state = "is missing" if kind == "no such file" else "is not a regular file"
     return Report([f], headline=f"the system description {path.name} {state}")
 
 
@@ -130,9 +135,13 @@ def _layout(ctx: Submission) -> Report:
     errors: list[Finding] = []
     parts: list[tuple[str, str]] = []  # (short phrase, sentence)
     for name, what in ((csv_name, "system output"), (txt_name, "system description")):
-        if not (ctx.dir / name).is_file():
+        kind = not_regular(ctx.dir / name)
+        if kind == "no such file":
             errors.append(Finding(f"the directory must hold the {what} {name} (got no such file)", file=where))
             parts.append((f"{name} is missing", f"{name} is missing from {where}"))
+        elif kind is not None:
+            errors.append(Finding(f"the {what} {name} must be a regular file (got {kind})", file=where))
+            parts.append((f"{name} is not a regular file", f"{name} in {where} is not a regular file"))
     mask_dir = ctx.dir / "mask"
     n_rows, first = _mask_rows(ctx)
     if n_rows and not mask_dir.is_dir():
