@@ -13,7 +13,7 @@ nothing taken from either side:
 * only the plugins it names: autoloading is off (``--disable-plugin-autoload``
   and ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``, which xdist workers inherit, as
   they re-read this command line), then ``-p pytest_omfc.plugin`` and, with
-  ``-n``, ``-p xdist``;
+  ``-n``, ``-p xdist.plugin``;
 * ``PYTEST_ADDOPTS`` and ``PYTEST_PLUGINS`` are ignored (removed from the
   environment of the run and its workers; a note says so on stderr);
 * every option value is passed as ``--opt=value``, so none looks like a path;
@@ -31,6 +31,7 @@ pytest's: 0 all rules pass, 1 a rule fails, 4 a usage error.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shutil
 import sys
@@ -127,13 +128,16 @@ def pytest_args(ns: argparse.Namespace, private: Path) -> list[str]:
     """pytest's command line for ``ns``: isolation first, then every value in ``--opt=value`` form."""
     args = [
         f"--config-file={private / 'pytest.ini'}", f"--rootdir={private}", f"--confcutdir={private}",
-        "--noconftest", "-p", "no:cacheprovider", "--disable-plugin-autoload",
-        "--assert=plain",  # nothing to rewrite: the checks raise their own failures
+        "--noconftest", "-p", "no:cacheprovider", "--assert=plain",  # nothing to rewrite: checks raise their own failures
     ]  # fmt: skip
+    if pytest.version_tuple >= (8, 4):  # the flag (pytest 8.4+) reaches xdist workers with the command line
+        args.append("--disable-plugin-autoload")
     for name in PLUGINS:
         args += ["-p", name]
     if ns.numprocesses is not None:
-        args += ["-p", "xdist", f"--numprocesses={ns.numprocesses}"]
+        if importlib.util.find_spec("xdist") is None:
+            raise UsageExit("-n: needs pytest-xdist (pip install pytest-xdist)")
+        args += ["-p", "xdist.plugin", f"--numprocesses={ns.numprocesses}"]  # the module: any pytest loads it by name
     args += ["-q"] * ns.quiet + ["-v"] * ns.verbose
     if ns.keyword is not None:
         args.append(f"-k{ns.keyword}")
