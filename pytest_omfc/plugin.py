@@ -6,6 +6,11 @@ objects, one per applicable rule of RULES.md.  The submission is parsed at
 most once per process (see :mod:`pytest_omfc.submission`); under xdist each
 worker rebuilds the same :class:`Settings` from the command line, and the
 controller never collects.
+
+Nothing of the submission or the dataset may configure the run: a
+configfile, rootdir or conftest.py inside either is a usage error (exit 4)
+pointing to the ``pytest-omfc`` entry point (:mod:`pytest_omfc.cli`), which
+never reads them.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Any
+from typing import Callable
 from typing import Iterator
 
 import pytest
@@ -73,9 +79,9 @@ def _flag(text: str) -> bool:
 
 
 #: Integer options: ini name -> (lowest, highest) accepted value.  Outside is a usage error, because
-#: ``--omfc-slices 0`` collects no MASK-08 item (a broken mask passes), a huge slice count or job
-#: count never finishes or forks a process per CPU-less slice, and ``--omfc-max-findings`` below -1
-#: means nothing.  The bounds are in the help texts (the README's option table).
+#: ``--omfc-slices 0`` collects no MASK-08 item (a broken mask passes), a huge slice count never
+#: finishes collecting, a huge job count starts that many processes, and ``--omfc-max-findings``
+#: below -1 means nothing.  The bounds are in the help texts (the README's option tables).
 INT_BOUNDS: dict[str, tuple[int, int]] = {
     "omfc_max_findings": (-1, 100_000),
     "omfc_slices": (1, 64),
@@ -94,7 +100,7 @@ def bounded_int(flag: str, text: Any, lo: int, hi: int, error: type[Exception]) 
     return value
 
 
-def _int_setting(ini: str) -> Any:
+def _int_setting(ini: str) -> Callable[[Any], int]:
     """A converter for :data:`_EXTRA_SETTINGS` that enforces :data:`INT_BOUNDS`."""
     lo, hi = INT_BOUNDS[ini]
     return lambda text: bounded_int("--" + ini.replace("_", "-"), text, lo, hi, UsageProblem)
