@@ -67,6 +67,10 @@ DETECTION_TASKS: dict[Task, str] = {
 
 DEFAULT_FAR_STOP = {"mediscore": 0.1, "plan": 0.05}  # METRICS.md 1.4 and 7.6
 
+#: Highest ``--omfc-ci-iterations``: 20 times MediScore's fixed 500 (about 5 s on 16,000 trials; the
+#: time is linear in it, so an unbounded value never finishes).
+MAX_CI_ITERATIONS = 10_000
+
 _OPTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("--omfc-reference", "omfc_reference", {"metavar": "PATH", "help": "reference <DataSet>-<TaskID>-ref.csv (absolute, or relative to the dataset root); turns scoring on"}),
     ("--omfc-metrics-json", "omfc_metrics_json", {"metavar": "PATH", "help": "write every result as JSON here (once, by the xdist controller)"}),
@@ -74,8 +78,8 @@ _OPTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("--omfc-far-stop", "omfc_far_stop", {"metavar": "FAR", "help": "FAR of AUC@FAR and CDR@FAR, in [0, 1] (default: MediScore's 0.1; plan convention 0.05)"}),
     ("--omfc-ci", "omfc_ci", {"action": "store_true", "help": "bootstrap confidence intervals of AUC, AUC@FAR and CDR@FAR (MediScore's deterministic bootstrap)"}),
     ("--omfc-ci-level", "omfc_ci_level", {"metavar": "LEVEL", "help": "confidence level of the intervals, strictly between 0 and 1 (default 0.9)"}),
-    ("--omfc-ci-iterations", "omfc_ci_iterations", {"metavar": "N", "help": "bootstrap resamples (default 500, fixed in MediScore)"}),
-    ("--omfc-seed", "omfc_seed", {"metavar": "SEED", "help": "bootstrap seed of numpy.random.RandomState (default 77, which reproduces MediScore)"}),
+    ("--omfc-ci-iterations", "omfc_ci_iterations", {"metavar": "N", "help": "bootstrap resamples, 1 to 10000 (default 500, fixed in MediScore)"}),
+    ("--omfc-seed", "omfc_seed", {"metavar": "SEED", "help": "bootstrap seed of numpy.random.RandomState, 0 to 4294967295 (default 77, which reproduces MediScore)"}),
     ("--omfc-optout", "omfc_optout", {"action": "store_true", "help": "score only trials whose IsOptOut/ProbeStatus says detection was done (METRICS.md 1.2)"}),
     ("--omfc-query", "omfc_query", {"action": "append", "metavar": "QUERY", "help": "pandas query over index, reference and journal columns; repeatable, one result per query"}),
     ("--omfc-query-partition", "omfc_query_partition", {"metavar": "QUERY", "help": "Name==['a','b'] & ... expanded into one result per combination (crashes in MediScore)"}),
@@ -150,6 +154,11 @@ def _get(config: pytest.Config, name: str) -> tuple[Any, Path]:
     return (ini if ini not in ("", [], False, None) else None), base
 
 
+def _int(value: Any) -> int:
+    """An integer option's text (surrounding blanks allowed, as ``int`` does)."""
+    return int(str(value).strip())
+
+
 def _as_path(value: Any, base: Path) -> Path | None:
     if value is None:
         return None
@@ -179,7 +188,8 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
         except (TypeError, ValueError):
             out = None
         if out is None or not ok(out):
-            raise usage_error(f"--{name.replace('_', '-')}: must be {must} (got {value!r})")
+            shown = out if isinstance(out, int) else repr(value)  # an integer out of range reads as a number
+            raise usage_error(f"--{name.replace('_', '-')}: must be {must} (got {shown})")
         return out
 
     q, _ = _get(config, "omfc_query")
@@ -207,8 +217,9 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
         far_stop=num("omfc_far_stop", float, None, lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]"),
         ci=bool(_get(config, "omfc_ci")[0]),
         ci_level=num("omfc_ci_level", float, 0.9, lambda v: 0.0 < v < 1.0, "a number strictly between 0 and 1"),
-        iterations=num("omfc_ci_iterations", int, 500, lambda v: v >= 1, "a positive integer"),
-        seed=num("omfc_seed", int, 77, lambda v: 0 <= v < 2**32, "an integer in [0, 2**32)"),
+        iterations=num("omfc_ci_iterations", _int, 500, lambda v: 1 <= v <= MAX_CI_ITERATIONS,
+                       f"an integer from 1 to {MAX_CI_ITERATIONS}"),
+        seed=num("omfc_seed", _int, 77, lambda v: 0 <= v < 2**32, f"an integer from 0 to {2**32 - 1}"),
         optout=bool(_get(config, "omfc_optout")[0]),
         queries=tuple(queries),
         convention=str(convention or "mediscore"),

@@ -403,7 +403,7 @@ def test_one_bad_query_does_not_hide_the_others(omfc):
     [
         (("--omfc-far-stop", "2"), "--omfc-far-stop: must be a number in [0, 1] (got '2')"),
         (("--omfc-ci-level", "1"), "--omfc-ci-level: must be a number strictly between 0 and 1 (got '1')"),
-        (("--omfc-ci-iterations", "0"), "--omfc-ci-iterations: must be a positive integer (got '0')"),
+        (("--omfc-ci-iterations", "0"), "--omfc-ci-iterations: must be an integer from 1 to 10000 (got 0)"),
         (("--omfc-query", "a", "--omfc-query-partition", "b"),
          "--omfc-query and --omfc-query-partition are mutually exclusive (as MediScore's -q, -qm and -qp)"),
     ],

@@ -1,0 +1,197 @@
+"""``pytest-omfc``: the portal-safe way to run the checks (also ``python -m pytest_omfc``).
+
+A plain ``pytest --omfc-submission DIR`` lets pytest look for its ini file
+and conftest.py files around the paths it is given, so files shipped in a
+submission (or lying beside the index) could configure the run: ``addopts``,
+``pythonpath``, plugins, conftest code.  This command runs pytest with
+nothing taken from either side:
+
+* its own configuration (``-c`` on an empty ``pytest.ini`` in a private
+  temporary directory, which is also ``--rootdir`` and ``--confcutdir``), so
+  no ini search happens;
+* no conftest.py (``--noconftest``) and no cache (``-p no:cacheprovider``);
+* only the plugins it names: autoloading is off (``--disable-plugin-autoload``
+  and ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``, which xdist workers inherit, as
+  they re-read this command line), then ``-p pytest_omfc.plugin`` and, with
+  ``-n``, ``-p xdist.plugin``;
+* ``PYTEST_ADDOPTS`` and ``PYTEST_PLUGINS`` are ignored (removed from the
+  environment of the run and its workers; a note says so on stderr);
+* every option value is passed as ``--opt=value``, so none looks like a path;
+* pytest starts in the private directory (paths given relative to the
+  current directory are made absolute first), so node IDs read
+  ``<ID>::<ID>::<RULE>`` and nothing is resolved from a directory the
+  command happened to be started in.
+
+It accepts the plugin's options and a few reporting options of pytest
+(``-n``, ``-q``, ``-v``, ``-k``, ``-r``, ``--tb``, ``--junitxml``, and ``-o``
+for ``junit_*`` and ``console_output_style`` only).  The exit codes are
+pytest's: 0 all rules pass, 1 a rule fails, 4 a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+from typing import NoReturn
+from typing import Sequence
+
+import pytest
+
+from . import scoring_plugin
+from .plugin import _OPTIONS as PLUGIN_OPTIONS
+
+__all__ = ["build_parser", "pytest_args", "main", "IGNORED_ENV", "OVERRIDE_PREFIXES"]
+
+#: Environment variables that would add options or plugins behind the command line's back.
+IGNORED_ENV = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
+
+#: ``-o`` keys accepted (reporting only): anything else could undo the isolation (addopts, pythonpath, ...).
+OVERRIDE_PREFIXES = ("junit_", "console_output_style")
+
+PLUGINS = ("pytest_omfc.plugin",)
+
+#: Options holding paths taken from the current directory (made absolute before pytest starts elsewhere).
+PATH_OPTIONS = ("omfc_submission", "omfc_index", "omfc_dataset", "omfc_metrics_json", "omfc_plots", "junitxml")
+
+
+class UsageExit(Exception):
+    """A bad command line: one ``ERROR:`` line, exit code 4 (pytest's usage error)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageExit(message)
+
+
+def _omfc_options() -> list[tuple[str, str, dict[str, Any]]]:
+    return list(PLUGIN_OPTIONS) + list(scoring_plugin._OPTIONS)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: the plugin's options and pytest's reporting options, nothing else."""
+    parser = _Parser(
+        prog="pytest-omfc",
+        allow_abbrev=False,
+        description="Check a media-forensics submission with pytest, isolated from anything in the "
+        "submission or the dataset (no ini file, conftest.py, cache or autoloaded plugin).",
+        epilog="Exit codes are pytest's: 0 every rule passes, 1 a rule fails, 4 a usage error.",
+    )
+    group = parser.add_argument_group("checks (as the pytest plugin's options)")
+    for flag, dest, kw in _omfc_options():
+        kw = {k: v for k, v in kw.items() if k in ("action", "metavar", "help", "choices")}
+        group.add_argument(flag, dest=dest, default=None, **kw)
+    rep = parser.add_argument_group("reporting (passed to pytest)")
+    rep.add_argument("-n", "--numprocesses", metavar="N", help="pytest-xdist worker processes (a number or auto)")
+    rep.add_argument("-q", "--quiet", action="count", default=0, help="less output (repeatable)")
+    rep.add_argument("-v", "--verbose", action="count", default=0, help="more output (repeatable)")
+    rep.add_argument("-k", dest="keyword", metavar="EXPRESSION", help="run only the rule items matching the expression")
+    rep.add_argument("-r", dest="reportchars", metavar="CHARS", help="short summary of (f)ailed, (s)kipped, ... items")
+    rep.add_argument("--tb", choices=["auto", "long", "short", "line", "native", "no"], help="failure text style")
+    rep.add_argument("--junitxml", metavar="PATH", help="write a JUnit XML report (never into the submission or dataset)")
+    rep.add_argument("-o", "--override-ini", dest="override_ini", action="append", default=[], metavar="KEY=VALUE",
+                     help=f"ini override, only for keys starting with {' or '.join(OVERRIDE_PREFIXES)}")
+    return parser
+
+
+def _override(value: str) -> str:
+    key = value.split("=", 1)[0].strip()
+    if "=" not in value or not key.startswith(OVERRIDE_PREFIXES):
+        allowed = ", ".join(p + ("*" if p.endswith("_") else "") for p in OVERRIDE_PREFIXES)
+        raise UsageExit(f"-o {key or value}: not accepted by pytest-omfc (only {allowed}, as KEY=VALUE)")
+    return value
+
+
+def _absolute(ns: argparse.Namespace, cwd: Path) -> None:
+    """Make the path options absolute against ``cwd``; a relative reference keeps the plugin's order
+    (the dataset root first, then ``cwd``)."""
+    for dest in PATH_OPTIONS:
+        value = getattr(ns, dest)
+        if value is not None:
+            setattr(ns, dest, os.path.join(cwd, os.path.expanduser(value)))
+    ref = ns.omfc_reference
+    if ref is not None and not os.path.isabs(os.path.expanduser(ref)):
+        dataset = ns.omfc_dataset
+        if dataset is None and ns.omfc_index is not None:
+            parent = Path(ns.omfc_index).parent
+            dataset = str(parent.parent if parent.name == "indexes" else parent)
+        cands = ([Path(dataset) / ref] if dataset else []) + [cwd / ref]
+        ns.omfc_reference = str(next((c for c in cands if c.is_file()), cands[0]))
+
+
+def pytest_args(ns: argparse.Namespace, private: Path) -> list[str]:
+    """pytest's command line for ``ns``: isolation first, then every value in ``--opt=value`` form."""
+    args = [
+        f"--config-file={private / 'pytest.ini'}", f"--rootdir={private}", f"--confcutdir={private}",
+        "--noconftest", "-p", "no:cacheprovider", "--assert=plain",  # nothing to rewrite: checks raise their own failures
+    ]  # fmt: skip
+    if pytest.version_tuple >= (8, 4):  # the flag (pytest 8.4+) reaches xdist workers with the command line
+        args.append("--disable-plugin-autoload")
+    for name in PLUGINS:
+        args += ["-p", name]
+    if ns.numprocesses is not None:
+        if importlib.util.find_spec("xdist") is None:
+            raise UsageExit("-n: needs pytest-xdist (pip install pytest-xdist)")
+        args += ["-p", "xdist.plugin", f"--numprocesses={ns.numprocesses}"]  # the module: any pytest loads it by name
+    args += ["-q"] * ns.quiet + ["-v"] * ns.verbose
+    if ns.keyword is not None:
+        args.append(f"-k{ns.keyword}")
+    if ns.reportchars is not None:
+        args.append(f"-r{ns.reportchars}")
+    if ns.tb is not None:
+        args.append(f"--tb={ns.tb}")
+    if ns.junitxml is not None:
+        args.append(f"--junitxml={ns.junitxml}")
+    args += [f"--override-ini={_override(v)}" for v in ns.override_ini]
+    for flag, dest, kw in _omfc_options():
+        value = getattr(ns, dest)
+        if value is None or value is False:
+            continue
+        if kw.get("action") == "store_true":
+            args.append(flag)
+        elif kw.get("action") == "append":
+            args += [f"{flag}={v}" for v in value]
+        else:
+            args.append(f"{flag}={value}")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the checks in isolation; returns pytest's exit code."""
+    parser = build_parser()
+    try:
+        ns = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        if ns.omfc_submission is None:
+            raise UsageExit("--omfc-submission: give the submission directory")
+        private = Path(tempfile.mkdtemp(prefix="pytest-omfc-"))
+    except UsageExit as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return int(pytest.ExitCode.USAGE_ERROR)
+    saved = {k: os.environ.get(k) for k in (*IGNORED_ENV, "PYTEST_DISABLE_PLUGIN_AUTOLOAD")}
+    cwd = Path.cwd()
+    try:
+        (private / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+        _absolute(ns, cwd)
+        args = pytest_args(ns, private)
+        for name in IGNORED_ENV:
+            if os.environ.pop(name, None):
+                print(f"pytest-omfc: {name} is ignored (options come only from this command line)", file=sys.stderr)
+        os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+        os.chdir(private)
+        return int(pytest.main(args))
+    except UsageExit as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return int(pytest.ExitCode.USAGE_ERROR)
+    finally:
+        os.chdir(cwd)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        shutil.rmtree(private, ignore_errors=True)
