@@ -164,7 +164,7 @@ def test_description_fifo_in_a_submission_fails_pkg03_without_hanging(omfc):
     os.mkfifo(case.submission / "p-test_1.txt")
     res = run_capped(case, "-k", "PKG-03 or DESC or CAM-02")
     assert res.outcome["PKG-03"] == "failed"
-    assert "the system description must be the text file p-test_1.txt (got a special file, not a regular one)" in res.text["PKG-03"]
+    assert "the system description must be the text file p-test_1.txt (got a FIFO, not a regular file)" in res.text["PKG-03"]
     for rid in ("DESC-01", "DESC-03", "DESC-04", "CAM-02"):
         assert res.outcome[rid] == "skipped", rid
 
