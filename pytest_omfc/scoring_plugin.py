@@ -42,6 +42,7 @@ import pytest
 
 from .editions import Task
 from .findings import Unavailable
+from .findings import tame
 from .scoring import TASK_KEYS
 from .scoring import DetectionResult
 from .scoring import RocCurve
@@ -269,6 +270,11 @@ class NotScored:
 
     reason: str
     fail: bool = False
+
+    def __post_init__(self) -> None:
+        # Engine messages quote reference and system values (trial keys, query text): tame them
+        # like every rule message, so a 1 MB key or a U+2028 never reaches the terminal or the XML raw.
+        object.__setattr__(self, "reason", tame(self.reason))
 
 
 #: ScoringError texts caused by the scoring set-up (command line, reference, journal tables), not by the

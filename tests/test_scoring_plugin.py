@@ -470,3 +470,14 @@ def test_mediscore_sample_numbers(pytester, conformance, tmp_path, sub, extra, r
     doc = json.loads(js.read_text(encoding="utf-8"))
     assert (doc["edition"], doc["task"]) == ("NC2016", "manipulation")
     assert_metrics(doc["results"][0]["metrics"], want)
+
+
+def test_scoring_reasons_are_tamed(omfc):
+    """Issue 9 (3): a hostile value quoted in a scoring skip reason is shortened and escaped like rule messages."""
+    res = make(omfc, score={"0001": "x" * 300_000 + "\u2028\x1b[31m"}).run()
+    rid = next(r for r in res.reports if r.startswith("detection"))
+    assert res.outcome(rid) == "skipped"
+    text = res.text(rid)
+    assert max(len(line) for line in text.splitlines()) <= 1000
+    assert "xxxx\\u2028\\x1b[31m') (300017 characters)" in text
+    assert "\u2028" not in text and "\x1b" not in text
