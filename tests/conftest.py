@@ -131,7 +131,10 @@ class Case:
 def run_untouched(pytester: pytest.Pytester, submission: Path, index: Path, *extra: str) -> RunOutcome:
     """Run the plugin on data it must only read (MediScore's) and assert nothing was written there."""
     before = snapshot(submission, index.parent)
-    res = Case(pytester, submission, index).run(*extra)
+    # Without an ini file pytest takes the rootdir from the option values; when they share no ancestor with
+    # the (temporary) invocation directory but the file-system root, that is MediScore's data directory,
+    # which the plugin refuses as a rootdir inside the dataset (issue 9): name a rootdir of our own.
+    res = Case(pytester, submission, index).run("--rootdir", str(pytester.path), *extra)
     assert snapshot(submission, index.parent) == before, "the run wrote into the MediScore test data"
     return res
 
