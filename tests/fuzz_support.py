@@ -312,7 +312,8 @@ def assert_properties(res: RunResult, before: dict[str, tuple[int, int, int]], a
     assert res.status == "exited", f"the run {res.status} after {res.seconds:.1f} s:\n{_tail(res.output)}"
     assert res.rc in (0, 1), f"exit code must be 0 or 1 (got {res.rc}):\n{_tail(res.output)}"
     marks = [m for m in CRASH_MARKS if m in res.output]
-    assert not marks, f"the output has {marks}:\n{_tail(res.output)}"
+    hits = "\n".join(line[:300] for line in res.output.splitlines() if any(m in line for m in marks))
+    assert not marks, f"the output has {marks}:\n{hits}\n...\n{_tail(res.output, 3)}"
     assert res.peak_mb < PEAK_LIMIT_MB, f"peak RSS must stay under {PEAK_LIMIT_MB} MB (got {res.peak_mb:.0f} MB)"
     assert after == before, f"the run wrote into the submission: {sorted(set(after.items()) ^ set(before.items()))[:5]}"
 

@@ -49,9 +49,11 @@ from fuzz_support import verdicts
 from fuzz_support import video
 from hypothesis import HealthCheck
 from hypothesis import Phase
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 pytestmark = pytest.mark.fuzz
 
@@ -60,7 +62,9 @@ _COMMON: dict[str, Any] = {"deadline": None, "print_blob": True,
 #: CI: deterministic and bounded; no shrinking (it may take minutes), the failing example is printed as found.
 settings.register_profile("default", max_examples=12, derandomize=True, database=None,
                           phases=[Phase.explicit, Phase.reuse, Phase.generate], **_COMMON)
-settings.register_profile("deep", max_examples=400, **_COMMON)
+#: Hunting: random, with an example database outside the repository so a failure is replayed first next time.
+settings.register_profile("deep", max_examples=400, database=DirectoryBasedExampleDatabase(
+    Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "pytest-omfc-hypothesis"), **_COMMON)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
 settings.load_profile(PROFILE)
 #: examples of the (costly: one -n 2 subprocess each) xdist comparison
@@ -268,6 +272,12 @@ def mutate_png(png: bytes, header: dict[str, int] | None, stream: tuple[Any, ...
     return apply_bytes(b"\x89PNG\r\n\x1a\n" + body, raw)
 
 
+#: the issue's header bomb: interlaced grey, 1 x 2147483647 pixels, a tiny IDAT of zeros
+PNG_BOMB = ({"width": 1, "height": 2**31 - 1, "depth": 8, "colour": 0, "compression": 0, "filter": 0, "interlace": 1},
+            ("zeros", 259), [], [], [])
+
+
+@example(mutation=PNG_BOMB)
 @given(mutation=png_mutation)
 def test_fuzz_png_mask(runner: Runner, fresh: Callable[[], Path], mutation: tuple[Any, ...]) -> None:
     built = imdl(fresh())
@@ -330,6 +340,8 @@ def write_h5(path: Path, entries: list[dict[str, Any]], outside: Path) -> None:
                 continue
 
 
+@example(mutation=([{"name": "0", "kind": "group", "shape": (100_000, 48, 64), "dtype": "uint8", "chunked": True,
+                     "gzip": True, "fill": 255}], True, []))  # 300 MB declared, a few KB on disk
 @given(mutation=h5_mutation)
 def test_fuzz_hdf5_mask(runner: Runner, fresh: Callable[[], Path], mutation: tuple[Any, ...]) -> None:
     entries, from_scratch, raw = mutation
@@ -407,6 +419,7 @@ def mutate_json(kind: str, ops: list[tuple[Any, ...]], text_op: tuple[Any, ...],
     return apply_bytes(text.encode(encoding, errors="surrogatepass"), raw)
 
 
+@example(mutation=("graph", [], ("nest", 100_000), []))  # deeper than Python's recursion limit
 @given(mutation=json_mutation)
 def test_fuzz_provenance_json(runner: Runner, fresh: Callable[[], Path], mutation: tuple[Any, ...]) -> None:
     built = provenance(fresh(), mutation[0], mutate_json(*mutation))
