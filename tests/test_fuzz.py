@@ -145,6 +145,7 @@ csv_op = st.one_of(
     st.tuples(st.just("drop_col"), st.integers(0, 8)),
     st.tuples(st.just("add_col"), st.integers(0, 8), cell),
     st.tuples(st.just("raw_line"), st.integers(0, 50), st.text(max_size=30)),
+    st.tuples(st.just("tail"), st.sampled_from(["junk", "", "a|b", "|||||", '"']), st.integers(1, 2000)),  # records at the end
 )
 ENCODINGS = st.sampled_from(["utf-8", "utf-8", "utf-8", "utf-8-sig", "utf-16", "latin-1"])
 NEWLINES = st.sampled_from(["\n", "\n", "\r\n", "\r"])
@@ -156,7 +157,7 @@ def mutate_csv(text: str, ops: list[tuple[Any, ...]], newline: str, encoding: st
     for op in ops:
         if not rows:
             rows = [[""]]
-        r = op[1] % len(rows) if op[0] not in ("swap_cols", "drop_col", "add_col") else 0
+        r = op[1] % len(rows) if op[0] not in ("swap_cols", "drop_col", "add_col", "tail") else 0
         if op[0] == "set":
             row = rows[r]
             row[op[2] % len(row)] = op[3]
@@ -177,6 +178,8 @@ def mutate_csv(text: str, ops: list[tuple[Any, ...]], newline: str, encoding: st
                 row.insert(op[1] % (len(row) + 1), op[2])
         elif op[0] == "raw_line":
             rows.insert(r, [op[2]])
+        elif op[0] == "tail":
+            rows.extend([op[1]] for _ in range(op[2]))
     text = "".join("|".join(row) + newline for row in rows)
     return apply_bytes(text.encode(encoding, errors="surrogatepass"), raw)
 
@@ -184,10 +187,20 @@ def mutate_csv(text: str, ops: list[tuple[Any, ...]], newline: str, encoding: st
 csv_mutation = st.tuples(st.lists(csv_op, max_size=6), NEWLINES, ENCODINGS, st.lists(byte_op, max_size=3))
 
 
-@given(mutation=csv_mutation)
-def test_fuzz_csv(runner: Runner, fresh: Callable[[], Path], mutation: tuple[Any, ...]) -> None:
+#: the issue's CSV tails, at a tenth of its 2,000,000 junk records and in full for its 2 MB of blank lines
+CSV_JUNK = ([("tail", "junk", 200_000)], "\n", "utf-8", [])
+CSV_BLANK = ([("tail", "", 2_000_000)], "\n", "utf-8", [])
+
+
+@example(mutation=CSV_JUNK, sparse_gib=0)
+@example(mutation=CSV_BLANK, sparse_gib=0)
+@example(mutation=([], "\n", "utf-8", []), sparse_gib=12)  # a 12 GiB sparse tail of NULs: costs no disk
+@given(mutation=csv_mutation, sparse_gib=st.sampled_from([0] * 9 + [1]))
+def test_fuzz_csv(runner: Runner, fresh: Callable[[], Path], mutation: tuple[Any, ...], sparse_gib: int) -> None:
     built = imdl(fresh())
     built.csv.write_bytes(mutate_csv(built.csv.read_text(), *mutation))
+    if sparse_gib:
+        os.truncate(built.csv, sparse_gib << 30)
     judge(runner, built)
 
 
