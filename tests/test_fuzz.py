@@ -181,7 +181,7 @@ def mutate_csv(text: str, ops: list[tuple[Any, ...]], newline: str, encoding: st
         elif op[0] == "tail":
             rows.extend([op[1]] for _ in range(op[2]))
     text = "".join("|".join(row) + newline for row in rows)
-    return apply_bytes(text.encode(encoding, errors="surrogatepass"), raw)
+    return apply_bytes(text.encode(encoding, errors="replace"), raw)
 
 
 csv_mutation = st.tuples(st.lists(csv_op, max_size=6), NEWLINES, ENCODINGS, st.lists(byte_op, max_size=3))
@@ -429,7 +429,7 @@ def mutate_json(kind: str, ops: list[tuple[Any, ...]], text_op: tuple[Any, ...],
         encoding = text_op[1]
     elif text_op[0] == "long-string" and text.startswith("{"):
         text = '{"comment": "' + "x" * text_op[1] + '", ' + text[1:]
-    return apply_bytes(text.encode(encoding, errors="surrogatepass"), raw)
+    return apply_bytes(text.encode(encoding, errors="replace"), raw)
 
 
 @example(mutation=("graph", [], ("nest", 100_000), []))  # deeper than Python's recursion limit
