@@ -62,8 +62,11 @@ _COMMON: dict[str, Any] = {"deadline": None, "print_blob": True,
 #: CI: deterministic and bounded; no shrinking (it may take minutes), the failing example is printed as found.
 settings.register_profile("default", max_examples=12, derandomize=True, database=None,
                           phases=[Phase.explicit, Phase.reuse, Phase.generate], **_COMMON)
-#: Hunting: random, with an example database outside the repository so a failure is replayed first next time.
-settings.register_profile("deep", max_examples=400, database=DirectoryBasedExampleDatabase(
+#: Hunting: random, shrinking, with an example database outside the repository so a failure is replayed first
+#: next time; it leaves the explicit examples (the issue's known cases) to the default profile, so that on a
+#: build that still fails them the generated examples are explored all the same.
+settings.register_profile("deep", max_examples=400, phases=[Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+                          database=DirectoryBasedExampleDatabase(
     Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "pytest-omfc-hypothesis"), **_COMMON)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
 settings.load_profile(PROFILE)
