@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import signal
 import struct
 import subprocess
@@ -42,6 +41,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import asdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,7 +133,7 @@ None.
 """
 
 
-def _psv(rows: list[list[object]]) -> str:
+def _psv(rows: Sequence[Sequence[object]]) -> str:
     return "".join("|".join(str(v) for v in r) + "\n" for r in rows)
 
 
@@ -228,7 +228,7 @@ def case_csv_junk(root: Path, quick: bool) -> Built:
 def case_csv_blank(root: Path, quick: bool) -> Built:
     b = imdl(root)
     with _csv(b).open("a") as f:
-        f.write("\n" * ((200_000 if quick else 2_000_000)))
+        f.write("\n" * (200_000 if quick else 2_000_000))
     return b
 
 
@@ -295,16 +295,17 @@ def run_case(name: str, built: Built, cwd: Path, cap_gb: float, timeout: float, 
     env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     env.pop("PYTEST_ADDOPTS", None)
     cap = int(cap_gb * GiB)
-
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    # set the cap, then become pytest (no preexec_fn: the timer thread may already exist on a later case)
+    launcher = ("import os, resource, sys; n = int(sys.argv[1]); resource.setrlimit(resource.RLIMIT_AS, (n, n)); "
+                "os.execv(sys.executable, [sys.executable, *sys.argv[2:]])")
+    cmd = [sys.executable, "-c", launcher, str(cap), *cmd[1:]]
 
     before = snapshot(built.submission)
     timed_out = threading.Event()
     with tempfile.TemporaryFile() as out:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                preexec_fn=limit, start_new_session=True)
+                                start_new_session=True)
 
         def kill() -> None:
             timed_out.set()

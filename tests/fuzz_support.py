@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import select
 import shutil
 import signal
@@ -132,14 +131,14 @@ def provenance(root: Path, kind: str, first_json: bytes | None = None) -> Built:
     task = PROV_TASKS[kind]
     index = root / "dataset" / "indexes" / f"MFC2019-{task}-index.csv"
     index.parent.mkdir(parents=True)
-    rows = [["TaskID", "ProvenanceProbeFileID", "ProvenanceProbeFileName", "ProvenanceProbeWidth", "ProvenanceProbeHeight"]]
+    rows: list[list[Any]] = [["TaskID", "ProvenanceProbeFileID", "ProvenanceProbeFileName", "ProvenanceProbeWidth", "ProvenanceProbeHeight"]]
     index.write_text(_psv(rows + [[task, p, f"world/{p}.jpg", 640, 480] for p in PROV_PROBES]))
-    world = [["TaskID", "WorldFileID", "WorldFileName", "WorldWidth", "WorldHeight"]]
+    world: list[list[Any]] = [["TaskID", "WorldFileID", "WorldFileName", "WorldWidth", "WorldHeight"]]
     world += [[task, f"W{i}", f"world/W{i}.jpg", 10, 10] for i in range(1, 20)]
     (index.parent / f"MFC2019-{task}-world.csv").write_text(_psv(world))
     sub = root / "p-fuzz_1"
     (sub / "jsons").mkdir(parents=True)
-    out = [["ProvenanceProbeFileID", "ProvenanceOutputFileName", "ProvenanceProbeStatus"]]
+    out: list[list[Any]] = [["ProvenanceProbeFileID", "ProvenanceOutputFileName", "ProvenanceProbeStatus"]]
     out += [[p, f"jsons/{p}.json", "Processed"] for p in PROV_PROBES]
     (sub / "p-fuzz_1.csv").write_text(_psv(out))
     (sub / "p-fuzz_1.txt").write_text(PROV_DESCRIPTION)
@@ -169,7 +168,8 @@ def snapshot(root: Path) -> dict[str, tuple[int, int, int]]:
 # ------------------------------------------------------------------ the runner
 
 _RUNNER = textwrap.dedent("""
-    import json, os, sys
+    import json, os, resource, sys
+    resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]), int(sys.argv[1])))
     import pytest
     import pytest_omfc.plugin  # imported once, before the first request
 
@@ -219,8 +219,14 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _cap() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (CAP_BYTES, CAP_BYTES))
+#: Sets the cap, then becomes the command: unlike ``preexec_fn``, safe in a threaded parent (xdist workers).
+_CAPPED = ("import os, resource, sys; n = int(sys.argv[1]); resource.setrlimit(resource.RLIMIT_AS, (n, n)); "
+           "os.execv(sys.executable, [sys.executable, *sys.argv[2:]])")
+
+
+def capped(args: list[str]) -> list[str]:
+    """``python args...`` under the address-space cap."""
+    return [sys.executable, "-c", _CAPPED, str(CAP_BYTES), *args]
 
 
 def base_args(built: Built) -> list[str]:
@@ -241,8 +247,8 @@ class Runner:
 
     def _start(self) -> subprocess.Popen[str]:
         if self.proc is None or self.proc.poll() is not None:
-            self.proc = subprocess.Popen([sys.executable, "-c", _RUNNER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.DEVNULL, text=True, env=_env(), preexec_fn=_cap)
+            self.proc = subprocess.Popen([sys.executable, "-c", _RUNNER, str(CAP_BYTES)], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=_env())
             self.runs = 0
         return self.proc
 
@@ -281,12 +287,12 @@ class Runner:
 def run_xdist(built: Built, *extra: str, timeout: float = 120.0) -> RunResult:
     """The same run as a capped ``-n 2`` subprocess (workers inherit the cap); its peak RSS is the
     largest of the controller and its workers (``os.wait4``'s rusage)."""
-    cmd = [sys.executable, "-m", "pytest", "-p", "xdist.plugin", "-n", "2", *base_args(built), *extra]
+    cmd = capped(["-m", "pytest", "-p", "xdist.plugin", "-n", "2", *base_args(built), *extra])
     out = built.root / "xdist-output.txt"
     with out.open("wb") as sink:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=built.root, env=_env(), stdout=sink, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, preexec_fn=_cap, start_new_session=True)
+                                stdin=subprocess.DEVNULL, start_new_session=True)
         timer = threading.Timer(timeout, os.killpg, (proc.pid, signal.SIGKILL))  # our own session only
         timer.start()
         _, status, usage = os.wait4(proc.pid, 0)

@@ -191,8 +191,8 @@ csv_mutation = st.tuples(st.lists(csv_op, max_size=6), NEWLINES, ENCODINGS, st.l
 
 
 #: the issue's CSV tails, at a tenth of its 2,000,000 junk records and in full for its 2 MB of blank lines
-CSV_JUNK = ([("tail", "junk", 200_000)], "\n", "utf-8", [])
-CSV_BLANK = ([("tail", "", 2_000_000)], "\n", "utf-8", [])
+CSV_JUNK: tuple[Any, ...] = ([("tail", "junk", 200_000)], "\n", "utf-8", [])
+CSV_BLANK: tuple[Any, ...] = ([("tail", "", 2_000_000)], "\n", "utf-8", [])
 
 
 @example(mutation=CSV_JUNK, sparse_gib=0)
@@ -289,7 +289,7 @@ def mutate_png(png: bytes, header: dict[str, int] | None, stream: tuple[Any, ...
 
 
 #: the issue's header bomb: interlaced grey, 1 x 2147483647 pixels, a tiny IDAT of zeros
-PNG_BOMB = ({"width": 1, "height": 2**31 - 1, "depth": 8, "colour": 0, "compression": 0, "filter": 0, "interlace": 1},
+PNG_BOMB: tuple[Any, ...] = ({"width": 1, "height": 2**31 - 1, "depth": 8, "colour": 0, "compression": 0, "filter": 0, "interlace": 1},
             ("zeros", 259), [], [], [])
 
 
@@ -399,7 +399,9 @@ json_mutation = st.tuples(st.sampled_from(["filtering", "graph"]), st.lists(json
 
 def _walk(doc: Any, path: list[int]) -> tuple[Any, Any] | None:
     """(container, key) reached by following ``path`` (indices wrap); None for a leaf document."""
-    parent, key, node = None, None, doc
+    parent: Any = None
+    key: Any = None
+    node = doc
     for step in path:
         if isinstance(node, dict) and node:
             parent, key = node, list(node)[step % len(node)]
