@@ -19,8 +19,9 @@ Every case runs ``python -m pytest --omfc-submission ... --omfc-index ...`` in i
 subprocess, one at a time, under an address-space cap (RLIMIT_AS, ``--cap-gb``, default 4)
 and a timeout (``--timeout``, default 120 s), and the table gives the exit code, the wall
 time, the peak RSS of that process (``os.wait4``'s rusage, so one case never hides
-another's), whether the cap or the timeout stopped it, whether a traceback or INTERNALERROR
-was printed, and whether anything in the submission changed.  Prints; asserts nothing.
+another's), whether the cap or the timeout stopped it, whether a traceback, INTERNALERROR or
+"please report this as a pytest-omfc bug" was printed, and whether anything in the
+submission changed.  Prints; asserts nothing.
 
 Run: ``python benchmarks/hostile.py [--only bomb,csv-junk] [--quick] [--cap-gb 4] [--timeout 120]``
 (``--quick`` shrinks every size about tenfold; ``--json FILE`` also writes the rows).
@@ -270,11 +271,12 @@ class Result:
     wall_s: float
     peak_rss_mb: float
     stopped: str  # "", "killed: memory cap", "timed out", "killed by signal N"
-    crash: bool  # a traceback or INTERNALERROR was printed
+    crash: bool  # a traceback, INTERNALERROR or "please report this as a pytest-omfc bug" was printed
     wrote: bool  # something in the submission changed
     summary: str
 
 
+CRASH_MARKS = ("Traceback", "INTERNALERROR", "please report this as a pytest-omfc bug")
 MEMORY_WORDS = ("MemoryError", "Unable to allocate", "Cannot allocate memory", "std::bad_alloc", "out of memory")
 
 
@@ -333,8 +335,7 @@ def run_case(name: str, built: Built, cwd: Path, cap_gb: float, timeout: float, 
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     summary = lines[-1] if lines else ""
     return Result(name, None if timed_out.is_set() else rc, round(wall, 2), round(usage.ru_maxrss / 1024, 1), stopped,
-                  "Traceback" in text or "INTERNALERROR" in text, snapshot(built.submission) != before,
-                  summary[:100])
+                  any(m in text for m in CRASH_MARKS), snapshot(built.submission) != before, summary[:100])
 
 
 def table(results: list[Result]) -> str:
