@@ -1,0 +1,170 @@
+"""Reading mask files for the mask scorer (METRICS.md 2.2), with bounded memory and typed failures.
+
+* :func:`read_system_mask`: the system's grey mask (MediScore ``cv2.imread(path, IMREAD_GRAYSCALE)``).
+  RGB PNGs are converted with Pillow's ``convert('L')`` (ITU-R 601 integer weights), which
+  reproduces every RGB case of the conformance data (step 1).
+* :func:`read_colour_reference`: a colour reference as ``cv2.imread(path, IMREAD_COLOR)``, i.e.
+  (H, W, 3) **BGR**; grey PNGs are replicated.
+* :func:`read_bitplanes`: a ``--jpeg2000`` bit-plane reference, (H, W) or (H, W, L) unsigned
+  integers, through glymur when an OpenJPEG >= 2.4 is loadable, else Pillow's bundled OpenJPEG
+  (the same arrays).  Files are recognised by their signature, not their name: two ``*.bpm.jp2``
+  files of the conformance data are PNGs.
+
+Every failure is a :class:`MaskReadError` whose message is the per-trial reason ("not a PNG",
+"size 10x20 differs from the reference's 30x40", ...).  The header is checked before any pixel
+is decoded: a mask whose declared size differs from the expected one, or that declares more
+pixels than ``max_pixels``, is refused without allocating it (a decompression bomb costs nothing).
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+from PIL import Image
+
+__all__ = [
+    "MAX_PIXELS",
+    "MaskReadError",
+    "glymur_usable",
+    "read_bitplanes",
+    "read_colour_reference",
+    "read_system_mask",
+]
+
+#: largest mask accepted (pixels): 2.5 x an 8K x 8K image; MediFor probes are far smaller
+MAX_PIXELS = 160_000_000
+
+_PNG = b"\x89PNG\r\n\x1a\n"
+_JP2 = (b"\x00\x00\x00\x0cjP  \r\n\x87\n", b"\xff\x4f\xff\x51")  # JP2 box, raw codestream
+
+
+class MaskReadError(Exception):
+    """A mask cannot be used; ``str(err)`` is the reason given for the trial."""
+
+
+def _signature(path: Path) -> bytes:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(12)
+    except FileNotFoundError:
+        raise MaskReadError(f"file not found: {path}") from None
+    except IsADirectoryError:
+        raise MaskReadError(f"is a directory, not a mask file: {path}") from None
+    except OSError as exc:
+        raise MaskReadError(f"cannot open {path}: {exc.strerror or exc}") from None
+
+
+def _open(path: Path, expected: tuple[int, int] | None, max_pixels: int) -> Image.Image:
+    """Open lazily (header only) and check the declared size before decoding."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            im = Image.open(path)
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise MaskReadError(f"{path.name}: declared size exceeds {max_pixels} pixels") from None
+    except Exception as exc:  # Pillow raises UnidentifiedImageError, SyntaxError, struct.error, ...
+        raise MaskReadError(f"{path.name}: unreadable image ({type(exc).__name__}: {exc})") from None
+    width, height = im.size
+    if width * height > max_pixels:
+        im.close()
+        raise MaskReadError(f"{path.name}: declared size {height}x{width} exceeds {max_pixels} pixels")
+    if expected is not None and (height, width) != expected:
+        im.close()
+        raise MaskReadError(
+            f"{path.name}: size {height}x{width} (HxW) differs from the reference's {expected[0]}x{expected[1]}"
+        )
+    return im
+
+
+def _decode(im: Image.Image, path: Path, mode: str | None) -> NDArray[np.generic]:
+    try:
+        with im:
+            out = im.convert(mode) if mode is not None and im.mode != mode else im
+            arr = np.asarray(out)
+    except MemoryError:
+        raise MaskReadError(f"{path.name}: out of memory while decoding") from None
+    except Exception as exc:  # truncated data, bad CRC, ...
+        raise MaskReadError(f"{path.name}: cannot decode ({type(exc).__name__}: {exc})") from None
+    return arr
+
+
+def read_system_mask(
+    path: str | Path, expected: tuple[int, int] | None = None, *, max_pixels: int = MAX_PIXELS
+) -> NDArray[np.uint8]:
+    """The system mask as uint8 grey (H, W); it must be a PNG (MASK-02, MASK-04) of shape ``expected``."""
+    p = Path(path)
+    if not _signature(p).startswith(_PNG):
+        raise MaskReadError(f"{p.name}: not a PNG file")
+    im = _open(p, expected, max_pixels)
+    if im.mode in ("I", "I;16", "I;16B", "I;16L", "F"):
+        # a 16-bit PNG: cv2.imread(IMREAD_GRAYSCALE) keeps the high byte
+        arr = _decode(im, p, None).astype(np.uint32)
+        return (arr >> 8).astype(np.uint8)
+    return np.ascontiguousarray(_decode(im, p, "L"), dtype=np.uint8)
+
+
+def read_colour_reference(
+    path: str | Path, expected: tuple[int, int] | None = None, *, max_pixels: int = MAX_PIXELS
+) -> NDArray[np.uint8]:
+    """A colour reference mask as (H, W, 3) BGR uint8 (``cv2.imread(path, IMREAD_COLOR)``)."""
+    p = Path(path)
+    _signature(p)
+    im = _open(p, expected, max_pixels)
+    rgb = _decode(im, p, "RGB")
+    return np.ascontiguousarray(rgb[:, :, ::-1], dtype=np.uint8)
+
+
+def glymur_usable() -> bool:
+    """True when glymur can decode JPEG 2000, i.e. it found an OpenJPEG >= 2.4."""
+    try:
+        import glymur
+    except Exception:
+        return False
+    version = getattr(getattr(glymur, "version", None), "openjpeg_version", "0.0.0") or "0.0.0"
+    try:
+        parts = tuple(int(x) for x in str(version).split(".")[:2])
+    except ValueError:
+        return False
+    return parts >= (2, 4)
+
+
+def read_bitplanes(
+    path: str | Path, expected: tuple[int, int] | None = None, *, max_pixels: int = MAX_PIXELS
+) -> NDArray[np.unsignedinteger]:
+    """A bit-plane reference (``ProbeBitPlaneMaskFileName``) as (H, W) or (H, W, L) unsigned integers."""
+    p = Path(path)
+    sig = _signature(p)
+    if sig.startswith(_JP2) and glymur_usable():
+        import glymur
+
+        try:
+            jp2 = glymur.Jp2k(str(p))
+            height, width = int(jp2.shape[0]), int(jp2.shape[1])
+        except Exception as exc:
+            raise MaskReadError(f"{p.name}: unreadable JPEG 2000 ({type(exc).__name__}: {exc})") from None
+        if height * width > max_pixels:
+            raise MaskReadError(f"{p.name}: declared size {height}x{width} exceeds {max_pixels} pixels")
+        if expected is not None and (height, width) != expected:
+            raise MaskReadError(
+                f"{p.name}: size {height}x{width} (HxW) differs from the expected {expected[0]}x{expected[1]}"
+            )
+        try:
+            arr = np.asarray(jp2[:])
+        except Exception as exc:
+            raise MaskReadError(f"{p.name}: cannot decode ({type(exc).__name__}: {exc})") from None
+    else:
+        if not (sig.startswith(_PNG) or sig.startswith(_JP2)):
+            raise MaskReadError(f"{p.name}: neither JPEG 2000 nor PNG")
+        arr = _decode(_open(p, expected, max_pixels), p, None)
+    if arr.dtype.kind == "b":
+        arr = arr.astype(np.uint8)
+    if arr.dtype.kind == "i":
+        if arr.size and int(arr.min()) < 0:
+            raise MaskReadError(f"{p.name}: negative values in a bit-plane mask")
+        arr = arr.astype(np.uint32 if arr.dtype.itemsize > 2 else np.uint16)
+    if arr.dtype.kind != "u" or arr.ndim not in (2, 3):
+        raise MaskReadError(f"{p.name}: bit planes must be unsigned integers, (H, W) or (H, W, L) (got {arr.dtype} {arr.shape})")
+    return arr
