@@ -269,7 +269,8 @@ def _means(rows: pd.DataFrame, prefix: str) -> tuple[dict[str, float | int | Non
     std: dict[str, float | None] = {}
     for base in _MEAN_COLUMNS:
         col = prefix + base
-        if col not in rows.columns:
+        if col not in rows.columns or rows.empty:
+            agg[col] = std[col] = None
             continue
         values = pd.to_numeric(rows[col], errors="coerce")
         mean = _num(values.mean(skipna=True)) if len(values) else None
@@ -390,6 +391,9 @@ def score_masks(
     kept = merged[~opted] if opts.optout else merged
     targets = kept[kept["IsTarget"] == "Y"].reset_index(drop=True)
     failed = {s: f.loc[kept.index[kept["IsTarget"] == "Y"]].reset_index(drop=True) for s, f in failed.items()}
+    for s, f in failed.items():  # the name is blanked, as MediScore shows it in the per-image table
+        if sys_cols[s] in targets.columns and f.any():
+            targets.loc[f.to_numpy(), sys_cols[s]] = ""
 
     # 2.1 step 4: journal
     journal_src = journal_reference if journal_reference is not None else (
@@ -537,6 +541,10 @@ def _score_run(
                         col = f"{side}{prefix}MCC"
                         if col in columns and columns[col][i] is not None:
                             columns[col][i] = -1.0
+    for side in sides:  # MediScore's per-image table always has the Maximum/Actual columns (blank without sbin)
+        for prefix in ("Maximum", "Actual"):
+            for name in ("NMM", "MCC", "BWL1", "PixelTP", "PixelTN", "PixelFP", "PixelFN"):
+                columns.setdefault(f"{side}{prefix}{name}", [None] * n)
     metrics = pd.DataFrame(columns, index=range(n)) if n else pd.DataFrame(columns)
     perimage = pd.concat([trials.reset_index(drop=True), metrics], axis=1)
 
