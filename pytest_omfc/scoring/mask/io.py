@@ -61,10 +61,10 @@ def _open(path: Path, expected: tuple[int, int] | None, max_pixels: int) -> Imag
     """Open lazily (header only) and check the declared size before decoding."""
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # max_pixels decides below
             im = Image.open(path)
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        raise MaskReadError(f"{path.name}: declared size exceeds {max_pixels} pixels") from None
+    except Image.DecompressionBombError as exc:
+        raise MaskReadError(f"{path.name}: declared size is a decompression bomb ({exc})") from None
     except Exception as exc:  # Pillow raises UnidentifiedImageError, SyntaxError, struct.error, ...
         raise MaskReadError(f"{path.name}: unreadable image ({type(exc).__name__}: {exc})") from None
     width, height = im.size
@@ -81,7 +81,8 @@ def _open(path: Path, expected: tuple[int, int] | None, max_pixels: int) -> Imag
 
 def _decode(im: Image.Image, path: Path, mode: str | None) -> NDArray[np.generic]:
     try:
-        with im:
+        with im, warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             out = im.convert(mode) if mode is not None and im.mode != mode else im
             arr = np.asarray(out)
     except MemoryError:
