@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -171,7 +171,7 @@ def _missing_masks(case: Case) -> list[str]:
     return sorted(f"{sysdir}/{n}" for n in names if not (TS / sysdir / n).is_file())
 
 
-@lru_cache(maxsize=None)
+@cache
 def report(case: str) -> MaskReport:
     missing = _missing_masks(CASES[case])
     if missing:

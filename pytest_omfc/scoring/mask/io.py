@@ -65,7 +65,7 @@ def _open(path: Path, expected: tuple[int, int] | None, max_pixels: int) -> Imag
             im = Image.open(path)
     except Image.DecompressionBombError as exc:
         raise MaskReadError(f"{path.name}: declared size is a decompression bomb ({exc})") from None
-    except Exception as exc:  # Pillow raises UnidentifiedImageError, SyntaxError, struct.error, ...
+    except Exception as exc:  # noqa: BLE001  Pillow raises UnidentifiedImageError, SyntaxError, struct.error, ...
         raise MaskReadError(f"{path.name}: unreadable image ({type(exc).__name__}: {exc})") from None
     width, height = im.size
     if width * height > max_pixels:
@@ -87,7 +87,7 @@ def _decode(im: Image.Image, path: Path, mode: str | None) -> NDArray[np.generic
             arr = np.asarray(out)
     except MemoryError:
         raise MaskReadError(f"{path.name}: out of memory while decoding") from None
-    except Exception as exc:  # truncated data, bad CRC, ...
+    except Exception as exc:  # noqa: BLE001  truncated data, bad CRC, ...
         raise MaskReadError(f"{path.name}: cannot decode ({type(exc).__name__}: {exc})") from None
     return arr
 
@@ -121,8 +121,8 @@ def read_colour_reference(
 def glymur_usable() -> bool:
     """True when glymur can decode JPEG 2000, i.e. it found an OpenJPEG >= 2.4."""
     try:
-        import glymur
-    except Exception:
+        import glymur  # type: ignore[import-untyped]
+    except Exception:  # noqa: BLE001  a broken glymur install means "not usable"
         return False
     version = getattr(getattr(glymur, "version", None), "openjpeg_version", "0.0.0") or "0.0.0"
     try:
@@ -139,12 +139,12 @@ def read_bitplanes(
     p = Path(path)
     sig = _signature(p)
     if sig.startswith(_JP2) and glymur_usable():
-        import glymur
+        import glymur  # type: ignore[import-untyped]
 
         try:
             jp2 = glymur.Jp2k(str(p))
             height, width = int(jp2.shape[0]), int(jp2.shape[1])
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001  glymur raises many types
             raise MaskReadError(f"{p.name}: unreadable JPEG 2000 ({type(exc).__name__}: {exc})") from None
         if height * width > max_pixels:
             raise MaskReadError(f"{p.name}: declared size {height}x{width} exceeds {max_pixels} pixels")
@@ -154,7 +154,7 @@ def read_bitplanes(
             )
         try:
             arr = np.asarray(jp2[:])
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001  glymur raises many types
             raise MaskReadError(f"{p.name}: cannot decode ({type(exc).__name__}: {exc})") from None
     else:
         if not (sig.startswith(_PNG) or sig.startswith(_JP2)):

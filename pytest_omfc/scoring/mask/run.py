@@ -39,10 +39,29 @@ import numpy as np
 import pandas as pd
 
 from ...paths import resolve_inside
-from ..merge import QueryKind, ScoringError, partition_query, read_table, select_query, typed_frame
+from ..merge import (
+    QueryKind,
+    ScoringError,
+    partition_query,
+    read_table,
+    select_query,
+    typed_frame,
+)
 from .aggregate import mask_average_auc, maximum, pixel_average_auc
-from .engine import MaskScore, ThresholdMetrics, bitplane_reference, colour_reference, score_mask
-from .io import MAX_PIXELS, MaskReadError, read_bitplanes, read_colour_reference, read_system_mask
+from .engine import (
+    MaskScore,
+    ThresholdMetrics,
+    bitplane_reference,
+    colour_reference,
+    score_mask,
+)
+from .io import (
+    MAX_PIXELS,
+    MaskReadError,
+    read_bitplanes,
+    read_colour_reference,
+    read_system_mask,
+)
 from .journal import Journal, load_journal
 from .morphology import kernel
 
@@ -185,7 +204,7 @@ def _score_job(job: _Job) -> tuple[MaskScore | None, str | None]:
         return None, f"{type(exc).__name__}: {exc}"
     except MemoryError:
         return None, "out of memory while scoring this mask"
-    except Exception as exc:  # never let one mask abort the run
+    except Exception as exc:  # noqa: BLE001  never let one mask abort the run
         return None, f"unexpected {type(exc).__name__}: {exc}"
 
 
@@ -411,7 +430,9 @@ def score_masks(
 
     qm = _query_list(query_manipulation)
     runs: list[MaskRun] = []
-    for qm_query in qm or [None]:
+    qm_runs: list[str | None] = list(qm) if qm else [None]
+    for qm_query in qm_runs:
+        run_journal: Journal | None
         if qm_query is not None:
             if journal is None:
                 raise ScoringError("query_manipulation (-qm) needs the journal tables beside the reference")
@@ -495,8 +516,8 @@ def _score_run(
     missing_by_side: dict[str, list[bool]] = {s: [] for s in sides}
     records = trials.to_dict("records")
     for j, (score, reason) in enumerate(outcomes):
-        i, s = divmod(j, len(sides))
-        side = sides[s]
+        i, k = divmod(j, len(sides))
+        side = sides[k]
         scored = score is not None and score.scored
         scores_by_side[side].append(score if scored else None)
         missing_by_side[side].append(missing[j])
@@ -589,7 +610,7 @@ def _score_run(
         selections.append((None, "qm" if qm_query is not None else "all", perimage))
 
     results: list[MaskResult] = []
-    for q, kind, rows in selections:
+    for q_text, kind, rows in selections:
         if splice:
             used = rows[(rows.get("ProbeScored") == "Y") | (rows.get("DonorScored") == "Y")] if len(rows) else rows
             used = used.copy()
@@ -614,7 +635,7 @@ def _score_run(
                 agg[side + name] = extra[side + name]
         agg.update(bookkeeping)
         agg.update(scoreable)
-        results.append(MaskResult(q if kind != "qm" else qm_query, kind, agg, std, len(rows)))
+        results.append(MaskResult(q_text if kind != "qm" else qm_query, kind, agg, std, len(rows)))
     del scored_cols
     return MaskRun(qm_query, perimage, journal_out, tuple(results), tuple(not_scored))
 
