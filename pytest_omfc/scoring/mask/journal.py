@@ -65,39 +65,38 @@ class Journal:
             frame.loc[hit, col] = "Y"
         return Journal(frame, self.evaluated), selected
 
-    def rows(self, probe: str, donor: str | None = None) -> pd.DataFrame:
-        """The journal rows of one probe (and donor, for splice journals that list it)."""
-        f = self.frame
-        mask = f["ProbeFileID"] == probe
-        if donor is not None and "DonorFileID" in f.columns:
-            mask &= f["DonorFileID"] == donor
-        return f[mask]
+    def colours(self) -> dict[str, tuple[str, ...]]:
+        """Per probe, the colours of its rows with Evaluated=='Y' and a non-empty Color (2.3, colour mode 0).
 
-    def colours(self, probe: str) -> tuple[str, ...]:
-        """Colours of the probe's rows with Evaluated=='Y' and a non-empty Color (2.3, colour mode 0)."""
+        One pass over the journal (grouped), not one filter per probe.
+        """
         if "Color" not in self.frame.columns:
             raise ScoringError("the journal mask table lacks column Color, needed to select reference colours")
-        r = self.rows(probe)
-        chosen = r[(r[self.evaluated[0]] == "Y") & (r["Color"].str.strip() != "")]
-        return tuple(dict.fromkeys(chosen["Color"].str.strip()))
+        f = self.frame
+        colour = f["Color"].str.strip()
+        chosen = f.loc[(f[self.evaluated[0]] == "Y") & (colour != ""), ["ProbeFileID"]].assign(Color=colour)
+        return {str(p): tuple(dict.fromkeys(g["Color"])) for p, g in chosen.groupby("ProbeFileID", sort=False)}
 
-    def bitplanes(self, probe: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(all BitPlane values of the probe's rows, those of rows with Evaluated=='Y') (2.3, JP2 mode)."""
+    def bitplanes(self) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+        """Per probe, (all its BitPlane values, those of rows with Evaluated=='Y') (2.3, JP2 mode)."""
         for col in ("BitPlane", "Sequence"):
             if col not in self.frame.columns:
                 raise ScoringError(f"the journal lacks column {col}, needed for --jpeg2000 bit-plane references")
-        r = self.rows(probe)
-        listed = tuple(str(b).strip() for b in r["BitPlane"])
-        evaluated = tuple(str(b).strip() for b in r.loc[r[self.evaluated[0]] == "Y", "BitPlane"])
-        return listed, evaluated
+        f = self.frame.assign(_bp=self.frame["BitPlane"].astype(str).str.strip())
+        out: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        for probe, g in f.groupby("ProbeFileID", sort=False):
+            out[str(probe)] = (tuple(g["_bp"]), tuple(g.loc[g[self.evaluated[0]] == "Y", "_bp"]))
+        return out
 
-    def mark_unscored(self, probe: str, donor: str | None, column: str) -> Journal:
-        """Set ``column`` to 'N' on the trial's rows: MediScore does this when its region is absent (2.3)."""
+    def mark_unscored(self, trials: pd.DataFrame, column: str) -> Journal:
+        """Set ``column`` to 'N' on the rows of ``trials`` (ProbeFileID [, DonorFileID]): MediScore does this
+        when a trial's selected region is absent (2.3).  One merge, whatever the number of trials."""
+        if trials.empty:
+            return self
+        on = [c for c in ("ProbeFileID", "DonorFileID") if c in trials.columns and c in self.frame.columns]
+        hit = self.frame[on].merge(trials[on].drop_duplicates().assign(_hit=True), how="left", on=on, sort=False)
         f = self.frame.copy()
-        mask = f["ProbeFileID"] == probe
-        if donor is not None and "DonorFileID" in f.columns:
-            mask &= f["DonorFileID"] == donor
-        f.loc[mask, column] = "N"
+        f.loc[hit["_hit"].fillna(False).astype(bool).to_numpy(), column] = "N"
         return Journal(f, self.evaluated)
 
 

@@ -479,6 +479,8 @@ def _score_run(
     """Score the selected trials of one run, then aggregate per query."""
     jobs: list[_Job] = []
     missing: list[bool] = []
+    colours = journal.colours() if journal is not None and not splice and not bitplane else {}
+    planes = journal.bitplanes() if journal is not None and bitplane else {}
     for i, row in enumerate(trials.to_dict("records")):
         for s in sides:
             ref_name = str(row[ref_cols[s]]).strip()
@@ -499,11 +501,10 @@ def _score_run(
                 mode = "splice_probe" if s == "p" else "splice_donor"
             elif bitplane:
                 mode = "bitplane"
-                assert journal is not None
-                listed, evaluated = journal.bitplanes(str(row["ProbeFileID"]))
+                listed, evaluated = planes.get(str(row["ProbeFileID"]), ((), ()))
             else:
                 mode = "manipulation"
-                selected = journal.colours(str(row["ProbeFileID"])) if journal is not None else None
+                selected = colours.get(str(row["ProbeFileID"]), ()) if journal is not None else None
             jobs.append(_Job(mode, ref_path, sys_path, selected, listed, evaluated, nspx, error=error, **common))
             missing.append(sys_path is None and error is None)
     outcomes = _run_jobs(jobs, opts.jobs)
@@ -581,12 +582,11 @@ def _score_run(
     # journal results: rows of not-scoreable sides become 'N' (2.3)
     journal_out = None
     if journal is not None:
-        for i, rec in enumerate(records):
-            for side in sides:
-                col = "Scored" if not side else ("ProbeScored" if side == "p" else "DonorScored")
-                if perimage.at[i, col] == "N":
-                    ev = journal.evaluated[0] if side in ("", "p") else journal.evaluated[-1]
-                    journal = journal.mark_unscored(str(rec["ProbeFileID"]), rec.get("DonorFileID") if splice else None, ev)
+        for side in sides:
+            col = "Scored" if not side else ("ProbeScored" if side == "p" else "DonorScored")
+            ev = journal.evaluated[0] if side in ("", "p") else journal.evaluated[-1]
+            if col in perimage.columns:
+                journal = journal.mark_unscored(perimage.loc[perimage[col] == "N", list(key)], ev)
         journal_out = journal.frame
 
     # 2.9: queries over the per-image table
