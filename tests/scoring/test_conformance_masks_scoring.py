@@ -298,7 +298,7 @@ def test_error_case_gives_the_unreadable_mask_a_reason_and_scores_the_rest() -> 
         pytest.skip(f"no conformance data at {CHECK}")
     rep = Case(M17, sysdir="Error_NC2017_Unittest_Manipulation_ImgOnly_c-me_1").run()
     run = rep.runs[0]
-    assert [(t, r.split(":")[0]) for t, r in run.not_scored] == [("43e1d6f0a9306a629a51062729549d76", "file not found")]
+    assert [(t, r.split(" (")[0]) for t, r in run.not_scored] == [("43e1d6f0a9306a629a51062729549d76", "foo.png: file not found")]
     scored = run.perimage.set_index("ProbeFileID")["Scored"].to_dict()
     assert scored == {"43e1d6f0a9306a629a51062729549d76": "N", "07e65ca7be451f9fc756e9cc7a458eb6": "Y",
                       "43e1d6f0a9306a629a51062729549d76-2": "Y", "43e1d6f0a9306a629a51062729549d76-3": "Y"}

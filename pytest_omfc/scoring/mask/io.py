@@ -18,6 +18,7 @@ pixels than ``max_pixels``, is refused without allocating it (a decompression bo
 
 from __future__ import annotations
 
+import struct
 import warnings
 from pathlib import Path
 
@@ -46,15 +47,32 @@ class MaskReadError(Exception):
 
 
 def _signature(path: Path) -> bytes:
+    """The first 24 bytes: the signature, and for a PNG its IHDR width and height."""
     try:
         with path.open("rb") as fh:
-            return fh.read(12)
+            return fh.read(24)
     except FileNotFoundError:
-        raise MaskReadError(f"file not found: {path}") from None
+        raise MaskReadError(f"{path.name}: file not found ({path})") from None
     except IsADirectoryError:
-        raise MaskReadError(f"is a directory, not a mask file: {path}") from None
+        raise MaskReadError(f"{path.name}: is a directory, not a mask file ({path})") from None
     except OSError as exc:
-        raise MaskReadError(f"cannot open {path}: {exc.strerror or exc}") from None
+        raise MaskReadError(f"{path.name}: cannot open ({exc.strerror or exc})") from None
+
+
+def _check_size(name: str, height: int, width: int, expected: tuple[int, int] | None, max_pixels: int) -> None:
+    if width * height > max_pixels:
+        raise MaskReadError(f"{name}: declared size {height}x{width} (HxW) exceeds {max_pixels} pixels")
+    if expected is not None and (height, width) != expected:
+        raise MaskReadError(
+            f"{name}: size {height}x{width} (HxW) differs from the reference's {expected[0]}x{expected[1]}"
+        )
+
+
+def _png_header(sig: bytes, name: str, expected: tuple[int, int] | None, max_pixels: int) -> None:
+    """Check a PNG's IHDR size before Pillow parses anything (so a bomb's message names its size)."""
+    if len(sig) >= 24 and sig[12:16] == b"IHDR":
+        width, height = struct.unpack(">II", sig[16:24])
+        _check_size(name, height, width, expected, max_pixels)
 
 
 def _open(path: Path, expected: tuple[int, int] | None, max_pixels: int) -> Image.Image:
@@ -68,14 +86,11 @@ def _open(path: Path, expected: tuple[int, int] | None, max_pixels: int) -> Imag
     except Exception as exc:  # noqa: BLE001  Pillow raises UnidentifiedImageError, SyntaxError, struct.error, ...
         raise MaskReadError(f"{path.name}: unreadable image ({type(exc).__name__}: {exc})") from None
     width, height = im.size
-    if width * height > max_pixels:
+    try:
+        _check_size(path.name, height, width, expected, max_pixels)
+    except MaskReadError:
         im.close()
-        raise MaskReadError(f"{path.name}: declared size {height}x{width} exceeds {max_pixels} pixels")
-    if expected is not None and (height, width) != expected:
-        im.close()
-        raise MaskReadError(
-            f"{path.name}: size {height}x{width} (HxW) differs from the reference's {expected[0]}x{expected[1]}"
-        )
+        raise
     return im
 
 
@@ -97,8 +112,10 @@ def read_system_mask(
 ) -> NDArray[np.uint8]:
     """The system mask as uint8 grey (H, W); it must be a PNG (MASK-02, MASK-04) of shape ``expected``."""
     p = Path(path)
-    if not _signature(p).startswith(_PNG):
+    sig = _signature(p)
+    if not sig.startswith(_PNG):
         raise MaskReadError(f"{p.name}: not a PNG file")
+    _png_header(sig, p.name, expected, max_pixels)
     im = _open(p, expected, max_pixels)
     if im.mode in ("I", "I;16", "I;16B", "I;16L", "F"):
         # a 16-bit PNG: cv2.imread(IMREAD_GRAYSCALE) keeps the high byte
@@ -112,7 +129,9 @@ def read_colour_reference(
 ) -> NDArray[np.uint8]:
     """A colour reference mask as (H, W, 3) BGR uint8 (``cv2.imread(path, IMREAD_COLOR)``)."""
     p = Path(path)
-    _signature(p)
+    sig = _signature(p)
+    if sig.startswith(_PNG):
+        _png_header(sig, p.name, expected, max_pixels)
     im = _open(p, expected, max_pixels)
     rgb = _decode(im, p, "RGB")
     return np.ascontiguousarray(rgb[:, :, ::-1], dtype=np.uint8)
@@ -146,12 +165,7 @@ def read_bitplanes(
             height, width = int(jp2.shape[0]), int(jp2.shape[1])
         except Exception as exc:  # noqa: BLE001  glymur raises many types
             raise MaskReadError(f"{p.name}: unreadable JPEG 2000 ({type(exc).__name__}: {exc})") from None
-        if height * width > max_pixels:
-            raise MaskReadError(f"{p.name}: declared size {height}x{width} exceeds {max_pixels} pixels")
-        if expected is not None and (height, width) != expected:
-            raise MaskReadError(
-                f"{p.name}: size {height}x{width} (HxW) differs from the expected {expected[0]}x{expected[1]}"
-            )
+        _check_size(p.name, height, width, expected, max_pixels)
         try:
             arr = np.asarray(jp2[:])
         except Exception as exc:  # noqa: BLE001  glymur raises many types
@@ -159,6 +173,8 @@ def read_bitplanes(
     else:
         if not (sig.startswith(_PNG) or sig.startswith(_JP2)):
             raise MaskReadError(f"{p.name}: neither JPEG 2000 nor PNG")
+        if sig.startswith(_PNG):
+            _png_header(sig, p.name, expected, max_pixels)
         arr = _decode(_open(p, expected, max_pixels), p, None)
     if arr.dtype.kind == "b":
         arr = arr.astype(np.uint8)
