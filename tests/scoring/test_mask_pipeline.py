@@ -342,3 +342,34 @@ def test_a_decompression_bomb_is_refused_from_its_header(tmp_path: Path, w: int,
     assert out.returncode == 0, out.stderr[-2000:]
     lines = out.stdout.splitlines()
     assert lines[0].startswith(reason) and lines[1] == "1.0"
+
+
+def test_a_two_component_jpeg2000_reference_carries_bit_planes_9_to_16(tmp_path: Path) -> None:
+    """METRICS.md 2.3: BitPlane b is bit (b-1) % 8 of layer (b-1) // 8; a 2-component JP2 holds 16 planes."""
+    d = Data(tmp_path)
+    layers = np.zeros((4, 4, 2), dtype=np.uint8)
+    layers[:2, :2, 1] = 1  # bit plane 9 = layer 1, bit 0: the GT
+    layers[3, 3, 0] = 4  # bit plane 3, listed but not evaluated: a distraction
+    Image.fromarray(layers, "LA").save(tmp_path / "ref" / "planes.jp2")
+    d.trial("nine", ref=None)
+    d.trial("seventeen", ref=None)
+    for r in d.ref:
+        r.pop("ProbeMaskFileName")
+        r["ProbeBitPlaneMaskFileName"] = "ref/planes.jp2"
+        r["JournalName"] = "j"
+    write_table(tmp_path / "ref-probejournaljoin.csv", [
+        {"ProbeFileID": "nine", "JournalName": "j", "StartNodeID": "a", "EndNodeID": "b", "Sequence": 1},
+        {"ProbeFileID": "nine", "JournalName": "j", "StartNodeID": "b", "EndNodeID": "c", "Sequence": 2},
+        {"ProbeFileID": "seventeen", "JournalName": "j", "StartNodeID": "c", "EndNodeID": "d", "Sequence": 1},
+    ])
+    write_table(tmp_path / "ref-journalmask.csv", [
+        {"JournalName": "j", "StartNodeID": "a", "EndNodeID": "b", "BitPlane": 9, "Operation": "Paste"},
+        {"JournalName": "j", "StartNodeID": "b", "EndNodeID": "c", "BitPlane": 3, "Operation": "Blur"},
+        {"JournalName": "j", "StartNodeID": "c", "EndNodeID": "d", "BitPlane": 17, "Operation": "Paste"},
+    ])
+    rep = d.score(query_manipulation="Operation == ['Paste']")
+    r = row(rep, "nine")
+    assert (r["OptimumMCC"], r["PixelSNS"], r["PixelN"]) == (1.0, 1, 15)  # bit plane 3's pixel is no-score
+    assert row(rep, "seventeen")["NotScoredReason"] == "BitPlane 17 is above the 16 bit planes planes.jp2 holds"
+    # Paste rows are selected by -qm, but a trial that could not be scored has its rows set back to 'N'
+    assert rep.runs[0].journal.set_index("EndNodeID")["Evaluated"].to_dict() == {"b": "Y", "c": "N", "d": "N"}
