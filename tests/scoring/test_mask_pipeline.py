@@ -373,3 +373,13 @@ def test_a_two_component_jpeg2000_reference_carries_bit_planes_9_to_16(tmp_path:
     assert row(rep, "seventeen")["NotScoredReason"] == "BitPlane 17 is above the 16 bit planes planes.jp2 holds"
     # Paste rows are selected by -qm, but a trial that could not be scored has its rows set back to 'N'
     assert rep.runs[0].journal.set_index("EndNodeID")["Evaluated"].to_dict() == {"b": "Y", "c": "N", "d": "N"}
+
+
+def test_a_hostile_mask_name_gives_a_one_line_bounded_reason(tmp_path: Path) -> None:
+    """A 5000-character name with U+2028 (a line separator) must not flood or split the reason."""
+    d = Data(tmp_path)
+    d.trial("a")
+    d.sys[0]["OutputProbeMaskFileName"] = "mask/" + "x\u2028" * 2500 + ".png"
+    reason = row(d.score(), "a")["NotScoredReason"]
+    assert reason.isprintable() and len(reason) <= 300
+    assert reason.startswith("x\\u2028x\\u2028") and "file not found" not in reason[:10]

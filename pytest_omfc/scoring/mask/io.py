@@ -46,17 +46,26 @@ class MaskReadError(Exception):
     """A mask cannot be used; ``str(err)`` is the reason given for the trial."""
 
 
+def _label(path: Path | str, width: int = 80) -> str:
+    """A file name (or a str as is) fit for a one-line reason: non-printable characters escaped, long names cut."""
+    text = path if isinstance(path, str) else (path.name or str(path))
+    if text.isprintable() and len(text) <= width:
+        return text
+    esc = text.encode("unicode_escape").decode("ascii")
+    return esc if len(esc) <= width else f"{esc[: width - 20]}...({len(text)} chars)"
+
+
 def _signature(path: Path) -> bytes:
     """The first 24 bytes: the signature, and for a PNG its IHDR width and height."""
     try:
         with path.open("rb") as fh:
             return fh.read(24)
     except FileNotFoundError:
-        raise MaskReadError(f"{path.name}: file not found ({path})") from None
+        raise MaskReadError(f"{_label(path)}: file not found (in {_label(str(path.parent), 120)})") from None
     except IsADirectoryError:
-        raise MaskReadError(f"{path.name}: is a directory, not a mask file ({path})") from None
+        raise MaskReadError(f"{_label(path)}: is a directory, not a mask file") from None
     except OSError as exc:
-        raise MaskReadError(f"{path.name}: cannot open ({exc.strerror or exc})") from None
+        raise MaskReadError(f"{_label(path)}: cannot open ({exc.strerror or exc})") from None
 
 
 def _check_size(name: str, height: int, width: int, expected: tuple[int, int] | None, max_pixels: int) -> None:
@@ -82,12 +91,12 @@ def _open(path: Path, expected: tuple[int, int] | None, max_pixels: int) -> Imag
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # max_pixels decides below
             im = Image.open(path)
     except Image.DecompressionBombError as exc:
-        raise MaskReadError(f"{path.name}: declared size is a decompression bomb ({exc})") from None
+        raise MaskReadError(f"{_label(path)}: declared size is a decompression bomb ({exc})") from None
     except Exception as exc:  # noqa: BLE001  Pillow raises UnidentifiedImageError, SyntaxError, struct.error, ...
-        raise MaskReadError(f"{path.name}: unreadable image ({type(exc).__name__}: {exc})") from None
+        raise MaskReadError(f"{_label(path)}: unreadable image ({type(exc).__name__}: {exc})") from None
     width, height = im.size
     try:
-        _check_size(path.name, height, width, expected, max_pixels)
+        _check_size(_label(path), height, width, expected, max_pixels)
     except MaskReadError:
         im.close()
         raise
@@ -101,9 +110,9 @@ def _decode(im: Image.Image, path: Path, mode: str | None) -> NDArray[np.generic
             out = im.convert(mode) if mode is not None and im.mode != mode else im
             arr = np.asarray(out)
     except MemoryError:
-        raise MaskReadError(f"{path.name}: out of memory while decoding") from None
+        raise MaskReadError(f"{_label(path)}: out of memory while decoding") from None
     except Exception as exc:  # noqa: BLE001  truncated data, bad CRC, ...
-        raise MaskReadError(f"{path.name}: cannot decode ({type(exc).__name__}: {exc})") from None
+        raise MaskReadError(f"{_label(path)}: cannot decode ({type(exc).__name__}: {exc})") from None
     return arr
 
 
@@ -114,8 +123,8 @@ def read_system_mask(
     p = Path(path)
     sig = _signature(p)
     if not sig.startswith(_PNG):
-        raise MaskReadError(f"{p.name}: not a PNG file")
-    _png_header(sig, p.name, expected, max_pixels)
+        raise MaskReadError(f"{_label(p)}: not a PNG file")
+    _png_header(sig, _label(p), expected, max_pixels)
     im = _open(p, expected, max_pixels)
     if im.mode in ("I", "I;16", "I;16B", "I;16L", "F"):
         # a 16-bit PNG: cv2.imread(IMREAD_GRAYSCALE) keeps the high byte
@@ -131,7 +140,7 @@ def read_colour_reference(
     p = Path(path)
     sig = _signature(p)
     if sig.startswith(_PNG):
-        _png_header(sig, p.name, expected, max_pixels)
+        _png_header(sig, _label(p), expected, max_pixels)
     im = _open(p, expected, max_pixels)
     rgb = _decode(im, p, "RGB")
     return np.ascontiguousarray(rgb[:, :, ::-1], dtype=np.uint8)
@@ -164,24 +173,24 @@ def read_bitplanes(
             jp2 = glymur.Jp2k(str(p))
             height, width = int(jp2.shape[0]), int(jp2.shape[1])
         except Exception as exc:  # noqa: BLE001  glymur raises many types
-            raise MaskReadError(f"{p.name}: unreadable JPEG 2000 ({type(exc).__name__}: {exc})") from None
-        _check_size(p.name, height, width, expected, max_pixels)
+            raise MaskReadError(f"{_label(p)}: unreadable JPEG 2000 ({type(exc).__name__}: {exc})") from None
+        _check_size(_label(p), height, width, expected, max_pixels)
         try:
             arr = np.asarray(jp2[:])
         except Exception as exc:  # noqa: BLE001  glymur raises many types
-            raise MaskReadError(f"{p.name}: cannot decode ({type(exc).__name__}: {exc})") from None
+            raise MaskReadError(f"{_label(p)}: cannot decode ({type(exc).__name__}: {exc})") from None
     else:
         if not (sig.startswith(_PNG) or sig.startswith(_JP2)):
-            raise MaskReadError(f"{p.name}: neither JPEG 2000 nor PNG")
+            raise MaskReadError(f"{_label(p)}: neither JPEG 2000 nor PNG")
         if sig.startswith(_PNG):
-            _png_header(sig, p.name, expected, max_pixels)
+            _png_header(sig, _label(p), expected, max_pixels)
         arr = _decode(_open(p, expected, max_pixels), p, None)
     if arr.dtype.kind == "b":
         arr = arr.astype(np.uint8)
     if arr.dtype.kind == "i":
         if arr.size and int(arr.min()) < 0:
-            raise MaskReadError(f"{p.name}: negative values in a bit-plane mask")
+            raise MaskReadError(f"{_label(p)}: negative values in a bit-plane mask")
         arr = arr.astype(np.uint32 if arr.dtype.itemsize > 2 else np.uint16)
     if arr.dtype.kind != "u" or arr.ndim not in (2, 3):
-        raise MaskReadError(f"{p.name}: bit planes must be unsigned integers, (H, W) or (H, W, L) (got {arr.dtype} {arr.shape})")
+        raise MaskReadError(f"{_label(p)}: bit planes must be unsigned integers, (H, W) or (H, W, L) (got {arr.dtype} {arr.shape})")
     return arr

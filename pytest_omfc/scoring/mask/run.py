@@ -171,8 +171,19 @@ def _bit_capacity(planes: np.ndarray) -> int:
     return 8 * planes.dtype.itemsize * (planes.shape[2] if planes.ndim == 3 else 1)
 
 
+def _one_line(reason: str, width: int = 300) -> str:
+    """A reason fit for one line: non-printable characters escaped, at most ``width`` characters."""
+    text = reason if reason.isprintable() else reason.encode("unicode_escape").decode("ascii")
+    return text if len(text) <= width else f"{text[: width - 30]}... ({len(text)} chars)"
+
+
 def _score_job(job: _Job) -> tuple[MaskScore | None, str | None]:
     """Score one side: ``(score, None)``, or ``(None, reason)`` when it cannot be scored.  Never raises."""
+    score, reason = _score_job_raw(job)
+    return score, None if reason is None else _one_line(reason)
+
+
+def _score_job_raw(job: _Job) -> tuple[MaskScore | None, str | None]:
     if job.error is not None:
         return None, job.error
     if job.ref is None:
