@@ -383,3 +383,38 @@ def test_a_hostile_mask_name_gives_a_one_line_bounded_reason(tmp_path: Path) -> 
     reason = row(d.score(), "a")["NotScoredReason"]
     assert reason.isprintable() and len(reason) <= 300
     assert reason.startswith("x\\u2028x\\u2028") and "file not found" not in reason[:10]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: [r.pop("OutputProbeMaskFileName") for r in d.sys],
+         r"system output lacks column\(s\) \['OutputProbeMaskFileName'\]"),
+        (lambda d: d.sys.append(dict(d.sys[0])), r"system output lists 2 rows for repeated trials, e.g. \['a'\]"),
+        (lambda d: [r.pop("IsTarget") for r in d.ref], r"reference lacks column\(s\) \['IsTarget'\]"),
+    ],
+    ids=["no-mask-column", "duplicate-rows", "no-IsTarget"],
+)
+def test_unusable_tables_are_scoring_errors_naming_the_cause(tmp_path: Path, change: Any, message: str) -> None:
+    d = Data(tmp_path)
+    d.trial("a")
+    change(d)
+    with pytest.raises(ScoringError, match=message):
+        d.score()
+
+
+def test_a_binary_system_file_is_a_scoring_error(tmp_path: Path) -> None:
+    d = Data(tmp_path)
+    d.trial("a")
+    d.score()  # writes the tables
+    (tmp_path / "sys" / "sys.csv").write_bytes(b"\x00\xff" * 1000)
+    with pytest.raises(ScoringError):
+        score_masks(tmp_path / "index.csv", tmp_path / "ref.csv", tmp_path / "sys" / "sys.csv", ref_dir=tmp_path)
+
+
+def test_sbin_minus_ten_is_off(tmp_path: Path) -> None:
+    d = Data(tmp_path)
+    d.trial("a")
+    agg = d.score(sbin=-10).results[0].aggregate
+    assert agg["ActualMCC"] is None and agg["MaximumThreshold"] is None
+    assert d.score(sbin=0).results[0].aggregate["ActualMCC"] == 1.0

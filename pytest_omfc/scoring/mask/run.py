@@ -342,6 +342,8 @@ def score_masks(
         if unknown:
             raise ScoringError(f"unknown mask scoring option(s) {unknown}")
         opts = MaskOptions(**{**opts.__dict__, **overrides})
+    if opts.sbin == -10:  # MediScore's "off" value
+        opts = MaskOptions(**{**opts.__dict__, "sbin": None})
     _check_options(opts, task)
     kinds = [k for k, v in (("q", query), ("qp", query_partition), ("qm", query_manipulation)) if v]
     if len(kinds) > 1:
