@@ -1,0 +1,196 @@
+"""Reading mask files for the mask scorer (METRICS.md 2.2), with bounded memory and typed failures.
+
+* :func:`read_system_mask`: the system's grey mask (MediScore ``cv2.imread(path, IMREAD_GRAYSCALE)``).
+  RGB PNGs are converted with Pillow's ``convert('L')`` (ITU-R 601 integer weights), which
+  reproduces every RGB case of the conformance data (step 1).
+* :func:`read_colour_reference`: a colour reference as ``cv2.imread(path, IMREAD_COLOR)``, i.e.
+  (H, W, 3) **BGR**; grey PNGs are replicated.
+* :func:`read_bitplanes`: a ``--jpeg2000`` bit-plane reference, (H, W) or (H, W, L) unsigned
+  integers, through glymur when an OpenJPEG >= 2.4 is loadable, else Pillow's bundled OpenJPEG
+  (the same arrays).  Files are recognised by their signature, not their name: two ``*.bpm.jp2``
+  files of the conformance data are PNGs.
+
+Every failure is a :class:`MaskReadError` whose message is the per-trial reason ("not a PNG",
+"size 10x20 differs from the reference's 30x40", ...).  The header is checked before any pixel
+is decoded: a mask whose declared size differs from the expected one, or that declares more
+pixels than ``max_pixels``, is refused without allocating it (a decompression bomb costs nothing).
+"""
+
+from __future__ import annotations
+
+import struct
+import warnings
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+from PIL import Image
+
+__all__ = [
+    "MAX_PIXELS",
+    "MaskReadError",
+    "glymur_usable",
+    "read_bitplanes",
+    "read_colour_reference",
+    "read_system_mask",
+]
+
+#: largest mask accepted (pixels): 2.5 x an 8K x 8K image; MediFor probes are far smaller
+MAX_PIXELS = 160_000_000
+
+_PNG = b"\x89PNG\r\n\x1a\n"
+_JP2 = (b"\x00\x00\x00\x0cjP  \r\n\x87\n", b"\xff\x4f\xff\x51")  # JP2 box, raw codestream
+
+
+class MaskReadError(Exception):
+    """A mask cannot be used; ``str(err)`` is the reason given for the trial."""
+
+
+def _label(path: Path | str, width: int = 80) -> str:
+    """A file name (or a str as is) fit for a one-line reason: non-printable characters escaped, long names cut."""
+    text = path if isinstance(path, str) else (path.name or str(path))
+    if text.isprintable() and len(text) <= width:
+        return text
+    esc = text.encode("unicode_escape").decode("ascii")
+    return esc if len(esc) <= width else f"{esc[: width - 20]}...({len(text)} chars)"
+
+
+def _signature(path: Path) -> bytes:
+    """The first 24 bytes: the signature, and for a PNG its IHDR width and height."""
+    try:
+        with path.open("rb") as fh:
+            return fh.read(24)
+    except FileNotFoundError:
+        raise MaskReadError(f"{_label(path)}: file not found (in {_label(str(path.parent), 120)})") from None
+    except IsADirectoryError:
+        raise MaskReadError(f"{_label(path)}: is a directory, not a mask file") from None
+    except OSError as exc:
+        raise MaskReadError(f"{_label(path)}: cannot open ({exc.strerror or exc})") from None
+
+
+def _check_size(name: str, height: int, width: int, expected: tuple[int, int] | None, max_pixels: int) -> None:
+    if width * height > max_pixels:
+        raise MaskReadError(f"{name}: declared size {height}x{width} (HxW) exceeds {max_pixels} pixels")
+    if expected is not None and (height, width) != expected:
+        raise MaskReadError(
+            f"{name}: size {height}x{width} (HxW) differs from the reference's {expected[0]}x{expected[1]}"
+        )
+
+
+def _png_header(sig: bytes, name: str, expected: tuple[int, int] | None, max_pixels: int) -> None:
+    """Check a PNG's IHDR size before Pillow parses anything (so a bomb's message names its size)."""
+    if len(sig) >= 24 and sig[12:16] == b"IHDR":
+        width, height = struct.unpack(">II", sig[16:24])
+        _check_size(name, height, width, expected, max_pixels)
+
+
+def _open(path: Path, expected: tuple[int, int] | None, max_pixels: int) -> Image.Image:
+    """Open lazily (header only) and check the declared size before decoding."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # max_pixels decides below
+            im = Image.open(path)
+    except Image.DecompressionBombError as exc:
+        raise MaskReadError(f"{_label(path)}: declared size is a decompression bomb ({exc})") from None
+    except Exception as exc:  # noqa: BLE001  Pillow raises UnidentifiedImageError, SyntaxError, struct.error, ...
+        raise MaskReadError(f"{_label(path)}: unreadable image ({type(exc).__name__}: {exc})") from None
+    width, height = im.size
+    try:
+        _check_size(_label(path), height, width, expected, max_pixels)
+    except MaskReadError:
+        im.close()
+        raise
+    return im
+
+
+def _decode(im: Image.Image, path: Path, mode: str | None) -> NDArray[np.generic]:
+    try:
+        with im, warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            out = im.convert(mode) if mode is not None and im.mode != mode else im
+            arr = np.asarray(out)
+    except MemoryError:
+        raise MaskReadError(f"{_label(path)}: out of memory while decoding") from None
+    except Exception as exc:  # noqa: BLE001  truncated data, bad CRC, ...
+        raise MaskReadError(f"{_label(path)}: cannot decode ({type(exc).__name__}: {exc})") from None
+    return arr
+
+
+def read_system_mask(
+    path: str | Path, expected: tuple[int, int] | None = None, *, max_pixels: int = MAX_PIXELS
+) -> NDArray[np.uint8]:
+    """The system mask as uint8 grey (H, W); it must be a PNG (MASK-02, MASK-04) of shape ``expected``."""
+    p = Path(path)
+    sig = _signature(p)
+    if not sig.startswith(_PNG):
+        raise MaskReadError(f"{_label(p)}: not a PNG file")
+    _png_header(sig, _label(p), expected, max_pixels)
+    im = _open(p, expected, max_pixels)
+    if im.mode in ("I", "I;16", "I;16B", "I;16L", "F"):
+        # a 16-bit PNG: cv2.imread(IMREAD_GRAYSCALE) keeps the high byte
+        arr = _decode(im, p, None).astype(np.uint32)
+        return (arr >> 8).astype(np.uint8)
+    return np.ascontiguousarray(_decode(im, p, "L"), dtype=np.uint8)
+
+
+def read_colour_reference(
+    path: str | Path, expected: tuple[int, int] | None = None, *, max_pixels: int = MAX_PIXELS
+) -> NDArray[np.uint8]:
+    """A colour reference mask as (H, W, 3) BGR uint8 (``cv2.imread(path, IMREAD_COLOR)``)."""
+    p = Path(path)
+    sig = _signature(p)
+    if sig.startswith(_PNG):
+        _png_header(sig, _label(p), expected, max_pixels)
+    im = _open(p, expected, max_pixels)
+    rgb = _decode(im, p, "RGB")
+    return np.ascontiguousarray(rgb[:, :, ::-1], dtype=np.uint8)
+
+
+def glymur_usable() -> bool:
+    """True when glymur can decode JPEG 2000, i.e. it found an OpenJPEG >= 2.4."""
+    try:
+        import glymur  # type: ignore[import-untyped]
+    except Exception:  # noqa: BLE001  a broken glymur install means "not usable"
+        return False
+    version = getattr(getattr(glymur, "version", None), "openjpeg_version", "0.0.0") or "0.0.0"
+    try:
+        parts = tuple(int(x) for x in str(version).split(".")[:2])
+    except ValueError:
+        return False
+    return parts >= (2, 4)
+
+
+def read_bitplanes(
+    path: str | Path, expected: tuple[int, int] | None = None, *, max_pixels: int = MAX_PIXELS
+) -> NDArray[np.unsignedinteger]:
+    """A bit-plane reference (``ProbeBitPlaneMaskFileName``) as (H, W) or (H, W, L) unsigned integers."""
+    p = Path(path)
+    sig = _signature(p)
+    if sig.startswith(_JP2) and glymur_usable():
+        import glymur  # type: ignore[import-untyped]
+
+        try:
+            jp2 = glymur.Jp2k(str(p))
+            height, width = int(jp2.shape[0]), int(jp2.shape[1])
+        except Exception as exc:  # noqa: BLE001  glymur raises many types
+            raise MaskReadError(f"{_label(p)}: unreadable JPEG 2000 ({type(exc).__name__}: {exc})") from None
+        _check_size(_label(p), height, width, expected, max_pixels)
+        try:
+            arr = np.asarray(jp2[:])
+        except Exception as exc:  # noqa: BLE001  glymur raises many types
+            raise MaskReadError(f"{_label(p)}: cannot decode ({type(exc).__name__}: {exc})") from None
+    else:
+        if not (sig.startswith(_PNG) or sig.startswith(_JP2)):
+            raise MaskReadError(f"{_label(p)}: neither JPEG 2000 nor PNG")
+        if sig.startswith(_PNG):
+            _png_header(sig, _label(p), expected, max_pixels)
+        arr = _decode(_open(p, expected, max_pixels), p, None)
+    if arr.dtype.kind == "b":
+        arr = arr.astype(np.uint8)
+    if arr.dtype.kind == "i":
+        if arr.size and int(arr.min()) < 0:
+            raise MaskReadError(f"{_label(p)}: negative values in a bit-plane mask")
+        arr = arr.astype(np.uint32 if arr.dtype.itemsize > 2 else np.uint16)
+    if arr.dtype.kind != "u" or arr.ndim not in (2, 3):
+        raise MaskReadError(f"{_label(p)}: bit planes must be unsigned integers, (H, W) or (H, W, L) (got {arr.dtype} {arr.shape})")
+    return arr

@@ -1,0 +1,658 @@
+"""End-to-end mask scoring, pytest-free: :func:`score_masks` is MediScore's MaskScorer (METRICS.md 2).
+
+Pipeline (section numbers of METRICS.md 2):
+
+1. 2.1 merge ``reference LEFT JOIN system`` on ProbeFileID (+ DonorFileID for splice); opt-out
+   bookkeeping (TRR, totalTrials, totalOptIn, totalOptOut) before anything is removed; ``optout``
+   removes opted-out rows; ``IsTarget=='Y'`` only.  A target without a system row is scored with a
+   white mask; ``FailedValidation`` blanks the mask name (white mask too).
+2. 2.1 step 4 / 2.3 journal selection (:mod:`.journal`); ``query_manipulation`` (``-qm``) scores each
+   query separately.
+3. 2.2-2.8 every mask side is read and scored by :func:`_score_job` (a pure function of file paths
+   and options, so that ``jobs > 1`` scores in a process pool with only paths crossing processes).
+   A bad mask (missing, unreadable, not a PNG, wrong size, a bit plane the file does not hold) makes
+   that side "not scored" with a reason; the run goes on.
+4. 2.7 Maximum and Actual (``sbin``), Pixel/MaskAverageAUC over the scored masks of the run.
+5. 2.9/2.10 ``query`` (``-q``) and ``query_partition`` (``-qp``) filter the per-image table, then means
+   (skipna), stddev (ddof=1, blank for one value), OptimumThreshold mean truncated by ``int()``.
+
+Results are frozen dataclasses: :class:`MaskReport` -> :class:`MaskRun` (one per ``-qm`` query, or one)
+-> :class:`MaskResult` (one per ``-q`` query / ``-qp`` partition, or "Full").  Aggregates use
+MediScore's column names (``p``/``d`` prefixes for splice), None where MediScore prints a blank.
+Values are not rounded (MediScore rounds to ``--precision`` significant digits when printing).
+
+Input errors that stop the whole run (unreadable CSV, missing key columns, a query naming an unknown
+column, bad options) raise :class:`~pytest_omfc.scoring.merge.ScoringError`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ...paths import resolve_inside
+from ..merge import (
+    QueryKind,
+    ScoringError,
+    partition_query,
+    read_table,
+    select_query,
+    typed_frame,
+)
+from .aggregate import mask_average_auc, maximum, pixel_average_auc
+from .engine import (
+    MaskScore,
+    ThresholdMetrics,
+    bitplane_reference,
+    colour_reference,
+    score_mask,
+)
+from .io import (
+    MAX_PIXELS,
+    MaskReadError,
+    read_bitplanes,
+    read_colour_reference,
+    read_system_mask,
+)
+from .journal import Journal, load_journal
+from .morphology import kernel
+
+__all__ = ["MaskOptions", "MaskReport", "MaskResult", "MaskRun", "score_masks"]
+
+MaskTask = Literal["manipulation", "splice"]
+MaskConvention = Literal["mediscore", "plan"]
+SideMode = Literal["manipulation", "splice_probe", "splice_donor", "bitplane"]
+
+#: IsOptOut / ProbeStatus values that opt a trial out of localization (METRICS.md 2.1 step 2)
+_OPTOUT_ISOPTOUT = frozenset({"Y", "Localization"})
+_OPTOUT_STATUS = frozenset({"OptOutAll", "OptOutLocalization"})
+
+#: per-mask metric columns averaged in the aggregate (without prefix); OptimumThreshold first
+_MEAN_COLUMNS = (
+    "OptimumThreshold", "OptimumNMM", "OptimumMCC", "OptimumBWL1", "GWL1", "AUC", "EER",
+    "MaximumNMM", "MaximumMCC", "MaximumBWL1", "ActualNMM", "ActualMCC", "ActualBWL1",
+    "OptimumF1", "OptimumIoU", "MaximumF1", "MaximumIoU", "ActualF1", "ActualIoU",
+)
+
+
+@dataclass(frozen=True)
+class MaskOptions:
+    """MaskScorer's options (METRICS.md 2.0); defaults are MediScore's.
+
+    ``ntdks=None`` means 15 (MediScore) or 11 (``convention="plan"``: MFC19 "dilation with a kernel of
+    11 pixels"); splice always uses 0.  ``sbin=None`` (MediScore's -10) means no Maximum/Actual.
+    ``convention="plan"`` also scores a missing system mask MCC -1 (RULES.md MASK-01, OpenMFC 6.3)
+    instead of MediScore's 0 (METRICS.md 7.1).
+    """
+
+    kernel: str = "box"
+    eks: int = 15
+    dks: int = 11
+    ntdks: int | None = None
+    sbin: int | None = None
+    nspx: int = -1
+    pppns: bool = False
+    optout: bool = False
+    jpeg2000: Literal["auto", "yes", "no"] = "auto"
+    index_filter: bool = False
+    convention: MaskConvention = "mediscore"
+    jobs: int = 1
+    max_pixels: int = MAX_PIXELS
+
+
+@dataclass(frozen=True)
+class MaskResult:
+    """Aggregates of one query (or "Full"): MediScore's columns, ``stddev`` with the same metric keys."""
+
+    query: str | None  # None: the full set
+    kind: QueryKind
+    aggregate: Mapping[str, float | int | str | None]
+    stddev: Mapping[str, float | None]
+    n_rows: int  # per-image rows selected by the query
+
+
+@dataclass(frozen=True)
+class MaskRun:
+    """One scoring pass: the whole selection, or one ``-qm`` query (MediScore's ``index_<k>``)."""
+
+    query_manipulation: str | None
+    perimage: pd.DataFrame
+    journal: pd.DataFrame | None
+    results: tuple[MaskResult, ...]
+    not_scored: tuple[tuple[str, str], ...]  # (trial, reason) of every side that could not be scored
+
+
+@dataclass(frozen=True)
+class MaskReport:
+    """Everything :func:`score_masks` computed."""
+
+    task: MaskTask
+    options: MaskOptions
+    runs: tuple[MaskRun, ...]
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def results(self) -> tuple[MaskResult, ...]:
+        return tuple(r for run in self.runs for r in run.results)
+
+
+# --- one mask side -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Job:
+    """Everything needed to score one mask side; only paths and small tuples (sent to workers)."""
+
+    mode: SideMode
+    ref: str | None  # None: white reference (not scored)
+    sys: str | None  # None: white system mask (missing row, empty name, FailedValidation)
+    selected: tuple[str, ...] | None = None  # colours (manipulation colour mode)
+    listed: tuple[str, ...] = ()  # bit planes (bitplane mode)
+    evaluated: tuple[str, ...] = ()
+    nspx: str = "-1"
+    kernel: str = "box"
+    eks: int = 15
+    dks: int = 11
+    ntdks: int = 15
+    sbin: int | None = None
+    max_pixels: int = MAX_PIXELS
+    error: str | None = None  # a reason known before reading (unsafe path, ...)
+
+
+def _bit_capacity(planes: np.ndarray) -> int:
+    return 8 * planes.dtype.itemsize * (planes.shape[2] if planes.ndim == 3 else 1)
+
+
+def _one_line(reason: str, width: int = 300) -> str:
+    """A reason fit for one line: non-printable characters escaped, at most ``width`` characters."""
+    text = reason if reason.isprintable() else reason.encode("unicode_escape").decode("ascii")
+    return text if len(text) <= width else f"{text[: width - 30]}... ({len(text)} chars)"
+
+
+def _score_job(job: _Job) -> tuple[MaskScore | None, str | None]:
+    """Score one side: ``(score, None)``, or ``(None, reason)`` when it cannot be scored.  Never raises."""
+    score, reason = _score_job_raw(job)
+    return score, None if reason is None else _one_line(reason)
+
+
+def _score_job_raw(job: _Job) -> tuple[MaskScore | None, str | None]:
+    if job.error is not None:
+        return None, job.error
+    if job.ref is None:
+        return MaskScore(scored=False), "no reference mask (white reference: no region to score)"
+    try:
+        if job.mode == "bitplane":
+            planes = read_bitplanes(job.ref, max_pixels=job.max_pixels)
+            bits = [int(b) for b in job.listed if b not in ("", "None")]
+            cap = _bit_capacity(planes)
+            above = [b for b in bits if b > cap]
+            if above:
+                return None, f"BitPlane {max(above)} is above the {cap} bit planes {Path(job.ref).name} holds"
+            reference = bitplane_reference(planes, job.listed, job.evaluated)
+        else:
+            image = read_colour_reference(job.ref, max_pixels=job.max_pixels)
+            reference = colour_reference(image, job.selected, mode=job.mode)
+        if not reference.scoreable:
+            return MaskScore(scored=False), "no selected region in the reference mask"
+        shape = (int(reference.bw.shape[0]), int(reference.bw.shape[1]))
+        system = None if job.sys is None else read_system_mask(job.sys, shape, max_pixels=job.max_pixels)
+        score = score_mask(
+            reference.bw, system, unselected=reference.unselected, eks=job.eks, dks=job.dks, ntdks=job.ntdks,
+            kernel_shape=job.kernel, no_score_value=job.nspx, actual_threshold=job.sbin,
+        )
+        return score, None
+    except MaskReadError as exc:
+        return None, str(exc)
+    except (ValueError, TypeError) as exc:  # journal values the engine refuses (bad colour, bit plane, nspx)
+        return None, f"{type(exc).__name__}: {exc}"
+    except MemoryError:
+        return None, "out of memory while scoring this mask"
+    except Exception as exc:  # noqa: BLE001  never let one mask abort the run
+        return None, f"unexpected {type(exc).__name__}: {exc}"
+
+
+def _run_jobs(jobs: Sequence[_Job], workers: int) -> list[tuple[MaskScore | None, str | None]]:
+    """Score distinct jobs once, in input order; in a process pool when ``workers > 1``."""
+    unique = list(dict.fromkeys(jobs))
+    if workers > 1 and len(unique) > 1:
+        with ProcessPoolExecutor(max_workers=min(workers, len(unique))) as pool:
+            done = list(pool.map(_score_job, unique, chunksize=1))
+    else:
+        done = [_score_job(j) for j in unique]
+    by_job = dict(zip(unique, done, strict=True))
+    return [by_job[j] for j in jobs]
+
+
+# --- inputs --------------------------------------------------------------------------------------
+
+
+def _frame(obj: str | Path | pd.DataFrame, what: str) -> pd.DataFrame:
+    if isinstance(obj, pd.DataFrame):
+        return obj.astype(object).where(obj.notna(), "").astype(str).reset_index(drop=True)
+    return read_table(obj, what)
+
+
+def _require(df: pd.DataFrame, cols: Sequence[str], what: str) -> None:
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise ScoringError(f"{what} lacks column(s) {missing}; it has {list(df.columns)}")
+
+
+def _check_options(opts: MaskOptions, task: str) -> None:
+    try:
+        kernel(opts.kernel, 1)
+        for name in ("eks", "dks"):
+            kernel(opts.kernel, getattr(opts, name))
+        if opts.ntdks is not None:
+            kernel(opts.kernel, opts.ntdks)
+    except (ValueError, TypeError) as exc:
+        raise ScoringError(f"bad mask scoring option: {exc}") from None
+    if opts.sbin is not None and not -1 <= opts.sbin <= 255:
+        raise ScoringError(f"sbin must be in [-1, 255] or None (got {opts.sbin})")
+    if opts.jpeg2000 not in ("auto", "yes", "no"):
+        raise ScoringError(f"jpeg2000 must be auto, yes or no (got {opts.jpeg2000!r})")
+    if task not in ("manipulation", "splice"):
+        raise ScoringError(f"mask task must be manipulation or splice (got {task!r})")
+    if opts.jobs < 1:
+        raise ScoringError(f"jobs must be >= 1 (got {opts.jobs})")
+
+
+def _query_list(q: str | Sequence[str] | None) -> list[str]:
+    if q is None:
+        return []
+    return [q] if isinstance(q, str) else list(q)
+
+
+def _path(root: Path | None, name: str, what: str) -> tuple[str | None, str | None]:
+    """(path, None) or (None, reason) for a mask name relative to ``root`` (paths.resolve_inside)."""
+    base = root if root is not None else Path(".")
+    path, why = resolve_inside(base, name)
+    if path is None:
+        return None, f"{what} {name!r} {why}"
+    return str(path), None
+
+
+# --- aggregation ---------------------------------------------------------------------------------
+
+
+def _num(x: Any) -> float | None:
+    if x is None:
+        return None
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(v) else v
+
+
+def _means(rows: pd.DataFrame, prefix: str) -> tuple[dict[str, float | int | None], dict[str, float | None]]:
+    """skipna means and ddof=1 stddevs of the per-mask metrics; OptimumThreshold mean truncated by int()."""
+    agg: dict[str, float | int | None] = {}
+    std: dict[str, float | None] = {}
+    for base in _MEAN_COLUMNS:
+        col = prefix + base
+        if col not in rows.columns or rows.empty:
+            agg[col] = std[col] = None
+            continue
+        values = pd.to_numeric(rows[col], errors="coerce")
+        mean = _num(values.mean(skipna=True)) if len(values) else None
+        agg[col] = int(mean) if base == "OptimumThreshold" and mean is not None else mean
+        std[col] = _num(values.std(skipna=True, ddof=1)) if values.notna().sum() > 1 else None
+    return agg, std
+
+
+# --- the scorer ----------------------------------------------------------------------------------
+
+
+def score_masks(
+    index: str | Path | pd.DataFrame,
+    reference: str | Path | pd.DataFrame,
+    system: str | Path | pd.DataFrame,
+    *,
+    task: MaskTask = "manipulation",
+    sys_dir: str | Path | None = None,
+    ref_dir: str | Path | None = None,
+    query: str | Sequence[str] | None = None,
+    query_partition: str | None = None,
+    query_manipulation: str | Sequence[str] | None = None,
+    journal_reference: str | Path | None = None,
+    options: MaskOptions | None = None,
+    **overrides: Any,
+) -> MaskReport:
+    """Score localization masks as MediScore's MaskScorer (METRICS.md 2).
+
+    ``index``, ``reference``, ``system``: pipe-separated CSV paths or string DataFrames.  Mask names are
+    resolved inside ``ref_dir`` (reference masks) and ``sys_dir`` (system masks; default: the system
+    CSV's folder).  The journal tables are looked up beside ``reference`` (or ``journal_reference``
+    when the reference is a DataFrame).  ``query``/``query_partition``/``query_manipulation`` are
+    ``-q``/``-qp``/``-qm`` (pandas query syntax; at most one kind).  Options: a :class:`MaskOptions`
+    and/or its fields as keywords (``sbin=128``, ``optout=True``, ``jobs=4``...).
+    """
+    opts = options or MaskOptions()
+    if overrides:
+        unknown = sorted(set(overrides) - set(MaskOptions.__dataclass_fields__))
+        if unknown:
+            raise ScoringError(f"unknown mask scoring option(s) {unknown}")
+        opts = MaskOptions(**{**opts.__dict__, **overrides})
+    if opts.sbin == -10:  # MediScore's "off" value
+        opts = MaskOptions(**{**opts.__dict__, "sbin": None})
+    _check_options(opts, task)
+    kinds = [k for k, v in (("q", query), ("qp", query_partition), ("qm", query_manipulation)) if v]
+    if len(kinds) > 1:
+        raise ScoringError(f"query, query_partition and query_manipulation are mutually exclusive (got {kinds})")
+    splice = task == "splice"
+    key = ["ProbeFileID", "DonorFileID"] if splice else ["ProbeFileID"]
+    sides = ("p", "d") if splice else ("",)
+
+    ref_df = _frame(reference, "reference")
+    sys_df = _frame(system, "system output")
+    idx_df = _frame(index, "index")
+    if sys_dir is None and not isinstance(system, pd.DataFrame):
+        sys_dir = Path(system).parent
+    sys_root = Path(sys_dir) if sys_dir is not None else None
+    ref_root = Path(ref_dir) if ref_dir is not None else None
+
+    bitplane = False
+    if not splice:
+        has_bp = "ProbeBitPlaneMaskFileName" in ref_df.columns
+        bitplane = opts.jpeg2000 == "yes" or (opts.jpeg2000 == "auto" and has_bp)
+        if bitplane and not has_bp:
+            raise ScoringError("jpeg2000='yes' needs the reference column ProbeBitPlaneMaskFileName")
+    ref_cols = {
+        "": "ProbeBitPlaneMaskFileName" if bitplane else "ProbeMaskFileName",
+        "p": "BinaryProbeMaskFileName",
+        "d": "DonorMaskFileName",
+    }
+    sys_cols = {"": "OutputProbeMaskFileName", "p": "OutputProbeMaskFileName", "d": "OutputDonorMaskFileName"}
+    _require(ref_df, [*key, "IsTarget", *(ref_cols[s] for s in sides)], "reference")
+    _require(sys_df, [*key, *(sys_cols[s] for s in sides)], "system output")
+    _require(idx_df, key, "index")
+    dup = sys_df.duplicated(subset=key, keep=False)
+    if dup.any():
+        shown = sys_df.loc[dup, key].drop_duplicates().head(3).astype(str).agg("/".join, axis=1).tolist()
+        raise ScoringError(f"system output lists {int(dup.sum())} rows for repeated trials, e.g. {shown}")
+
+    # 2.1 step 1: merge, empty confidence scores -> minimum system score
+    sys_cols_all = [c for c in sys_df.columns if c not in ref_df.columns or c in key]
+    merged = ref_df.merge(sys_df[sys_cols_all], how="left", on=key, sort=False)
+    merged = merged.astype(object).where(merged.notna(), "")
+    if opts.index_filter:
+        ids = idx_df[key].drop_duplicates()
+        merged = merged.merge(ids, how="inner", on=key, sort=False)
+    if "ConfidenceScore" in merged.columns:
+        scores = pd.to_numeric(merged["ConfidenceScore"].astype(str).str.strip(), errors="coerce")
+        sys_scores = pd.to_numeric(sys_df.get("ConfidenceScore", pd.Series(dtype=str)), errors="coerce")
+        fill = float(sys_scores.min()) if sys_scores.notna().any() else math.nan
+        merged["ConfidenceScore"] = scores.fillna(fill)
+
+    # 2.1 step 2: opt-out bookkeeping, on every trial
+    if "IsOptOut" in merged.columns:
+        opted = merged["IsOptOut"].isin(_OPTOUT_ISOPTOUT)
+    elif "ProbeStatus" in merged.columns:
+        opted = merged["ProbeStatus"].isin(_OPTOUT_STATUS)
+        if splice and "DonorStatus" in merged.columns:
+            opted &= merged["DonorStatus"].isin(_OPTOUT_STATUS)
+    else:
+        opted = pd.Series(False, index=merged.index)
+    total = len(merged)
+    opt_in = int((~opted).sum())
+    bookkeeping: dict[str, float | int | str | None] = {
+        "TRR": opt_in / total if total else None,
+        "totalTrials": total,
+        "totalOptIn": opt_in,
+        "totalOptOut": total - opt_in,
+        "optOutScoring": "Y" if opts.optout else "N",
+    }
+    # FailedValidation blanks the mask name: white mask (2.2)
+    failed = {s: pd.Series(False, index=merged.index) for s in sides}
+    for s in sides:
+        if "IsOptOut" in merged.columns:
+            failed[s] |= merged["IsOptOut"] == "FailedValidation"
+        status = "DonorStatus" if s == "d" else "ProbeStatus"
+        if status in merged.columns:
+            failed[s] |= merged[status] == "FailedValidation"
+    targets_all = merged[merged["IsTarget"] == "Y"]
+    kept = merged[~opted] if opts.optout else merged
+    targets = kept[kept["IsTarget"] == "Y"].reset_index(drop=True)
+    failed = {s: f.loc[kept.index[kept["IsTarget"] == "Y"]].reset_index(drop=True) for s, f in failed.items()}
+    for s, f in failed.items():  # the name is blanked, as MediScore shows it in the per-image table
+        if sys_cols[s] in targets.columns and f.any():
+            targets.loc[f.to_numpy(), sys_cols[s]] = ""
+
+    # 2.1 step 4: journal
+    journal_src = journal_reference if journal_reference is not None else (
+        None if isinstance(reference, pd.DataFrame) else reference
+    )
+    journal = load_journal(journal_src, splice=splice) if journal_src is not None else None
+    if journal is not None:
+        journal = journal.restrict(targets_all, key)
+    if bitplane and journal is None:
+        raise ScoringError("--jpeg2000 bit-plane references need the journal tables beside the reference")
+
+    ntdks = 0 if splice else (opts.ntdks if opts.ntdks is not None else (11 if opts.convention == "plan" else 15))
+    common = {"kernel": opts.kernel, "eks": opts.eks, "dks": opts.dks, "ntdks": ntdks, "sbin": opts.sbin,
+              "max_pixels": opts.max_pixels}
+
+    qm = _query_list(query_manipulation)
+    runs: list[MaskRun] = []
+    qm_runs: list[str | None] = list(qm) if qm else [None]
+    for qm_query in qm_runs:
+        run_journal: Journal | None
+        if qm_query is not None:
+            if journal is None:
+                raise ScoringError("query_manipulation (-qm) needs the journal tables beside the reference")
+            run_journal, chosen = journal.select(targets, qm_query, key)
+            keys = targets[key].astype(str).apply(tuple, axis=1) if len(targets) else pd.Series([], dtype=object)
+            pick = keys.isin(chosen).to_numpy(dtype=bool) if len(targets) else np.zeros(0, dtype=bool)
+        else:
+            run_journal = journal
+            pick = np.ones(len(targets), dtype=bool)
+        trials = targets[pick].reset_index(drop=True)
+        run_failed = {s: f[pick].reset_index(drop=True) for s, f in failed.items()}
+        runs.append(
+            _score_run(
+                trials, run_failed, run_journal, qm_query, splice, bitplane, key, sides, ref_cols, sys_cols,
+                ref_root, sys_root, common, opts, bookkeeping, _query_list(query), query_partition,
+            )
+        )
+    return MaskReport(task=task, options=opts, runs=tuple(runs))
+
+
+def _trial_label(row: Mapping[str, Any], key: Sequence[str]) -> str:
+    return "/".join(str(row[k]) for k in key)
+
+
+def _score_run(
+    trials: pd.DataFrame,
+    failed: Mapping[str, pd.Series],
+    journal: Journal | None,
+    qm_query: str | None,
+    splice: bool,
+    bitplane: bool,
+    key: Sequence[str],
+    sides: Sequence[str],
+    ref_cols: Mapping[str, str],
+    sys_cols: Mapping[str, str],
+    ref_root: Path | None,
+    sys_root: Path | None,
+    common: Mapping[str, Any],
+    opts: MaskOptions,
+    bookkeeping: Mapping[str, float | int | str | None],
+    queries: Sequence[str],
+    query_partition: str | None,
+) -> MaskRun:
+    """Score the selected trials of one run, then aggregate per query."""
+    jobs: list[_Job] = []
+    missing: list[bool] = []
+    colours = journal.colours() if journal is not None and not splice and not bitplane else {}
+    planes = journal.bitplanes() if journal is not None and bitplane else {}
+    for i, row in enumerate(trials.to_dict("records")):
+        for s in sides:
+            ref_name = str(row[ref_cols[s]]).strip()
+            sys_name = "" if failed[s].iloc[i] else str(row.get(sys_cols[s], "")).strip()
+            error: str | None = None
+            ref_path = sys_path = None
+            if ref_name:
+                ref_path, error = _path(ref_root, ref_name, "reference mask")
+            if sys_name and error is None:
+                sys_path, error = _path(sys_root, sys_name, "system mask")
+            px_col = "DonorOptOutPixelValue" if s == "d" else "ProbeOptOutPixelValue"
+            nspx = str(row.get(px_col, "")).strip() if opts.pppns else str(opts.nspx)
+            selected: tuple[str, ...] | None = None
+            listed: tuple[str, ...] = ()
+            evaluated: tuple[str, ...] = ()
+            mode: SideMode
+            if splice:
+                mode = "splice_probe" if s == "p" else "splice_donor"
+            elif bitplane:
+                mode = "bitplane"
+                listed, evaluated = planes.get(str(row["ProbeFileID"]), ((), ()))
+            else:
+                mode = "manipulation"
+                selected = colours.get(str(row["ProbeFileID"]), ()) if journal is not None else None
+            jobs.append(_Job(mode, ref_path, sys_path, selected, listed, evaluated, nspx, error=error, **common))
+            missing.append(sys_path is None and error is None)
+    outcomes = _run_jobs(jobs, opts.jobs)
+
+    # per-image table
+    n = len(trials)
+    columns: dict[str, list[Any]] = {}
+    not_scored: list[tuple[str, str]] = []
+    scores_by_side: dict[str, list[MaskScore | None]] = {s: [] for s in sides}
+    missing_by_side: dict[str, list[bool]] = {s: [] for s in sides}
+    records = trials.to_dict("records")
+    for j, (score, reason) in enumerate(outcomes):
+        i, k = divmod(j, len(sides))
+        side = sides[k]
+        scored = score is not None and score.scored
+        scores_by_side[side].append(score if scored else None)
+        missing_by_side[side].append(missing[j])
+        row = (score or MaskScore(scored=False)).row(side)
+        scored_col = "Scored" if not side else ("ProbeScored" if side == "p" else "DonorScored")
+        row[scored_col] = "Y" if scored else "N"
+        opt = score.optimum if scored and score is not None else None
+        row[f"{side}OptimumF1"] = _num(opt.f1) if opt else None
+        row[f"{side}OptimumIoU"] = _num(opt.iou) if opt else None
+        if opts.sbin is not None:
+            act = score.actual if scored and score is not None else None
+            row[f"{side}ActualThreshold"] = opts.sbin if scored else None
+            row[f"{side}ActualF1"] = _num(act.f1) if act else None
+            row[f"{side}ActualIoU"] = _num(act.iou) if act else None
+        reason_col = "NotScoredReason" if not side else ("ProbeNotScoredReason" if side == "p" else "DonorNotScoredReason")
+        row[reason_col] = "" if scored else (reason or "")
+        if reason is not None and not (score is not None and not score.scored):
+            not_scored.append((_trial_label(records[i], key) + (f" ({'probe' if side == 'p' else 'donor'})" if side else ""), reason))
+        for col, value in row.items():
+            columns.setdefault(col, [None] * n)[i] = value
+
+    extra: dict[str, float | int | None] = {}
+    for side in sides:
+        tables = [sc.table if sc is not None else None for sc in scores_by_side[side]]
+        extra[f"{side}PixelAverageAUC"] = _num(pixel_average_auc(tables))
+        extra[f"{side}MaskAverageAUC"] = _num(mask_average_auc(tables))
+        extra[f"{side}MaximumThreshold"] = None
+        extra[f"{side}ActualThreshold"] = opts.sbin
+        if opts.sbin is not None:
+            mx = maximum(tables)
+            extra[f"{side}MaximumThreshold"] = None if math.isnan(mx.threshold) else int(mx.threshold)
+            for i, m in enumerate(mx.per_mask):
+                vals: ThresholdMetrics | None = m
+                for name in ("NMM", "MCC", "BWL1", "F1", "IoU"):
+                    columns.setdefault(f"{side}Maximum{name}", [None] * n)[i] = _num(getattr(vals, name.lower())) if vals else None
+                for name in ("TP", "TN", "FP", "FN"):
+                    columns.setdefault(f"{side}MaximumPixel{name}", [None] * n)[i] = getattr(vals, name.lower()) if vals else None
+        if opts.convention == "plan":  # RULES.md MASK-01: a missing mask scores MCC -1
+            for i, (sc, miss) in enumerate(zip(scores_by_side[side], missing_by_side[side], strict=True)):
+                if sc is not None and miss:
+                    for prefix in ("Optimum", "Maximum", "Actual"):
+                        col = f"{side}{prefix}MCC"
+                        if col in columns and columns[col][i] is not None:
+                            columns[col][i] = -1.0
+    for side in sides:  # MediScore's per-image table always has the Maximum/Actual columns (blank without sbin)
+        for prefix in ("Maximum", "Actual"):
+            for name in ("NMM", "MCC", "BWL1", "PixelTP", "PixelTN", "PixelFP", "PixelFN"):
+                columns.setdefault(f"{side}{prefix}{name}", [None] * n)
+    metrics = pd.DataFrame(columns, index=range(n)) if n else pd.DataFrame(columns)
+    perimage = pd.concat([trials.reset_index(drop=True), metrics], axis=1)
+
+    scored_cols = ("ProbeScored", "DonorScored") if splice else ("Scored",)
+    scoreable: dict[str, int] = {}
+    if splice:
+        total = int(bookkeeping["totalTrials"] or 0)
+        scoreable["ScoreableProbeTrials"] = total - int((perimage.get("ProbeScored", pd.Series(dtype=str)) == "N").sum())
+        scoreable["ScoreableDonorTrials"] = total - int((perimage.get("DonorScored", pd.Series(dtype=str)) == "N").sum())
+    else:
+        scoreable["ScoreableTrials"] = int((perimage.get("Scored", pd.Series(dtype=str)) == "Y").sum())
+
+    # journal results: rows of not-scoreable sides become 'N' (2.3)
+    journal_out = None
+    if journal is not None:
+        for side in sides:
+            col = "Scored" if not side else ("ProbeScored" if side == "p" else "DonorScored")
+            ev = journal.evaluated[0] if side in ("", "p") else journal.evaluated[-1]
+            if col in perimage.columns:
+                journal = journal.mark_unscored(perimage.loc[perimage[col] == "N", list(key)], ev)
+        journal_out = journal.frame
+
+    # 2.9: queries over the per-image table
+    selections: list[tuple[str | None, QueryKind, pd.DataFrame]] = []
+    if queries or query_partition:
+        qframe = typed_frame(trials.reset_index(drop=True)) if n else trials
+        plist = [(q, "q") for q in queries] if queries else [(q, "qp") for q in partition_query(query_partition or "")]
+        for q, kind in plist:
+            if n == 0:
+                chosen = perimage.iloc[0:0]
+            else:
+                try:
+                    hit = select_query(qframe.assign(_row=np.arange(n)), q, "q", ["_row"])
+                except ScoringError as exc:
+                    raise ScoringError(str(exc).replace("(q)", f"({kind})")) from None
+                chosen = perimage.iloc[hit["_row"].to_numpy()].drop_duplicates(subset=list(key))
+            if kind == "qp" and chosen.empty:
+                continue  # MediScore skips empty partitions
+            selections.append((q, kind, chosen))  # type: ignore[arg-type]
+    else:
+        selections.append((None, "qm" if qm_query is not None else "all", perimage))
+
+    results: list[MaskResult] = []
+    for q_text, kind, rows in selections:
+        if splice:
+            used = rows[(rows.get("ProbeScored") == "Y") | (rows.get("DonorScored") == "Y")] if len(rows) else rows
+            used = used.copy()
+            for side, col in (("p", "ProbeScored"), ("d", "DonorScored")):
+                side_cols = [c for c in used.columns if c.startswith(side) and c[1:] in _MEAN_COLUMNS]
+                used.loc[used[col] != "Y", side_cols] = np.nan
+        else:
+            used = rows[rows["Scored"] == "Y"] if len(rows) else rows
+        agg: dict[str, float | int | str | None] = {}
+        std: dict[str, float | None] = {}
+        for side in sides:
+            a, sd = _means(used, side)
+            if opts.sbin is None:
+                for base in ("MaximumNMM", "MaximumMCC", "MaximumBWL1", "ActualNMM", "ActualMCC", "ActualBWL1",
+                             "MaximumF1", "MaximumIoU", "ActualF1", "ActualIoU"):
+                    a.setdefault(side + base, None)
+                    sd.setdefault(side + base, None)
+            agg.update(a)
+            std.update(sd)
+        for side in sides:
+            for name in ("PixelAverageAUC", "MaskAverageAUC", "MaximumThreshold", "ActualThreshold"):
+                agg[side + name] = extra[side + name]
+        agg.update(bookkeeping)
+        agg.update(scoreable)
+        results.append(MaskResult(q_text if kind != "qm" else qm_query, kind, agg, std, len(rows)))
+    del scored_cols
+    return MaskRun(qm_query, perimage, journal_out, tuple(results), tuple(not_scored))
+
+
+def default_jobs() -> int:
+    """A sensible ``jobs`` value: the CPUs this process may use."""
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
