@@ -39,6 +39,7 @@ from .editions import Task
 from .editions import infer_from_index_name
 from .editions import parse_edition
 from .editions import parse_task
+from .findings import KEEP_FINDINGS
 from .findings import render
 from .models import LAYOUTS
 from .registry import Part
@@ -56,7 +57,7 @@ _OPTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("--omfc-dataset", "omfc_dataset", {"metavar": "ROOT", "help": "top of the data distribution; locates indexes/<...>-<task>-index.csv"}),
     ("--omfc-edition", "omfc_edition", {"metavar": "NAME", "help": "NC2016, NC2017, MFC2018, MFC2019, OpenMFC2020 or OpenMFC2021 (default: from the index name)"}),
     ("--omfc-task", "omfc_task", {"metavar": "TASKID", "help": "IMDL, IGMDL, VMD, VGMD, manipulation(-image), manipulation-video, splice, provenancefiltering, provenance, eventverification, camera (case-insensitive; default: from the index)"}),
-    ("--omfc-max-findings", "omfc_max_findings", {"metavar": "N", "help": "findings shown per failing rule, -1 to 100000 (default 20; -1 for all)"}),
+    ("--omfc-max-findings", "omfc_max_findings", {"metavar": "N", "help": "findings shown per failing rule, -1 to 1000 (default 20; -1 for all kept: at most 1000 per rule and severity, the rest counted)"}),
     ("--omfc-slices", "omfc_slices", {"metavar": "N", "help": "items per file-heavy rule, each covering a slice of the rows, 1 to 64 (default 4)"}),
     ("--omfc-jobs", "omfc_jobs", {"metavar": "N", "help": "processes for file-heavy checks within one item, 0 to 64 (default 0: one per CPU; 1 = none)"}),
     ("--omfc-allow-touching-segments", "omfc_allow_touching_segments", {"action": "store_true", "help": "VSEG-07: intervals may share an endpoint, e.g. [[1,10],[10,20]] (MediScore forbids it)"}),
@@ -83,7 +84,7 @@ def _flag(text: str) -> bool:
 #: finishes collecting, a huge job count starts that many processes, and ``--omfc-max-findings``
 #: below -1 means nothing.  The bounds are in the help texts (the README's option tables).
 INT_BOUNDS: dict[str, tuple[int, int]] = {
-    "omfc_max_findings": (-1, 100_000),
+    "omfc_max_findings": (-1, KEEP_FINDINGS),  # no more are kept (findings.py)
     "omfc_slices": (1, 64),
     "omfc_jobs": (0, 64),
 }
