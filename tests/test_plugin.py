@@ -68,7 +68,7 @@ USAGE = [
     pytest.param(["--omfc-submission", "p-test_1", "--omfc-index", INDEX, "--omfc-task", "splice"],
                  "ERROR: --omfc-task: task SPL is not offered in OpenMFC2020", id="task-not-offered"),
     pytest.param(["--omfc-submission", "p-test_1", "--omfc-index", INDEX, "--omfc-max-findings", "many"],
-                 "ERROR: --omfc-max-findings: must be an integer from -1 to 100000 (got 'many')", id="bad-number"),
+                 "ERROR: --omfc-max-findings: must be an integer from -1 to 1000 (got 'many')", id="bad-number"),
 ]
 
 

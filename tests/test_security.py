@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -215,5 +216,18 @@ def test_plain_pytest_still_runs_an_honest_check(hostile):
     """No hostile file: the plain form runs (the refusal is about files inside the submission or dataset)."""
     before = hostile.frozen()
     res = plain(hostile, "-p", "no:cacheprovider")
+    assert_honest(res, hostile)
+    assert hostile.frozen() == before
+
+
+def test_console_script_is_the_entry_point(hostile):
+    """The installed ``pytest-omfc`` script (pyproject ``[project.scripts]``) runs the isolated check."""
+    script = Path(sysconfig.get_path("scripts")) / "pytest-omfc"
+    if not script.is_file():
+        pytest.skip(f"pytest-omfc is not installed in this environment ({script} is absent): pip install -e .")
+    hostile.sub.joinpath("pytest.ini").write_text(INIS["pytest.ini"])
+    before = hostile.frozen()
+    res = run_capped([str(script), "--omfc-submission", str(hostile.sub), "--omfc-index", str(hostile.index), "-rf"],
+                     cwd=hostile.root)
     assert_honest(res, hostile)
     assert hostile.frozen() == before
