@@ -8,8 +8,10 @@ Pipeline (section numbers of METRICS.md 2):
    white mask; ``FailedValidation`` blanks the mask name (white mask too).
 2. 2.1 step 4 / 2.3 journal selection (:mod:`.journal`); ``query_manipulation`` (``-qm``) scores each
    query separately.
-3. 2.2-2.8 every mask side is read and scored by :func:`_score_job` (a pure function of file paths
-   and options, so that ``jobs > 1`` scores in a process pool with only paths crossing processes).
+3. 2.2-2.8 every mask side is read and scored by :func:`_score_job` (a pure function of absolute file
+   paths and options, so that only paths cross processes): in this process, in a pool of ``jobs``
+   processes, or on dask.distributed (``dask="local"`` or a scheduler address), by
+   :class:`~pytest_omfc.scoring.executors.Executor`, in input order and with identical results.
    A bad mask (missing, unreadable, not a PNG, wrong size, a bit plane the file does not hold) makes
    that side "not scored" with a reason; the run goes on.
 4. 2.7 Maximum and Actual (``sbin``), Pixel/MaskAverageAUC over the scored masks of the run.
@@ -30,7 +32,6 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -39,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from ...paths import resolve_inside
+from ..executors import Executor, check_dask
 from ..merge import (
     QueryKind,
     ScoringError,
@@ -219,14 +221,10 @@ def _score_job_raw(job: _Job) -> tuple[MaskScore | None, str | None]:
         return None, f"unexpected {type(exc).__name__}: {exc}"
 
 
-def _run_jobs(jobs: Sequence[_Job], workers: int) -> list[tuple[MaskScore | None, str | None]]:
-    """Score distinct jobs once, in input order; in a process pool when ``workers > 1``."""
+def _run_jobs(jobs: Sequence[_Job], executor: Executor) -> list[tuple[MaskScore | None, str | None]]:
+    """Score distinct jobs once, in input order, on ``executor`` (local processes or dask, :mod:`..executors`)."""
     unique = list(dict.fromkeys(jobs))
-    if workers > 1 and len(unique) > 1:
-        with ProcessPoolExecutor(max_workers=min(workers, len(unique))) as pool:
-            done = list(pool.map(_score_job, unique, chunksize=1))
-    else:
-        done = [_score_job(j) for j in unique]
+    done = list(executor.map(_score_job, unique))
     by_job = dict(zip(unique, done, strict=True))
     return [by_job[j] for j in jobs]
 
@@ -272,12 +270,12 @@ def _query_list(q: str | Sequence[str] | None) -> list[str]:
 
 
 def _path(root: Path | None, name: str, what: str) -> tuple[str | None, str | None]:
-    """(path, None) or (None, reason) for a mask name relative to ``root`` (paths.resolve_inside)."""
+    """(absolute path, None) or (None, reason) for a mask name relative to ``root`` (paths.resolve_inside)."""
     base = root if root is not None else Path(".")
     path, why = resolve_inside(base, name)
     if path is None:
         return None, f"{what} {name!r} {why}"
-    return str(path), None
+    return str(path.absolute()), None  # absolute: dask workers may run in another directory
 
 
 # --- aggregation ---------------------------------------------------------------------------------
@@ -325,6 +323,8 @@ def score_masks(
     query_manipulation: str | Sequence[str] | None = None,
     journal_reference: str | Path | None = None,
     options: MaskOptions | None = None,
+    dask: str | None = None,
+    dask_timeout: float = 10.0,
     **overrides: Any,
 ) -> MaskReport:
     """Score localization masks as MediScore's MaskScorer (METRICS.md 2).
@@ -335,6 +335,11 @@ def score_masks(
     when the reference is a DataFrame).  ``query``/``query_partition``/``query_manipulation`` are
     ``-q``/``-qp``/``-qm`` (pandas query syntax; at most one kind).  Options: a :class:`MaskOptions`
     and/or its fields as keywords (``sbin=128``, ``optout=True``, ``jobs=4``...).
+
+    ``dask``: None scores on ``jobs`` local processes; ``"local"`` on a dask LocalCluster of ``jobs``
+    workers; any other string is the address of a dask.distributed scheduler (``tcp://host:8786``,
+    reached within ``dask_timeout`` seconds) whose workers see the mask paths (:mod:`..executors`).
+    Results are identical and in the same order on every executor.
     """
     opts = options or MaskOptions()
     if overrides:
@@ -345,6 +350,7 @@ def score_masks(
     if opts.sbin == -10:  # MediScore's "off" value
         opts = MaskOptions(**{**opts.__dict__, "sbin": None})
     _check_options(opts, task)
+    check_dask(dask)
     kinds = [k for k, v in (("q", query), ("qp", query_partition), ("qm", query_manipulation)) if v]
     if len(kinds) > 1:
         raise ScoringError(f"query, query_partition and query_manipulation are mutually exclusive (got {kinds})")
@@ -444,25 +450,27 @@ def score_masks(
     qm = _query_list(query_manipulation)
     runs: list[MaskRun] = []
     qm_runs: list[str | None] = list(qm) if qm else [None]
-    for qm_query in qm_runs:
-        run_journal: Journal | None
-        if qm_query is not None:
-            if journal is None:
-                raise ScoringError("query_manipulation (-qm) needs the journal tables beside the reference")
-            run_journal, chosen = journal.select(targets, qm_query, key)
-            keys = targets[key].astype(str).apply(tuple, axis=1) if len(targets) else pd.Series([], dtype=object)
-            pick = keys.isin(chosen).to_numpy(dtype=bool) if len(targets) else np.zeros(0, dtype=bool)
-        else:
-            run_journal = journal
-            pick = np.ones(len(targets), dtype=bool)
-        trials = targets[pick].reset_index(drop=True)
-        run_failed = {s: f[pick].reset_index(drop=True) for s, f in failed.items()}
-        runs.append(
-            _score_run(
-                trials, run_failed, run_journal, qm_query, splice, bitplane, key, sides, ref_cols, sys_cols,
-                ref_root, sys_root, common, opts, bookkeeping, _query_list(query), query_partition,
+    with Executor(jobs=opts.jobs, dask=dask, connect_timeout=dask_timeout) as executor:  # one cluster per call
+        for qm_query in qm_runs:
+            run_journal: Journal | None
+            if qm_query is not None:
+                if journal is None:
+                    raise ScoringError("query_manipulation (-qm) needs the journal tables beside the reference")
+                run_journal, chosen = journal.select(targets, qm_query, key)
+                keys = targets[key].astype(str).apply(tuple, axis=1) if len(targets) else pd.Series([], dtype=object)
+                pick = keys.isin(chosen).to_numpy(dtype=bool) if len(targets) else np.zeros(0, dtype=bool)
+            else:
+                run_journal = journal
+                pick = np.ones(len(targets), dtype=bool)
+            trials = targets[pick].reset_index(drop=True)
+            run_failed = {s: f[pick].reset_index(drop=True) for s, f in failed.items()}
+            runs.append(
+                _score_run(
+                    trials, run_failed, run_journal, qm_query, splice, bitplane, key, sides, ref_cols, sys_cols,
+                    ref_root, sys_root, common, opts, bookkeeping, _query_list(query), query_partition,
+                    executor=executor,
+                )
             )
-        )
     return MaskReport(task=task, options=opts, runs=tuple(runs))
 
 
@@ -488,6 +496,8 @@ def _score_run(
     bookkeeping: Mapping[str, float | int | str | None],
     queries: Sequence[str],
     query_partition: str | None,
+    *,
+    executor: Executor,
 ) -> MaskRun:
     """Score the selected trials of one run, then aggregate per query."""
     jobs: list[_Job] = []
@@ -520,7 +530,7 @@ def _score_run(
                 selected = colours.get(str(row["ProbeFileID"]), ()) if journal is not None else None
             jobs.append(_Job(mode, ref_path, sys_path, selected, listed, evaluated, nspx, error=error, **common))
             missing.append(sys_path is None and error is None)
-    outcomes = _run_jobs(jobs, opts.jobs)
+    outcomes = _run_jobs(jobs, executor)
 
     # per-image table
     n = len(trials)
