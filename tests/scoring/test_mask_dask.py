@@ -251,15 +251,17 @@ def test_map_ordered_runs_in_order_locally_and_starts_nothing_for_no_items(jobs:
 
 @needs_dask
 def test_map_ordered_on_a_local_cluster_matches_the_builtin_map() -> None:
+    """Also: the LocalCluster's workers run without dask's MALLOC_TRIM_THRESHOLD_ (twice the CPU per mask)."""
     code = f"""
-    import sys
+    import operator, os, sys
     sys.path.insert(0, {str(ROOT)!r})
-    import operator
-    from pytest_omfc.scoring.executors import map_ordered
-    print(list(map_ordered(operator.neg, range(40), jobs=2, dask="local", window=5)) == [-i for i in range(40)])
+    from pytest_omfc.scoring.executors import Executor
+    with Executor(jobs=2, dask="local") as ex:
+        print(list(ex.map(operator.neg, range(40), window=5)) == [-i for i in range(40)])
+        print(list(ex.map(os.getenv, ["MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS"])))
     """
     start = time.monotonic()
     out = run_child(code, timeout=90, cap=CAP)
     assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.splitlines()[-1] == "True"
+    assert out.stdout.splitlines()[-2:] == ["True", "[None, '1']"]
     assert time.monotonic() - start < 60
