@@ -275,3 +275,132 @@ def test_qm_without_journal_fails_with_the_reason(omfc: Any) -> None:
     assert res.outcome("mask[qm1]") == "failed"
     assert res.first_line("mask[qm1]").startswith("score::mask: "), res.text("mask[qm1]")
     assert "Traceback" not in res.text("mask[qm1]")
+
+
+def test_wrong_size_message_as_the_readme_quotes_it(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": REF, "0002": WRONG_SIZE})
+    first = c.run(*NOKERN).first_line("mask")
+    assert first == ("score::mask: 1 mask(s) could not be scored (0002: 0002.png: "
+                     "size 8x8 (HxW) differs from the reference's 16x16)"), first
+
+
+# ---------------------------------------------------------------------------- splice, xdist, ini
+
+
+def test_splice_item_holds_probe_and_donor_metrics(omfc: Any) -> None:
+    """METRICS.md 2.10: one item per query with p- and d-prefixed aggregates (ntdks is always 0)."""
+    files = {"mask/P1.png": png_bytes(REF), "mask/D1.png": png_bytes(SHIFTED)}
+    case = omfc.case(
+        "MFC2019", "splice",
+        header=["ProbeFileID", "DonorFileID", "ConfidenceScore", "OutputProbeMaskFileName", "OutputDonorMaskFileName",
+                "ProbeStatus", "DonorStatus"],
+        rows=[["P1", "D1", 0.9, "mask/P1.png", "mask/D1.png", "Processed", "Processed"],
+              ["P2", "D2", 0.1, "", "", "Processed", "Processed"]],
+        index_header=["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "DonorFileID",
+                      "DonorFileName", "DonorWidth", "DonorHeight"],
+        index_rows=[["splice", p, f"probe/{p}.jpg", 16, 16, d, f"world/{d}.jpg", 16, 16] for p, d in (("P1", "D1"), ("P2", "D2"))],
+        files=files,
+    )  # fmt: skip
+    omfc.write("dataset/reference/mask/P1.png", png_bytes(REF))
+    omfc.write("dataset/reference/mask/D1.png", png_bytes(REF))
+    ref = omfc.write("dataset/reference/MFC2019-splice-ref.csv", psv(
+        ["TaskID", "ProbeFileID", "ProbeFileName", "DonorFileID", "DonorFileName", "IsTarget", "BinaryProbeMaskFileName", "DonorMaskFileName"],
+        [["splice", "P1", "probe/P1.jpg", "D1", "world/D1.jpg", "Y", "reference/mask/P1.png", "reference/mask/D1.png"],
+         ["splice", "P2", "probe/P2.jpg", "D2", "world/D2.jpg", "N", "", ""]]))  # fmt: skip
+    res = case.run("--omfc-reference", str(ref), "--omfc-erode-kernel-size", "0", "--omfc-dilate-kernel-size", "0")
+    assert res.outcome("mask") == "passed", res.text("mask")
+    assert "mask[" not in "".join(res.reports)  # one item for probe and donor
+    p = props(res, "mask")
+    want = score_masks(case.index, ref, case.submission / f"{case.submission.name}.csv", task="splice",
+                       ref_dir=omfc.root / "dataset", eks=0, dks=0).results[0].aggregate  # fmt: skip
+    assert p["pOptimumMCC"] == 1.0 == want["pOptimumMCC"]
+    assert p["dOptimumMCC"] == pytest.approx(want["dOptimumMCC"], abs=1e-12) and p["dOptimumMCC"] < 1.0
+    assert (p["totalTrials"], p["ScoreableProbeTrials"], p["ScoreableDonorTrials"]) == (2, 2, 2)  # MediScore: total - unscored
+
+
+def test_xdist_controller_writes_the_mask_entry(omfc: Any) -> None:
+    pytest.importorskip("xdist")
+    c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
+    path = c.root / "out" / "metrics.json"
+    out = c.case.pytester.runpytest(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference),
+                                    "--omfc-metrics-json", str(path), "-n", "2", *NOKERN)  # fmt: skip
+    assert out.ret == 0, out.stdout.str()[-2000:]
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    mask = next(r for r in doc["results"] if r["scorer"] == "mask")
+    assert mask["metrics"]["OptimumMCC"] == pytest.approx((1 + 5 / 12) / 2, abs=1e-12)
+    out.stdout.fnmatch_lines(["omfc mask scores*"])
+
+
+def test_mask_options_are_ini_settings(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": GREY})
+    res = c.run(*NOKERN, "-o", "omfc_sbin=50", "-o", "omfc_kernel=disc")
+    p = props(res, "mask")
+    assert p["ActualMCC"] == pytest.approx(5 / 12, abs=1e-12) and p["ActualThreshold"] == 50
+    assert json.loads(json.dumps(c.json(*NOKERN, "-o", "omfc_kernel=disc")["options"]["mask"]))["kernel"] == "disc"
+    bad = c.case.pytester.runpytest(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference),
+                                    "-o", "omfc_erode_kernel_size=2")  # fmt: skip
+    assert bad.ret == 4 and "--omfc-erode-kernel-size: must be 0 or an odd integer from 1 to 101 (got 2)" in bad.stderr.str()
+
+
+# ---------------------------------------------------------------------------- bombs, in a capped child
+
+_CHILD = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+import pytest
+sys.exit(pytest.main(sys.argv[1:]))
+"""
+
+
+def _header_bomb(width: int, height: int) -> bytes:
+    """A grey PNG declaring ``width x height`` pixels with a 20-byte IDAT (inflating it would need GBs)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(bytes(64))) + chunk(b"IEND", b"")
+
+
+def _run_capped(c: MaskCase, *extra: str) -> tuple[Any, float]:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _CHILD, *c.case.args, "-p", "pytest_omfc.plugin", "-p", "no:cacheprovider",
+                           "--omfc-reference", str(c.reference), "--omfc-jobs", "1", "-q", "-k", "score", *extra],
+                          cwd=c.root, env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+    return proc, time.perf_counter() - t0
+
+
+def test_system_mask_header_bomb_fails_the_item_without_inflating(omfc: Any) -> None:
+    """A 100000x100000 system mask (10 GB of pixels) names the probe; the run stays under 1.5 GB and 60 s."""
+    c = MaskCase(omfc, {"0001": REF, "0002": _header_bomb(100_000, 100_000)})
+    proc, elapsed = _run_capped(c, *NOKERN)
+    out = proc.stdout + proc.stderr
+    assert "INTERNALERROR" not in out and "Traceback" not in out and "MemoryError" not in out, out[-3000:]
+    assert "score::mask: 1 mask(s) could not be scored (0002: " in proc.stdout, out[-3000:]
+    assert proc.returncode == 1 and elapsed < 30, (proc.returncode, elapsed)
+
+
+def test_kernel_size_bomb_is_a_usage_error(omfc: Any) -> None:
+    """An erosion kernel of 100001 (10**10 cells; the engine would build and apply it) is refused up front."""
+    c = MaskCase(omfc, {"0001": REF})
+    proc, elapsed = _run_capped(c, "--omfc-erode-kernel-size", "100001")
+    assert proc.returncode == 4, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "ERROR: --omfc-erode-kernel-size: must be 0 or an odd integer from 1 to 101 (got 100001)" in proc.stderr
+    assert elapsed < 30
+
+
+def test_jpeg2000_yes_without_bit_plane_column_fails_naming_it(omfc: Any) -> None:
+    """--omfc-jpeg2000 reaches the engine: 'yes' needs ProbeBitPlaneMaskFileName (METRICS.md 2.3)."""
+    c = MaskCase(omfc, {"0001": REF})
+    res = c.run(*NOKERN, "--omfc-jpeg2000", "yes")
+    assert res.outcome("mask") == "failed"
+    assert res.first_line("mask") == "score::mask: jpeg2000='yes' needs the reference column ProbeBitPlaneMaskFileName"
+    assert c.run(*NOKERN, "--omfc-jpeg2000", "no").outcome("mask") == "passed"

@@ -68,7 +68,7 @@ CONVENTIONS = ("mediscore", "plan")
 #: Options of the scoring set-up shared by every scorer: (flag, ini, argparse keywords, MediScore's flag).
 COMMON_OPTIONS: list[tuple[str, str, dict[str, Any], str]] = [
     ("--omfc-reference", "omfc_reference", {"metavar": "PATH", "help": "reference <DataSet>-<TaskID>-ref.csv (absolute, or relative to the dataset root); turns scoring on"}, "-r"),
-    ("--omfc-score", "omfc_score", {"choices": ["detection", "mask", "all"], "help": "the scorers to run (default all: every scorer the task and reference allow)"}, ""),
+    ("--omfc-score", "omfc_score", {"choices": [*SCORERS, "all"], "help": "the scorers to run (default all: every scorer the task and reference allow)"}, ""),
     ("--omfc-metrics-json", "omfc_metrics_json", {"metavar": "PATH", "help": "write every result as JSON here (once, by the xdist controller)"}, "-o (CSV)"),
     ("--omfc-per-probe-csv", "omfc_per_probe_csv", {"metavar": "PATH", "help": "write the mask scorer's per-probe table here, pipe-separated (MediScore's perimage CSV)"}, "-o (perimage CSV)"),
     ("--omfc-plots", "omfc_plots", {"metavar": "DIR", "help": "write roc.png, roc.svg, det.png, det.svg into DIR: one curve per result, AUC and trial counts in the legend"}, "--plotType"),
