@@ -10,16 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from .pytest_glue import scoring as _glue
-from .pytest_glue.scoring import ScoreItem
-from .pytest_glue.scoring import ScoringReporter
-from .pytest_glue.scoring import ScoringSettings
-from .pytest_glue.scoring import add_options
-from .pytest_glue.scoring import configure
-from .pytest_glue.scoring import outcomes_for
-from .pytest_glue.scoring import score_items
+from .pytest_glue.scoring import (
+    ScoreItem,
+    ScoringReporter,
+    ScoringSettings,
+    add_options,
+    configure,
+    outcomes_for,
+    score_items,
+)
 from .scoring.registry import NotScored
-from .scoring.scorers import DETECTION_TASKS
-from .scoring.scorers import MAX_CI_ITERATIONS
+from .scoring.scorers import DETECTION_TASKS, MAX_CI_ITERATIONS
 
 __all__ = [
     "DETECTION_TASKS", "MAX_CI_ITERATIONS", "NotScored", "ScoreItem", "ScoringReporter", "ScoringSettings",

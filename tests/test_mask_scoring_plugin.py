@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import psv
 from PIL import Image
 
-from conftest import psv
 from pytest_omfc.scoring.mask.run import score_masks
 
 IDX_HEADER = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight"]
@@ -374,7 +374,7 @@ def _run_capped(c: MaskCase, *extra: str) -> tuple[Any, float]:
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", _CHILD, *c.case.args, "-p", "pytest_omfc.plugin", "-p", "no:cacheprovider",
                            "--omfc-reference", str(c.reference), "--omfc-jobs", "1", "-q", "-k", "score", *extra],
-                          cwd=c.root, env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+                          cwd=c.root, env=env, capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
     return proc, time.perf_counter() - t0
 
 

@@ -18,30 +18,31 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from typing import Callable
 
 import pytest
 
-from ..editions import EditionTaskError
-from ..editions import Task
-from ..editions import infer_from_index_name
-from ..editions import parse_edition
-from ..editions import parse_task
+from ..editions import (
+    EditionTaskError,
+    Task,
+    infer_from_index_name,
+    parse_edition,
+    parse_task,
+)
 from ..findings import KEEP_FINDINGS
 from ..models import LAYOUTS
 from ..submission import Settings
 from . import scoring as _scoring
-from .items import OmfcReporter
-from .items import RuleItem
-from .items import SubmissionDir
-from .state import SETTINGS_KEY
-from .state import SUBMISSION_KEY
-from .state import UsageProblem
-from .state import bounded_int
-from .state import submission_for
-
+from .items import OmfcReporter, RuleItem, SubmissionDir
+from .state import (
+    SETTINGS_KEY,
+    SUBMISSION_KEY,
+    UsageProblem,
+    bounded_int,
+    submission_for,
+)
 
 _OPTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("--omfc-submission", "omfc_submission", {"metavar": "DIR", "help": "submission directory <ID>/ holding <ID>.csv (turns the plugin on)"}),
@@ -428,6 +429,14 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 __all__ = [
-    "SETTINGS_KEY", "SUBMISSION_KEY", "RuleItem", "SubmissionDir", "Settings", "UsageProblem", "bounded_int",
-    "resolve_settings", "submission_for", "OmfcReporter",
+    "SETTINGS_KEY",
+    "SUBMISSION_KEY",
+    "OmfcReporter",
+    "RuleItem",
+    "Settings",
+    "SubmissionDir",
+    "UsageProblem",
+    "bounded_int",
+    "resolve_settings",
+    "submission_for",
 ]  # fmt: skip

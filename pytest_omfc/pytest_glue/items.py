@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from typing import Iterator
 
 import pytest
-from _pytest._code.code import ReprExceptionInfo
-from _pytest._code.code import ReprFileLocation
-from _pytest._code.code import ReprTracebackNative
-from _pytest._code.code import TerminalRepr
+from _pytest._code.code import (
+    ReprExceptionInfo,
+    ReprFileLocation,
+    ReprTracebackNative,
+    TerminalRepr,
+)
 from _pytest.nodes import FSCollector
 from _pytest.outcomes import Skipped
 
 from .. import rules as _rules  # noqa: F401  (registers every rule)
 from ..findings import render
-from ..registry import Part
-from ..registry import Rule
-from ..registry import rules_for
+from ..registry import Part, Rule, rules_for
 from . import scoring as _scoring
-from .state import SETTINGS_KEY
-from .state import submission_for
+from .state import SETTINGS_KEY, submission_for
 
 __all__ = ["OmfcReporter", "RuleFailed", "RuleItem", "SubmissionDir", "failure_repr"]
 

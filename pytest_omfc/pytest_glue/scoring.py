@@ -33,10 +33,10 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from typing import Iterator
 
 import numpy as np
 import pytest
@@ -44,20 +44,26 @@ import pytest
 from ..editions import Task
 from ..findings import Unavailable
 from ..scoring import scorers as _scorers  # noqa: F401  (registers every scorer)
-from ..scoring.merge import ScoringError
-from ..scoring.merge import partition_query
-from ..scoring.registry import SCORERS
-from ..scoring.registry import NotScored
-from ..scoring.registry import Outcome
-from ..scoring.registry import Scorer
-from ..scoring.registry import ScoringInput
-from ..scoring.registry import scorers_for
-from .state import SETTINGS_KEY
-from .state import submission_for
+from ..scoring.merge import ScoringError, partition_query
+from ..scoring.registry import (
+    SCORERS,
+    NotScored,
+    Outcome,
+    Scorer,
+    ScoringInput,
+    scorers_for,
+)
+from .state import SETTINGS_KEY, submission_for
 
 __all__ = [
-    "MEDISCORE_FLAGS", "ScoringSettings", "ScoreItem", "NotScored", "add_options", "configure", "score_items",
-    "outcomes_for", "option_table",
+    "NotScored",
+    "ScoreItem",
+    "ScoringSettings",
+    "add_options",
+    "configure",
+    "option_table",
+    "outcomes_for",
+    "score_items",
 ]  # fmt: skip
 
 SCORING_KEY = pytest.StashKey["ScoringSettings | None"]()
@@ -108,7 +114,7 @@ def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("omfc")
     for flag, ini, kw in _options_list():
         group.addoption(flag, dest=ini, default=None, **kw)
-        kind = "bool" if kw.get("action") == "store_true" else ("linelist" if kw.get("action") == "append" else None)
+        kind: Any = "bool" if kw.get("action") == "store_true" else ("linelist" if kw.get("action") == "append" else None)
         parser.addini(ini, kw["help"], type=kind, default=False if kind == "bool" else ([] if kind == "linelist" else None))
 
 
@@ -407,8 +413,8 @@ class ScoringReporter:
         if sub is not None and not self.settings.scorers:
             if not any(sub.task in s.tasks for s in SCORERS.values()):
                 return [f"omfc: --omfc-reference ignored: task {sub.task.value} has no detection scoring"]
-            return [f"omfc: --omfc-score {','.join(self.only or ())}: nothing to score "
-                    f"(task {sub.task.value}, reference {self.settings.reference.name})"]
+            why = f"task {sub.task.value}, reference {self.settings.reference.name}"
+            return [f"omfc: --omfc-score {','.join(self.only or ())}: nothing to score ({why})"]
         common = self.settings.common()
         lines = []
         for name in self.settings.scorers:
@@ -426,7 +432,7 @@ class ScoringReporter:
         assert sub is not None
         task = self.config.getoption("omfc_task") or None
         if task is None:
-            m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", sub.index.name, re.I)
+            m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", sub.index.name, re.IGNORECASE)
             first = next((s.tasks[sub.task] for s in SCORERS.values() if sub.task in s.tasks), sub.task.value)
             task = m.group("task") if m else first
         return sub.submission.name, sub.edition.value, str(task)

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from ..submission import Settings
-from ..submission import Submission
+from ..submission import Settings, Submission
 
 __all__ = ["SETTINGS_KEY", "SUBMISSION_KEY", "UsageProblem", "bounded_int", "settings_of", "submission_for"]
 

@@ -16,11 +16,8 @@ Adding a scorer: an engine module (``scoring/<name>.py``) and one
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from collections.abc import Mapping
-from collections.abc import Sequence
-from dataclasses import dataclass
-from dataclasses import field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +26,12 @@ from ..editions import Task
 from ..findings import tame
 
 __all__ = [
+    "SCORERS",
     "NotScored",
     "ScoreResult",
     "Scorer",
     "ScorerOption",
     "ScoringInput",
-    "SCORERS",
     "register",
     "scorers_for",
 ]

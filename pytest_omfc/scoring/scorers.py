@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
-from collections.abc import Mapping
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,21 +18,18 @@ import pandas as pd
 
 from ..editions import Task
 from ..findings import Unavailable
-from .detection import DEFAULT_FAR_STOP
-from .detection import DetectionResult
-from .detection import RocCurve
-from .detection import score_detection
-from .merge import SCORE_COLUMN
-from .merge import TASK_KEYS
-from .merge import ScoringError
+from .detection import DEFAULT_FAR_STOP, DetectionResult, RocCurve, score_detection
+from .merge import SCORE_COLUMN, TASK_KEYS, ScoringError
 from .plots import write_plots
-from .registry import NotScored
-from .registry import Outcome
-from .registry import ScoreResult
-from .registry import Scorer
-from .registry import ScorerOption
-from .registry import ScoringInput
-from .registry import register
+from .registry import (
+    NotScored,
+    Outcome,
+    Scorer,
+    ScoreResult,
+    ScorerOption,
+    ScoringInput,
+    register,
+)
 
 __all__ = ["DETECTION", "DETECTION_TASKS", "MASK", "MASK_TASKS", "MAX_CI_ITERATIONS", "bounded", "flag", "integer"]
 
@@ -360,11 +355,10 @@ def _mask_failure(not_scored: Sequence[tuple[str, str]], shown: int = 5) -> str 
 
 def run_masks(inp: ScoringInput) -> list[Outcome]:
     """Mask scoring of every query (METRICS.md 2); one outcome per position."""
-    from .mask.run import default_jobs
-    from .mask.run import score_masks
+    from .mask.run import default_jobs, score_masks
 
     n = inp.positions
-    task = MASK_TASKS[inp.task]
+    task: Any = MASK_TASKS[inp.task]  # "manipulation" or "splice"
     table = inp.system
     need = ("ProbeFileID", "OutputProbeMaskFileName") + (("DonorFileID", "OutputDonorMaskFileName") if task == "splice" else ())
     for col in need:
@@ -398,18 +392,18 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
         for r in run.results:
             rows = run.perimage
             if r.kind in ("q", "qp") and r.query is not None and len(rows):
-                from .merge import select_query
-                from .merge import typed_frame
+                from .merge import select_query, typed_frame
 
                 frame = typed_frame(rows.drop(columns=[c for c in rows.columns if c not in inputs]))
                 hit = select_query(frame.assign(_row=np.arange(len(rows))), r.query, "q", ["_row"])
                 rows = rows.iloc[hit["_row"].to_numpy()]
-            entry = {"query": r.query, "query_kind": r.kind if r.kind != "all" else "all",
+            entry: dict[str, Any] = {"query": r.query, "query_kind": r.kind if r.kind != "all" else "all",
                      "metrics": {k: _plain(v) for k, v in r.aggregate.items()},
                      "stddev": {k: _plain(v) for k, v in r.stddev.items()},
                      "per_probe": _per_probe(rows, inputs)}  # fmt: skip
             props: list[tuple[str, Any]] = []
-            for k, v in entry["metrics"].items():
+            metrics: dict[str, Any] = entry["metrics"]
+            for k, v in metrics.items():
                 props.append((k, v if isinstance(v, (str, int)) and not isinstance(v, bool) else (math.nan if v is None else float(v))))
             props.append(("count.not_scored", len(run.not_scored)))
             found[(r.query, r.kind)] = ScoreResult(entry, props, failure)
