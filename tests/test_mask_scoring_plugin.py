@@ -404,3 +404,32 @@ def test_jpeg2000_yes_without_bit_plane_column_fails_naming_it(omfc: Any) -> Non
     assert res.outcome("mask") == "failed"
     assert res.first_line("mask") == "score::mask: jpeg2000='yes' needs the reference column ProbeBitPlaneMaskFileName"
     assert c.run(*NOKERN, "--omfc-jpeg2000", "no").outcome("mask") == "passed"
+
+
+# ---------------------------------------------------------------------------- conventions, opt-out, partitions
+
+
+def test_plan_convention_scores_a_missing_mask_mcc_minus_one(omfc: Any) -> None:
+    """RULES.md MASK-01 / METRICS.md 7.1: the plans score a missing mask -1; MediScore 0."""
+    c = MaskCase(omfc, {"0001": REF, "0002": None})
+    assert props(c.run(*NOKERN), "mask")["OptimumMCC"] == pytest.approx(0.5, abs=1e-12)
+    assert props(c.run(*NOKERN, "--omfc-convention", "plan"), "mask")["OptimumMCC"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_optout_removes_opted_out_trials_from_mask_scoring(omfc: Any) -> None:
+    """METRICS.md 2.1 step 2: OptOutLocalization is counted in the bookkeeping, and removed with --omfc-optout."""
+    c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
+    csv = c.case.submission / f"{c.case.submission.name}.csv"
+    csv.write_text(csv.read_text().replace("0002|0.9|mask/0002.png|Processed", "0002|0.9|mask/0002.png|OptOutLocalization"))
+    kept = props(c.run(*NOKERN), "mask")
+    assert (kept["totalOptOut"], kept["ScoreableTrials"]) == (1, 2)
+    assert kept["OptimumMCC"] == pytest.approx((1 + 5 / 12) / 2, abs=1e-12)
+    out = props(c.run(*NOKERN, "--omfc-optout"), "mask")
+    assert (out["totalOptOut"], out["ScoreableTrials"], out["OptimumMCC"]) == (1, 1, 1.0)
+
+
+def test_query_partition_gives_one_mask_item_per_partition(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": REF, "0002": REF, "0003": SHIFTED})
+    res = c.run(*NOKERN, "--omfc-query-partition", "Collection==['A','B']")
+    assert props(res, "mask[qp1]")["OptimumMCC"] == 1.0
+    assert props(res, "mask[qp2]")["OptimumMCC"] == pytest.approx(5 / 12, abs=1e-12)
