@@ -196,6 +196,17 @@ IMDL_REFERENCE = "datasets/OpenMFC2020/reference/IMDL/OpenMFC20_Image-IMDL-ref.c
 IMDL_TARGETS = {IMDL_IDS[0], IMDL_IDS[1]}  # scores 0.93 and 0.08 against 0.71 and 0: AUC 3/4
 
 
+#: Reference masks of the targets (box x0, y0, x1, y1): the valid submission's mask of 0101 lies inside its
+#: box (the mask scorer's partial hit); 0102 has no system mask (white: MCC 0, METRICS.md 2.8).
+IMDL_REFERENCE_BOXES = {IMDL_IDS[0]: (6, 6, 38, 34), IMDL_IDS[1]: (30, 12, 62, 44)}
+
+
+def imdl_reference_masks() -> dict[str, bytes]:
+    """The reference masks ``ProbeMaskFileName`` names (relative to the dataset root), for mask scoring."""
+    return {f"datasets/OpenMFC2020/reference/IMDL/mask/{pid}-ref.png": png(mask(box=box))
+            for pid, box in IMDL_REFERENCE_BOXES.items()}
+
+
 def imdl_reference() -> str:
     """The ground truth scoring reads (``--omfc-reference``): IsTarget per trial, MediScore's column names."""
     header = ["TaskID", "ProbeFileID", "ProbeFileName", "IsTarget", "ProbeMaskFileName"]
@@ -363,7 +374,8 @@ def readme(examples: list[Example]) -> str:
         "```",
         "",
         f"`{IMDL_REFERENCE}` is the IMDL ground truth for scoring (`--omfc-reference`; the main README's quick",
-        "start scores the valid IMDL submission with it).",
+        "start scores the valid IMDL submission with it): IsTarget for detection, and the reference masks",
+        "under `datasets/OpenMFC2020/reference/IMDL/mask/` for mask scoring (`<sub>::score::mask`).",
         "",
         "| Submission | Index | Breaks | Must fail |",
         "|---|---|---|---|",
@@ -377,6 +389,7 @@ def readme(examples: list[Example]) -> str:
 def render(examples: list[Example]) -> dict[str, bytes]:
     """Every generated file: path relative to examples/ -> bytes."""
     out: dict[str, bytes] = {k: v.encode() for k, v in datasets().items()}
+    out.update(imdl_reference_masks())
     for e in examples:
         csv = e.csv_name or f"{e.sub_id}.csv"
         out[f"{e.path}/{csv}"] = e.csv_text().encode()

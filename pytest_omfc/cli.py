@@ -43,8 +43,8 @@ from typing import Sequence
 
 import pytest
 
-from . import scoring_plugin
-from .plugin import _OPTIONS as PLUGIN_OPTIONS
+from .pytest_glue import scoring as scoring_glue
+from .pytest_glue.hooks import _OPTIONS as PLUGIN_OPTIONS
 
 __all__ = ["build_parser", "pytest_args", "main", "IGNORED_ENV", "OVERRIDE_PREFIXES"]
 
@@ -57,7 +57,7 @@ OVERRIDE_PREFIXES = ("junit_", "console_output_style")
 PLUGINS = ("pytest_omfc.plugin",)
 
 #: Options holding paths taken from the current directory (made absolute before pytest starts elsewhere).
-PATH_OPTIONS = ("omfc_submission", "omfc_index", "omfc_dataset", "omfc_metrics_json", "omfc_plots", "junitxml")
+PATH_OPTIONS = ("omfc_submission", "omfc_index", "omfc_dataset", "omfc_metrics_json", "omfc_plots", "omfc_per_probe_csv", "junitxml")
 
 
 class UsageExit(Exception):
@@ -70,7 +70,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _omfc_options() -> list[tuple[str, str, dict[str, Any]]]:
-    return list(PLUGIN_OPTIONS) + list(scoring_plugin._OPTIONS)
+    return list(PLUGIN_OPTIONS) + list(scoring_glue._OPTIONS)
 
 
 def build_parser() -> argparse.ArgumentParser:

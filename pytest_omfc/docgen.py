@@ -152,7 +152,7 @@ def _option_cells(flag: str, ini: str, kw: dict[str, Any]) -> tuple[str, str]:
 
 
 def options_block() -> str:
-    from .plugin import _OPTIONS
+    from .pytest_glue.hooks import _OPTIONS
 
     lines = ["| Option | ini setting | Meaning |", "|---|---|---|"]
     for flag, ini, kw in _OPTIONS:
@@ -162,13 +162,11 @@ def options_block() -> str:
 
 
 def scoring_options_block() -> str:
-    from .scoring_plugin import _OPTIONS
-    from .scoring_plugin import MEDISCORE_FLAGS
+    from .pytest_glue.scoring import option_table
 
     lines = ["| Option | ini setting | MediScore | Meaning |", "|---|---|---|---|"]
-    for flag, ini, kw in _OPTIONS:
+    for flag, ini, kw, ms in option_table():
         shown, ini_shown = _option_cells(flag, ini, kw)
-        ms = MEDISCORE_FLAGS[flag]
         ms_shown = f"`{ms}`" if ms.startswith("-") and " " not in ms else _cell(ms)
         lines.append(f"| {shown} | {ini_shown} | {ms_shown} | {_cell(kw['help'])} |")
     return "\n".join(lines)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from dataclasses import field
-from typing import TYPE_CHECKING
 from typing import Callable
 from typing import Iterable
 
@@ -20,9 +19,6 @@ from .editions import Task
 from .findings import Finding
 from .findings import Report
 from .findings import Severity
-
-if TYPE_CHECKING:
-    from .submission import Submission
 
 __all__ = ["Rule", "Part", "REGISTRY", "rule", "not_checked", "rules_for", "ALL_GROUPS", "ALL_TASKS"]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -194,9 +195,20 @@ def test_readme_scoring_command_on_the_bundled_example(pytester: pytest.Pytester
     args[args.index("--omfc-metrics-json") + 1] = str(pytester.path / "metrics.json")
     result = pytester.runpytest(*args, "-p", "no:cacheprovider")
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["*omfc detection scores*", "* all * 2 * 2 * 0.7500 *"])
+    result.stdout.fnmatch_lines(["*omfc detection scores*", "* all * 2 * 2 * 0.7500 *",
+                                 "*omfc mask scores*", "* all * 4 * 2 * 0.2613 * -0.6944 *"])  # fmt: skip
     doc = json.loads((pytester.path / "metrics.json").read_text())
-    (res,) = doc["results"]
+    res, masks = doc["results"]
+    assert (res["scorer"], masks["scorer"]) == ("detection", "mask")
+    # masks (MediScore's defaults eks 15, dks 11): 0101's 16x12 mask inside its 32x28 reference box hits 77 of
+    # the 252 pixels left after erosion, no false alarm; 0102 has no system mask (white: MCC 0, METRICS.md 2.8)
+    p101, p102 = masks["per_probe"]
+    assert (p101["OptimumPixelTP"], p101["OptimumPixelFP"], p101["OptimumPixelFN"], p101["OptimumPixelTN"]) == (77, 0, 175, 1476)
+    assert p101["OptimumMCC"] == pytest.approx(77 * 1476 / math.sqrt(77 * 252 * 1651 * 1476), abs=1e-12)
+    assert (p102["OptimumMCC"], p102["OptimumNMM"], p102["OptimumThreshold"]) == (0.0, -1.0, -1)
+    mm = masks["metrics"]
+    assert mm["OptimumMCC"] == pytest.approx((p101["OptimumMCC"] + 0.0) / 2, abs=1e-12)
+    assert (mm["ScoreableTrials"], mm["totalTrials"], mm["MaximumMCC"]) == (2, 4, None)
     assert (doc["task"], res["query"], res["counts"]["targets"], res["counts"]["nontargets"]) == ("IMDL", None, 2, 2)
     m = res["metrics"]
     assert m["AUC"] == pytest.approx(0.75) and m["AUC_CI_UPPER"] == pytest.approx(1.0)

@@ -263,7 +263,7 @@ def test_metrics_json_shape(omfc):
         "query_partition": None,
     }  # fmt: skip
     first, second = doc["results"]
-    assert list(first) == ["query", "query_kind", "metrics", "counts", "roc"]
+    assert list(first) == ["scorer", "query", "query_kind", "metrics", "counts", "roc"] and first["scorer"] == "detection"
     assert (first["query"], first["query_kind"]) == ("Collection==['A']", "q")
     assert first["metrics"]["AUC"] == 0.75 and first["metrics"]["AUC_CI_UPPER"] == 1.0
     assert {"targets": 2, "nontargets": 2}.items() <= first["counts"].items()

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .detection import curve_from_counts, sorted_groups
+from .curves import curve_from_counts, sorted_groups
 
 __all__ = ["BOOTSTRAP_METHODS", "ci_bounds_index", "bootstrap_ci"]
 

@@ -79,6 +79,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .bootstrap import bootstrap_ci
+from .curves import TIE_ATOL, curve_from_counts, sorted_groups
 from .merge import (
     RESPONSE_COLUMN,
     SCORE_COLUMN,
@@ -186,7 +188,6 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-TIE_ATOL = 1e-8  # sklearn 0.17 grouped scores with isclose(diff, 0), METRICS.md 1.3
 
 
 @dataclass(frozen=True)
@@ -214,42 +215,6 @@ class RocCurve:
 
 def _clean_list(a: np.ndarray) -> list[float | None]:
     return [float(v) if np.isfinite(v) else None for v in np.asarray(a, dtype=float).tolist()]
-
-
-def sorted_groups(scores: np.ndarray, tie_atol: float = TIE_ATOL) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Descending score order and the last position of each tie group (METRICS.md 1.3).
-
-    Returns ``(order, group_end, sorted_scores)``.
-    """
-    s = np.asarray(scores, dtype=float)
-    order = np.argsort(s, kind="mergesort")[::-1]
-    ss = s[order]
-    d = np.diff(ss)
-    distinct = np.flatnonzero(~(np.abs(d) <= tie_atol))  # NaN diffs count as distinct
-    group_end = np.r_[distinct, ss.size - 1] if ss.size else np.zeros(0, dtype=np.intp)
-    return order, group_end.astype(np.intp), ss
-
-
-def curve_from_counts(
-    tps: np.ndarray, fps: np.ndarray, thresholds: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """sklearn 0.17 ``roc_curve`` from cumulative counts at each tie group (METRICS.md 1.3).
-
-    ``drop_intermediate`` (second differences of fps and tps both zero) comes
-    before the 0.17 prepend rule (``(0,0)`` only when the top group holds a
-    non-target).
-    """
-    thr = np.zeros(tps.size) if thresholds is None else thresholds
-    if fps.size > 2:
-        keep = np.flatnonzero(np.r_[True, (np.diff(fps, 2) != 0) | (np.diff(tps, 2) != 0), True])
-        fps, tps, thr = fps[keep], tps[keep], thr[keep]
-    if tps.size == 0 or fps[0] != 0:
-        tps = np.r_[0.0, tps]
-        fps = np.r_[0.0, fps]
-        thr = np.r_[(thr[0] + 1) if thr.size else 1.0, thr]
-    fpr = fps / fps[-1] if fps[-1] > 0 else np.full(fps.shape, np.nan)
-    tpr = tps / tps[-1] if tps[-1] > 0 else np.full(tps.shape, np.nan)
-    return fpr, tpr, thr
 
 
 def roc_curve(scores: np.ndarray, is_target: np.ndarray, tie_atol: float = TIE_ATOL) -> RocCurve:
@@ -487,8 +452,6 @@ def score_trials(
         eer = eer_mediscore if convention == "mediscore" else eer_interpolated
         metrics["EER"] = eer(roc.fpr, roc.tpr)
         if ci:
-            from .bootstrap import bootstrap_ci  # local import: bootstrap builds on this module
-
             try:
                 bounds = bootstrap_ci(
                     s, y, ci_level=ci_level, metric_fns=fns, n_iter=n_bootstrap, seed=seed, method=bootstrap

@@ -1,0 +1,442 @@
+"""pytest hooks: options, settings, the configuration guards, collection of the submission.
+
+``pytest --omfc-submission DIR --omfc-index INDEX`` collects the submission
+directory as a :class:`SubmissionDir` whose children are :class:`RuleItem`
+objects, one per applicable rule of RULES.md.  The submission is parsed at
+most once per process (see :mod:`pytest_omfc.submission`); under xdist each
+worker rebuilds the same :class:`Settings` from the command line, and the
+controller never collects.
+
+Nothing of the submission or the dataset may configure the run: a
+configfile, rootdir or conftest.py inside either is a usage error (exit 4)
+pointing to the ``pytest-omfc`` entry point (:mod:`pytest_omfc.cli`), which
+never reads them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..editions import (
+    EditionTaskError,
+    Task,
+    infer_from_index_name,
+    parse_edition,
+    parse_task,
+)
+from ..findings import KEEP_FINDINGS
+from ..models import LAYOUTS
+from ..submission import Settings
+from . import scoring as _scoring
+from .items import OmfcReporter, RuleItem, SubmissionDir
+from .state import (
+    SETTINGS_KEY,
+    SUBMISSION_KEY,
+    UsageProblem,
+    bounded_int,
+    submission_for,
+)
+
+_OPTIONS: list[tuple[str, str, dict[str, Any]]] = [
+    ("--omfc-submission", "omfc_submission", {"metavar": "DIR", "help": "submission directory <ID>/ holding <ID>.csv (turns the plugin on)"}),
+    ("--omfc-index", "omfc_index", {"metavar": "PATH", "help": "the task index file <DataSet>-<TaskID>-index.csv"}),
+    ("--omfc-dataset", "omfc_dataset", {"metavar": "ROOT", "help": "top of the data distribution; locates indexes/<...>-<task>-index.csv"}),
+    ("--omfc-edition", "omfc_edition", {"metavar": "NAME", "help": "NC2016, NC2017, MFC2018, MFC2019, OpenMFC2020 or OpenMFC2021 (default: from the index name)"}),
+    ("--omfc-task", "omfc_task", {"metavar": "TASKID", "help": "IMDL, IGMDL, VMD, VGMD, manipulation(-image), manipulation-video, splice, provenancefiltering, provenance, eventverification, camera (case-insensitive; default: from the index)"}),
+    ("--omfc-max-findings", "omfc_max_findings", {"metavar": "N", "help": "findings shown per failing rule, -1 to 1000 (default 20; -1 for all kept: at most 1000 per rule and severity, the rest counted)"}),
+    ("--omfc-slices", "omfc_slices", {"metavar": "N", "help": "items per file-heavy rule, each covering a slice of the rows, 1 to 64 (default 4)"}),
+    ("--omfc-jobs", "omfc_jobs", {"metavar": "N", "help": "processes for file-heavy checks within one item, 0 to 64 (default 0: one per CPU; 1 = none)"}),
+    ("--omfc-allow-touching-segments", "omfc_allow_touching_segments", {"action": "store_true", "help": "VSEG-07: intervals may share an endpoint, e.g. [[1,10],[10,20]] (MediScore forbids it)"}),
+    ("--omfc-ignore-overlap", "omfc_ignore_overlap", {"action": "store_true", "help": "VSEG-07: overlapping intervals are warnings, like MediScore's --ignore_overlap"}),
+]
+
+
+def _flag(text: str) -> bool:
+    """A store_true option (``True``) or its ini value: true/false, yes/no, on/off, 1/0."""
+    value = str(text).strip().lower()
+    if value in ("true", "yes", "on", "1"):
+        return True
+    if value in ("false", "no", "off", "0", ""):
+        return False
+    raise ValueError(text)
+
+
+#: Integer options: ini name -> (lowest, highest) accepted value.  Outside is a usage error, because
+#: ``--omfc-slices 0`` collects no MASK-08 item (a broken mask passes), a huge slice count never
+#: finishes collecting, a huge job count starts that many processes, and ``--omfc-max-findings``
+#: below -1 means nothing.  The bounds are in the help texts (the README's option tables).
+INT_BOUNDS: dict[str, tuple[int, int]] = {
+    "omfc_max_findings": (-1, KEEP_FINDINGS),  # no more are kept (findings.py)
+    "omfc_slices": (1, 64),
+    "omfc_jobs": (0, 64),
+}
+
+
+def _int_setting(ini: str) -> Callable[[Any], int]:
+    """A converter for :data:`_EXTRA_SETTINGS` that enforces :data:`INT_BOUNDS`."""
+    lo, hi = INT_BOUNDS[ini]
+    return lambda text: bounded_int("--" + ini.replace("_", "-"), text, lo, hi, UsageProblem)
+
+
+#: Options passed to the rules through ``Settings.options``: (ini name, settings name, converter, default).
+_EXTRA_SETTINGS: list[tuple[str, str, Any, Any]] = [
+    ("omfc_slices", "slices", _int_setting("omfc_slices"), 4),
+    ("omfc_jobs", "jobs", _int_setting("omfc_jobs"), 0),
+    ("omfc_allow_touching_segments", "allow_touching_segments", _flag, False),
+    ("omfc_ignore_overlap", "ignore_overlap", _flag, False),
+]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("omfc", "media-forensics submission checks (pytest-omfc)")
+    for flag, ini, kw in _OPTIONS:
+        group.addoption(flag, dest=ini, default=None, **kw)
+        parser.addini(ini, kw["help"], default=None)
+    _scoring.add_options(parser)
+
+
+def _option(config: pytest.Config, name: str) -> tuple[str | None, Path]:
+    """CLI value (relative to the invocation dir) or ini value (relative to the ini file).
+
+    Before the full parse (``pytest_load_initial_conftests``) the CLI value is
+    only in ``known_args_namespace``.
+    """
+    value = config.getoption(name)
+    if value is None:
+        value = getattr(getattr(config, "known_args_namespace", None), name, None)
+    if value is not None:
+        return str(value), config.invocation_params.dir
+    ini = config.getini(name)
+    if ini:
+        base = config.inipath.parent if config.inipath else config.rootpath
+        return str(ini), base
+    return None, config.invocation_params.dir
+
+
+def _path(config: pytest.Config, name: str) -> Path | None:
+    value, base = _option(config, name)
+    if value is None:
+        return None
+    p = Path(value).expanduser()
+    return (p if p.is_absolute() else base / p).resolve()
+
+
+def resolve_settings(config: pytest.Config) -> Settings | None:
+    """Turn the options into :class:`Settings`; :class:`UsageProblem` names the flag to fix."""
+    sub = _path(config, "omfc_submission")
+    if sub is None:
+        return None
+    if not sub.exists():
+        raise UsageProblem(f"--omfc-submission: no such file or directory: {sub}")
+    if sub.is_file():
+        sub_dir, csv = sub.parent, sub
+    else:
+        sub_dir, csv = sub, _find_csv(sub)
+
+    edition_text, _ = _option(config, "omfc_edition")
+    task_text, _ = _option(config, "omfc_task")
+    try:
+        edition = parse_edition(edition_text) if edition_text else None
+        task = parse_task(task_text) if task_text else None
+    except EditionTaskError as exc:
+        flag = "--omfc-edition" if "edition" in str(exc) else "--omfc-task"
+        raise UsageProblem(f"{flag}: {exc}") from None
+
+    index = _path(config, "omfc_index")
+    dataset = _path(config, "omfc_dataset")
+    if dataset is not None and not dataset.is_dir():
+        raise UsageProblem(f"--omfc-dataset: no such directory: {dataset}")
+    if index is None:
+        if dataset is None:
+            raise UsageProblem("--omfc-index: give the task index file (or --omfc-dataset ROOT with --omfc-task)")
+        index = _find_index(dataset, task_text)
+    elif not index.is_file():
+        raise UsageProblem(f"--omfc-index: {'not a regular file' if index.exists() else 'no such file'}: {index}")
+    if dataset is None:
+        dataset = index.parent.parent if index.parent.name == "indexes" else index.parent
+
+    inferred_edition, inferred_task = infer_from_index_name(index)
+    edition = edition or inferred_edition
+    task = task or inferred_task or _task_from_column(index)
+    if edition is None:
+        raise UsageProblem(f"--omfc-edition: cannot infer the edition from {index.name}; add --omfc-edition NAME")
+    if task is None:
+        raise UsageProblem(f"--omfc-task: cannot infer the task from {index.name}; add --omfc-task TASKID")
+    if (edition.group, task) not in LAYOUTS:
+        raise UsageProblem(f"--omfc-task: task {task.value} is not offered in {edition.value}")
+
+    max_text, _ = _option(config, "omfc_max_findings")
+    max_findings = 20 if max_text is None else _int_setting("omfc_max_findings")(max_text)
+    extras: list[tuple[str, Any]] = []
+    for ini, name, conv, default in _EXTRA_SETTINGS:
+        text, _ = _option(config, ini)
+        try:
+            extras.append((name, conv(text) if text is not None else default))
+        except (TypeError, ValueError):
+            flag = "--" + ini.replace("_", "-")
+            raise UsageProblem(f"{flag}: bad value {text!r}") from None
+    return Settings(
+        submission=sub_dir, csv=csv, index=index, edition=edition, task=task,
+        dataset_root=dataset, max_findings=max_findings, options=tuple(extras),
+    )
+
+
+def _find_csv(sub_dir: Path) -> Path | None:
+    """``<ID>/<ID>.csv``; else the only ``*.csv`` file (PKG-01 reports the name); else the only
+    ``<ID>.<ext>`` that is not the description (PKG-02 reports the extension, e.g. ``.tsv``).
+    ``None`` (CSV-08) when there is no candidate or more than one."""
+    exact = sub_dir / f"{sub_dir.name}.csv"
+    if exact.is_file():
+        return exact
+    try:
+        files = sorted(p for p in sub_dir.iterdir() if p.is_file())
+    except OSError:
+        return None
+    for found in ([p for p in files if p.suffix.lower() == ".csv"],
+                  [p for p in files if p.stem == sub_dir.name and p.suffix not in ("", ".txt")]):
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None
+
+
+def _find_index(dataset: Path, task_text: str | None) -> Path:
+    indexes = dataset / "indexes"
+    if not indexes.is_dir():
+        raise UsageProblem(f"--omfc-dataset: {dataset} has no indexes/ directory")
+    every = sorted(p for p in indexes.iterdir() if p.is_file() and p.name.lower().endswith("-index.csv"))
+    found = every
+    if task_text:
+        want = parse_task(task_text)
+        exact = [p for p in every if p.name.lower().endswith(f"-{task_text.strip().lower()}-index.csv")]
+        found = exact or [p for p in every if infer_from_index_name(p)[1] is want]
+    if len(found) == 1:
+        return found[0]
+    names = ", ".join(p.name for p in (found or every)) or "none"
+    if not found:
+        what = f"no index file for task {task_text.strip()}" if task_text else "no index file (<DataSet>-<TaskID>-index.csv)"
+        raise UsageProblem(f"--omfc-dataset: {what} in {indexes} (found: {names}); add --omfc-index PATH")
+    hint = "add --omfc-task TASKID" if not task_text else "add --omfc-index PATH"
+    raise UsageProblem(f"--omfc-dataset: {len(found)} index files match in {indexes} ({names}); {hint}")
+
+
+def _task_from_column(index: Path) -> Task | None:
+    try:
+        with index.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
+            header = [h.strip().strip('"') for h in fh.readline().strip().split("|")]
+            row = [v.strip().strip('"') for v in fh.readline().strip().split("|")]
+        value = dict(zip(header, row)).get("TaskID", "")
+        return parse_task(value) if value else None
+    except (OSError, EditionTaskError):
+        return None
+
+
+# ---------------------------------------------------------------------------- isolation
+
+ENTRY_POINT_HINT = "run pytest-omfc (python -m pytest_omfc) instead, which ignores it"
+
+
+def guarded_dirs(config: pytest.Config) -> list[tuple[str, Path]]:
+    """The submission and dataset directories as far as the options tell them, never raising.
+
+    Mirrors :func:`resolve_settings` (a file submission stands for its
+    directory; the dataset is ``--omfc-dataset``, else the index's
+    ``indexes/`` parent, else the index's directory); bad values are left to
+    :func:`resolve_settings` to report.
+    """
+    return [(kind, d) for kind, d, _ in _guarded(config)]
+
+
+def _guarded(config: pytest.Config) -> list[tuple[str, Path, bool]]:
+    """:func:`guarded_dirs` with a flag: False for a dataset guessed as the directory that holds the index.
+
+    Such a guess is often the current directory, and so pytest's rootdir:
+    the rootdir may equal it (nothing of it is read: a configfile or
+    conftest.py there is still refused, and the cache is moved).
+    """
+    out: list[tuple[str, Path, bool]] = []
+    try:
+        sub = _path(config, "omfc_submission")
+        if sub is not None:
+            out.append(("submission", sub.parent if sub.is_file() else sub, True))
+        dataset = _path(config, "omfc_dataset")
+        index = _path(config, "omfc_index")
+        if dataset is not None:
+            out.append(("dataset", dataset, True))
+        elif index is not None:
+            layout = index.parent.name == "indexes"
+            out.append(("dataset", index.parent.parent if layout else index.parent, layout))
+    except (OSError, ValueError, RuntimeError):
+        pass
+    return out
+
+
+def _inside(path: Path, guarded: list[tuple[str, Path]]) -> tuple[str, Path] | None:
+    """The guarded directory holding ``path`` (or equal to it), if any."""
+    try:
+        path = path.resolve()
+    except (OSError, RuntimeError):
+        return None
+    return next(((kind, d) for kind, d in guarded if path == d or path.is_relative_to(d)), None)
+
+
+def _refuse(what: str, path: Path, where: tuple[str, Path]) -> UsageProblem:
+    kind, directory = where
+    return UsageProblem(f"{what} {path} lies inside the {kind} directory {directory}: "
+                        f"it must not configure a check of that {kind}; {ENTRY_POINT_HINT}")
+
+
+def _check_setup(config: pytest.Config) -> list[tuple[str, Path]]:
+    """Refuse a configfile or rootdir inside the submission or the dataset; return the guarded directories."""
+    entries = _guarded(config)
+    guarded = [(kind, d) for kind, d, _ in entries]
+    if config.inipath is not None and (where := _inside(config.inipath, guarded)) is not None:
+        raise _refuse("configfile", config.inipath, where)
+    root = config.rootpath.resolve()
+    strict = [(kind, d) for kind, d, exact in entries if exact or root != d]
+    if (where := _inside(root, strict)) is not None:
+        raise _refuse("rootdir", config.rootpath, where)
+    return guarded
+
+
+def _initial_conftests(config: pytest.Config) -> list[Path]:
+    """The conftest.py files pytest is about to import as initial conftests (see ``_set_initial_conftests``)."""
+    ns = config.known_args_namespace
+    if getattr(ns, "noconftest", False):
+        return []
+    try:
+        anchors, _ = config._decide_args(
+            args=ns.file_or_dir, pyargs=ns.pyargs, testpaths=config.getini("testpaths"),
+            invocation_dir=config.invocation_params.dir, rootpath=config.rootpath, warn=False,
+        )  # fmt: skip
+    except Exception:  # a private pytest API: fall back to the invocation directory
+        anchors = [str(config.invocation_params.dir)]
+    cut = Path(ns.confcutdir).resolve() if getattr(ns, "confcutdir", None) else None
+    found: list[Path] = []
+    for anchor in anchors:
+        path = (config.invocation_params.dir / anchor.split("::")[0]).resolve()
+        if not path.exists():
+            continue
+        directory = path if path.is_dir() else path.parent
+        dirs = [d for d in (directory, *directory.parents) if cut is None or d not in cut.parents]
+        dirs += [d for d in directory.glob("test*") if d.is_dir()]
+        found += [d / "conftest.py" for d in dirs if (d / "conftest.py").is_file()]
+    return found
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """Refuse before pytest imports any conftest.py: nothing of a submission (or dataset) may configure the run.
+
+    Runs after pytest chose its configfile and rootdir and before it imports
+    the initial conftests.  What the ini's ``addopts``/``pythonpath`` made
+    pytest import before this plugin was loaded cannot be undone here; the
+    ``pytest-omfc`` entry point never reads such an ini.
+    """
+    guarded = _check_setup(early_config)
+    for conftest in _initial_conftests(early_config):
+        where = _inside(conftest, guarded)
+        if where is not None:
+            raise _refuse("conftest", conftest, where)
+
+
+def _check_loaded(config: pytest.Config, settings: Settings) -> None:
+    """The same refusal after configuration: conftests already imported, or due during collection.
+
+    Collection walks from the rootdir down to the submission and imports the
+    conftest.py of each directory on the way (the submission's own is never
+    imported: :class:`SubmissionDir` is not a Directory).
+    """
+    guarded = _check_setup(config)
+    loaded = [Path(m.__file__) for m in getattr(config.pluginmanager, "_conftest_plugins", ()) if getattr(m, "__file__", None)]
+    root = config.rootpath.resolve()
+    chain = [d for d in settings.submission.parents if d == root or d.is_relative_to(root)]
+    due = [d / "conftest.py" for d in chain if (d / "conftest.py").is_file() and not config.getoption("noconftest")]
+    for conftest in loaded + due:
+        where = _inside(conftest, guarded)
+        if where is not None:
+            raise _refuse("conftest", conftest, where)
+    xml = config.getoption("xmlpath", None)
+    if xml:
+        path = Path(os.path.normpath(os.path.abspath(os.path.expanduser(os.path.expandvars(xml)))))
+        where = _inside(path, guarded)
+        if where is not None:  # pytest would write the report there (the way --omfc-metrics-json is refused)
+            raise UsageProblem(f"--junitxml: must not point into the {where[0]} directory {where[1]} (got {path.resolve()})")
+
+
+# ---------------------------------------------------------------------------- configure
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "omfc: a pytest-omfc submission rule")
+    settings = resolve_settings(config)
+    config.stash[SETTINGS_KEY] = settings
+    if settings is None:
+        return
+    _check_loaded(config, settings)
+    config.pluginmanager.register(OmfcReporter(), "omfc-reporter")
+    target = str(settings.submission)
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        if target not in config.args:
+            config.args.append(target)
+    else:
+        config.args[:] = [target]
+    _keep_cache_out(config, settings)
+    _scoring.configure(config, settings.dataset_root, UsageProblem)
+
+
+def _keep_cache_out(config: pytest.Config, settings: Settings) -> None:
+    """Never write into the submission or dataset: move pytest's cache elsewhere if it would land there.
+
+    The cache (``cacheprovider``, configured ``tryfirst``) already exists here;
+    it writes only at the end of the session, so moving its directory suffices.
+    The new place is per original directory, so ``--lf`` keeps working.
+    """
+    cache = getattr(config, "cache", None)
+    cachedir = getattr(cache, "_cachedir", None)
+    if cache is None or cachedir is None:
+        return
+    cachedir = Path(cachedir).resolve()
+    guarded = [settings.submission] + ([settings.dataset_root] if settings.dataset_root else [])
+    if any(cachedir.is_relative_to(g.resolve()) for g in guarded):
+        digest = hashlib.sha1(str(cachedir).encode()).hexdigest()[:12]
+        cache._cachedir = Path(tempfile.gettempdir()) / f"pytest-omfc-cache-{digest}"
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    settings = config.stash.get(SETTINGS_KEY, None)
+    if settings is None:
+        return None
+    return [
+        f"omfc: submission {settings.submission.name} ({settings.edition.value}, task {settings.task.value})",
+        f"omfc: index {settings.index}",
+    ]
+
+
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    settings = parent.config.stash.get(SETTINGS_KEY, None)
+    if settings is not None and path == settings.submission:
+        # outside the rootdir (pytest-omfc's is a private directory) pytest would name it ".": use its name
+        nodeid = None if path.is_relative_to(parent.config.rootpath) else path.name
+        return SubmissionDir.from_parent(parent, path=path, nodeid=nodeid)
+    return None
+
+
+__all__ = [
+    "SETTINGS_KEY",
+    "SUBMISSION_KEY",
+    "OmfcReporter",
+    "RuleItem",
+    "Settings",
+    "SubmissionDir",
+    "UsageProblem",
+    "bounded_int",
+    "resolve_settings",
+    "submission_for",
+]  # fmt: skip

@@ -1,0 +1,534 @@
+"""Scoring as test items: ``--omfc-reference`` turns it on; one generic collector for every scorer.
+
+Every scorer of :data:`pytest_omfc.scoring.registry.SCORERS` that applies to
+the task and reference (and to ``--omfc-score``) gets one :class:`ScoreItem`
+per result table: one when no query is given, else one per
+``--omfc-query``/``--omfc-query-manipulation`` or per partition of
+``--omfc-query-partition``; named ``<sub>::score::<scorer>[q1]``.  Each
+scorer runs once per process (:func:`outcomes_for`); each item picks its
+result, records its ``user_properties`` (builtin types, so they reach JUnit
+``<properties>`` and survive xdist) and hands its metrics-JSON entry to the
+controller on its report.  The controller (or the only process) writes
+``--omfc-metrics-json`` and the scorers' extra outputs (plots) once, and
+prints one summary table per scorer.
+
+Scoring depends only on what its numbers depend on: a parseable system output
+with the columns the scorer reads, the index and the reference.  Naming,
+description, mask... rules may fail; the scores are still computed.
+
+Outcome of an item (documented in the README, section Scoring):
+
+* passed: the result was computed;
+* skipped: the submission cannot be scored (the rule that makes it unscorable is
+  named, e.g. CSV-01, COL-02, SCORE-01), or the metric is undefined for the
+  selected trials (no target or no non-target trial);
+* failed: the scoring set-up given on the command line is wrong (a query that
+  does not parse or names an unknown column, a reference or journal table that
+  is unreadable, lacks a column or does not match the index), or the engine
+  itself broke.  These are the user's to fix, so they must not pass silently.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ..editions import Task
+from ..findings import Unavailable
+from ..scoring import scorers as _scorers  # noqa: F401  (registers every scorer)
+from ..scoring.merge import ScoringError, partition_query
+from ..scoring.registry import (
+    SCORERS,
+    NotScored,
+    Outcome,
+    Scorer,
+    ScoringInput,
+    scorers_for,
+)
+from .state import SETTINGS_KEY, submission_for
+
+__all__ = [
+    "NotScored",
+    "ScoreItem",
+    "ScoringSettings",
+    "add_options",
+    "configure",
+    "option_table",
+    "outcomes_for",
+    "score_items",
+]  # fmt: skip
+
+SCORING_KEY = pytest.StashKey["ScoringSettings | None"]()
+OUTCOMES_KEY = pytest.StashKey["dict[str, list[Outcome]]"]()
+
+CONVENTIONS = ("mediscore", "plan")
+
+#: Options of the scoring set-up shared by every scorer: (flag, ini, argparse keywords, MediScore's flag).
+COMMON_OPTIONS: list[tuple[str, str, dict[str, Any], str]] = [
+    ("--omfc-reference", "omfc_reference", {"metavar": "PATH", "help": "reference <DataSet>-<TaskID>-ref.csv (absolute, or relative to the dataset root); turns scoring on"}, "-r"),
+    ("--omfc-score", "omfc_score", {"choices": [*SCORERS, "all"], "help": "the scorers to run (default all: every scorer the task and reference allow)"}, ""),
+    ("--omfc-metrics-json", "omfc_metrics_json", {"metavar": "PATH", "help": "write every result as JSON here (once, by the xdist controller)"}, "-o (CSV)"),
+    ("--omfc-per-probe-csv", "omfc_per_probe_csv", {"metavar": "PATH", "help": "write the mask scorer's per-probe table here, pipe-separated (MediScore's perimage CSV)"}, "-o (perimage CSV)"),
+    ("--omfc-plots", "omfc_plots", {"metavar": "DIR", "help": "write roc.png, roc.svg, det.png, det.svg into DIR: one curve per result, AUC and trial counts in the legend"}, "--plotType"),
+    ("--omfc-optout", "omfc_optout", {"action": "store_true", "help": "score only trials whose IsOptOut/ProbeStatus says detection was done (METRICS.md 1.2)"}, "--optOut"),
+    ("--omfc-query", "omfc_query", {"action": "append", "metavar": "QUERY", "help": "pandas query over index, reference and journal columns; repeatable, one result per query"}, "-q"),
+    ("--omfc-query-partition", "omfc_query_partition", {"metavar": "QUERY", "help": "Name==['a','b'] & ... expanded into one result per combination (crashes in MediScore)"}, "-qp"),
+    ("--omfc-query-manipulation", "omfc_query_manipulation", {"action": "append", "metavar": "QUERY", "help": "keeps targets with at least one matching journal operation and every non-target; repeatable"}, "-qm"),
+    ("--omfc-convention", "omfc_convention", {"choices": list(CONVENTIONS), "help": "mediscore (default: the portal's numbers) or plan (the evaluation plans' definitions)"}, ""),
+]  # fmt: skip
+
+#: Output paths: refused inside the submission or the dataset (never written there).
+OUTPUT_PATHS = ("omfc_metrics_json", "omfc_plots", "omfc_per_probe_csv")
+
+
+def option_table() -> list[tuple[str, str, dict[str, Any], str]]:
+    """Every scoring option: the common ones, then each scorer's, with MediScore's equivalent."""
+    rows = list(COMMON_OPTIONS)
+    for scorer in SCORERS.values():
+        rows += [(o.flag, o.ini, dict(o.kwargs), o.mediscore) for o in scorer.options]
+    return rows
+
+
+def _options_list() -> list[tuple[str, str, dict[str, Any]]]:
+    return [(flag, ini, kw) for flag, ini, kw, _ in option_table()]
+
+
+def __getattr__(name: str) -> Any:
+    """``_OPTIONS`` and ``MEDISCORE_FLAGS`` computed from the registry (README tables, cli, tests)."""
+    if name == "_OPTIONS":
+        return _options_list()
+    if name == "MEDISCORE_FLAGS":
+        return {flag: ms for flag, _, _, ms in option_table()}
+    raise AttributeError(name)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("omfc")
+    for flag, ini, kw in _options_list():
+        group.addoption(flag, dest=ini, default=None, **kw)
+        kind: Any = "bool" if kw.get("action") == "store_true" else ("linelist" if kw.get("action") == "append" else None)
+        parser.addini(ini, kw["help"], type=kind, default=False if kind == "bool" else ([] if kind == "linelist" else None))
+
+
+@dataclass(frozen=True)
+class ScoringSettings:
+    """Scoring options as plain data (every xdist worker rebuilds the same from the command line)."""
+
+    reference: Path
+    metrics_json: Path | None
+    plots: Path | None
+    optout: bool
+    queries: tuple[tuple[str, str], ...]  # (query, kind) in the order given
+    convention: str
+    query_partition: str | None
+    query_error: str | None = None  # a -qp that cannot be expanded: its items fail with this
+    scorers: tuple[str, ...] = ()  # the scorers that run, in registry order
+    scorer_options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+    reference_columns: tuple[str, ...] = ()
+    extra: tuple[tuple[str, Any], ...] = ()  # further common settings (paths of other outputs, ...)
+
+    @property
+    def positions(self) -> int:
+        return max(1, len(self.queries))
+
+    def options_for(self, name: str) -> dict[str, Any]:
+        return dict(dict(self.scorer_options).get(name, ()))
+
+    def common(self) -> dict[str, Any]:
+        """The settings every scorer's header/footer/JSON may quote."""
+        return {"reference": self.reference, "convention": self.convention, "optout": self.optout,
+                "plots": self.plots, "metrics_json": self.metrics_json, **dict(self.extra)}  # fmt: skip
+
+    def as_dict(self) -> dict[str, Any]:
+        """The metrics JSON ``options``: each running scorer's options, then the common ones."""
+        out: dict[str, Any] = {}
+        common = self.common()
+        for name in self.scorers or tuple(SCORERS)[:1]:
+            out.update(SCORERS[name].json_options(self.options_for(name), common))
+        out.update({
+            "optout": self.optout, "convention": self.convention,
+            "query_kind": self.queries[0][1] if self.queries else "all",
+            "queries": [q for q, _ in self.queries], "query_partition": self.query_partition,
+        })  # fmt: skip
+        return out
+
+
+def _get(config: pytest.Config, name: str) -> tuple[Any, Path]:
+    value = config.getoption(name)
+    if value not in (None, False, []):
+        return value, config.invocation_params.dir
+    ini = config.getini(name)
+    base = config.inipath.parent if config.inipath else config.rootpath
+    return (ini if ini not in ("", [], False, None) else None), base
+
+
+def _as_path(value: Any, base: Path) -> Path | None:
+    if value is None:
+        return None
+    p = Path(str(value)).expanduser()
+    return (p if p.is_absolute() else base / p).resolve()
+
+
+def reference_columns(path: Path, limit: int = 1 << 20) -> tuple[str, ...]:
+    """The reference's header names (its first line, at most ``limit`` bytes): they switch scorers on."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.readline(limit)
+    except OSError:
+        return ()
+    text = head.decode("utf-8-sig", errors="replace").strip()
+    return tuple(c.strip().strip('"') for c in text.split("|")) if text else ()
+
+
+def _scorer_options(config: pytest.Config, scorer: Scorer, usage_error: type[Exception]) -> tuple[tuple[str, Any], ...]:
+    """A scorer's options, parsed and bounded; a bad value is a usage error naming the flag."""
+    out: list[tuple[str, Any]] = []
+    for opt in scorer.options:
+        value, _ = _get(config, opt.ini)
+        if value is None:
+            out.append((opt.key, opt.default))
+            continue
+        try:
+            out.append((opt.key, opt.parse(value)))
+        except ValueError as exc:
+            raise usage_error(f"{opt.flag}: {exc}") from None
+    return tuple(out)
+
+
+def configure(config: pytest.Config, dataset_root: Path | None, usage_error: type[Exception]) -> ScoringSettings | None:
+    """Read the scoring options; None when no reference is given (nothing changes then)."""
+    ref_value, ref_base = _get(config, "omfc_reference")
+    if ref_value is None:
+        config.stash[SCORING_KEY] = None
+        return None
+    ref = Path(str(ref_value)).expanduser()
+    if not ref.is_absolute():
+        cands = ([dataset_root / ref] if dataset_root else []) + [ref_base / ref]
+        ref = next((c for c in cands if c.is_file()), cands[0]).resolve()
+    if not ref.is_file():
+        raise usage_error(f"--omfc-reference: no such file: {ref} (a relative path is taken from the dataset root)")
+
+    q, _ = _get(config, "omfc_query")
+    qm, _ = _get(config, "omfc_query_manipulation")
+    qp, _ = _get(config, "omfc_query_partition")
+    given = [flag for flag, v in (("--omfc-query", q), ("--omfc-query-manipulation", qm), ("--omfc-query-partition", qp)) if v]
+    if len(given) > 1:
+        raise usage_error(f"{' and '.join(given)} are mutually exclusive (as MediScore's -q, -qm and -qp)")
+    queries = [(str(x), "q") for x in (q or [])] + [(str(x), "qm") for x in (qm or [])]
+    query_error = None
+    if qp:
+        try:
+            queries += [(part, "qp") for part in partition_query(str(qp))]
+        except ScoringError as exc:  # fails its item (a query the user must fix), never INTERNALERROR
+            queries, query_error = [(str(qp), "qp")], str(exc)
+    convention, _ = _get(config, "omfc_convention")
+    if str(convention or "mediscore") not in CONVENTIONS:
+        raise usage_error(f"--omfc-convention: must be mediscore or plan (got {convention!r})")
+    only, _ = _get(config, "omfc_score")
+    if only is not None and str(only) not in (*SCORERS, "all"):
+        raise usage_error(f"--omfc-score: must be one of {', '.join((*SCORERS, 'all'))} (got {only!r})")
+    selected = None if only in (None, "all") else (str(only),)
+    sub = config.stash.get(SETTINGS_KEY, None)
+    columns = reference_columns(ref)
+    running = tuple(s.name for s in scorers_for(sub.task, columns, selected)) if sub is not None else ()
+    paths = {name: _as_path(*_get(config, name)) for name in OUTPUT_PATHS}
+    settings = ScoringSettings(
+        reference=ref,
+        metrics_json=paths["omfc_metrics_json"],
+        plots=paths["omfc_plots"],
+        optout=bool(_get(config, "omfc_optout")[0]),
+        queries=tuple(queries),
+        convention=str(convention or "mediscore"),
+        query_partition=str(qp) if qp else None,
+        query_error=query_error,
+        scorers=running,
+        scorer_options=tuple((s.name, _scorer_options(config, s, usage_error)) for s in SCORERS.values()),
+        reference_columns=columns,
+        extra=(("per_probe_csv", paths["omfc_per_probe_csv"]),),
+    )
+    _guard_outputs(config, settings, dataset_root, usage_error)
+    config.stash[SCORING_KEY] = settings
+    config.pluginmanager.register(ScoringReporter(config, settings, only=selected), "omfc-scoring-reporter")
+    return settings
+
+
+def _guard_outputs(config: pytest.Config, settings: ScoringSettings, dataset_root: Path | None, usage_error: type[Exception]) -> None:
+    """Never write into the submission or the dataset: refuse such output paths up front."""
+    sub = config.stash.get(SETTINGS_KEY, None)
+    guarded = [p.resolve() for p in ((sub.submission if sub else None), dataset_root) if p is not None]
+    common = settings.common()
+    for name in OUTPUT_PATHS:
+        path = common.get(name.removeprefix("omfc_"))
+        if path is None:
+            continue
+        flag = "--" + name.replace("_", "-")
+        inside = next((g for g in guarded if path == g or path.is_relative_to(g)), None)
+        if inside is not None:
+            raise usage_error(f"{flag}: must not point into the submission or dataset directory {inside} (got {path})")
+        if name != "omfc_plots" and path.is_dir():
+            raise usage_error(f"{flag}: must be a file path (got the directory {path})")
+
+
+def score_items(parent: pytest.Collector, sub_name: str, task: Task) -> Iterator[pytest.Item]:
+    """The scoring items of a submission: one per running scorer and query (none without ``--omfc-reference``)."""
+    settings = parent.config.stash.get(SCORING_KEY, None)
+    if settings is None:
+        return
+    for name in settings.scorers:
+        if not settings.queries:
+            yield ScoreItem.from_parent(parent, name=f"{sub_name}::score::{name}", scorer=name, position=0)
+            continue
+        for i, (_query, kind) in enumerate(settings.queries):
+            yield ScoreItem.from_parent(parent, name=f"{sub_name}::score::{name}[{kind}{i + 1}]", scorer=name, position=i)
+
+
+# ---------------------------------------------------------------------------- scoring
+
+
+def outcomes_for(config: pytest.Config, name: str = "detection") -> list[Outcome]:
+    """Run one scorer once per process; one outcome per item position."""
+    cache = config.stash.get(OUTCOMES_KEY, None)
+    if cache is None:
+        cache = config.stash[OUTCOMES_KEY] = {}
+    if name not in cache:
+        settings = config.stash[SCORING_KEY]
+        assert settings is not None
+        n = settings.positions
+        try:
+            got = list(_score(config, settings, SCORERS[name]))
+            if len(got) != n:
+                raise ScoringError(f"the {name} scorer returned {len(got)} results for {n} queries")
+        except Exception as exc:  # an engine bug must fail the items, not crash the run
+            got = [NotScored(f"scoring could not run: {type(exc).__name__}: {exc}", fail=True)] * n
+        cache[name] = got
+    return cache[name]
+
+
+def _score(config: pytest.Config, settings: ScoringSettings, scorer: Scorer) -> list[Outcome]:
+    n = settings.positions
+    if settings.query_error:
+        return [NotScored(settings.query_error, fail=True)] * n
+    sub = submission_for(config)
+    try:
+        table = sub.sysout()  # CSV-01..08 when the file cannot be read as a table
+        index = sub.index()  # CSV-07
+    except Unavailable as exc:
+        return [NotScored(f"{exc.rule_id} failed: {exc.reason}")] * n
+    inp = ScoringInput(
+        system=table, index=index.df, column_rule=sub.column_rule, reference=settings.reference, task=sub.task,
+        submission=sub.dir, dataset_root=sub.settings.dataset_root, queries=settings.queries,
+        query_partition=settings.query_partition, optout=settings.optout, convention=settings.convention,
+        jobs=int(sub.settings.option("jobs", 0)), options=settings.options_for(scorer.name),
+    )  # fmt: skip
+    return list(scorer.run(inp))
+
+
+# ---------------------------------------------------------------------------- items
+
+
+class ScoreFailed(Exception):
+    """The scoring set-up is wrong (e.g. a query that does not parse); ``args[0]`` is the text."""
+
+
+class ScoreItem(pytest.Item):
+    """One result table of one scorer."""
+
+    def __init__(self, *, scorer: str, position: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scorer = scorer
+        self.position = position
+        self.add_marker("omfc")
+
+    def runtest(self) -> None:
+        settings = self.config.stash[SCORING_KEY]
+        assert settings is not None
+        query, kind = settings.queries[self.position] if settings.queries else (None, "all")
+        self.user_properties += [("omfc.score", self.scorer), ("query", query or ""), ("query_kind", kind)]
+        outcome = outcomes_for(self.config, self.scorer)[self.position]
+        if isinstance(outcome, NotScored):
+            self.omfc_result = _unscored_entry(SCORERS[self.scorer], query, kind, outcome.reason)
+            self.user_properties.append(("omfc.skipped" if not outcome.fail else "omfc.error", outcome.reason))
+            if outcome.fail:
+                raise ScoreFailed(f"score::{self.scorer}: {outcome.reason}")
+            pytest.skip(f"score::{self.scorer} skipped: {outcome.reason}")
+        self.user_properties += outcome.properties
+        self.omfc_result = {"scorer": self.scorer, **outcome.entry}
+        if outcome.failure:
+            raise ScoreFailed(f"score::{self.scorer}: {outcome.failure}")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, ScoreFailed):
+            return str(excinfo.value.args[0])
+        return f"score::{self.scorer}: scoring could not run: {excinfo.exconly()}"
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        settings = self.config.stash[SCORING_KEY]
+        return (settings.reference if settings else self.path), None, f"[omfc] {self.name}"
+
+
+def _unscored_entry(scorer: Scorer, query: str | None, kind: str, reason: str) -> dict[str, Any]:
+    return {"scorer": scorer.name, "query": query, "query_kind": kind, **dict.fromkeys(scorer.null_keys), "skipped": reason}
+
+
+# ---------------------------------------------------------------------------- reporting
+
+
+class ScoringReporter:
+    """Controller-side (or single-process) writer of the metrics JSON, extra outputs and summary tables."""
+
+    def __init__(self, config: pytest.Config, settings: ScoringSettings, only: tuple[str, ...] | None = None) -> None:
+        self.config = config
+        self.settings = settings
+        self.only = only
+        self.results: dict[tuple[int, int], dict[str, Any]] = {}
+        self.written: list[str] = []
+        self.errors: list[str] = []
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        """Carry the result dict on the report (builtin types: it crosses xdist; JUnit ignores it)."""
+        rep = yield
+        if call.when == "call" and isinstance(item, ScoreItem) and hasattr(item, "omfc_result"):
+            rep.omfc_result = item.omfc_result
+            rep.omfc_position = item.position
+        return rep
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        result = getattr(report, "omfc_result", None)
+        if report.when == "call" and result is not None:
+            order = list(SCORERS).index(result.get("scorer", "detection"))
+            self.results[(order, int(getattr(report, "omfc_position", 0)))] = result
+
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        """Say what is scored, or why nothing is (provenance has no scoring here)."""
+        sub = config.stash.get(SETTINGS_KEY, None)
+        if sub is not None and not self.settings.scorers:
+            if not any(sub.task in s.tasks for s in SCORERS.values()):
+                return [f"omfc: --omfc-reference ignored: task {sub.task.value} has no detection scoring"]
+            why = f"task {sub.task.value}, reference {self.settings.reference.name}"
+            return [f"omfc: --omfc-score {','.join(self.only or ())}: nothing to score ({why})"]
+        common = self.settings.common()
+        lines = []
+        for name in self.settings.scorers:
+            scorer = SCORERS[name]
+            if scorer.header is not None:
+                lines.append(scorer.header(self.settings.options_for(name), common))
+        return lines
+
+    def _is_writer(self) -> bool:
+        return not hasattr(self.config, "workerinput")
+
+    def _labels(self) -> tuple[str, str, str]:
+        """Submission name, edition and the human TaskID (as the index names it, e.g. IMDL or manipulation)."""
+        sub = self.config.stash[SETTINGS_KEY]
+        assert sub is not None
+        task = self.config.getoption("omfc_task") or None
+        if task is None:
+            m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", sub.index.name, re.IGNORECASE)
+            first = next((s.tasks[sub.task] for s in SCORERS.values() if sub.task in s.tasks), sub.task.value)
+            task = m.group("task") if m else first
+        return sub.submission.name, sub.edition.value, str(task)
+
+    def document(self) -> dict[str, Any]:
+        """The metrics JSON (shape in the README, section Metrics JSON)."""
+        from .. import __version__
+
+        name, edition, task = self._labels()
+        return {
+            "plugin_version": __version__,
+            "edition": edition,
+            "task": task,
+            "submission": name,
+            "reference": str(self.settings.reference),
+            "options": self.settings.as_dict(),
+            "results": [self.results[k] for k in sorted(self.results)],
+        }
+
+    def _entries(self, name: str) -> list[tuple[int, dict[str, Any]]]:
+        order = list(SCORERS).index(name)
+        return [(pos, r) for (o, pos), r in sorted(self.results.items()) if o == order]
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if not self._is_writer():
+            return
+        path = self.settings.metrics_json
+        if path is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                text = json.dumps(self.document(), indent=2, allow_nan=False, default=_json_default)
+                path.write_text(text + "\n", encoding="utf-8")
+                self.written.append(f"metrics JSON: {path}")
+            except (OSError, ValueError) as exc:
+                self.errors.append(f"--omfc-metrics-json: cannot write {path}: {exc}")
+        if self.results:
+            name, edition, task = self._labels()
+            for scorer_name in self.settings.scorers:
+                scorer = SCORERS[scorer_name]
+                if scorer.finish is None:
+                    continue
+                opts = {**self.settings.common(), **self.settings.options_for(scorer_name)}
+                written, errors = scorer.finish([r for _, r in self._entries(scorer_name)], opts, f"{name} ({edition} {task})")
+                self.written += written
+                self.errors += errors
+        if self.errors and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self._is_writer() or not (self.results or self.errors):
+            return
+        common = self.settings.common()
+        for name in self.settings.scorers:
+            entries = self._entries(name)
+            if entries:
+                self._table(terminalreporter, SCORERS[name], entries, common)
+        for line in [f"omfc: wrote {w}" for w in self.written]:
+            terminalreporter.write_line(line)
+        for line in self.errors:
+            terminalreporter.write_line(f"omfc: ERROR {line}", red=True, bold=True)
+
+    def _table(self, terminalreporter: Any, scorer: Scorer, entries: list[tuple[int, dict[str, Any]]], common: dict[str, Any]) -> None:
+        from rich import box
+        from rich.console import Console
+        from rich.table import Table
+
+        opts = self.settings.options_for(scorer.name)
+        table = Table(title=f"omfc {scorer.title} scores", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                      padding=(0, 1), collapse_padding=True)  # fmt: skip
+        cols = scorer.columns(opts)
+        table.add_column("result", no_wrap=True)
+        for col in cols:
+            table.add_column(col, justify="right", no_wrap=True)
+        notes: list[str] = []
+        for pos, r in entries:
+            label = "all" if r["query"] is None else f"{r['query_kind']}{pos + 1}"
+            if r["query"] is not None:
+                notes.append(f"  {label}: {r['query']}")
+            if r.get("metrics") is None:
+                notes.append(f"  {label} not scored: {r.get('skipped', '')}")
+                table.add_row(label, *(["-"] * len(cols)))
+                continue
+            table.add_row(label, *scorer.row(r, opts))
+        buf = io.StringIO()
+        Console(file=buf, width=max(80, terminalreporter._tw.fullwidth), force_terminal=terminalreporter.hasmarkup).print(table)
+        terminalreporter.write_line("")
+        terminalreporter.write(buf.getvalue())
+        footer = scorer.footer(opts, common)
+        for line in ([footer] if footer else []) + notes:
+            terminalreporter.write_line(line)
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return None if not np.isfinite(obj) else float(obj)
+    return str(obj)

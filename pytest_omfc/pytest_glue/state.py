@@ -1,0 +1,49 @@
+"""What both pytest-side layers share: stash keys, the submission accessor, usage errors.
+
+:mod:`.items` (rule items) and :mod:`.scoring` (score items) import this
+module; it imports neither, so they never import each other's hooks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ..submission import Settings, Submission
+
+__all__ = ["SETTINGS_KEY", "SUBMISSION_KEY", "UsageProblem", "bounded_int", "settings_of", "submission_for"]
+
+SETTINGS_KEY = pytest.StashKey["Settings | None"]()
+SUBMISSION_KEY = pytest.StashKey[Submission]()
+
+
+class UsageProblem(pytest.UsageError):
+    """A bad command line; pytest exits 4 with this one line."""
+
+
+def bounded_int(flag: str, text: Any, lo: int, hi: int, error: type[Exception]) -> int:
+    """``text`` as an integer in ``[lo, hi]``; else ``error("<flag>: must be an integer from lo to hi (got x)")``."""
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise error(f"{flag}: must be an integer from {lo} to {hi} (got {text!r})") from None
+    if not lo <= value <= hi:
+        raise error(f"{flag}: must be an integer from {lo} to {hi} (got {value})")
+    return value
+
+
+def settings_of(config: pytest.Config) -> Settings | None:
+    """The run's :class:`Settings` (None when the plugin is off)."""
+    return config.stash.get(SETTINGS_KEY, None)
+
+
+def submission_for(config: pytest.Config) -> Submission:
+    """The process-wide parsed submission (built on first use, never at collection)."""
+    sub = config.stash.get(SUBMISSION_KEY, None)
+    if sub is None:
+        settings = config.stash[SETTINGS_KEY]
+        assert settings is not None
+        sub = Submission(settings)
+        config.stash[SUBMISSION_KEY] = sub
+    return sub

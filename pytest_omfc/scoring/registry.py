@@ -1,0 +1,180 @@
+"""The scorer registry: every scorer the plugin knows, as data (like :mod:`pytest_omfc.registry` for rules).
+
+A :class:`Scorer` names the tasks it applies to, the reference columns that
+switch it on, its own command-line options (with MediScore's equivalent, for
+the README) and ``run``: a pure function of the parsed inputs
+(:class:`ScoringInput`) returning one :class:`ScoreResult` or
+:class:`NotScored` per item position (one per query, or one).  The pytest
+layer (:mod:`pytest_omfc.pytest_glue.scoring`) turns every applicable scorer
+and position into an item ``<sub>::score::<name>[q1]``, records the result's
+``user_properties``, writes its metrics-JSON entry (with ``"scorer": name``)
+and prints one summary table per scorer.  Nothing here imports pytest.
+
+Adding a scorer: an engine module (``scoring/<name>.py``) and one
+``register(Scorer(...))`` in :mod:`.scorers`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..csvio import Table
+from ..editions import Task
+from ..findings import tame
+
+__all__ = [
+    "SCORERS",
+    "NotScored",
+    "ScoreResult",
+    "Scorer",
+    "ScorerOption",
+    "ScoringInput",
+    "register",
+    "scorers_for",
+]
+
+
+@dataclass(frozen=True)
+class ScorerOption:
+    """One command-line option of a scorer (also an ini setting named ``ini``).
+
+    ``parse`` turns the given text into the value the engine gets and raises
+    ``ValueError("must be ... (got ...)")`` when it is out of bounds; the pytest
+    layer prefixes the flag and makes it a usage error (exit 4).
+    """
+
+    flag: str
+    ini: str
+    kwargs: Mapping[str, Any]  # argparse keywords: metavar/help/action/choices
+    mediscore: str  # MediScore's equivalent (README table), "" if none
+    default: Any = None
+    parse: Callable[[Any], Any] = str
+    name: str = ""  # key in the scorer's option mapping (default: ini without "omfc_")
+
+    @property
+    def key(self) -> str:
+        return self.name or self.ini.removeprefix("omfc_")
+
+
+@dataclass(frozen=True)
+class NotScored:
+    """Why one result could not be computed; ``fail`` for set-up errors the user must fix."""
+
+    reason: str
+    fail: bool = False
+
+    def __post_init__(self) -> None:
+        # Engine messages quote reference and system values (trial keys, query text): tame them
+        # like every rule message, so a 1 MB key or a U+2028 never reaches the terminal or the XML raw.
+        object.__setattr__(self, "reason", tame(self.reason))
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """One computed result, in builtin types (it crosses xdist and lands in JSON and JUnit).
+
+    ``entry``: the metrics-JSON entry (the pytest layer adds ``"scorer"`` first);
+    ``properties``: the item's ``user_properties`` after ``omfc.score``/``query``/``query_kind``;
+    ``failure``: set when some trials could not be scored (the item fails naming them; the numbers stay).
+    """
+
+    entry: dict[str, Any]
+    properties: list[tuple[str, Any]] = field(default_factory=list)
+    failure: str | None = None  # the result is computed, but the item fails with this (e.g. unscorable masks)
+
+    def __post_init__(self) -> None:
+        if self.failure is not None:
+            object.__setattr__(self, "failure", tame(self.failure))
+
+
+Outcome = ScoreResult | NotScored
+
+
+@dataclass(frozen=True)
+class ScoringInput:
+    """What every scorer gets: the parsed submission and the scoring set-up (no pytest objects)."""
+
+    system: Table  # the parsed system output (strings), with file/line lookups for messages
+    index: Any  # pandas.DataFrame of the index (strings)
+    column_rule: str  # the COL rule owning the system output's layout (named when a column is absent)
+    reference: Path
+    task: Task
+    submission: Path  # system masks are resolved inside it
+    dataset_root: Path | None  # reference masks are resolved inside it
+    queries: tuple[tuple[str, str], ...]  # (query, kind) in the order given; kind q, qm or qp
+    query_partition: str | None
+    optout: bool
+    convention: str
+    jobs: int
+    options: Mapping[str, Any]  # this scorer's own options, parsed (ScorerOption.key -> value)
+
+    @property
+    def positions(self) -> int:
+        return max(1, len(self.queries))
+
+    @property
+    def kind(self) -> str:
+        return self.queries[0][1] if self.queries else "all"
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """A scorer as data.
+
+    * ``tasks``: plugin task -> the engine's task name (e.g. IMG -> "manipulation");
+    * ``switch_columns``: reference columns of which one must be present (empty: always on);
+    * ``run(inp) -> [outcome per position]``: raises nothing on bad input (the pytest layer still
+      turns an unexpected exception into failed items, never an INTERNALERROR);
+    * ``header(opts, common)``: the line printed under pytest's header;
+    * ``columns(opts)`` / ``row(entry, opts)``: the summary table; ``footer(opts, common)``: its last line;
+    * ``json_options(opts, common)``: the scorer's part of the metrics JSON ``options``;
+    * ``finish(entries, opts, title)``: extra outputs written once by the controller (plots), returning
+      ``(written, errors)`` texts (``opts`` then also holds the common ``plots``/``per_probe_csv`` paths);
+    * ``null_keys``: the entry keys a not-scored result carries as null (beside ``skipped``).
+    """
+
+    name: str
+    title: str
+    tasks: Mapping[Task, str]
+    run: Callable[[ScoringInput], Sequence[Outcome]]
+    switch_columns: tuple[str, ...] = ()
+    options: tuple[ScorerOption, ...] = ()
+    header: Callable[[Mapping[str, Any], Mapping[str, Any]], str] | None = None
+    columns: Callable[[Mapping[str, Any]], list[str]] = lambda opts: []
+    row: Callable[[dict[str, Any], Mapping[str, Any]], list[str]] = lambda entry, opts: []
+    footer: Callable[[Mapping[str, Any], Mapping[str, Any]], str | None] = lambda opts, common: None
+    json_options: Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]] = lambda opts, common: {}
+    finish: Callable[[list[dict[str, Any]], Mapping[str, Any], str], tuple[list[str], list[str]]] | None = None
+    null_keys: tuple[str, ...] = ("metrics",)  # entry keys set to null when a result is not scored
+
+    def applies(self, task: Task, reference_columns: Sequence[str] | None) -> bool:
+        """True for a task it scores, when the reference names one of its switch columns."""
+        if task not in self.tasks:
+            return False
+        if not self.switch_columns:
+            return True
+        return reference_columns is not None and any(c in reference_columns for c in self.switch_columns)
+
+
+#: Every registered scorer by name, in registration order (the order of items, JSON results and tables).
+SCORERS: dict[str, Scorer] = {}
+
+
+def register(scorer: Scorer) -> Scorer:
+    """Add a scorer; a name or an option flag used twice is a programming error."""
+    if scorer.name in SCORERS:
+        raise ValueError(f"scorer {scorer.name!r} registered twice")
+    taken = {o.flag for s in SCORERS.values() for o in s.options}
+    clash = [o.flag for o in scorer.options if o.flag in taken]
+    if clash:
+        raise ValueError(f"scorer {scorer.name!r}: option(s) {clash} already registered")
+    SCORERS[scorer.name] = scorer
+    return scorer
+
+
+def scorers_for(task: Task, reference_columns: Sequence[str] | None, only: Sequence[str] | None = None) -> list[Scorer]:
+    """The scorers that apply to a task and reference (restricted to ``only`` when given)."""
+    return [s for s in SCORERS.values() if (only is None or s.name in only) and s.applies(task, reference_columns)]

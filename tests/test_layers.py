@@ -1,0 +1,103 @@
+"""The package's layering: no import circles, engines and rules free of pytest (issue 10, "Architecture first").
+
+The import graph is read from the source (every ``import`` statement, also the
+ones inside functions, which is where circles used to hide: plugin.py and
+scoring_plugin.py, registry.py and submission.py, scoring/detection.py and
+scoring/bootstrap.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pytest_omfc
+
+PACKAGE = Path(pytest_omfc.__file__).resolve().parent
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the package modules it imports (a ``from X import name`` names X.name when that is a module)."""
+    mods = _modules()
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for mod, path in mods.items():
+        is_pkg = path.name == "__init__.py"
+        base = mod.split(".") if is_pkg else mod.split(".")[:-1]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    anchor = base[: len(base) - (node.level - 1)]
+                    src = ".".join(anchor + ([node.module] if node.module else []))
+                else:
+                    src = node.module or ""
+                targets = [f"{src}.{a.name}" if f"{src}.{a.name}" in mods else src for a in node.names]
+            graph[mod] |= {t for t in targets if t in mods and t != mod}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle, as the list of modules around it, or None."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(m: str) -> list[str] | None:
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(graph[m]):
+            if state.get(n) == 1:
+                return stack[stack.index(n):] + [n]
+            if n not in state and (found := visit(n)):
+                return found
+        stack.pop()
+        state[m] = 2
+        return None
+
+    for m in sorted(graph):
+        if m not in state and (found := visit(m)):
+            return found
+    return None
+
+
+def test_the_walker_sees_a_circle() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_graph_sees_function_level_imports() -> None:
+    graph = import_graph()
+    assert "pytest_omfc.scoring.bootstrap" in graph["pytest_omfc.scoring.detection"]
+    assert "pytest_omfc.pytest_glue.hooks" in graph["pytest_omfc.plugin"]
+
+
+def test_no_import_circles() -> None:
+    assert find_cycle(import_graph()) is None
+
+
+@pytest.mark.parametrize(("modules", "layer"), [
+    (["pytest_omfc.scoring", "pytest_omfc.scoring.scorers", "pytest_omfc.scoring.registry", "pytest_omfc.scoring.mask"], "scoring"),
+    (["pytest_omfc.rules", "pytest_omfc.submission", "pytest_omfc.registry"], "rules"),
+])  # fmt: skip
+def test_engines_and_rules_do_not_import_pytest(modules: list[str], layer: str) -> None:
+    code = f"import sys\nfor m in {modules!r}: __import__(m)\nprint(sorted(k for k in sys.modules if k.split('.')[0] in ('pytest', '_pytest')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]", f"{layer} imports pytest: {out.stdout}"
+

@@ -1,0 +1,435 @@
+"""Mask scoring through the plugin (issue 10): ``<sub>::score::mask`` beside detection, options, outputs, bad input.
+
+Masks are 16x16; the reference's GT is the 8x8 square at rows/columns 4..11 (64 pixels).  The "shifted"
+system mask is that square moved 2 pixels down and right: with no kernels (eks = dks = ntdks = 0) its
+optimum threshold 0 gives TP 36, FP 28, FN 28, TN 164, so MCC = (36*164 - 28*28) / (64*192) = 5/12;
+the "perfect" mask gives MCC 1; a white (missing) mask MCC 0 (METRICS.md 2.6, 2.8).  Options are
+checked against the engine (:func:`score_masks`) called directly on the same files with the same
+option, and against the default, so that each option is shown to reach the engine.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import psv
+from PIL import Image
+
+from pytest_omfc.scoring.mask.run import score_masks
+
+IDX_HEADER = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight"]
+OUT_HEADER = ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "ProbeStatus", "ProbeOptOutPixelValue"]
+REF_HEADER = ["TaskID", "ProbeFileID", "ProbeFileName", "IsTarget", "ProbeMaskFileName", "Collection"]
+REF_REL = "reference/OpenMFC20_Image-IMDL-ref.csv"
+NOKERN = ["--omfc-erode-kernel-size", "0", "--omfc-dilate-kernel-size", "0", "--omfc-nonselected-dilate-kernel-size", "0"]
+
+REF = np.full((16, 16), 255, dtype=np.uint8)
+REF[4:12, 4:12] = 0
+SHIFTED = np.full((16, 16), 255, dtype=np.uint8)
+SHIFTED[6:14, 6:14] = 0
+GREY = np.full((16, 16), 255, dtype=np.uint8)  # a soft mask: 3 levels, so thresholds matter
+GREY[4:12, 4:12] = 100
+GREY[6:14, 6:14] = 0
+
+
+def png_bytes(arr: np.ndarray) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    Image.fromarray(arr).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+class MaskCase:
+    """A dataset with mask references + a submission with system masks."""
+
+    def __init__(self, omfc: Any, systems: dict[str, np.ndarray | bytes | None], *, extra_ref: dict[str, str] | None = None,
+                 pixel: dict[str, str] | None = None, ref_masks: bool = True) -> None:  # fmt: skip
+        ids = sorted(systems) + ["0009"]  # 0009: a non-target
+        rows, files = [], {}
+        for i in ids:
+            sysm = systems.get(i)
+            name = ""
+            if sysm is not None:
+                name = f"mask/{i}.png"
+                files[name] = sysm if isinstance(sysm, bytes) else png_bytes(sysm)
+            rows.append([i, 0.9 if i != "0009" else 0.1, name, "Processed", (pixel or {}).get(i, "")])
+        self.case = omfc.case("OpenMFC2020", "IMDL", header=OUT_HEADER, rows=rows, index_header=IDX_HEADER,
+                              index_rows=[["IMDL", i, f"probe/{i}.jpg", 16, 16] for i in ids], files=files)  # fmt: skip
+        ref_rows = []
+        for i in ids:
+            target = i != "0009"
+            mask = f"reference/mask/{i}.png" if target else ""
+            if target and ref_masks and i not in (extra_ref or {}):
+                omfc.write(f"dataset/{mask}", png_bytes(REF))
+            ref_rows.append(["IMDL", i, f"probe/{i}.jpg", "Y" if target else "N", (extra_ref or {}).get(i, mask), "A" if i < "0003" else "B"])
+        self.reference = omfc.write(f"dataset/{REF_REL}", psv(REF_HEADER, ref_rows))
+        self.root = omfc.root
+
+    def run(self, *extra: str) -> Any:
+        return self.case.run("--omfc-reference", str(self.reference), *extra)
+
+    def json(self, *extra: str) -> dict[str, Any]:
+        path = self.root / "out" / "metrics.json"
+        self.run("--omfc-metrics-json", str(path), *extra)
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    def engine(self, **kw: Any) -> Any:
+        """The engine on the same files (what the plugin must reproduce)."""
+        return score_masks(self.case.index, self.reference, self.case.submission / f"{self.case.submission.name}.csv",
+                           ref_dir=self.root / "dataset", **kw)  # fmt: skip
+
+
+def props(res: Any, rid: str) -> dict[str, Any]:
+    return dict(res.props[rid])
+
+
+# ---------------------------------------------------------------------------- items and numbers
+
+
+def test_mask_item_runs_beside_detection_with_hand_computed_mcc(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED, "0003": None})
+    res = c.run(*NOKERN)
+    assert res.outcome("detection") == "passed", res.text("detection")
+    assert res.outcome("mask") == "passed", res.text("mask")
+    p = props(res, "mask")
+    assert p["omfc.score"] == "mask" and p["query_kind"] == "all"
+    assert p["OptimumMCC"] == pytest.approx((1 + 5 / 12 + 0) / 3, abs=1e-12)
+    assert (p["totalTrials"], p["ScoreableTrials"], p["count.not_scored"]) == (4, 3, 0)
+    assert math.isnan(p["MaximumMCC"])  # no --omfc-sbin: MediScore prints nothing
+    assert all(type(v) in (str, int, float) for _, v in res.props["mask"])
+
+
+def test_metrics_json_has_a_mask_entry_with_per_probe_rows(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
+    doc = c.json(*NOKERN)
+    det, mask = doc["results"]
+    assert (det["scorer"], mask["scorer"]) == ("detection", "mask")
+    assert list(mask) == ["scorer", "query", "query_kind", "metrics", "stddev", "per_probe"]
+    assert mask["metrics"]["OptimumMCC"] == pytest.approx((1 + 5 / 12) / 2, abs=1e-12)
+    assert mask["metrics"]["MaximumMCC"] is None and mask["metrics"]["OptimumThreshold"] == 0
+    assert mask["stddev"]["OptimumMCC"] == pytest.approx(np.std([1, 5 / 12], ddof=1), abs=1e-12)
+    rows = {r["ProbeFileID"]: r for r in mask["per_probe"]}
+    assert rows["0002"]["OptimumMCC"] == pytest.approx(5 / 12, abs=1e-12)
+    assert (rows["0002"]["OptimumPixelTP"], rows["0002"]["OptimumPixelFP"], rows["0002"]["OptimumPixelFN"]) == (36, 28, 28)
+    assert rows["0002"]["Scored"] == "Y" and rows["0002"]["PixelN"] == 256
+    assert doc["options"]["mask"] == {"kernel": "box", "eks": 0, "dks": 0, "ntdks": 0, "sbin": None, "nspx": -1,
+                                      "pppns": False, "jpeg2000": "auto"}  # fmt: skip
+
+
+def test_summary_shows_a_mask_table(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
+    out = c.case.pytester.runpytest(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference), *NOKERN)
+    out.stdout.fnmatch_lines([
+        "omfc: scoring masks against * (kernel box, eks 0, dks 0, ntdks 0 (0 for splice), sbin none, nspx -1, jpeg2000 auto)",
+        "omfc detection scores*",
+        "omfc mask scores*",
+        "*result*trials*scored*MCC*NMM*BWL1*GWL1*AUC*F1*IoU*",
+        "*all*3*2*0.7083*",
+        "omfc: masks: Optimum metrics; convention mediscore, kernel box*",
+    ])  # fmt: skip
+
+
+def test_score_selects_one_scorer(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": REF})
+    only_mask = c.run("--omfc-score", "mask", *NOKERN)
+    assert "mask" in only_mask.reports and "detection" not in only_mask.reports
+    only_det = c.run("--omfc-score", "detection")
+    assert "detection" in only_det.reports and "mask" not in only_det.reports
+
+
+def test_queries_make_one_mask_item_each(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": REF, "0002": REF, "0003": SHIFTED})
+    res = c.run(*NOKERN, "--omfc-query", "Collection=='A'", "--omfc-query", "Collection=='B'")
+    assert props(res, "mask[q1]")["OptimumMCC"] == 1.0
+    assert props(res, "mask[q2]")["OptimumMCC"] == pytest.approx(5 / 12, abs=1e-12)
+    assert props(res, "mask[q2]")["query"] == "Collection=='B'"
+
+
+@pytest.mark.parametrize(("args", "kw", "metric"), [
+    (["--omfc-erode-kernel-size", "3", "--omfc-dilate-kernel-size", "0"], {"eks": 3, "dks": 0}, "OptimumMCC"),
+    (["--omfc-erode-kernel-size", "0", "--omfc-dilate-kernel-size", "3"], {"eks": 0, "dks": 3}, "OptimumMCC"),
+    (["--omfc-kernel", "disc", "--omfc-erode-kernel-size", "5", "--omfc-dilate-kernel-size", "5"], {"kernel": "disc", "eks": 5, "dks": 5}, "OptimumMCC"),
+    (["--omfc-kernel", "diamond", "--omfc-erode-kernel-size", "5", "--omfc-dilate-kernel-size", "5"], {"kernel": "diamond", "eks": 5, "dks": 5}, "OptimumMCC"),
+    (["--omfc-kernel", "line", "--omfc-erode-kernel-size", "5", "--omfc-dilate-kernel-size", "5"], {"kernel": "line", "eks": 5, "dks": 5}, "OptimumMCC"),
+    (["--omfc-kernel", "gaussian", "--omfc-erode-kernel-size", "5", "--omfc-dilate-kernel-size", "5"], {"kernel": "gaussian", "eks": 5, "dks": 5}, "OptimumMCC"),
+    (["--omfc-sbin", "50"], {"sbin": 50}, "ActualMCC"),
+    (["--omfc-sbin", "150"], {"sbin": 150}, "MaximumMCC"),
+    (["--omfc-no-score-pixel", "100"], {"nspx": 100}, "OptimumMCC"),
+])  # fmt: skip
+def test_each_option_reaches_the_engine(omfc: Any, args: list[str], kw: dict[str, Any], metric: str) -> None:
+    c = MaskCase(omfc, {"0001": GREY, "0002": SHIFTED})
+    base = {"eks": 0, "dks": 0, "ntdks": 0}
+    res = c.run(*NOKERN, *args)
+    assert res.outcome("mask") == "passed", res.text("mask")
+    got = props(res, "mask")[metric]
+    want = c.engine(**{**base, **kw}).results[0].aggregate[metric]
+    assert got == pytest.approx(want, abs=1e-12)
+    default = c.engine(**base).results[0].aggregate[metric]
+    assert default is None or got != pytest.approx(default, abs=1e-9), "the option changed nothing"
+
+
+def test_grey_mask_hand_computed_actual_threshold(omfc: Any) -> None:
+    """GREY at sbin 50: black (0) pixels only, i.e. the shifted square: MCC 5/12 for that probe."""
+    c = MaskCase(omfc, {"0001": GREY})
+    p = props(c.run(*NOKERN, "--omfc-sbin", "50"), "mask")
+    assert p["ActualMCC"] == pytest.approx(5 / 12, abs=1e-12) and p["ActualThreshold"] == 50
+    # the optimum threshold 100 keeps the union of both squares (92 pixels): TP 64, FP 28, FN 0, TN 164
+    assert p["OptimumMCC"] == pytest.approx(64 * 164 / math.sqrt(92 * 64 * 192 * 164), abs=1e-12)
+
+
+def test_per_probe_pixel_no_score_and_optout(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": GREY, "0002": SHIFTED}, pixel={"0001": "100", "0002": "255"})
+    res = c.run(*NOKERN, "--omfc-per-probe-pixel-no-score")
+    want = c.engine(eks=0, dks=0, ntdks=0, pppns=True).results[0].aggregate["OptimumMCC"]
+    assert props(res, "mask")["OptimumMCC"] == pytest.approx(want, abs=1e-12)
+    assert want != pytest.approx(c.engine(eks=0, dks=0, ntdks=0).results[0].aggregate["OptimumMCC"], abs=1e-9)
+
+
+def test_per_probe_csv_is_pipe_separated(omfc: Any, tmp_path: Path) -> None:
+    c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
+    out = c.root / "out" / "perprobe.csv"
+    res = c.run(*NOKERN, "--omfc-per-probe-csv", str(out))
+    assert res.outcome("mask") == "passed"
+    lines = out.read_text(encoding="utf-8").splitlines()
+    header = lines[0].split("|")
+    assert header[0] == "ProbeFileID" and "OptimumMCC" in header and len(lines) == 3
+    row = dict(zip(header, lines[2].split("|")))
+    assert row["ProbeFileID"] == "0002" and float(row["OptimumMCC"]) == pytest.approx(5 / 12, abs=1e-12)
+
+
+# ---------------------------------------------------------------------------- usage errors
+
+
+@pytest.mark.parametrize(("args", "first"), [
+    (["--omfc-erode-kernel-size", "4"], "--omfc-erode-kernel-size: must be 0 or an odd integer from 1 to 101 (got 4)"),
+    (["--omfc-dilate-kernel-size", "1001"], "--omfc-dilate-kernel-size: must be 0 or an odd integer from 1 to 101 (got 1001)"),
+    (["--omfc-nonselected-dilate-kernel-size", "x"], "--omfc-nonselected-dilate-kernel-size: must be 0 or an odd integer from 1 to 101 (got 'x')"),
+    (["--omfc-sbin", "256"], "--omfc-sbin: must be an integer from -1 to 255 (-10: none) (got 256)"),
+    (["--omfc-no-score-pixel", "-2"], "--omfc-no-score-pixel: must be an integer from -1 to 255 (got -2)"),
+])  # fmt: skip
+def test_number_options_are_bounded(omfc: Any, args: list[str], first: str) -> None:
+    c = MaskCase(omfc, {"0001": REF})
+    out = c.case.pytester.runpytest(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference), *args)
+    assert out.ret == 4
+    assert f"ERROR: {first}" in out.stderr.str()
+
+
+def test_per_probe_csv_refused_inside_the_submission(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": REF})
+    bad = c.case.submission / "perprobe.csv"
+    out = c.case.pytester.runpytest(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference),
+                                    "--omfc-per-probe-csv", str(bad))  # fmt: skip
+    assert out.ret == 4 and "--omfc-per-probe-csv: must not point into the submission or dataset directory" in out.stderr.str()
+    assert not bad.exists()
+
+
+# ---------------------------------------------------------------------------- bad input
+
+
+WRONG_SIZE = np.zeros((8, 8), dtype=np.uint8)
+
+
+@pytest.mark.parametrize(("systems", "extra_ref", "reason"), [
+    ({"0001": REF, "0002": WRONG_SIZE}, None, "0002: "),
+    ({"0001": REF, "0002": b"not a png at all"}, None, "0002: "),
+    ({"0001": REF, "0002": png_bytes(REF)[:60]}, None, "0002: "),
+    ({"0001": REF, "0002": REF}, {"0002": "reference/mask/absent.png"}, "0002: "),
+])  # fmt: skip
+def test_a_bad_mask_fails_the_item_naming_the_probe(omfc: Any, systems: dict[str, Any], extra_ref: Any, reason: str) -> None:
+    c = MaskCase(omfc, systems, extra_ref=extra_ref)
+    res = c.run(*NOKERN)
+    assert res.outcome("mask") == "failed"
+    first = res.first_line("mask")
+    assert first.startswith("score::mask: 1 mask(s) could not be scored (0002: "), first
+    assert "Traceback" not in res.text("mask")
+    assert props(res, "mask")["count.not_scored"] == 1
+    assert res.outcome("detection") == "passed"
+
+
+def test_reference_without_mask_column_collects_no_mask_item(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": REF})
+    text = c.reference.read_text().replace("ProbeMaskFileName", "Other")
+    c.reference.write_text(text)
+    res = c.run()
+    assert "detection" in res.reports and "mask" not in res.reports
+
+
+def test_system_output_without_mask_column_skips_naming_the_column_rule(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": REF})
+    csv = c.case.submission / f"{c.case.submission.name}.csv"
+    csv.write_text(psv(["ProbeFileID", "ConfidenceScore", "ProbeStatus"], [["0001", 0.9, "Processed"], ["0009", 0.1, "Processed"]]))
+    res = c.run()
+    assert res.outcome("mask") == "skipped"
+    assert res.text("mask").startswith("score::mask skipped: COL-02 failed: column OutputProbeMaskFileName is absent")
+
+
+def test_qm_without_journal_fails_with_the_reason(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": REF})
+    res = c.run("--omfc-query-manipulation", "Purpose==['add']")
+    assert res.outcome("mask[qm1]") == "failed"
+    assert res.first_line("mask[qm1]").startswith("score::mask: "), res.text("mask[qm1]")
+    assert "Traceback" not in res.text("mask[qm1]")
+
+
+def test_wrong_size_message_as_the_readme_quotes_it(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": REF, "0002": WRONG_SIZE})
+    first = c.run(*NOKERN).first_line("mask")
+    assert first == ("score::mask: 1 mask(s) could not be scored (0002: 0002.png: "
+                     "size 8x8 (HxW) differs from the reference's 16x16)"), first
+
+
+# ---------------------------------------------------------------------------- splice, xdist, ini
+
+
+def test_splice_item_holds_probe_and_donor_metrics(omfc: Any) -> None:
+    """METRICS.md 2.10: one item per query with p- and d-prefixed aggregates (ntdks is always 0)."""
+    files = {"mask/P1.png": png_bytes(REF), "mask/D1.png": png_bytes(SHIFTED)}
+    case = omfc.case(
+        "MFC2019", "splice",
+        header=["ProbeFileID", "DonorFileID", "ConfidenceScore", "OutputProbeMaskFileName", "OutputDonorMaskFileName",
+                "ProbeStatus", "DonorStatus"],
+        rows=[["P1", "D1", 0.9, "mask/P1.png", "mask/D1.png", "Processed", "Processed"],
+              ["P2", "D2", 0.1, "", "", "Processed", "Processed"]],
+        index_header=["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "DonorFileID",
+                      "DonorFileName", "DonorWidth", "DonorHeight"],
+        index_rows=[["splice", p, f"probe/{p}.jpg", 16, 16, d, f"world/{d}.jpg", 16, 16] for p, d in (("P1", "D1"), ("P2", "D2"))],
+        files=files,
+    )  # fmt: skip
+    omfc.write("dataset/reference/mask/P1.png", png_bytes(REF))
+    omfc.write("dataset/reference/mask/D1.png", png_bytes(REF))
+    ref = omfc.write("dataset/reference/MFC2019-splice-ref.csv", psv(
+        ["TaskID", "ProbeFileID", "ProbeFileName", "DonorFileID", "DonorFileName", "IsTarget", "BinaryProbeMaskFileName", "DonorMaskFileName"],
+        [["splice", "P1", "probe/P1.jpg", "D1", "world/D1.jpg", "Y", "reference/mask/P1.png", "reference/mask/D1.png"],
+         ["splice", "P2", "probe/P2.jpg", "D2", "world/D2.jpg", "N", "", ""]]))  # fmt: skip
+    res = case.run("--omfc-reference", str(ref), "--omfc-erode-kernel-size", "0", "--omfc-dilate-kernel-size", "0")
+    assert res.outcome("mask") == "passed", res.text("mask")
+    assert "mask[" not in "".join(res.reports)  # one item for probe and donor
+    p = props(res, "mask")
+    want = score_masks(case.index, ref, case.submission / f"{case.submission.name}.csv", task="splice",
+                       ref_dir=omfc.root / "dataset", eks=0, dks=0).results[0].aggregate  # fmt: skip
+    assert p["pOptimumMCC"] == 1.0 == want["pOptimumMCC"]
+    assert p["dOptimumMCC"] == pytest.approx(want["dOptimumMCC"], abs=1e-12) and p["dOptimumMCC"] < 1.0
+    assert (p["totalTrials"], p["ScoreableProbeTrials"], p["ScoreableDonorTrials"]) == (2, 2, 2)  # MediScore: total - unscored
+
+
+def test_xdist_controller_writes_the_mask_entry(omfc: Any) -> None:
+    pytest.importorskip("xdist")
+    c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
+    path = c.root / "out" / "metrics.json"
+    out = c.case.pytester.runpytest(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference),
+                                    "--omfc-metrics-json", str(path), "-n", "2", *NOKERN)  # fmt: skip
+    assert out.ret == 0, out.stdout.str()[-2000:]
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    mask = next(r for r in doc["results"] if r["scorer"] == "mask")
+    assert mask["metrics"]["OptimumMCC"] == pytest.approx((1 + 5 / 12) / 2, abs=1e-12)
+    out.stdout.fnmatch_lines(["omfc mask scores*"])
+
+
+def test_mask_options_are_ini_settings(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": GREY})
+    res = c.run(*NOKERN, "-o", "omfc_sbin=50", "-o", "omfc_kernel=disc")
+    p = props(res, "mask")
+    assert p["ActualMCC"] == pytest.approx(5 / 12, abs=1e-12) and p["ActualThreshold"] == 50
+    assert json.loads(json.dumps(c.json(*NOKERN, "-o", "omfc_kernel=disc")["options"]["mask"]))["kernel"] == "disc"
+    bad = c.case.pytester.runpytest(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference),
+                                    "-o", "omfc_erode_kernel_size=2")  # fmt: skip
+    assert bad.ret == 4 and "--omfc-erode-kernel-size: must be 0 or an odd integer from 1 to 101 (got 2)" in bad.stderr.str()
+
+
+# ---------------------------------------------------------------------------- bombs, in a capped child
+
+_CHILD = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+import pytest
+sys.exit(pytest.main(sys.argv[1:]))
+"""
+
+
+def _header_bomb(width: int, height: int) -> bytes:
+    """A grey PNG declaring ``width x height`` pixels with a 20-byte IDAT (inflating it would need GBs)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(bytes(64))) + chunk(b"IEND", b"")
+
+
+def _run_capped(c: MaskCase, *extra: str) -> tuple[Any, float]:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _CHILD, *c.case.args, "-p", "pytest_omfc.plugin", "-p", "no:cacheprovider",
+                           "--omfc-reference", str(c.reference), "--omfc-jobs", "1", "-q", "-k", "score", *extra],
+                          cwd=c.root, env=env, capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    return proc, time.perf_counter() - t0
+
+
+def test_system_mask_header_bomb_fails_the_item_without_inflating(omfc: Any) -> None:
+    """A 100000x100000 system mask (10 GB of pixels) names the probe; the run stays under 1.5 GB and 60 s."""
+    c = MaskCase(omfc, {"0001": REF, "0002": _header_bomb(100_000, 100_000)})
+    proc, elapsed = _run_capped(c, *NOKERN)
+    out = proc.stdout + proc.stderr
+    assert "INTERNALERROR" not in out and "Traceback" not in out and "MemoryError" not in out, out[-3000:]
+    assert "score::mask: 1 mask(s) could not be scored (0002: " in proc.stdout, out[-3000:]
+    assert proc.returncode == 1 and elapsed < 30, (proc.returncode, elapsed)
+
+
+def test_kernel_size_bomb_is_a_usage_error(omfc: Any) -> None:
+    """An erosion kernel of 100001 (10**10 cells; the engine would build and apply it) is refused up front."""
+    c = MaskCase(omfc, {"0001": REF})
+    proc, elapsed = _run_capped(c, "--omfc-erode-kernel-size", "100001")
+    assert proc.returncode == 4, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "ERROR: --omfc-erode-kernel-size: must be 0 or an odd integer from 1 to 101 (got 100001)" in proc.stderr
+    assert elapsed < 30
+
+
+def test_jpeg2000_yes_without_bit_plane_column_fails_naming_it(omfc: Any) -> None:
+    """--omfc-jpeg2000 reaches the engine: 'yes' needs ProbeBitPlaneMaskFileName (METRICS.md 2.3)."""
+    c = MaskCase(omfc, {"0001": REF})
+    res = c.run(*NOKERN, "--omfc-jpeg2000", "yes")
+    assert res.outcome("mask") == "failed"
+    assert res.first_line("mask") == "score::mask: jpeg2000='yes' needs the reference column ProbeBitPlaneMaskFileName"
+    assert c.run(*NOKERN, "--omfc-jpeg2000", "no").outcome("mask") == "passed"
+
+
+# ---------------------------------------------------------------------------- conventions, opt-out, partitions
+
+
+def test_plan_convention_scores_a_missing_mask_mcc_minus_one(omfc: Any) -> None:
+    """RULES.md MASK-01 / METRICS.md 7.1: the plans score a missing mask -1; MediScore 0."""
+    c = MaskCase(omfc, {"0001": REF, "0002": None})
+    assert props(c.run(*NOKERN), "mask")["OptimumMCC"] == pytest.approx(0.5, abs=1e-12)
+    assert props(c.run(*NOKERN, "--omfc-convention", "plan"), "mask")["OptimumMCC"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_optout_removes_opted_out_trials_from_mask_scoring(omfc: Any) -> None:
+    """METRICS.md 2.1 step 2: OptOutLocalization is counted in the bookkeeping, and removed with --omfc-optout."""
+    c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
+    csv = c.case.submission / f"{c.case.submission.name}.csv"
+    csv.write_text(csv.read_text().replace("0002|0.9|mask/0002.png|Processed", "0002|0.9|mask/0002.png|OptOutLocalization"))
+    kept = props(c.run(*NOKERN), "mask")
+    assert (kept["totalOptOut"], kept["ScoreableTrials"]) == (1, 2)
+    assert kept["OptimumMCC"] == pytest.approx((1 + 5 / 12) / 2, abs=1e-12)
+    out = props(c.run(*NOKERN, "--omfc-optout"), "mask")
+    assert (out["totalOptOut"], out["ScoreableTrials"], out["OptimumMCC"]) == (1, 1, 1.0)
+
+
+def test_query_partition_gives_one_mask_item_per_partition(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": REF, "0002": REF, "0003": SHIFTED})
+    res = c.run(*NOKERN, "--omfc-query-partition", "Collection==['A','B']")
+    assert props(res, "mask[qp1]")["OptimumMCC"] == 1.0
+    assert props(res, "mask[qp2]")["OptimumMCC"] == pytest.approx(5 / 12, abs=1e-12)
