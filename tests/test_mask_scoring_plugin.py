@@ -10,6 +10,7 @@ option, and against the default, so that each option is shown to reach the engin
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 from pathlib import Path
@@ -433,3 +434,36 @@ def test_query_partition_gives_one_mask_item_per_partition(omfc: Any) -> None:
     res = c.run(*NOKERN, "--omfc-query-partition", "Collection==['A','B']")
     assert props(res, "mask[qp1]")["OptimumMCC"] == 1.0
     assert props(res, "mask[qp2]")["OptimumMCC"] == pytest.approx(5 / 12, abs=1e-12)
+
+
+def test_dask_local_cluster_gives_the_local_result(omfc: Any) -> None:
+    """Issue 10 scale-out through the plugin: ``--omfc-dask local`` (a real two-worker LocalCluster, in a
+    subprocess) writes the same mask entry, per-probe rows included, as local processes."""
+    if importlib.util.find_spec("distributed") is None:  # not imported here: only the subprocesses need it
+        pytest.skip("needs dask.distributed: pip install 'pytest-omfc[dask]'")
+    grey = np.where(SHIFTED == 0, 40, 200).astype(np.uint8)
+    c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED, "0003": grey, "0004": None})
+    docs = {}
+    for name, extra in (("local", ["--omfc-jobs", "2"]), ("dask", ["--omfc-jobs", "2", "--omfc-dask", "local"])):
+        path = c.root / "out" / f"{name}.json"
+        res = c.case.pytester.runpytest_subprocess(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference",
+                                                   str(c.reference), "--omfc-metrics-json", str(path),
+                                                   "--omfc-sbin", "100", *extra, timeout=180)  # fmt: skip
+        assert res.ret == 0, res.stdout.str()[-3000:]
+        assert ("on the dask.distributed cluster local)" in res.stdout.str()) is (name == "dask")
+        docs[name] = json.loads(path.read_text(encoding="utf-8"))
+    local, dask = ([r for r in d["results"] if r["scorer"] == "mask"] for d in (docs["local"], docs["dask"]))
+    assert len(local) == 1 and local[0]["per_probe"] and local == dask
+    assert local[0]["metrics"]["ActualThreshold"] == 100
+
+
+def test_unreachable_dask_scheduler_fails_the_mask_item_naming_it(omfc: Any) -> None:
+    """The address reaches the engine: a closed port on this machine fails the item with the address, no traceback."""
+    if importlib.util.find_spec("distributed") is None:
+        pytest.skip("needs dask.distributed: pip install 'pytest-omfc[dask]'")
+    c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
+    res = c.case.pytester.runpytest_subprocess(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference",
+                                               str(c.reference), "--omfc-dask", "tcp://127.0.0.1:9", "-rf", timeout=180)
+    out = res.stdout.str()
+    assert res.ret == 1 and "cannot connect to the scheduler at 'tcp://127.0.0.1:9'" in out, out[-3000:]
+    assert "Traceback" not in out and "INTERNALERROR" not in out

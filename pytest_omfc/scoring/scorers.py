@@ -450,7 +450,8 @@ def _mask_settings(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
 
 
 def _mask_header(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
-    return f"omfc: scoring masks against {common['reference']} ({_mask_settings(opts, common)})"
+    where = f"; on the dask.distributed cluster {opts['dask']}" if opts.get("dask") else ""
+    return f"omfc: scoring masks against {common['reference']} ({_mask_settings(opts, common)}{where})"
 
 
 def _mask_footer(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
