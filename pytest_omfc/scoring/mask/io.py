@@ -161,12 +161,21 @@ def glymur_usable() -> bool:
 
 
 def read_bitplanes(
-    path: str | Path, expected: tuple[int, int] | None = None, *, max_pixels: int = MAX_PIXELS
+    path: str | Path, expected: tuple[int, int] | None = None, *, max_pixels: int = MAX_PIXELS,
+    decoder: str = "auto",
 ) -> NDArray[np.unsignedinteger]:
-    """A bit-plane reference (``ProbeBitPlaneMaskFileName``) as (H, W) or (H, W, L) unsigned integers."""
+    """A bit-plane reference (``ProbeBitPlaneMaskFileName``) as (H, W) or (H, W, L) unsigned integers.
+
+    ``decoder``: ``"auto"`` uses glymur where it found an OpenJPEG >= 2.4 (the library MediScore
+    reads with) and Pillow's bundled OpenJPEG otherwise, so a plain ``pip install`` still reads
+    JPEG 2000; ``"glymur"`` or ``"pillow"`` forces one (the tests decode the same files both ways).
+    """
+    if decoder not in ("auto", "glymur", "pillow"):
+        raise ValueError(f"decoder must be auto, glymur or pillow (got {decoder!r})")
     p = Path(path)
     sig = _signature(p)
-    if sig.startswith(_JP2) and glymur_usable():
+    use_glymur = decoder == "glymur" or (decoder == "auto" and glymur_usable())
+    if sig.startswith(_JP2) and use_glymur:
         import glymur  # type: ignore[import-untyped]
 
         try:
