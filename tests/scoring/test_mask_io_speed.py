@@ -18,7 +18,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from pytest_omfc.scoring.mask import MaskReadError, colour_reference, read_colour_reference
+from pytest_omfc.scoring.mask import (
+    MaskReadError,
+    colour_reference,
+    read_colour_reference,
+)
 
 H, W = 6, 9
 
