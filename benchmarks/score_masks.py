@@ -452,62 +452,86 @@ def stages(ref: Path, sys_path: Path, repeat: int, reader: str = "png") -> list[
 # --- whole runs ----------------------------------------------------------------------------------
 
 
-def child_run(case: Path, jobs: int) -> None:
-    """Inside the measured subprocess: score the case, print one JSON line."""
+def _vm_hwm() -> float:
+    """This process's peak RSS in MB from /proc (ru_maxrss is unusable here: a child started by a big
+    parent through vfork/exec inherits the parent's high-water mark on Linux)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def child_run(case: Path, jobs: int, grey_preview: bool = False) -> None:
+    """Inside the measured subprocess: score the case, print one JSON line.
+
+    ``grey_preview``: score_masks reads references with ``read_colour_reference(..., grey=True)`` (the
+    change proposed for run.py), patched in before the pool forks its workers.
+    """
+    from pytest_omfc.scoring.mask import run as mask_run
     from pytest_omfc.scoring.mask import score_masks
 
+    if grey_preview and GREY_READ:
+        mask_run.read_colour_reference = partial(read_colour_reference, grey=True)  # type: ignore[assignment]
     t0 = time.perf_counter()
     report = score_masks(case / "index.csv", case / "ref.csv", case / "sys.csv", sys_dir=case, ref_dir=case, jobs=jobs)
     wall = time.perf_counter() - t0
     agg = report.results[0].aggregate
     print(json.dumps({"wall": wall, "scoreable": agg.get("ScoreableTrials"), "mcc": agg.get("OptimumMCC"),
-                      "not_scored": len(report.runs[0].not_scored)}))
+                      "not_scored": len(report.runs[0].not_scored), "hwm": _vm_hwm()}))
 
 
-def _tree_memory(proc: Any) -> tuple[int, int]:
-    """(sum of RSS, sum of PSS) in bytes of a psutil process and its descendants."""
-    rss = pss = 0
+def _tree_memory(proc: Any) -> tuple[int, int, int]:
+    """(sum of RSS, sum of PSS, largest RSS) in bytes of a psutil process and its descendants."""
+    rss = pss = largest = 0
     try:
         family = [proc, *proc.children(recursive=True)]
     except Exception:  # noqa: BLE001  the process just ended
-        return 0, 0
+        return 0, 0, 0
     for p in family:
         try:
             full = p.memory_full_info()
-            rss += full.rss
-            pss += getattr(full, "pss", full.rss)
         except Exception:  # noqa: BLE001, S112  a worker just ended
             continue
-    return rss, pss
+        rss += full.rss
+        pss += getattr(full, "pss", full.rss)
+        largest = max(largest, full.rss)
+    return rss, pss, largest
 
 
 @dataclass(frozen=True)
 class RunFigures:
     n: int
+    label: str
     wall: float  # s, the whole subprocess (imports included)
     score_wall: float  # s, inside score_masks
     cpu: float  # s, user+sys of the process tree
-    peak_rss: float  # MB, sum over the tree (None-less: 0 without psutil)
-    peak_pss: float  # MB
-    max_rss: float  # MB, the largest single process (ru_maxrss)
+    peak_rss: float  # MB, sum over the tree (0 without psutil)
+    peak_pss: float  # MB, sum over the tree
+    largest: float  # MB, the largest single process as sampled
+    scorer_hwm: float  # MB, the scoring process's own peak (VmHWM), exact
     scoreable: int
 
 
-def measure_run(case: Path, n: int, jobs: int) -> RunFigures:
+def measure_run(case: Path, n: int, jobs: int, grey_preview: bool = False) -> RunFigures:
     try:
         import psutil  # type: ignore[import-untyped]
     except ImportError:
         psutil = None  # type: ignore[assignment]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     cmd = [sys.executable, __file__, "--child-run", str(case), "--jobs", str(jobs)]
+    if grey_preview:
+        cmd.append("--preview-grey-read")
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak_rss = peak_pss = 0
+    peak_rss = peak_pss = largest = 0
     if psutil is not None:
         ps = psutil.Process(proc.pid)
         while proc.poll() is None:
-            rss, pss = _tree_memory(ps)
-            peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss)
+            rss, pss, big = _tree_memory(ps)
+            peak_rss, peak_pss, largest = max(peak_rss, rss), max(peak_pss, pss), max(largest, big)
             time.sleep(0.01)
     out, err = proc.communicate()
     wall = time.perf_counter() - t0
@@ -516,8 +540,8 @@ def measure_run(case: Path, n: int, jobs: int) -> RunFigures:
         raise RuntimeError(f"score_masks subprocess failed ({proc.returncode}):\n{err[-2000:]}")
     data = json.loads(out.strip().splitlines()[-1])
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return RunFigures(n, wall, data["wall"], cpu, peak_rss / 2**20, peak_pss / 2**20, after.ru_maxrss / 1024,
-                      int(data["scoreable"] or 0))
+    return RunFigures(n, f"{n}{'*' if grey_preview else ''}", wall, data["wall"], cpu, peak_rss / 2**20,
+                      peak_pss / 2**20, largest / 2**20, float(data["hwm"]), int(data["scoreable"] or 0))
 
 
 # --- sections ------------------------------------------------------------------------------------
@@ -578,34 +602,40 @@ def section_jp2(root: Path, repeat: int) -> None:
                 f"per mask, decode included (target <= 1 s; MediScore 5-40 s)\nJPEG 2000 decoder: {decoder}")
 
 
-def section_run(root: Path, probes: int, jobs: int, variants: int, plugin_cpu: float, baseline_cpu: float) -> None:
+def section_run(
+    root: Path, probes: int, jobs: int, variants: int, plugin_cpu: float, baseline_cpu: float, grey_preview: bool
+) -> None:
     ladder = sorted({max(1, probes // 4), max(1, probes // 2), probes})
-    figures = []
-    for n in ladder:
-        case = run_inputs(root, n, variants)
-        figures.append(measure_run(case, n, jobs))
+    figures = [measure_run(run_inputs(root, n, variants), n, jobs) for n in ladder]
+    if grey_preview and GREY_READ:
+        figures.append(measure_run(run_inputs(root, probes, variants), probes, jobs, grey_preview=True))
     try:
         import psutil  # type: ignore[import-untyped]  # noqa: F401
 
         mem_note = "tree = scorer + workers, sampled every 10 ms; PSS counts shared pages once"
     except ImportError:
-        mem_note = "psutil not installed: tree columns are 0; see the largest process"
+        mem_note = "psutil not installed: tree and largest columns are 0; see the scorer's own peak"
     print(f"\nscore_masks, 1920x1080 PNG masks ({variants} distinct pairs, hard-linked), jobs={jobs}, "
           f"{len(os.sched_getaffinity(0))} CPUs, load {os.getloadavg()[0]:.1f} (target <= 300 MB)")
     print(f"{'probes':>7} {'wall s':>7} {'scoring s':>9} {'CPU s':>7} {'CPU ms/mask':>11} {'tree RSS MB':>11} "
-          f"{'tree PSS MB':>11} {'largest MB':>10} {'baseline s':>10}")
+          f"{'tree PSS MB':>11} {'largest MB':>10} {'scorer MB':>9} {'baseline s':>10}")
     for f in figures:
         base = f.n * baseline_cpu / 1000 / jobs
-        print(f"{f.n:>7} {f.wall:7.1f} {f.score_wall:9.1f} {f.cpu:7.1f} {1000 * f.cpu / f.n:11.1f} {f.peak_rss:11.0f} "
-              f"{f.peak_pss:11.0f} {f.max_rss:10.0f} {base:10.0f}")
+        print(f"{f.label:>7} {f.wall:7.1f} {f.score_wall:9.1f} {f.cpu:7.1f} {1000 * f.cpu / f.n:11.1f} "
+              f"{f.peak_rss:11.0f} {f.peak_pss:11.0f} {f.largest:10.0f} {f.scorer_hwm:9.0f} {base:10.0f}")
         assert f.scoreable == f.n, f"{f.scoreable} of {f.n} trials scored"
-    lo, hi = figures[0], figures[-1]
+    plain = [f for f in figures if not f.label.endswith("*")]
+    lo, hi = plain[0], plain[-1]
     if hi.n > lo.n:
         k = 1000 / (hi.n - lo.n)
         print(f"growth per 1,000 probes from {lo.n} to {hi.n}: wall {k * (hi.wall - lo.wall):+.2f} s, "
-              f"tree RSS {k * (hi.peak_rss - lo.peak_rss):+.0f} MB, tree PSS {k * (hi.peak_pss - lo.peak_pss):+.0f} MB")
-    print(f"{mem_note}. baseline s = probes x baseline CPU per mask ({baseline_cpu:.0f} ms) / jobs, "
-          f"extrapolated; plugin CPU per mask alone: {plugin_cpu:.1f} ms")
+              f"CPU {k * (hi.cpu - lo.cpu):+.2f} s, tree RSS {k * (hi.peak_rss - lo.peak_rss):+.0f} MB, "
+              f"tree PSS {k * (hi.peak_pss - lo.peak_pss):+.0f} MB")
+    if len(figures) > len(plain):
+        print("* the same run with references read by read_colour_reference(..., grey=True), "
+              "the change proposed for run.py (patched in by --preview-grey-read)")
+    print(f"{mem_note}; scorer MB = the scoring process's own peak (VmHWM). baseline s = probes x baseline "
+          f"CPU per mask ({baseline_cpu:.0f} ms) / jobs, extrapolated; plugin CPU per mask alone: {plugin_cpu:.1f} ms")
 
 
 def section_engine(repeat: int) -> None:
@@ -652,10 +682,12 @@ def main() -> None:
     ap.add_argument("--engine", action="store_true", help="also the engine-only and dilation-library rows")
     ap.add_argument("--only", choices=("png", "jp2", "run"), default=None, help="one section only")
     ap.add_argument("--cache", type=Path, default=None, help=f"input cache (default {cache_root()})")
+    ap.add_argument("--preview-grey-read", action="store_true",
+                    help="also score the largest run with grey=True reference reads (proposed run.py change)")
     ap.add_argument("--child-run", type=Path, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child_run is not None:
-        child_run(args.child_run, args.jobs)
+        child_run(args.child_run, args.jobs, args.preview_grey_read)
         return
     repeat = args.repeat or (2 if args.quick else 7)
     probes = args.probes or (200 if args.quick else 2000)
@@ -674,7 +706,7 @@ def main() -> None:
     if args.only in (None, "jp2"):
         section_jp2(root, max(1, repeat // 2))
     if args.only in (None, "run"):
-        section_run(root, probes, args.jobs, args.variants, plugin_cpu, baseline_cpu)
+        section_run(root, probes, args.jobs, args.variants, plugin_cpu, baseline_cpu, args.preview_grey_read)
     if args.engine:
         section_engine(repeat)
 
