@@ -199,6 +199,11 @@ def png_inputs(root: Path) -> Path:
         _save_png(sys20, d / "sys20.png")
         _save_png(sys256, d / "sys256.png")
         (d / "complete").touch()
+    if not (d / "refrgb.png").is_file():  # a colour reference: black GT and a red distraction (SNS)
+        bw, _ = synthetic(1080, 1920)
+        rgb = np.repeat(bw[:, :, None], 3, axis=2)
+        rgb[700:1000, 100:700] = np.where(bw[700:1000, 100:700, None] == 0, 0, np.array([255, 0, 0], dtype=np.uint8))
+        Image.fromarray(rgb, mode="RGB").save(d / "refrgb.png", format="PNG")
     return d
 
 
@@ -568,6 +573,12 @@ def section_png(root: Path, repeat: int, profile: bool) -> float:
                 t = best(partial(plugin_png, ref, sys_path, False), repeat)
                 results.append(("plugin, 3-channel reference read", t, "read_colour_reference(path) without grey=True"))
             results += stages(ref, sys_path, repeat)
+    rgb = d / "refrgb.png"
+    note = agree(plugin_png(rgb, d / "sys20.png"), baseline_png(rgb, d / "sys20.png"), "rgb")
+    p = best(partial(plugin_png, rgb, d / "sys20.png"), repeat)
+    b = best(partial(baseline_png, rgb, d / "sys20.png"), max(1, repeat // 3))
+    results += [("plugin, RGB reference with a distraction, 20 levels", p, note),
+                ("baseline, RGB reference with a distraction", b, f"x{b.cpu / p.cpu:.1f} the plugin's CPU time")]
     table(results, "1920x1080 grey PNG system mask vs binary PNG reference, per mask, one core, decode included "
                    "(target <= 25 ms; MediScore 0.20 s)")
     if profile:
