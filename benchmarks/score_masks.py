@@ -5,7 +5,8 @@ Generates its inputs once (cached under ``$XDG_CACHE_HOME/pytest-omfc-bench`` or
 
 1. **PNG, one mask**: a 1920x1080 binary PNG reference (two elliptic GT blobs)
    against a grey PNG system mask (blobby, 20 levels; and a noisy 256-level one,
-   the worst case for PNG inflate and for a per-threshold loop).  Per mask, on
+   the worst case for PNG inflate and for a per-threshold loop; and an RGB
+   colour reference with a red distraction, the SNS path).  Per mask, on
    one core, *including reading and decoding both PNGs*: the plugin's public
    pipeline (``read_colour_reference`` -> ``colour_reference`` ->
    ``read_system_mask`` -> ``score_mask``, what ``score_masks`` runs per mask)
@@ -19,8 +20,10 @@ Generates its inputs once (cached under ``$XDG_CACHE_HOME/pytest-omfc-bench`` or
    (default N = 2,000) with ``jobs=J`` (default 2) in a subprocess: wall time,
    CPU time of the process tree, peak memory of the process tree (sum of RSS
    and sum of PSS of the scorer and its workers, sampled every 10 ms with
-   psutil; without psutil the largest single process's ru_maxrss), and growth
-   per 1,000 probes.  Target <= 300 MB.  The masks are ``--variants`` distinct
+   psutil; and the scorer's own VmHWM, exact), and growth per 1,000 probes.
+   Target <= 300 MB.  ``--preview-grey-read`` scores the largest run again
+   with references read as (H, W) grey (``read_colour_reference(..., grey=True)``),
+   the change proposed for ``run.py``.  The masks are ``--variants`` distinct
    pairs hard-linked under distinct names (each file is still read and
    decoded: the scorer deduplicates by path only).
 
@@ -36,6 +39,7 @@ fairer figure on a shared machine; wall time is printed too).  MediScore
 figures are the issue's (MediScore is Python 2 and is not run here).
 
 Run: ``PYTHONPATH=. python benchmarks/score_masks.py [--quick] [--probes N] [--jobs J] [--repeat R]``
+(about 10 minutes on 2 CPUs with the defaults; ``--quick`` about 1 minute; ``--only png|jp2|run``)
 ``--profile`` adds a cProfile of the plugin's PNG pipeline; ``--engine`` the
 engine-only rows (arrays in memory) and the dilation libraries.
 """
