@@ -22,8 +22,8 @@ Generates its inputs once (cached under ``$XDG_CACHE_HOME/pytest-omfc-bench`` or
    and sum of PSS of the scorer and its workers, sampled every 10 ms with
    psutil; and the scorer's own VmHWM, exact), and growth per 1,000 probes.
    Target <= 300 MB.  ``--preview-grey-read`` scores the largest run again
-   with references read as (H, W) grey (``read_colour_reference(..., grey=True)``),
-   the change proposed for ``run.py``.  The masks are ``--variants`` distinct
+   with references forced to (H, W) grey reads (``read_colour_reference(..., grey=True)``,
+   which ``run.py`` now does itself: the option compares older checkouts).  The masks are ``--variants`` distinct
    pairs hard-linked under distinct names (each file is still read and
    decoded: the scorer deduplicates by path only).
 
@@ -648,7 +648,7 @@ def section_run(
               f"tree PSS {k * (hi.peak_pss - lo.peak_pss):+.0f} MB")
     if len(figures) > len(plain):
         print("* the same run with references read by read_colour_reference(..., grey=True), "
-              "the change proposed for run.py (patched in by --preview-grey-read)")
+              "what run.py now does itself (patched in by --preview-grey-read, for older checkouts)")
     print(f"{mem_note}; scorer MB = the scoring process's own peak (VmHWM). baseline s = probes x baseline "
           f"CPU per mask ({baseline_cpu:.0f} ms) / jobs, extrapolated; plugin CPU per mask alone: {plugin_cpu:.1f} ms")
 
@@ -698,7 +698,7 @@ def main() -> None:
     ap.add_argument("--only", choices=("png", "jp2", "run"), default=None, help="one section only")
     ap.add_argument("--cache", type=Path, default=None, help=f"input cache (default {cache_root()})")
     ap.add_argument("--preview-grey-read", action="store_true",
-                    help="also score the largest run with grey=True reference reads (proposed run.py change)")
+                    help="also score the largest run with grey=True reference reads patched in (run.py's default now; for older checkouts)")
     ap.add_argument("--child-run", type=Path, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child_run is not None:

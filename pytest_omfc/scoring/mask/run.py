@@ -200,7 +200,7 @@ def _score_job_raw(job: _Job) -> tuple[MaskScore | None, str | None]:
                 return None, f"BitPlane {max(above)} is above the {cap} bit planes {Path(job.ref).name} holds"
             reference = bitplane_reference(planes, job.listed, job.evaluated)
         else:
-            image = read_colour_reference(job.ref, max_pixels=job.max_pixels)
+            image = read_colour_reference(job.ref, max_pixels=job.max_pixels, grey=True)  # (H, W) for grey files: B = G = R
             reference = colour_reference(image, job.selected, mode=job.mode)
         if not reference.scoreable:
             return MaskScore(scored=False), "no selected region in the reference mask"
