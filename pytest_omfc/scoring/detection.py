@@ -80,6 +80,7 @@ import numpy as np
 import pandas as pd
 
 from .bootstrap import bootstrap_ci
+from .conventions import CONVENTION_DIFFERENCES, ConventionDifference, convention_table
 from .curves import TIE_ATOL, curve_from_counts, sorted_groups
 from .merge import (
     RESPONSE_COLUMN,
@@ -130,62 +131,6 @@ METRIC_COLUMNS: tuple[str, ...] = (
 CI_COLUMNS: tuple[str, ...] = METRIC_COLUMNS[7:]
 
 DEFAULT_FAR_STOP: dict[str, float] = {"mediscore": 0.1, "plan": 0.05}
-
-
-@dataclass(frozen=True)
-class ConventionDifference:
-    """One row of the MediScore-vs-plan table (METRICS.md section 7)."""
-
-    topic: str
-    metrics_md: str
-    mediscore: str
-    plan: str
-
-
-CONVENTION_DIFFERENCES: tuple[ConventionDifference, ...] = (
-    ConventionDifference(
-        "Trials missing from the system output", "7.1, 1.1",
-        "Dropped silently (merge overwrite bug); not in TRR either",
-        "Kept, scored at the lowest system score, counted as not responded",
-    ),
-    ConventionDifference("Default far_stop", "7.6", "0.1", "0.05 (CD at FAR 5 %, MFC2019/OpenMFC)"),
-    ConventionDifference(
-        "Partial AUC (AUC@FAR)", "7.6, 1.4",
-        "Trapezoids up to the last ROC point with fpr <= far_stop",
-        "Integrated up to exactly far_stop (last segment interpolated); both unnormalised",
-    ),
-    ConventionDifference(
-        "EER", "7.5, 1.5",
-        "Mean of fpr and fnr at the first point minimising |fpr-fnr|, no interpolation",
-        "fpr = fnr crossing, linear interpolation between ROC points",
-    ),
-    ConventionDifference(
-        "TRR", "7.8, 1.9",
-        "Scored / all merged trials, also under a query; rounded to 2 decimals",
-        "Responded / trials of the scored set (query subset), unrounded",
-    ),
-    ConventionDifference(
-        "Opt-out with ProbeStatus", "7.9, 1.2",
-        "Keeps Processed, NonProcessed, FailedValidation, OptOutLocalization/Temporal/Spatial",
-        "Keeps Processed, OptOutLocalization/Temporal/Spatial (detection actually performed)",
-    ),
-)  # fmt: skip
-
-
-def convention_table() -> str:
-    """The convention differences as a Markdown table (for the README)."""
-    lines = [
-        "| Topic | METRICS.md | `mediscore` (default) | `plan` |",
-        "|---|---|---|---|",
-        *(f"| {_cell(d.topic)} | {_cell(d.metrics_md)} | {_cell(d.mediscore)} | {_cell(d.plan)} |"
-          for d in CONVENTION_DIFFERENCES),
-    ]
-    return "\n".join(lines)
-
-
-def _cell(text: str) -> str:
-    """A Markdown table cell: a literal '|' (as in |fpr-fnr|) would split the cell."""
-    return text.replace("|", "\\|")
 
 
 
