@@ -467,3 +467,57 @@ def test_unreachable_dask_scheduler_fails_the_mask_item_naming_it(omfc: Any) -> 
     out = res.stdout.str()
     assert res.ret == 1 and "cannot connect to the scheduler at 'tcp://127.0.0.1:9'" in out, out[-3000:]
     assert "Traceback" not in out and "INTERNALERROR" not in out
+
+
+def _bitplane_reference(c: MaskCase, omfc: Any) -> None:
+    """Replace the PNG reference by a JPEG 2000 bit-plane one with its journal tables (METRICS.md 2.3).
+
+    Bit plane 1 marks the 8x8 GT of REF (a Paste); bit plane 3 marks the 3x3 bottom-right corner (a
+    Blur).  The journal lists both; without -qm both are evaluated (GT), with -qm Paste the Blur's
+    plane is listed but not evaluated, i.e. a distraction (no-score).
+    """
+    planes = np.zeros((16, 16), dtype=np.uint8)
+    planes[4:12, 4:12] |= 1
+    planes[13:16, 13:16] |= 4
+    buf = __import__("io").BytesIO()
+    Image.fromarray(planes, "L").save(buf, format="JPEG2000")
+    omfc.write("dataset/reference/mask/0001.bpm.jp2", buf.getvalue())
+    header = ["TaskID", "ProbeFileID", "ProbeFileName", "IsTarget", "ProbeBitPlaneMaskFileName", "JournalName", "Collection"]
+    rows = [["IMDL", "0001", "probe/0001.jpg", "Y", "reference/mask/0001.bpm.jp2", "j1", "A"],
+            ["IMDL", "0009", "probe/0009.jpg", "N", "", "", "B"]]
+    c.reference = omfc.write(f"dataset/{REF_REL}", psv(header, rows))
+    stem = REF_REL.removesuffix(".csv")
+    omfc.write(f"dataset/{stem}-probejournaljoin.csv", psv(
+        ["ProbeFileID", "JournalName", "StartNodeID", "EndNodeID", "Sequence"],
+        [["0001", "j1", "n1", "n2", 1], ["0001", "j1", "n2", "n3", 2]]))
+    omfc.write(f"dataset/{stem}-journalmask.csv", psv(
+        ["JournalName", "StartNodeID", "EndNodeID", "Operation", "Purpose", "BitPlane"],
+        [["j1", "n1", "n2", "PasteSplice", "add", 1], ["j1", "n2", "n3", "Blur", "remove", 3]]))
+
+
+def test_jpeg2000_bit_plane_reference_hand_computed(omfc: Any) -> None:
+    """Bit planes through the plugin: GT = the pixels of the evaluated planes; -qm turns a listed plane that is
+    not evaluated into no-score.  System mask SHIFTED (black [6:14]^2):
+    * no query, both planes are GT (73 px): TP 36+1 (the corner pixel 13,13), FP 27, FN 28+8, TN 156;
+    * -qm PasteSplice: GT is the 8x8 square; the Blur's 9 corner pixels (1 FP, 8 TN) are no-score:
+      TP 36, FP 27, FN 28, TN 156."""
+
+    def mcc(tp: int, fp: int, fn: int, tn: int) -> float:
+        return (tp * tn - fp * fn) / math.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
+
+    c = MaskCase(omfc, {"0001": SHIFTED})
+    _bitplane_reference(c, omfc)
+    both = c.json(*NOKERN)
+    whole = next(r for r in both["results"] if r["scorer"] == "mask")
+    row = whole["per_probe"][0]
+    assert (row["OptimumPixelTP"], row["OptimumPixelFP"], row["OptimumPixelFN"], row["OptimumPixelTN"]) == (37, 27, 36, 156)
+    assert whole["metrics"]["OptimumMCC"] == pytest.approx(mcc(37, 27, 36, 156), abs=1e-12)
+    assert both["options"]["mask"]["jpeg2000"] == "auto"
+    res = c.run(*NOKERN, "--omfc-query-manipulation", "Operation==['PasteSplice']")
+    rid = next(r for r in res.reports if r.startswith("mask"))
+    assert res.outcome(rid) == "passed", res.text(rid)
+    assert props(res, rid)["OptimumMCC"] == pytest.approx(mcc(36, 27, 28, 156), abs=1e-12)
+    no = c.run(*NOKERN, "--omfc-jpeg2000", "no")
+    assert (no.outcome("mask"), no.first_line("mask")) == ("failed", (
+        "score::mask: reference lacks column(s) ['ProbeMaskFileName']; it has ['TaskID', 'ProbeFileID', "
+        "'ProbeFileName', 'IsTarget', 'ProbeBitPlaneMaskFileName', 'JournalName', 'Collection']"))
