@@ -521,3 +521,20 @@ def test_jpeg2000_bit_plane_reference_hand_computed(omfc: Any) -> None:
     assert (no.outcome("mask"), no.first_line("mask")) == ("failed", (
         "score::mask: reference lacks column(s) ['ProbeMaskFileName']; it has ['TaskID', 'ProbeFileID', "
         "'ProbeFileName', 'IsTarget', 'ProbeBitPlaneMaskFileName', 'JournalName', 'Collection']"))
+
+
+@pytest.mark.parametrize(("kernel", "ring"), [
+    ("box", 100 - 36),  # dilated 10x10 minus eroded 6x6
+    ("gaussian", 100 - 36),  # equals box below size 19 (METRICS.md 2.4)
+    ("diamond", 96 - 36),  # a 3x3 cross: the dilated square loses its 4 corners
+    ("disc", 96 - 36),  # MORPH_ELLIPSE of size 3 is the same cross
+    ("line", 94 - 36),  # the 45-degree diagonal: squares shifted by -1, 0, +1 (64 + 15 + 15) minus their overlap
+])  # fmt: skip
+def test_each_kernel_hand_computed_no_score_ring(omfc: Any, kernel: str, ring: int) -> None:
+    """The boundary no-score ring (BNS) of the 8x8 GT in a 16x16 mask, eks = dks = 3, for each kernel shape;
+    a perfect system mask then scores MCC 1 on the 256 - ring scored pixels."""
+    c = MaskCase(omfc, {"0001": REF})
+    doc = c.json("--omfc-kernel", kernel, "--omfc-erode-kernel-size", "3", "--omfc-dilate-kernel-size", "3",
+                 "--omfc-nonselected-dilate-kernel-size", "0")
+    row = next(r for r in doc["results"] if r["scorer"] == "mask")["per_probe"][0]
+    assert (row["PixelBNS"], row["PixelN"], row["OptimumMCC"]) == (ring, 256 - ring, 1.0)
