@@ -1,0 +1,339 @@
+"""Provenance graph building: reference graph, system graph, matching (METRICS.md 3.2, 3.3).
+
+Why a module of its own: MediScore aborts the whole run on a cycle in a system
+graph unless ``-c`` is given; here a system cycle is only recorded (PROV-15) and
+the graph is scored, while a cycle in a *journal* (reference data) is a
+:class:`ScoringError` naming the journal. Graphs are plain sets of path keys so
+that matching is set arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter, defaultdict, deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_omfc.scoring.merge import ScoringError
+
+__all__ = [
+    "GraphInputError",
+    "GraphMatch",
+    "Journal",
+    "RefGraph",
+    "SysGraph",
+    "match_graphs",
+    "parse_journal",
+    "reference_graph",
+    "system_graph",
+]
+
+Link = tuple[str, str]
+
+
+class GraphInputError(ValueError):
+    """A graph JSON has the wrong shape (missing keys, indexes out of range); per-trial."""
+
+
+@dataclass(frozen=True)
+class Journal:
+    """A journal reduced to what scoring needs: node ids, node types, id links."""
+
+    name: str
+    node_ids: tuple[str, ...]
+    node_types: Mapping[str, str]
+    links: frozenset[Link]
+
+
+@dataclass(frozen=True)
+class RefGraph:
+    """Reference graph keyed by file path (METRICS.md 3.2 step 5)."""
+
+    nodes: frozenset[str]
+    links: frozenset[Link]
+
+
+@dataclass(frozen=True)
+class SysGraph:
+    """System graph keyed by ``file`` (duplicates collapse), with first-seen confidences."""
+
+    nodes: frozenset[str]
+    links: frozenset[Link]
+    node_confidence: Mapping[str, Any]
+    link_confidence: Mapping[Link, Any]
+    has_cycle: bool
+
+
+@dataclass(frozen=True)
+class GraphMatch:
+    """Counts and similarity scores of one trial (METRICS.md 3.3), unrounded."""
+
+    num_sys_nodes: int
+    num_sys_links: int
+    num_ref_nodes: int
+    num_ref_links: int
+    correct_nodes: frozenset[str]
+    correct_links: frozenset[Link]
+    #: (reference link, system link used for it); differ only in undirected mode.
+    link_pairs: tuple[tuple[Link, Link], ...]
+
+    @property
+    def num_correct_nodes(self) -> int:
+        return len(self.correct_nodes)
+
+    @property
+    def num_correct_links(self) -> int:
+        return len(self.link_pairs)
+
+    def metrics(self) -> dict[str, float]:
+        """SimNLO, SimNO, SimLO, NodeRecall; 0/0 is NaN as in MediScore."""
+        cn, cl = self.num_correct_nodes, self.num_correct_links
+        vr, vs, er, es = (
+            self.num_ref_nodes,
+            self.num_sys_nodes,
+            self.num_ref_links,
+            self.num_sys_links,
+        )
+        return {
+            "SimNLO": _div(2 * (cn + cl), vr + vs + er + es),
+            "SimNO": _div(2 * cn, vr + vs),
+            "SimLO": _div(2 * cl, er + es),
+            "NodeRecall": _div(cn, vr),
+        }
+
+
+def _div(num: float, den: float) -> float:
+    return num / den if den else math.nan
+
+
+def _graph_parts(doc: Any, what: str, need_links: bool) -> tuple[list[Any], list[Any]]:
+    """Return (nodes, links) of a node-link JSON, or raise GraphInputError saying what is wrong."""
+    if not isinstance(doc, dict):
+        raise GraphInputError(
+            f"{what}: top level must be an object (got {type(doc).__name__})"
+        )
+    nodes = doc.get("nodes")
+    if not isinstance(nodes, list):
+        raise GraphInputError(
+            f"{what}: 'nodes' must be an array (got {type(nodes).__name__})"
+        )
+    links = doc.get("links", [] if not need_links else None)
+    if not isinstance(links, list):
+        raise GraphInputError(
+            f"{what}: 'links' must be an array (got {type(links).__name__})"
+        )
+    return nodes, links
+
+
+def _index(link: Any, key: str, n: int, what: str, i: int) -> int:
+    """A link end: an int index into ``nodes`` (PROV-09); anything else is a per-trial reason."""
+    if not isinstance(link, dict):
+        raise GraphInputError(f"{what}: links[{i}] must be an object")
+    v = link.get(key)
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n:
+        raise GraphInputError(
+            f"{what}: links[{i}].{key} must be a node index in [0, {n}) (got {v!r})"
+        )
+    return v
+
+
+def parse_journal(doc: Any, name: str, check_cycles: bool = True) -> Journal:
+    """Journal JSON -> id links, after the AntiForensic donor rule (METRICS.md 3.2 step 1).
+
+    A link with ``op == "Donor"`` is dropped when its target has an incoming link
+    whose ``op`` starts with ``"AntiForensic"``. A cycle raises :class:`ScoringError`
+    naming the journal, because a journal is reference data and a cyclic one
+    makes every trial built on it meaningless.
+    """
+    nodes, links = _graph_parts(doc, f"journal {name}", need_links=True)
+    ids: list[str] = []
+    types: dict[str, str] = {}
+    for i, node in enumerate(nodes):
+        if not isinstance(node, dict) or not isinstance(node.get("id"), str):
+            raise GraphInputError(
+                f"journal {name}: nodes[{i}] must be an object with a string 'id'"
+            )
+        ids.append(node["id"])
+        nt = node.get("nodetype")
+        types.setdefault(node["id"], nt if isinstance(nt, str) else "")
+    n = len(ids)
+    raw: list[tuple[str, str, str]] = []
+    af_targets: set[str] = set()
+    for i, link in enumerate(links):
+        s = ids[_index(link, "source", n, f"journal {name}", i)]
+        t = ids[_index(link, "target", n, f"journal {name}", i)]
+        op = link.get("op")
+        op = op if isinstance(op, str) else ""
+        raw.append((s, t, op))
+        if op.startswith("AntiForensic"):
+            af_targets.add(t)
+    kept = frozenset(
+        (s, t) for s, t, op in raw if not (op == "Donor" and t in af_targets)
+    )
+    cycle = _find_cycle(kept) if check_cycles else []
+    if cycle:
+        raise ScoringError(
+            f"journal {name}: has a cycle ({' -> '.join(cycle)}); a journal must be acyclic (PROV-15)"
+        )
+    return Journal(name=name, node_ids=tuple(ids), node_types=types, links=kept)
+
+
+def _find_cycle(links: Iterable[Link]) -> list[str]:
+    """Return one cycle as a node list (first node repeated), or [] when acyclic (Kahn)."""
+    links = list(links)
+    out: dict[str, list[str]] = defaultdict(list)
+    indeg: Counter[str] = Counter()
+    nodes: set[str] = set()
+    for s, t in links:
+        out[s].append(t)
+        indeg[t] += 1
+        nodes.update((s, t))
+    queue = deque(v for v in nodes if indeg[v] == 0)
+    seen = 0
+    while queue:
+        v = queue.popleft()
+        seen += 1
+        for w in out[v]:
+            indeg[w] -= 1
+            if indeg[w] == 0:
+                queue.append(w)
+    if seen == len(nodes):
+        return []
+    left = {v for v in nodes if indeg[v] > 0}
+    preds: dict[str, list[str]] = defaultdict(list)
+    for s, t in links:
+        if s in left and t in left:
+            preds[t].append(s)
+    # Every node left has a predecessor left (its remaining in-degree), so walking
+    # predecessors must revisit a node: that stretch is a cycle.
+    v = min(left)
+    path: list[str] = []
+    pos: dict[str, int] = {}
+    while v not in pos:
+        pos[v] = len(path)
+        path.append(v)
+        v = min(preds[v])
+    cyc = path[pos[v] :][::-1]
+    return cyc + [cyc[0]]
+
+
+def _reduce(links: frozenset[Link], present: Mapping[str, str]) -> set[Link]:
+    """Transitive bypass of absent nodes (METRICS.md 3.2 step 3), on id links."""
+    ins: dict[str, set[str]] = defaultdict(set)
+    outs: dict[str, set[str]] = defaultdict(set)
+    for s, t in links:
+        outs[s].add(t)
+        ins[t].add(s)
+    absent = sorted({v for link in links for v in link if v not in present})
+    for x in absent:
+        preds, succs = ins.pop(x, set()), outs.pop(x, set())
+        for p in preds:
+            outs[p].discard(x)
+        for s in succs:
+            ins[s].discard(x)
+        for p in preds:
+            for s in succs:
+                if p != s:
+                    outs[p].add(s)
+                    ins[s].add(p)
+    return {(s, t) for s, ts in outs.items() for t in ts}
+
+
+def _direct(links: set[Link], probe: str) -> set[Link]:
+    """Edges reachable upward (in-edges) and downward (out-edges) from the probe (3.2 step 4)."""
+    ins: dict[str, list[str]] = defaultdict(list)
+    outs: dict[str, list[str]] = defaultdict(list)
+    for s, t in links:
+        outs[s].append(t)
+        ins[t].append(s)
+    kept: set[Link] = set()
+    for adj, up in ((ins, True), (outs, False)):
+        seen = {probe}
+        queue = deque([probe])
+        while queue:
+            v = queue.popleft()
+            for w in adj[v]:
+                kept.add((w, v) if up else (v, w))
+                if w not in seen:
+                    seen.add(w)
+                    queue.append(w)
+    return kept
+
+
+def reference_graph(
+    journal: Journal, present: Mapping[str, str], probe_path: str, direct: bool
+) -> RefGraph:
+    """Reference graph of one trial (METRICS.md 3.2 steps 2-5).
+
+    ``present`` maps journal node id -> file path for the present nodes (world
+    files of this probe, plus the probe's own node mapped to the probe path).
+    Isolated present nodes are not counted, as in MediScore (METRICS.md 7.12).
+    """
+    reduced = _reduce(journal.links, present)
+    path_links = {(present[s], present[t]) for s, t in reduced}
+    if direct:
+        path_links = _direct(path_links, probe_path)
+    nodes = frozenset(v for link in path_links for v in link)
+    return RefGraph(nodes=nodes, links=frozenset(path_links))
+
+
+def system_graph(doc: Any, what: str) -> SysGraph:
+    """System graph JSON -> path-keyed sets (METRICS.md 3.3); a cycle is recorded, not fatal."""
+    nodes, links = _graph_parts(doc, what, need_links=False)
+    files: list[str] = []
+    conf: dict[str, Any] = {}
+    for i, node in enumerate(nodes):
+        if not isinstance(node, dict) or not isinstance(node.get("file"), str):
+            raise GraphInputError(
+                f"{what}: nodes[{i}] must be an object with a string 'file'"
+            )
+        files.append(node["file"])
+        conf.setdefault(node["file"], node.get("nodeConfidenceScore"))
+    n = len(files)
+    lconf: dict[Link, Any] = {}
+    for i, link in enumerate(links):
+        key = (
+            files[_index(link, "source", n, what, i)],
+            files[_index(link, "target", n, what, i)],
+        )
+        lconf.setdefault(key, link.get("relationshipConfidenceScore"))
+    return SysGraph(
+        nodes=frozenset(files),
+        links=frozenset(lconf),
+        node_confidence=conf,
+        link_confidence=lconf,
+        has_cycle=bool(_find_cycle(lconf)),
+    )
+
+
+def match_graphs(ref: RefGraph, sys: SysGraph, undirected: bool) -> GraphMatch:
+    """Match nodes by path and links by (source, target) (METRICS.md 3.3).
+
+    Undirected: a reference link (a, b) matches a system (a, b) or (b, a), each
+    system link used once; exact matches are taken first, then reversed ones, in
+    sorted order, so the count is deterministic.
+    """
+    pairs: list[tuple[Link, Link]] = [(e, e) for e in sorted(ref.links & sys.links)]
+    if undirected:
+        used = {e for e, _ in pairs}
+        free = set(sys.links) - used
+        for a, b in sorted(ref.links - used):
+            if (b, a) in free:
+                free.discard((b, a))
+                pairs.append(((a, b), (b, a)))
+    return GraphMatch(
+        num_sys_nodes=len(sys.nodes),
+        num_sys_links=len(sys.links),
+        num_ref_nodes=len(ref.nodes),
+        num_ref_links=len(ref.links),
+        correct_nodes=ref.nodes & sys.nodes,
+        correct_links=frozenset(r for r, _ in pairs),
+        link_pairs=tuple(pairs),
+    )
+
+
+def file_id(path: str, known: Mapping[str, str]) -> str:
+    """WorldFileID of a path: from the tables when known, else the file's stem (system-only nodes)."""
+    return known.get(path) or os.path.splitext(os.path.basename(path))[0]

@@ -1,0 +1,606 @@
+"""Whole-run provenance scoring (METRICS.md 3.1-3.4) from tables and system JSONs.
+
+Why: MediScore's two scorers abort the whole run on the first unreadable JSON
+or system cycle. Here each trial that cannot be scored gets a
+:class:`TrialReason` and the rest of the run is scored; only reference-side
+faults that invalidate the run (a missing column, a cyclic journal) raise
+:class:`ScoringError`. Tables are pipe-separated string tables (``read_table``)
+or DataFrames; paths inside them are relative to ``ref_dir`` / ``sys_dir``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeAlias
+
+import pandas as pd
+
+from pytest_omfc.scoring.merge import ScoringError, read_table
+from pytest_omfc.scoring.provenance.filtering import (
+    NODE_RECALL_NS,
+    NODE_TYPES,
+    filter_trial,
+    rank_system_nodes,
+)
+from pytest_omfc.scoring.provenance.graph import (
+    GraphInputError,
+    Journal,
+    file_id,
+    match_graphs,
+    parse_journal,
+    reference_graph,
+    system_graph,
+)
+from pytest_omfc.scoring.provenance.jsonio import (
+    MAX_JSON_BYTES,
+    JsonReadError,
+    read_json,
+)
+
+__all__ = [
+    "FILTERING_SCORE_COLUMNS",
+    "FILTERING_TRIAL_COLUMNS",
+    "GRAPH_SCORE_COLUMNS",
+    "GRAPH_TRIAL_COLUMNS",
+    "FilteringResult",
+    "GraphBuildingResult",
+    "TrialReason",
+    "score_filtering",
+    "score_graph_building",
+]
+
+Table: TypeAlias = str | Path | pd.DataFrame
+
+#: Statuses that are scored; every other row is dropped, not scored as 0 (METRICS.md 3.1, 7.9).
+SCORED_STATUSES = frozenset({"Processed", "N"})
+
+GRAPH_TRIAL_COLUMNS: tuple[str, ...] = (
+    "JournalName",
+    "ProvenanceProbeFileID",
+    "Direct",
+    "ProvenanceOutputFileName",
+    "NumSysNodes",
+    "NumSysLinks",
+    "NumRefNodes",
+    "NumRefLinks",
+    "NumCorrectNodes",
+    "NumMissingNodes",
+    "NumFalseAlarmNodes",
+    "NumCorrectLinks",
+    "NumMissingLinks",
+    "NumFalseAlarmLinks",
+    "SimNLO",
+    "SimNO",
+    "SimLO",
+    "NodeRecall",
+)
+GRAPH_SCORE_COLUMNS: tuple[str, ...] = (
+    "Direct",
+    "MeanSimNLO",
+    "MeanSimNO",
+    "MeanSimLO",
+    "MeanNodeRecall",
+)
+NODE_MAPPING_COLUMNS: tuple[str, ...] = (
+    "JournalName",
+    "ProvenanceProbeFileID",
+    "Direct",
+    "ProvenanceOutputFileName",
+    "WorldFileID",
+    "NodeConfidence",
+    "Mapping",
+)
+LINK_MAPPING_COLUMNS: tuple[str, ...] = (
+    "JournalName",
+    "ProvenanceProbeFileID",
+    "Direct",
+    "ProvenanceOutputFileName",
+    "SourceWorldFileID",
+    "TargetWorldFileID",
+    "LinkConfidence",
+    "Mapping",
+)
+FILTERING_TRIAL_COLUMNS: tuple[str, ...] = (
+    (
+        "JournalName",
+        "ProvenanceProbeFileID",
+        "ProvenanceOutputFileName",
+        "NumSysNodes",
+        "NumRefNodes",
+        "NodeType",
+    )
+    + tuple(
+        f"Num{kind}NodesAt{n}"
+        for n in NODE_RECALL_NS
+        for kind in ("Correct", "Missing", "FalseAlarm")
+    )
+    + tuple(f"NodeRecallAt{n}" for n in NODE_RECALL_NS)
+)
+FILTERING_SCORE_COLUMNS: tuple[str, ...] = ("NodeType",) + tuple(
+    f"NodeRecallAt{n}" for n in NODE_RECALL_NS
+)
+FILTERING_MAPPING_COLUMNS: tuple[str, ...] = (
+    "JournalName",
+    "ProvenanceProbeFileID",
+    "ProvenanceOutputFileName",
+    "Measure",
+    "WorldFileID",
+    "NodeConfidence",
+    "Mapping",
+    "NodeType",
+)
+
+
+@dataclass(frozen=True)
+class TrialReason:
+    """Why a trial was not scored (``scored=False``) or what to know about its score."""
+
+    probe_id: str
+    output_file: str
+    reason: str
+    scored: bool
+
+
+@dataclass(frozen=True, eq=False)
+class GraphBuildingResult:
+    """Graph-building result with MediScore's scores.csv / trial_scores.csv / mapping columns."""
+
+    scores: pd.DataFrame
+    trial_scores: pd.DataFrame
+    node_mapping: pd.DataFrame
+    link_mapping: pd.DataFrame
+    reasons: tuple[TrialReason, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class FilteringResult:
+    """Filtering result with MediScore's scores.csv / trial_scores.csv / node_mapping columns."""
+
+    scores: pd.DataFrame
+    trial_scores: pd.DataFrame
+    node_mapping: pd.DataFrame
+    reasons: tuple[TrialReason, ...]
+
+
+def _frame(obj: Table, what: str) -> pd.DataFrame:
+    if isinstance(obj, pd.DataFrame):
+        return (
+            obj.astype(object).where(obj.notna(), "").astype(str).reset_index(drop=True)
+        )
+    return read_table(obj, what)
+
+
+def _require(df: pd.DataFrame, cols: Sequence[str], what: str) -> None:
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise ScoringError(
+            f"{what} lacks column(s) {missing}; it has {list(df.columns)}"
+        )
+
+
+def _trials(
+    index: pd.DataFrame, ref: pd.DataFrame, system: pd.DataFrame
+) -> tuple[pd.DataFrame, list[TrialReason]]:
+    """Index x reference x kept system rows (METRICS.md 3.1); dropped rows get a reason."""
+    _require(
+        index, ["ProvenanceProbeFileID", "ProvenanceProbeFileName"], "provenance index"
+    )
+    _require(
+        ref,
+        ["ProvenanceProbeFileID", "JournalName", "JournalFileName"],
+        "provenance reference",
+    )
+    _require(
+        system,
+        ["ProvenanceProbeFileID", "ProvenanceOutputFileName"],
+        "provenance system output",
+    )
+    reasons: list[TrialReason] = []
+    status_cols = [
+        c for c in ("IsOptOut", "ProvenanceProbeStatus") if c in system.columns
+    ]
+    if status_cols:
+        keep = system[status_cols].isin(SCORED_STATUSES).any(axis=1)
+        for _, row in system[~keep].iterrows():
+            status = ", ".join(f"{c}={row[c]!r}" for c in status_cols)
+            reasons.append(
+                TrialReason(
+                    row["ProvenanceProbeFileID"],
+                    row["ProvenanceOutputFileName"],
+                    f"{status}: not scored and not in the mean (METRICS.md 3.1)",
+                    False,
+                )
+            )
+        system = system[keep]
+    left = index[["ProvenanceProbeFileID", "ProvenanceProbeFileName"]].merge(
+        ref[["ProvenanceProbeFileID", "JournalName", "JournalFileName"]],
+        on="ProvenanceProbeFileID",
+    )
+    sys_cols = ["ProvenanceProbeFileID", "ProvenanceOutputFileName"]
+    unknown = system[
+        ~system["ProvenanceProbeFileID"].isin(left["ProvenanceProbeFileID"])
+    ]
+    for _, row in unknown.iterrows():
+        reasons.append(
+            TrialReason(
+                row["ProvenanceProbeFileID"],
+                row["ProvenanceOutputFileName"],
+                "ProvenanceProbeFileID is not in the index joined with the reference: not scored",
+                False,
+            )
+        )
+    trials = left.merge(system[sys_cols], on="ProvenanceProbeFileID", how="inner")
+    return trials.reset_index(drop=True), reasons
+
+
+class _Journals:
+    """Journal cache: each journal file is read and checked once per run."""
+
+    def __init__(self, ref_dir: Path, max_bytes: int, check_cycles: bool) -> None:
+        self.ref_dir, self.max_bytes, self.check_cycles = (
+            ref_dir,
+            max_bytes,
+            check_cycles,
+        )
+        self.cache: dict[str, Journal | str] = {}
+
+    def get(self, rel: str) -> Journal | str:
+        """The parsed journal, or a reason string; a cyclic journal raises ScoringError."""
+        if rel not in self.cache:
+            try:
+                doc = read_json(self.ref_dir / rel, self.max_bytes)
+                self.cache[rel] = parse_journal(
+                    doc, rel, check_cycles=self.check_cycles
+                )
+            except (JsonReadError, GraphInputError) as exc:
+                self.cache[rel] = (
+                    f"journal {exc}" if isinstance(exc, JsonReadError) else str(exc)
+                )
+        return self.cache[rel]
+
+
+def _node_groups(node: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    _require(
+        node,
+        ["ProvenanceProbeFileID", "WorldFileID", "WorldFileName", "JournalNodeID"],
+        "provenance node table",
+    )
+    return {k: g for k, g in node.groupby("ProvenanceProbeFileID", sort=False)}
+
+
+def _read_system(sys_dir: Path, rel: str, max_bytes: int) -> Any:
+    if not rel.strip():
+        raise JsonReadError("ProvenanceOutputFileName is blank (PROV-01)")
+    return read_json(sys_dir / rel, max_bytes)
+
+
+def _fmt_conf(v: Any) -> Any:
+    return "" if v is None else v
+
+
+def score_graph_building(
+    index: Table,
+    reference: Table,
+    node: Table,
+    world: Table,
+    system: Table,
+    ref_dir: str | Path,
+    sys_dir: str | Path,
+    *,
+    direct: bool = False,
+    undirected: bool = False,
+    max_json_bytes: int = MAX_JSON_BYTES,
+) -> GraphBuildingResult:
+    """Score a graph-building run (METRICS.md 3.1-3.3), as MediScore's ``-d``/``-u``/``-c`` allow.
+
+    Present nodes are the probe's node.csv rows whose WorldFileID is in world.csv,
+    plus the probe's own row (WorldFileID == ProvenanceProbeFileID), keyed by the
+    index's ProvenanceProbeFileName. A system cycle is scored and noted.
+    """
+    idx, ref = (
+        _frame(index, "provenance index"),
+        _frame(reference, "provenance reference"),
+    )
+    nodes, wld = _frame(node, "provenance node table"), _frame(world, "world index")
+    sysdf = _frame(system, "provenance system output")
+    _require(wld, ["WorldFileID"], "world index")
+    trials, reasons = _trials(idx, ref, sysdf)
+    groups = _node_groups(nodes)
+    world_ids = set(wld["WorldFileID"])
+    journals = _Journals(Path(ref_dir), max_json_bytes, check_cycles=True)
+    sys_dir = Path(sys_dir)
+    rows: list[dict[str, Any]] = []
+    raw: list[dict[str, float]] = []
+    nmap: list[tuple[Any, ...]] = []
+    lmap: list[tuple[Any, ...]] = []
+    for t in trials.itertuples(index=False):
+        pid, out, jname = (
+            t.ProvenanceProbeFileID,
+            t.ProvenanceOutputFileName,
+            t.JournalName,
+        )
+        journal = journals.get(t.JournalFileName)
+        if isinstance(journal, str):
+            reasons.append(TrialReason(pid, out, journal, False))
+            continue
+        present: dict[str, str] = {}
+        ids: dict[str, str] = {t.ProvenanceProbeFileName: pid}
+        g = groups.get(pid)
+        if g is not None:
+            for r in g.itertuples(index=False):
+                if r.WorldFileID == pid:
+                    present[r.JournalNodeID] = t.ProvenanceProbeFileName
+                elif r.WorldFileID in world_ids:
+                    present.setdefault(r.JournalNodeID, r.WorldFileName)
+                    ids.setdefault(r.WorldFileName, r.WorldFileID)
+        if not any(v == t.ProvenanceProbeFileName for v in present.values()):
+            reasons.append(
+                TrialReason(
+                    pid,
+                    out,
+                    "the node table has no row for the probe itself "
+                    "(WorldFileID == ProvenanceProbeFileID); probe node absent",
+                    True,
+                )
+            )
+        try:
+            sg = system_graph(_read_system(sys_dir, out, max_json_bytes), out)
+        except (JsonReadError, GraphInputError) as exc:
+            reasons.append(
+                TrialReason(pid, out, f"{exc}: trial not scored (PROV-02)", False)
+            )
+            continue
+        rg = reference_graph(journal, present, t.ProvenanceProbeFileName, direct)
+        if sg.has_cycle:
+            reasons.append(
+                TrialReason(
+                    pid, out, "system graph has a cycle: scored as is (PROV-15)", True
+                )
+            )
+        if not sg.nodes:
+            reasons.append(
+                TrialReason(pid, out, "system graph is empty: scored as is", True)
+            )
+        if not rg.nodes:
+            reasons.append(
+                TrialReason(
+                    pid,
+                    out,
+                    "reference graph is empty after reduction: scores are NaN",
+                    True,
+                )
+            )
+        m = match_graphs(rg, sg, undirected)
+        met = m.metrics()
+        raw.append(met)
+        rows.append(
+            {
+                "JournalName": jname,
+                "ProvenanceProbeFileID": pid,
+                "Direct": direct,
+                "ProvenanceOutputFileName": out,
+                "NumSysNodes": m.num_sys_nodes,
+                "NumSysLinks": m.num_sys_links,
+                "NumRefNodes": m.num_ref_nodes,
+                "NumRefLinks": m.num_ref_links,
+                "NumCorrectNodes": m.num_correct_nodes,
+                "NumMissingNodes": m.num_ref_nodes - m.num_correct_nodes,
+                "NumFalseAlarmNodes": m.num_sys_nodes - m.num_correct_nodes,
+                "NumCorrectLinks": m.num_correct_links,
+                "NumMissingLinks": m.num_ref_links - m.num_correct_links,
+                "NumFalseAlarmLinks": m.num_sys_links - m.num_correct_links,
+                **{k: round(v, 12) for k, v in met.items()},
+            }
+        )
+        head = (jname, pid, direct, out)
+        for f in sorted(rg.nodes | sg.nodes):
+            kind = (
+                "Correct"
+                if f in m.correct_nodes
+                else ("Missing" if f in rg.nodes else "FalseAlarm")
+            )
+            nmap.append(
+                head + (file_id(f, ids), _fmt_conf(sg.node_confidence.get(f)), kind)
+            )
+        used_sys = {s for _, s in m.link_pairs}
+        for r_link, s_link in m.link_pairs:
+            lmap.append(
+                head
+                + (
+                    file_id(r_link[0], ids),
+                    file_id(r_link[1], ids),
+                    _fmt_conf(sg.link_confidence.get(s_link)),
+                    "Correct",
+                )
+            )
+        for a, b in sorted(rg.links - m.correct_links):
+            lmap.append(head + (file_id(a, ids), file_id(b, ids), "", "Missing"))
+        for a, b in sorted(sg.links - used_sys):
+            lmap.append(
+                head
+                + (
+                    file_id(a, ids),
+                    file_id(b, ids),
+                    _fmt_conf(sg.link_confidence.get((a, b))),
+                    "FalseAlarm",
+                )
+            )
+    trial_scores = pd.DataFrame(rows, columns=list(GRAPH_TRIAL_COLUMNS))
+    means = pd.DataFrame(raw, columns=["SimNLO", "SimNO", "SimLO", "NodeRecall"]).mean(
+        skipna=True
+    )
+    scores = pd.DataFrame(
+        [
+            {
+                "Direct": direct,
+                **{f"Mean{k}": round(float(v), 12) for k, v in means.items()},
+            }
+        ],
+        columns=list(GRAPH_SCORE_COLUMNS),
+    )
+    return GraphBuildingResult(
+        scores=scores,
+        trial_scores=trial_scores,
+        node_mapping=pd.DataFrame(nmap, columns=list(NODE_MAPPING_COLUMNS)),
+        link_mapping=pd.DataFrame(lmap, columns=list(LINK_MAPPING_COLUMNS)),
+        reasons=tuple(reasons),
+    )
+
+
+def _sys_nodes(doc: Any, what: str) -> tuple[list[str], list[float], dict[str, Any]]:
+    """Files and numeric confidences of a filtering JSON; a bad node is a per-trial reason."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("nodes"), list):
+        raise GraphInputError(f"{what}: must be an object with a 'nodes' array")
+    files: list[str] = []
+    scores: list[float] = []
+    conf: dict[str, Any] = {}
+    for i, n in enumerate(doc["nodes"]):
+        if not isinstance(n, dict) or not isinstance(n.get("file"), str):
+            raise GraphInputError(
+                f"{what}: nodes[{i}] must be an object with a string 'file'"
+            )
+        s = n.get("nodeConfidenceScore")
+        if (
+            isinstance(s, bool)
+            or not isinstance(s, numbers.Real)
+            or not math.isfinite(s)
+        ):
+            raise GraphInputError(
+                f"{what}: nodes[{i}].nodeConfidenceScore must be a finite number (got {s!r})"
+            )
+        files.append(n["file"])
+        scores.append(float(s))
+        conf.setdefault(n["file"], s)
+    return files, scores, conf
+
+
+def score_filtering(
+    index: Table,
+    reference: Table,
+    node: Table,
+    world: Table,
+    system: Table,
+    ref_dir: str | Path,
+    sys_dir: str | Path,
+    *,
+    node_types: Sequence[str] = ("all",),
+    max_json_bytes: int = MAX_JSON_BYTES,
+) -> FilteringResult:
+    """Score a filtering run (METRICS.md 3.4): NodeRecallAt50/100/200/300 per node type.
+
+    ``node_types`` lists ``all`` (every reference node, probe included) and/or
+    journal node types; MediScore's ``--nodetype all`` is
+    ``("all", "donor", "base", "final", "interim")``. Ties in
+    ``nodeConfidenceScore`` keep JSON order (see :mod:`.filtering`).
+    """
+    bad = [nt for nt in node_types if nt != "all" and nt not in NODE_TYPES]
+    if bad:
+        raise ScoringError(
+            f"unknown node type(s) {bad}: use all, {', '.join(NODE_TYPES)}"
+        )
+    idx, ref = (
+        _frame(index, "provenance index"),
+        _frame(reference, "provenance reference"),
+    )
+    nodes, wld = _frame(node, "provenance node table"), _frame(world, "world index")
+    sysdf = _frame(system, "provenance system output")
+    _require(wld, ["WorldFileID", "WorldFileName"], "world index")
+    trials, reasons = _trials(idx, ref, sysdf)
+    groups = _node_groups(nodes)
+    world_pairs = set(zip(wld["WorldFileID"], wld["WorldFileName"], strict=True))
+    journals = _Journals(Path(ref_dir), max_json_bytes, check_cycles=False)
+    sys_dir = Path(sys_dir)
+    rows: list[dict[str, Any]] = []
+    nmap: list[tuple[Any, ...]] = []
+    for t in trials.itertuples(index=False):
+        pid, out, jname = (
+            t.ProvenanceProbeFileID,
+            t.ProvenanceOutputFileName,
+            t.JournalName,
+        )
+        journal = journals.get(t.JournalFileName)
+        if isinstance(journal, str):
+            reasons.append(TrialReason(pid, out, journal, False))
+            continue
+        ref_files: list[str] = []
+        ref_types: list[str] = []
+        ids: dict[str, str] = {t.ProvenanceProbeFileName: pid}
+        g = groups.get(pid)
+        if g is not None:
+            for r in g.itertuples(index=False):
+                if (
+                    r.WorldFileID,
+                    r.WorldFileName,
+                ) in world_pairs and r.JournalNodeID in journal.node_types:
+                    ref_files.append(r.WorldFileName)
+                    ref_types.append(journal.node_types[r.JournalNodeID])
+                    ids.setdefault(r.WorldFileName, r.WorldFileID)
+        ref_files.append(t.ProvenanceProbeFileName)
+        ref_types.append("probe")
+        try:
+            files, scores, conf = _sys_nodes(
+                _read_system(sys_dir, out, max_json_bytes), out
+            )
+        except (JsonReadError, GraphInputError) as exc:
+            reasons.append(
+                TrialReason(pid, out, f"{exc}: trial not scored (PROV-02)", False)
+            )
+            continue
+        if not files:
+            reasons.append(
+                TrialReason(pid, out, "system output has no nodes: scored as is", True)
+            )
+        ranked = rank_system_nodes(files, scores)
+        type_of = dict(zip(ref_files, ref_types, strict=True))
+        for nt in node_types:
+            ft = filter_trial(ref_files, ref_types, ranked, nt)
+            rows.append(
+                {
+                    "JournalName": jname,
+                    "ProvenanceProbeFileID": pid,
+                    "ProvenanceOutputFileName": out,
+                    **ft.row(),
+                }
+            )
+            if nt != "all":
+                continue
+            for n in NODE_RECALL_NS:
+                top = set(ranked[:n])
+                for f in dict.fromkeys(ref_files + ranked[:n]):
+                    kind = (
+                        "Correct"
+                        if f in top and f in type_of
+                        else ("Missing" if f in type_of else "FalseAlarm")
+                    )
+                    nmap.append(
+                        (
+                            jname,
+                            pid,
+                            out,
+                            f"NodeRecallAt{n}",
+                            file_id(f, ids),
+                            _fmt_conf(conf.get(f)) if f in top else "",
+                            kind,
+                            type_of.get(f, ""),
+                        )
+                    )
+    trial_scores = pd.DataFrame(rows, columns=list(FILTERING_TRIAL_COLUMNS))
+    recall_cols = [f"NodeRecallAt{n}" for n in NODE_RECALL_NS]
+    if trial_scores.empty:
+        scores = pd.DataFrame(columns=list(FILTERING_SCORE_COLUMNS))
+    else:
+        scores = (
+            trial_scores.groupby("NodeType", sort=True)[recall_cols]
+            .mean()
+            .reset_index()[list(FILTERING_SCORE_COLUMNS)]
+        )
+    return FilteringResult(
+        scores=scores,
+        trial_scores=trial_scores,
+        node_mapping=pd.DataFrame(nmap, columns=list(FILTERING_MAPPING_COLUMNS)),
+        reasons=tuple(reasons),
+    )
