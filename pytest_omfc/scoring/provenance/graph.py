@@ -216,6 +216,8 @@ def _find_cycle(links: Iterable[Link]) -> list[str]:
         path.append(v)
         v = min(preds[v])
     cyc = path[pos[v] :][::-1]
+    k = cyc.index(min(cyc))  # start at the smallest id so the message is stable
+    cyc = cyc[k:] + cyc[:k]
     return cyc + [cyc[0]]
 
 
