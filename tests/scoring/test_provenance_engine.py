@@ -549,3 +549,44 @@ def test_large_graph_scores_fast_under_cap(tmp_path: Path) -> None:
     ds = _dataset(tmp_path, [(x, "interim") for x in names], links, present, [sysg])
     out = _run_capped(ds)
     assert out == ["1"]
+
+
+def test_escaping_output_path_is_not_opened(tmp_path: Path) -> None:
+    """ProvenanceOutputFileName '../outside.json' is refused before any open (RULES.md D-24)."""
+    ds = _dataset(
+        tmp_path,
+        [("A", "base"), ("P", "final")],
+        [("A", "P", "Blur")],
+        ["A"],
+        [_graph(["A", "P"], [])],
+    )
+    (tmp_path / "sys.csv").write_text(
+        f"ProvenanceProbeFileID|ProvenanceOutputFileName\n{PROBE}|../outside.json\n"
+    )
+    res = score_graph_building(**ds)
+    assert res.trial_scores.empty
+    assert res.reasons[0].reason == (
+        "ProvenanceOutputFileName must stay inside the submission directory (got '..' in '../outside.json'): "
+        "trial not scored (PROV-02)"
+    )
+
+
+def test_unresolved_node_ids_are_noted(tmp_path: Path) -> None:
+    """A node-table JournalNodeID missing from the journal cannot be present: noted, trial still scored."""
+    ds = _dataset(
+        tmp_path,
+        [("A", "base"), ("P", "final")],
+        [("A", "P", "Blur")],
+        ["A"],
+        [_graph(["A", "P"], [("A", "P")])],
+    )
+    with (tmp_path / "node.csv").open("a") as fh:
+        fh.write(f"{PROBE}|wghost|world/ghost.jpg|ghost\n")
+    res = score_graph_building(**ds)
+    assert _trial(res)["SimNLO"] == 1.0
+    assert [(r.reason, r.scored) for r in res.reasons] == [
+        (
+            "node table JournalNodeID ['ghost'] not in journal journals/j1.json: ignored",
+            True,
+        )
+    ]

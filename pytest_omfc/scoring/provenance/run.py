@@ -19,6 +19,7 @@ from typing import Any, TypeAlias
 
 import pandas as pd
 
+from pytest_omfc.paths import resolve_inside
 from pytest_omfc.scoring.merge import ScoringError, read_table
 from pytest_omfc.scoring.provenance.filtering import (
     NODE_RECALL_NS,
@@ -275,7 +276,21 @@ def _node_groups(node: pd.DataFrame) -> dict[str, pd.DataFrame]:
 def _read_system(sys_dir: Path, rel: str, max_bytes: int) -> Any:
     if not rel.strip():
         raise JsonReadError("ProvenanceOutputFileName is blank (PROV-01)")
-    return read_json(sys_dir / rel, max_bytes)
+    path, why = resolve_inside(sys_dir, rel)
+    if path is None:
+        raise JsonReadError(f"ProvenanceOutputFileName {why}")
+    return read_json(path, max_bytes)
+
+
+def _unresolved(g: pd.DataFrame | None, journal: Journal) -> str | None:
+    """A note naming node-table JournalNodeIDs the journal lacks (they cannot be present nodes)."""
+    if g is None:
+        return None
+    bad = sorted(set(g["JournalNodeID"]) - set(journal.node_types))
+    if not bad:
+        return None
+    more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+    return f"node table JournalNodeID {bad[:5]}{more} not in journal {journal.name}: ignored"
 
 
 def _fmt_conf(v: Any) -> Any:
@@ -330,6 +345,9 @@ def score_graph_building(
         present: dict[str, str] = {}
         ids: dict[str, str] = {t.ProvenanceProbeFileName: pid}
         g = groups.get(pid)
+        note = _unresolved(g, journal)
+        if note:
+            reasons.append(TrialReason(pid, out, note, True))
         if g is not None:
             for r in g.itertuples(index=False):
                 if r.WorldFileID == pid:
@@ -530,6 +548,9 @@ def score_filtering(
         ref_types: list[str] = []
         ids: dict[str, str] = {t.ProvenanceProbeFileName: pid}
         g = groups.get(pid)
+        note = _unresolved(g, journal)
+        if note:
+            reasons.append(TrialReason(pid, out, note, True))
         if g is not None:
             for r in g.itertuples(index=False):
                 if (
