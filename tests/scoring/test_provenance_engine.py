@@ -50,14 +50,14 @@ def _dataset(
     (a blank ProvenanceOutputFileName).
     """
     ids = [n for n, _ in journal_nodes]
+    pos = {n: i for i, n in enumerate(ids)}
     journal = {
         "directed": True,
         "nodes": [
             {"id": n, "nodetype": t, "file": f"{n}.png"} for n, t in journal_nodes
         ],
         "links": [
-            {"source": ids.index(s), "target": ids.index(t), "op": op}
-            for s, t, op in journal_links
+            {"source": pos[s], "target": pos[t], "op": op} for s, t, op in journal_links
         ],
     }
     (tmp / "journals").mkdir(exist_ok=True)
@@ -123,6 +123,7 @@ def _graph(
     nodes: list[str], links: list[tuple[str, str]], conf: float = 1.0
 ) -> dict[str, Any]:
     """A system graph JSON over journal-style names (``P`` is the probe)."""
+    at = {n: i for i, n in enumerate(nodes)}
     return {
         "directed": True,
         "nodes": [
@@ -131,8 +132,8 @@ def _graph(
         ],
         "links": [
             {
-                "source": nodes.index(s),
-                "target": nodes.index(t),
+                "source": at[s],
+                "target": at[t],
                 "relationshipConfidenceScore": 1,
             }
             for s, t in links
@@ -590,3 +591,23 @@ def test_unresolved_node_ids_are_noted(tmp_path: Path) -> None:
             True,
         )
     ]
+
+
+def test_all_trials_opted_out_gives_nan_means_not_a_crash(tmp_path: Path) -> None:
+    """Every row NonProcessed/OptOut: nothing scored, means NaN, one reason per row (METRICS.md 3.1)."""
+    ds = _dataset(
+        tmp_path,
+        [("A", "base"), ("P", "final")],
+        [("A", "P", "Blur")],
+        ["A"],
+        [_graph(["A", "P"], [("A", "P")]), _graph(["A", "P"], [])],
+        status=["NonProcessed", "OptOut"],
+    )
+    res = score_graph_building(**ds)
+    assert res.trial_scores.empty and pd_isna(res.scores.loc[0, "MeanSimNLO"])
+    assert [r.reason for r in res.reasons] == [
+        "ProvenanceProbeStatus='NonProcessed': not scored and not in the mean (METRICS.md 3.1)",
+        "ProvenanceProbeStatus='OptOut': not scored and not in the mean (METRICS.md 3.1)",
+    ]
+    filt = score_filtering(**ds)
+    assert filt.trial_scores.empty and filt.scores.empty and len(filt.reasons) == 2
