@@ -21,6 +21,7 @@ import pytest
 from pytest_omfc.scoring.merge import ScoringError
 from pytest_omfc.scoring.provenance import (
     MAX_JSON_BYTES,
+    TrialReason,
     score_filtering,
     score_graph_building,
 )
@@ -611,3 +612,24 @@ def test_all_trials_opted_out_gives_nan_means_not_a_crash(tmp_path: Path) -> Non
     ]
     filt = score_filtering(**ds)
     assert filt.trial_scores.empty and filt.scores.empty and len(filt.reasons) == 2
+
+
+def test_index_probe_without_system_row_is_a_reason(tmp_path: Path) -> None:
+    """MediScore needs -t to tolerate a missing row; the engine scores the rest and names the probe."""
+    ds = _dataset(
+        tmp_path,
+        [("A", "base"), ("P", "final")],
+        [("A", "P", "Blur")],
+        ["A"],
+        [_graph(["A", "P"], [("A", "P")])],
+    )
+    q = "q" * 32
+    with (tmp_path / "index.csv").open("a") as fh:
+        fh.write(f"provenance|{q}|world/{q}.jpg\n")
+    with (tmp_path / "ref.csv").open("a") as fh:
+        fh.write(f"provenance|{q}|world/{q}.jpg|J1|journals/j1.json\n")
+    res = score_graph_building(**ds)
+    assert _trial(res)["SimNLO"] == 1.0
+    assert res.reasons == (
+        TrialReason(q, "", "no system output row for this probe: not scored", False),
+    )

@@ -201,6 +201,7 @@ def _trials(
         "provenance system output",
     )
     reasons: list[TrialReason] = []
+    all_probes = set(system["ProvenanceProbeFileID"])
     status_cols = [
         c for c in ("IsOptOut", "ProvenanceProbeStatus") if c in system.columns
     ]
@@ -232,6 +233,13 @@ def _trials(
                 row["ProvenanceOutputFileName"],
                 "ProvenanceProbeFileID is not in the index joined with the reference: not scored",
                 False,
+            )
+        )
+    unanswered = left[~left["ProvenanceProbeFileID"].isin(all_probes)]
+    for pid in unanswered["ProvenanceProbeFileID"]:
+        reasons.append(
+            TrialReason(
+                pid, "", "no system output row for this probe: not scored", False
             )
         )
     trials = left.merge(system[sys_cols], on="ProvenanceProbeFileID", how="inner")
