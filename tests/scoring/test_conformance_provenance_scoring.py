@@ -15,7 +15,11 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from pytest_omfc.scoring.provenance import score_filtering, score_graph_building
+from pytest_omfc.scoring.provenance import (
+    MEDISCORE_ALL_NODE_TYPES,
+    score_filtering,
+    score_graph_building,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TS = (
@@ -32,7 +36,7 @@ pytestmark = pytest.mark.skipif(
     reason=f"MediScore conformance data not found at {TS} (checkout ../shared beside the repo)",
 )
 
-ALL_TYPES = ("all", "donor", "base", "final", "interim")
+ALL_TYPES = MEDISCORE_ALL_NODE_TYPES
 
 # (case, test_case number, system index, options) as in integration_tests.sh.
 GRAPH_CASES: list[tuple[str, int, str, dict[str, bool]]] = [

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pytest_omfc.scoring.provenance.filtering import (
     NODE_RECALL_NS,
+    NODE_TYPES,
     FilteringTrial,
     filter_trial,
 )
@@ -34,9 +35,14 @@ from pytest_omfc.scoring.provenance.run import (
     score_graph_building,
 )
 
+#: MediScore's ``--nodetype all``: the overall result plus one per journal node type.
+MEDISCORE_ALL_NODE_TYPES: tuple[str, ...] = ("all", *NODE_TYPES)
+
 __all__ = [
     "MAX_JSON_BYTES",
+    "MEDISCORE_ALL_NODE_TYPES",
     "NODE_RECALL_NS",
+    "NODE_TYPES",
     "FilteringResult",
     "FilteringTrial",
     "GraphBuildingResult",
