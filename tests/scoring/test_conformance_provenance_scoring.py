@@ -168,7 +168,12 @@ def _check(got: pd.DataFrame, path: Path) -> None:
 def test_graph_building_checkfiles(
     case: str, n: int, system: str, opts: dict[str, bool]
 ) -> None:
-    res = score_graph_building(system=TS / system, **_tables(n), **opts)
+    res = score_graph_building(
+        system=TS / system,
+        **_tables(n),
+        direct=opts.get("direct", False),
+        undirected=opts.get("undirected", False),
+    )
     out = TS / "checkfiles" / case
     for name, df in (
         ("scores.csv", res.scores),
