@@ -32,7 +32,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .merge import Convention, ScoringError, read_table, select_query
+from .merge import Convention, ScoringError, read_table, select_query, typed_frame
 
 __all__ = [
     "MAX_SEGMENTS",
@@ -336,10 +336,8 @@ def score_temporal(
 
     # METRICS.md 4, Trials: the journal join, then the index.
     jm = join.drop(columns=[_LINE]).merge(mask, on=_JOIN_KEYS, sort=False)
-    frame = jm.merge(idx.drop(columns=[_LINE]).drop(columns=[c for c in idx.columns
-                                                             if c in jm.columns and c != "ProbeFileID"],
-                                                    errors="ignore"),
-                     on="ProbeFileID", sort=False).reset_index(drop=True)
+    idx_cols = [c for c in idx.columns if c == "ProbeFileID" or c not in jm.columns]
+    frame = jm.merge(idx[idx_cols], on="ProbeFileID", sort=False).reset_index(drop=True)
     notes: list[str] = []
     if frame.empty:
         raise ScoringError("no trial: the probe-journal join, journal mask and index share no probe")
@@ -358,7 +356,6 @@ def score_temporal(
         else:
             try:
                 if typed is None:
-                    from .merge import typed_frame
                     typed = typed_frame(frame.drop(columns=[_LINE]))
                 sel = select_query(frame.assign(_omfc_row=np.arange(len(frame))), q, "q",
                                    key=["_omfc_row"], typed=typed.assign(_omfc_row=np.arange(len(frame))))
