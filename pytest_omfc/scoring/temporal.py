@@ -217,7 +217,13 @@ def confusion_counts(
     pieces inside a collar or an SNS interval, sum the lengths.  Inputs are unions; zero-length
     intervals are removed first, as MediScore's ``compute_confusion_map`` does.
     """
-    ref, sys, collars, sns = (_nonzero(interval_union(a)) for a in (ref, sys, collars, sns))
+    return _counts(*(interval_union(a) for a in (ref, sys, collars, sns)), lo, hi)
+
+
+def _counts(ref: np.ndarray, sys: np.ndarray, collars: np.ndarray, sns: np.ndarray,
+            lo: float, hi: float) -> tuple[float, float, float, float]:
+    """:func:`confusion_counts` on inputs that are already unions (sorted, disjoint)."""
+    ref, sys, collars, sns = (_nonzero(a) for a in (ref, sys, collars, sns))
     cuts = np.unique(np.concatenate([ref.ravel(), sys.ravel(), collars.ravel(), sns.ravel(), [lo, hi]]))
     if cuts.size < 2:
         return 0.0, 0.0, 0.0, 0.0
@@ -405,19 +411,26 @@ def _system_probes(
 ) -> dict[str, _Probe]:
     """FrameCount, status and parsed system/SNS unions of every probe of the trials."""
     wanted = pd.unique(frame["ProbeFileID"])
-    fc_first = idx.drop_duplicates("ProbeFileID").set_index("ProbeFileID")
+    first = idx.drop_duplicates("ProbeFileID")
+    fc_of = dict(zip(first["ProbeFileID"], zip(first["FrameCount"], first[_LINE])))
     sys_groups = sys_df.groupby("ProbeFileID", sort=False).indices
+    status_col = "ProbeStatus" if "ProbeStatus" in sys_df.columns else "IsOptOut"
+    keep_status = "Processed" if status_col == "ProbeStatus" else "N"
+    status = sys_df[status_col].to_numpy() if status_col in sys_df.columns else None
+    sys_lines = sys_df[_LINE].to_numpy()
+    columns = ["VideoFrameSegments"] + (["VideoFrameOptOutSegments"] if video_optout else [])
+    cells = {col: sys_df[col].to_numpy() for col in columns}
     out: dict[str, _Probe] = {}
     for pid in wanted:
         tag = f"[ProbeFileID={_brief(pid, 60)}]"
-        fc_row = fc_first.loc[pid]
-        raw_fc = str(fc_row["FrameCount"])
+        raw_fc, fc_line = fc_of[pid]
+        raw_fc = str(raw_fc)
         try:
             fc = float(raw_fc)
         except ValueError:
             fc = float("nan")
         if not math.isfinite(fc) or fc < 1:
-            out[pid] = _Probe(None, reason=f"{idx_name}:{fc_row[_LINE]} {tag} FrameCount={_brief(raw_fc)!r}: "
+            out[pid] = _Probe(None, reason=f"{idx_name}:{fc_line} {tag} FrameCount={_brief(raw_fc)!r}: "
                                           f"FrameCount must be a number >= 1 (got {_brief(raw_fc)!r})")
             continue
         hits = sys_groups.get(pid)
@@ -425,26 +438,22 @@ def _system_probes(
             out[pid] = _Probe(fc, reason=f"{sys_name} {tag}: the probe must have a system output row (got none)")
             continue
         if len(hits) > 1:
-            lines = ", ".join(str(v) for v in sys_df[_LINE].to_numpy()[hits[:5]])
+            lines = ", ".join(str(v) for v in sys_lines[hits[:5]])
             out[pid] = _Probe(fc, reason=f"{sys_name}:{lines} {tag}: the probe must have one system output row "
                                           f"(got {len(hits)})")
             continue
-        row = sys_df.iloc[int(hits[0])]
-        if optout_filter:
-            processed = (row["ProbeStatus"] == "Processed") if "ProbeStatus" in sys_df.columns \
-                else (row["IsOptOut"] == "N")
-            if not processed:
-                status = row["ProbeStatus"] if "ProbeStatus" in sys_df.columns else row["IsOptOut"]
-                out[pid] = _Probe(fc, processed=False, reason=f"opted out ({_brief(status)!r} is not Processed)")
-                continue
+        at = int(hits[0])
+        if optout_filter and status is not None and status[at] != keep_status:
+            out[pid] = _Probe(fc, processed=False,
+                              reason=f"opted out ({_brief(status[at])!r} is not {keep_status})")
+            continue
         probe = _Probe(fc)
-        columns = ["VideoFrameSegments"] + (["VideoFrameOptOutSegments"] if video_optout else [])
         for col in columns:
-            cell = str(row[col])
+            cell = str(cells[col][at])
             try:
                 arr = interval_union(parse_segments(cell, max_segments=max_segments))
             except SegmentError as exc:
-                probe.reason = f"{sys_name}:{row[_LINE]} {tag} {col}={_brief(cell)!r}: {exc}"
+                probe.reason = f"{sys_name}:{sys_lines[at]} {tag} {col}={_brief(cell)!r}: {exc}"
                 break
             if col == "VideoFrameSegments":
                 probe.sys = arr
@@ -503,7 +512,7 @@ def _score_probe(
             return TemporalTrial(pid, "error", reason=(
                 f"{tag} {name}: system interval {_iv(first)} must lie within the video [1, {_fmt(fc)}]"
                 f"{hint} (got {_iv(first)}); trial not scored"))
-    collars = _collars(ref, collar, lo, hi)
-    tp, tn, fp, fn = confusion_counts(ref, sys, lo, hi, collars=collars, sns=sns)
+    collars = interval_union(_collars(ref, collar, lo, hi))
+    tp, tn, fp, fn = _counts(ref, sys, collars, sns, lo, hi)
     value = round(mcc(tp, tn, fp, fn), _DECIMALS)
     return TemporalTrial(pid, "scored", mcc=value, tp=tp, tn=tn, fp=fp, fn=fn)
