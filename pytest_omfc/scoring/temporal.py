@@ -217,7 +217,7 @@ def confusion_counts(
     pieces inside a collar or an SNS interval, sum the lengths.  Inputs are unions; zero-length
     intervals are removed first, as MediScore's ``compute_confusion_map`` does.
     """
-    return _counts(*(interval_union(a) for a in (ref, sys, collars, sns)), lo, hi)
+    return _counts(interval_union(ref), interval_union(sys), interval_union(collars), interval_union(sns), lo, hi)
 
 
 def _counts(ref: np.ndarray, sys: np.ndarray, collars: np.ndarray, sns: np.ndarray,
