@@ -3,7 +3,7 @@
 Pure numpy/pandas, no pytest.  Reproduces MediScore's
 ``VideoTemporalLocalizationScoring.py`` (checkfiles ``test_1_0``, METRICS.md 6.4) without its
 aborts: a reference interval outside the video, segments that are not JSON, a probe listed twice
-in the system output, a query that cannot be evaluated become a reason on that trial or that
+in the system output or missing from it (MediScore asserts), a query that cannot be evaluated become a reason on that trial or that
 query, never an exception for the whole run.
 
 Frame model (METRICS.md 4): continuous coordinates on ``[1, FrameCount]``; ``[a, b]`` has length
