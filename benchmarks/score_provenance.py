@@ -30,21 +30,26 @@ links; filtering by a stable sort on confidence and set membership of the top n.
 It is kept independent of the engine's code on purpose (other algorithms for
 the reduction and the ranking), so agreement is a real cross-check.
 
-Run: ``PYTHONPATH=. python benchmarks/score_provenance.py [--quick] [--trials N] [--repeat R]``
+Run: ``PYTHONPATH=. python benchmarks/score_provenance.py [--quick] [--trials N] [--repeat R] [--profile]``
+(about 3 minutes on 2 CPUs with the defaults; ``--quick`` about 20 s)
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import csv
+import io
 import json
 import math
 import os
+import pstats
 import random
 import resource
 import time
 import tracemalloc
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +138,7 @@ def generate(root: Path, trials: int, seed: int = SEED) -> None:
                 world.append({"TaskID": "provenance", "WorldFileID": wid, "WorldFileName": wname,
                               "WorldWidth": 1, "WorldHeight": 1})
                 files.append(wname)
-        # system graph: ~70% of the present files, plus false alarms; some duplicates of nothing
+        # system graph: ~70 % of the present files plus false alarms; kept, reversed and invented links
         sys_files = [f for f in files if rng.random() < 0.7]
         sys_files += [f"world/fa{j:05d}x{i:03d}.png" for i in range(rng.randint(0, k // 3))]
         rng.shuffle(sys_files)
@@ -144,9 +149,9 @@ def generate(root: Path, trials: int, seed: int = SEED) -> None:
         jlinks = [(ids[lk["source"]], ids[lk["target"]]) for lk in doc["links"]]
         path_of = {ids[i]: (probe_path if i == k - 1 else f"world/w{j:05d}x{i:03d}.png") for i in range(k)}
         for s, t in jlinks:
-            a, b = path_of[s], path_of[t]
-            if a in pos and b in pos and rng.random() < 0.8:
-                slinks.add((pos[b], pos[a]) if rng.random() < 0.2 else (pos[a], pos[b]))
+            fa, fb = path_of[s], path_of[t]
+            if fa in pos and fb in pos and rng.random() < 0.8:
+                slinks.add((pos[fb], pos[fa]) if rng.random() < 0.2 else (pos[fa], pos[fb]))
         n = len(sys_files)
         for _ in range(n // 4 if n > 1 else 0):
             a, b = rng.sample(range(n), 2)
@@ -238,7 +243,7 @@ def baseline_graph(p: dict[str, Path], root: Path, direct: bool, undirected: boo
             children.setdefault(s, []).append(d)
         # bypass: from each present node, walk down through absent nodes to the first present ones
         red: set[tuple[str, str]] = set()
-        for v in present:
+        for v, vpath in present.items():
             stack, seen = list(children.get(v, [])), set()
             while stack:
                 w = stack.pop()
@@ -247,7 +252,7 @@ def baseline_graph(p: dict[str, Path], root: Path, direct: bool, undirected: boo
                 seen.add(w)
                 if w in present:
                     if w != v:
-                        red.add((present[v], present[w]))
+                        red.add((vpath, present[w]))
                 else:
                     stack.extend(children.get(w, []))
         if direct:
@@ -290,7 +295,7 @@ def _nanmean(xs: Iterable[float]) -> float:
     return sum(v) / len(v) if v else math.nan
 
 
-def baseline_filtering(p: dict[str, Path], root: Path, node_types: tuple[str, ...]) -> tuple[list[dict[str, float]], dict[str, dict[str, float]]]:
+def baseline_filtering(p: dict[str, Path], root: Path, node_types: tuple[str, ...]) -> tuple[list[dict[str, Any]], dict[str, dict[str, float]]]:
     """MediScore-style filtering: NodeRecallAt50..300 per trial and node type, and means per type."""
     trials, node_rows, world = _tables(p)
     pairs = {(w["WorldFileID"], w["WorldFileName"]) for w in world}
@@ -338,9 +343,10 @@ def _close(a: float, b: float, tol: float = 1e-9) -> bool:
     return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tol
 
 
-def check(p: dict[str, Path], root: Path) -> int:
-    """Compare engine and baseline to 1e-9 in every mode; return the number of values compared."""
+def check(p: dict[str, Path], root: Path) -> tuple[int, str]:
+    """Compare engine and baseline to 1e-9 in every mode; return (values compared, what the modes change)."""
     compared = 0
+    totals: dict[tuple[bool, bool], tuple[int, int]] = {}
     for direct in (False, True):
         for und in (False, True):
             res = engine_graph(p, root, direct, und)
@@ -348,6 +354,7 @@ def check(p: dict[str, Path], root: Path) -> int:
             base, bmeans = baseline_graph(p, root, direct, und)
             ts = res.trial_scores
             assert len(ts) == len(base), (len(ts), len(base))
+            totals[(direct, und)] = (int(ts["NumRefLinks"].sum()), int(ts["NumCorrectLinks"].sum()))
             for k in ("SimNLO", "SimNO", "SimLO", "NodeRecall"):
                 for i, (a, b) in enumerate(zip(ts[k].astype(float), (r[k] for r in base), strict=True)):
                     assert _close(a, b), f"graph d={direct} u={und} trial {i} {k}: engine {a} baseline {b}"
@@ -356,22 +363,25 @@ def check(p: dict[str, Path], root: Path) -> int:
                 a = float(res.scores[k].iloc[0])
                 assert _close(a, b), f"graph d={direct} u={und} {k}: engine {a} baseline {b}"
                 compared += 1
-    res = engine_filtering(p, root)
-    base, bmeans = baseline_filtering(p, root, MEDISCORE_ALL_NODE_TYPES)
-    ts = res.trial_scores
-    assert len(ts) == len(base), (len(ts), len(base))
-    for i, (row, b) in enumerate(zip(ts.to_dict("records"), base, strict=True)):
-        assert row["NodeType"] == b["NodeType"]
+    fres = engine_filtering(p, root)
+    fbase, fmeans = baseline_filtering(p, root, MEDISCORE_ALL_NODE_TYPES)
+    fts = fres.trial_scores
+    assert len(fts) == len(fbase), (len(fts), len(fbase))
+    for i, (row, brow) in enumerate(zip(fts.to_dict("records"), fbase, strict=True)):
+        assert row["NodeType"] == brow["NodeType"]
         for n in NODE_RECALL_NS:
             k = f"NodeRecallAt{n}"
-            assert _close(float(row[k]), b[k]), f"filtering row {i} {k}: engine {row[k]} baseline {b[k]}"
+            assert _close(float(row[k]), brow[k]), f"filtering row {i} {k}: engine {row[k]} baseline {brow[k]}"
             compared += 1
-    for row in res.scores.to_dict("records"):
+    for row in fres.scores.to_dict("records"):
         for n in NODE_RECALL_NS:
             k = f"NodeRecallAt{n}"
-            assert _close(float(row[k]), bmeans[row["NodeType"]][k]), f"filtering mean {row['NodeType']} {k}"
+            assert _close(float(row[k]), fmeans[row["NodeType"]][k]), f"filtering mean {row['NodeType']} {k}"
             compared += 1
-    return compared
+    (ref_links, correct), (ref_direct, _), (_, correct_u) = totals[(False, False)], totals[(True, False)], totals[(False, True)]
+    what = (f"reference links {ref_links} ({ref_direct} in direct mode), correct links {correct} "
+            f"({correct_u} undirected)")
+    return compared, what
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
@@ -401,12 +411,18 @@ def vm_hwm() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _on(fn: Callable[..., object], p: dict[str, Path], **kw: Any) -> object:
+    """``fn(p, **kw)``: lets ``partial`` bind everything but the tables."""
+    return fn(p, **kw)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="200 trials, 1 repeat (a smoke run)")
     ap.add_argument("--trials", type=int, default=None, help="trials (default 1,000; --quick 200)")
     ap.add_argument("--repeat", type=int, default=None, help="best of R runs (default 3; --quick 1)")
     ap.add_argument("--cache", type=Path, default=None, help=f"input cache (default {cache_root()})")
+    ap.add_argument("--profile", action="store_true", help="also cProfile one engine graph run (top 12 by own time)")
     args = ap.parse_args()
     trials = args.trials or (200 if args.quick else 1000)
     repeat = args.repeat or (1 if args.quick else 3)
@@ -416,28 +432,27 @@ def main() -> None:
     sizes = sorted({max(1, trials // 4), max(1, trials // 2), trials})
     paths = {n: subset(root, n) for n in sizes}
     full = paths[trials]
-    sysdf = pd.read_csv(full["node"], sep="|", dtype=str)
+    n_node_rows = len(pd.read_csv(full["node"], sep="|", dtype=str))
     print(f"pytest-omfc provenance scoring benchmark; inputs in {root} "
-          f"({trials} trials, {len(sysdf)} node-table rows; ready in {time.perf_counter() - t0:.1f} s); best of {repeat}")
+          f"({trials} trials, {n_node_rows} node-table rows; ready in {time.perf_counter() - t0:.1f} s); best of {repeat}")
 
-    n_cmp = check(full, root)
-    print(f"conformance: engine == baseline to 1e-9 on {n_cmp} values (4 graph modes + filtering, nodetype all)")
+    n_cmp, what = check(full, root)
+    print(f"conformance: engine == baseline to 1e-9 on {n_cmp} values (4 graph modes + filtering, nodetype all); {what}")
 
     modes: list[tuple[str, Callable[[dict[str, Path]], object], Callable[[dict[str, Path]], object]]] = []
     for direct in (False, True):
         for und in (False, True):
             name = "graph" + (" -d" if direct else "") + (" -u" if und else "")
-            modes.append((name,
-                          lambda p, d=direct, u=und: engine_graph(p, root, d, u),
-                          lambda p, d=direct, u=und: baseline_graph(p, root, d, u)))
-    modes.append(("filtering all", lambda p: engine_filtering(p, root),
-                  lambda p: baseline_filtering(p, root, MEDISCORE_ALL_NODE_TYPES)))
+            modes.append((name, partial(_on, engine_graph, root=root, direct=direct, undirected=und),
+                          partial(_on, baseline_graph, root=root, direct=direct, undirected=und)))
+    modes.append(("filtering all", partial(_on, engine_filtering, root=root),
+                  partial(_on, baseline_filtering, root=root, node_types=MEDISCORE_ALL_NODE_TYPES)))
 
     print(f"\n{'mode':<16}{'engine wall':>12}{'CPU':>8}{'ms/trial':>10}{'baseline wall':>15}{'CPU':>8}"
           f"{'ms/trial':>10}{'base/eng CPU':>14}")
     for name, eng, base in modes:
-        we, ce = timed(lambda: eng(full), repeat)
-        wb, cb = timed(lambda: base(full), repeat)
+        we, ce = timed(partial(eng, full), repeat)
+        wb, cb = timed(partial(base, full), repeat)
         print(f"{name:<16}{we:>11.2f}s{ce:>7.2f}s{1000 * ce / trials:>10.2f}{wb:>14.2f}s{cb:>7.2f}s"
               f"{1000 * cb / trials:>10.2f}{cb / ce:>13.1f}x")
 
@@ -445,14 +460,21 @@ def main() -> None:
     for name, eng, _ in modes:
         cells = []
         for n in sizes:
-            _, c = timed(lambda: eng(paths[n]), repeat)
+            _, c = timed(partial(eng, paths[n]), repeat)
             cells.append(f"{c:6.2f} s ({1000 * c / n:5.2f})")
         print(f"  {name:<14}" + "  ".join(cells))
 
     print("\npeak Python heap (tracemalloc), one run on all trials:")
     for name, eng, base in (modes[0], modes[-1]):
-        print(f"  {name:<14} engine {heap_peak(lambda: eng(full)):7.1f} MB   baseline {heap_peak(lambda: base(full)):7.1f} MB")
+        he, hb = heap_peak(partial(eng, full)), heap_peak(partial(base, full))
+        print(f"  {name:<14} engine {he:7.1f} MB   baseline {hb:7.1f} MB")
     print(f"process peak RSS (VmHWM): {vm_hwm():.0f} MB")
+    if args.profile:
+        prof = cProfile.Profile()
+        prof.runcall(engine_graph, full, root, False, False)
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(12)
+        print("\nengine graph, own time:\n" + "\n".join(ln for ln in buf.getvalue().splitlines()[6:] if ln.strip()))
 
 
 if __name__ == "__main__":
