@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -228,3 +231,52 @@ def test_mediscore_checkfile_means(omfc: Any, conformance: Path) -> None:
         item = f"temporal[q{pos + 1}]"
         assert res.outcome(item) == "passed", res.text(item)
         assert props(res, item)["MCC"] == pytest.approx(expected[pos], abs=1e-9)
+
+
+# ---------------------------------------------------------------------- hostile sizes, in a capped subprocess
+
+CAP_BYTES = 1_500_000_000
+CAP_SECONDS = 120
+
+
+def _limit() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (CAP_BYTES, CAP_BYTES))
+
+
+def run_capped(case: VideoCase, *extra: str) -> subprocess.CompletedProcess[str]:
+    """Only the temporal item (``-k temporal``), under RLIMIT_AS and a timeout: a regression fails fast."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "--rootdir", str(case.root), *case.case.args,
+            "--omfc-reference", str(case.reference), "--omfc-score", "temporal", "-k", "temporal", *extra]  # fmt: skip
+    return subprocess.run(args, cwd=case.root, env=env, capture_output=True, text=True, timeout=CAP_SECONDS,
+                          preexec_fn=_limit)  # fmt: skip
+
+
+def _no_crash(proc: subprocess.CompletedProcess[str]) -> str:
+    both = proc.stdout + proc.stderr
+    assert "Traceback" not in both and "INTERNALERROR" not in both, both[-3000:]
+    return proc.stdout
+
+
+def test_hostile_frame_count_costs_its_intervals_not_its_frames(omfc: Any) -> None:
+    """FrameCount 10^12 and a system interval [21, 10^12]: scored exactly, no per-frame array (capped at 1.5 GB).
+
+    v1: TP 40 (both reference intervals), FP 10^12 - 21 - 40, FN 0, TN 20 ([1, 21]); v2: MCC 0.
+    """
+    big = 10**12
+    case = VideoCase(omfc, frame_count=big, sys_rows={"v1": ["Processed", f"[[21, {big}]]", "[]", "[]"]})
+    out = _no_crash(run_capped(case, "--omfc-metrics-json", str(case.root / "out/m.json")))
+    assert "1 passed" in out, out[-3000:]
+    got = json.loads((case.root / "out/m.json").read_text())["results"][0]["metrics"]["MCC"]
+    assert got == pytest.approx(round(mcc(40, 20, big - 61, 0), 12) / 2, rel=1e-9)
+
+
+def test_hostile_segment_count_is_refused_before_parsing(omfc: Any) -> None:
+    """200,000 intervals in one cell: the CSV bound (CSV-03) refuses the file before any JSON parse; skip, fast."""
+    many = "[" + ", ".join(f"[{2 * k + 1}, {2 * k + 2}]" for k in range(200_000)) + "]"
+    case = VideoCase(omfc, frame_count=10**6, sys_rows={"v2": ["Processed", many, "[]", "[]"]})
+    out = _no_crash(run_capped(case))
+    line = next(ln for ln in out.splitlines() if ln.startswith("SKIPPED"))
+    assert line.split(": ", 1)[1].startswith("score::temporal skipped: CSV-03 failed: p-test_1/p-test_1.csv is 3.3 MiB")
