@@ -17,7 +17,15 @@ from typing import Any
 
 from ..editions import Task
 from .merge import ScoringError
-from .registry import NotScored, Outcome, Scorer, ScoreResult, ScorerOption, ScoringInput, register
+from .registry import (
+    NotScored,
+    Outcome,
+    Scorer,
+    ScoreResult,
+    ScorerOption,
+    ScoringInput,
+    register,
+)
 from .scorers import bounded, flag, integer
 from .temporal import TemporalResult, TemporalTrial, score_temporal
 
