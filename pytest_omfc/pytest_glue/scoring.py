@@ -44,6 +44,7 @@ import pytest
 from ..editions import Task
 from ..findings import Unavailable
 from ..scoring import scorers as _scorers  # noqa: F401  (registers every scorer)
+from ..scoring import scorers_temporal as _scorers_temporal  # noqa: F401  (registers the temporal scorer)
 from ..scoring.merge import ScoringError, partition_query
 from ..scoring.registry import (
     SCORERS,

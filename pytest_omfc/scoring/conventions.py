@@ -58,6 +58,16 @@ CONVENTION_DIFFERENCES: tuple[ConventionDifference, ...] = (
         "Masks: dilation of non-selected regions (--omfc-nonselected-dilate-kernel-size default)", "7.2, 2.0",
         "15 (--ntdks)", "11 (MFC2019: \"dilation with a kernel of 11 pixels\"); 0 for splice in both",
     ),
+    ConventionDifference(
+        "Video temporal: frame counting", "7.11, 4",
+        "Continuous: [a, b] has length b - a on [1, FrameCount]; a one-frame [a, a] is removed",
+        "Inclusive: [a, b] covers frames a..b (b - a + 1) on FrameCount frames; [a, a] is one frame",
+    ),
+    ConventionDifference(
+        "Video temporal: system and opt-out intervals past the last frame", "4",
+        "Truncated at FrameCount always (its truncate flag is a non-empty tuple)",
+        "Not truncated: the trial is not scored and the item fails naming probe and interval",
+    ),
 )  # fmt: skip
 
 

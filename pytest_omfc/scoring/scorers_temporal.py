@@ -1,0 +1,222 @@
+"""The video temporal localization scorer's adapter and registration (METRICS.md 4; issue 11).
+
+Kept apart from :mod:`.scorers` so that each scorer family registers in its own module; importing
+it (the pytest layer does) adds ``temporal`` to :data:`pytest_omfc.scoring.registry.SCORERS`.  Items
+``<sub>::score::temporal`` (or ``[q1]``... with ``--omfc-query``; ``*`` means every probe, as in
+MediScore's ``-q "*"``), metrics ``{"MCC": ...}`` and ``per_trial`` with MediScore's
+``scores_probes.csv`` columns.  No pytest import.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..editions import Task
+from .merge import ScoringError
+from .registry import (
+    NotScored,
+    Outcome,
+    Scorer,
+    ScoreResult,
+    ScorerOption,
+    ScoringInput,
+    register,
+)
+from .scorers import bounded, flag, integer
+from .temporal import TemporalResult, TemporalTrial, score_temporal
+
+__all__ = ["MAX_COLLAR", "TEMPORAL", "TEMPORAL_TASKS", "journal_paths", "run_temporal"]
+
+#: Tasks scored by the temporal scorer (MFC2019 manipulation-video, OpenMFC VMD/VGMD: all Task.VID).
+TEMPORAL_TASKS: dict[Task, str] = {Task.VID: "manipulation-video"}
+
+#: Largest ``--omfc-collar``: the sweep costs the same for any collar, this only refuses nonsense.
+MAX_COLLAR = 1_000_000_000
+
+#: Trials named in an item's failure text before "... and N more".
+SHOWN = 5
+
+
+def _path_text(value: Any) -> str:
+    return str(value).strip()
+
+
+TEMPORAL_OPTIONS: tuple[ScorerOption, ...] = (
+    ScorerOption("--omfc-collar", "omfc_collar", {"metavar": "K", "help": f"no-score collar of K frames around every reference interval boundary, 0 to {MAX_COLLAR} (default 0)"},
+                 "-c", 0, bounded(integer, lambda v: 0 <= v <= MAX_COLLAR, f"an integer from 0 to {MAX_COLLAR}"), "collar"),
+    ScorerOption("--omfc-no-video-optout", "omfc_no_video_optout", {"action": "store_true", "help": "temporal: ignore VideoFrameOptOutSegments (by default they are no-score intervals)"},
+                 "--no_video_opt_out", False, flag, "no_video_optout"),
+    ScorerOption("--omfc-no-optout-filter", "omfc_no_optout_filter", {"action": "store_true", "help": "temporal: score every probe, not only those with ProbeStatus Processed"},
+                 "--no_opt_out", False, flag, "no_optout_filter"),
+    ScorerOption("--omfc-journal-mask", "omfc_journal_mask", {"metavar": "PATH", "help": "journal mask table (default: <reference stem>-journalmask.csv beside the reference)"},
+                 "(beside -r)", None, bounded(_path_text, lambda v: 0 < len(v) <= 4096, "a file path"), "journal_mask"),
+    ScorerOption("--omfc-probe-journal-join", "omfc_probe_journal_join", {"metavar": "PATH", "help": "probe-journal join table (default: <reference stem>-probejournaljoin.csv beside the reference)"},
+                 "(beside -r)", None, bounded(_path_text, lambda v: 0 < len(v) <= 4096, "a file path"), "probe_journal_join"),
+)  # fmt: skip
+
+
+def _given(value: str, inp: ScoringInput) -> Path:
+    """A path option: absolute, else from the dataset root when it is there, else from the working directory."""
+    p = Path(value).expanduser()
+    if p.is_absolute():
+        return p
+    cand = inp.dataset_root / p if inp.dataset_root is not None else None
+    return cand if cand is not None and cand.is_file() else p.resolve()
+
+
+def journal_paths(inp: ScoringInput) -> tuple[Path, Path]:
+    """(probe-journal join, journal mask): the options, else found by name beside the reference."""
+    stem = inp.reference.with_suffix("") if inp.reference.suffix else inp.reference
+    join = inp.options.get("probe_journal_join")
+    mask = inp.options.get("journal_mask")
+    return (
+        _given(join, inp) if join else stem.parent / f"{stem.name}-probejournaljoin.csv",
+        _given(mask, inp) if mask else stem.parent / f"{stem.name}-journalmask.csv",
+    )
+
+
+def _plain(v: float | None) -> float | None:
+    return None if v is None or not math.isfinite(v) else float(v)
+
+
+def _trial_row(t: TemporalTrial) -> dict[str, Any]:
+    """One ``per_trial`` row: MediScore's ``scores_probes.csv`` columns, then the confusion and status."""
+    scored = t.status == "scored"
+    return {"ProbeFileID": t.probe, "MCC": _plain(t.mcc), "TP": t.tp if scored else None, "TN": t.tn if scored else None,
+            "FP": t.fp if scored else None, "FN": t.fn if scored else None, "status": t.status, "reason": t.reason}  # fmt: skip
+
+
+_SYS_LINE = re.compile(r"^system output:(\d+(?:, \d+)*)")
+
+
+def _where(reason: str, inp: ScoringInput) -> str:
+    """The engine numbers system rows of a DataFrame as line = position + 2: give the file and its real lines."""
+    m = _SYS_LINE.match(reason)
+    if not m:
+        return reason
+    table = inp.system
+    try:
+        lines = ", ".join(str(table.line_of(int(n) - 2)) for n in m.group(1).split(", "))
+    except (IndexError, ValueError):
+        return reason
+    return f"{table.display}:{lines}{reason[m.end():]}"
+
+
+def _failure(r: TemporalResult, inp: ScoringInput) -> str | None:
+    failed = r.failed
+    if not failed:
+        return None
+    head = "; ".join(_where(t.reason or "no reason", inp) for t in failed[:SHOWN])
+    more = f"; ... and {len(failed) - SHOWN} more" if len(failed) > SHOWN else ""
+    return f"{len(failed)} of {len(r.trials)} trial(s) could not be scored: {head}{more}"
+
+
+def _result(r: TemporalResult, query: str | None, kind: str, inp: ScoringInput) -> Outcome:
+    if r.error is not None:
+        return NotScored(f"query {r.query!r}: {r.error}", fail=True)
+    scored = len(r.scored)
+    counts = {"trials": len(r.trials), "scored": scored, "opted_out": len(r.trials) - scored - len(r.failed),
+              "not_scored": len(r.failed)}  # fmt: skip
+    if scored == 0:
+        what = "no trial selected" if not r.trials else "no trial could be scored"
+        reason = f"{'all probes' if query is None else f'q query {query!r}'}: {what} ({counts}); MCC is undefined"
+        failure = _failure(r, inp)
+        return NotScored(failure or reason, fail=failure is not None)
+    entry = {"query": query, "query_kind": kind, "metrics": {"MCC": _plain(r.mcc)}, "counts": counts,
+             "per_trial": [_trial_row(t) for t in r.trials]}  # fmt: skip
+    props: list[tuple[str, Any]] = [("MCC", float(r.mcc))] + [(f"count.{k}", v) for k, v in counts.items()]
+    return ScoreResult(entry, props, _failure(r, inp))
+
+
+def run_temporal(inp: ScoringInput) -> list[Outcome]:
+    """Temporal localization scoring of every ``--omfc-query`` (default ``*``); one outcome per position."""
+    n = inp.positions
+    if inp.kind not in ("all", "q"):
+        return [NotScored("temporal scoring selects with --omfc-query only (MediScore's -q); "
+                          "--omfc-query-manipulation and --omfc-query-partition do not apply")] * n  # fmt: skip
+    for col in ("ProbeFileID", "VideoFrameSegments"):
+        if not inp.system.has(col):
+            return [NotScored(f"{inp.column_rule} failed: column {col} is absent")] * n
+    join, mask = journal_paths(inp)
+    missing = [p for p in (join, mask) if not p.is_file()]
+    if missing:
+        opts = inp.options
+        given = bool(opts.get("probe_journal_join") or opts.get("journal_mask"))
+        flags = "--omfc-probe-journal-join and --omfc-journal-mask"
+        return [NotScored(f"journal table(s) not found: {', '.join(str(p) for p in missing)} "
+                          f"(the temporal reference; name them with {flags})", fail=given)] * n  # fmt: skip
+    opts = inp.options
+    system = inp.system.df
+    video_optout = not opts.get("no_video_optout")
+    optout_filter = not opts.get("no_optout_filter")
+    if video_optout and "VideoFrameOptOutSegments" not in system.columns:
+        video_optout = False  # an optional column (COL rules): absent means no opt-out segments
+    queries = [q for q, _ in inp.queries] or ["*"]
+    try:
+        report = score_temporal(
+            inp.index, None, system, journal_join=join, journal_mask=mask, query=queries,
+            collar=int(opts.get("collar") or 0), video_optout=video_optout, optout_filter=optout_filter,
+            convention="plan" if inp.convention == "plan" else "mediscore",
+        )  # fmt: skip
+    except ScoringError as exc:
+        msg = str(exc)
+        setup = msg.startswith(("probe-journal", "journal", "cannot parse", "no trial", "index"))
+        return [NotScored(msg, fail=setup)] * n
+    out: list[Outcome] = []
+    for r, (query, kind) in zip(report.results, inp.queries or ((None, "all"),)):
+        out.append(_result(r, query, kind, inp))
+    return out
+
+
+def _fmt(v: Any) -> str:
+    return "NaN" if v is None else f"{float(v):.4f}"
+
+
+def _settings(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
+    plan = common.get("convention") == "plan"
+    return (f"collar {opts.get('collar', 0)}, video opt-out {'off' if opts.get('no_video_optout') else 'on'}, "
+            f"{'every status' if opts.get('no_optout_filter') else 'Processed only'}, "
+            f"{'inclusive frames, no truncation' if plan else 'continuous frames, truncated at FrameCount'}")  # fmt: skip
+
+
+def _header(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
+    return f"omfc: scoring temporal localization against {common['reference']} ({_settings(opts, common)})"
+
+
+def _footer(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
+    return f"omfc: temporal: mean per-probe MCC; convention {common['convention']}, {_settings(opts, common)}"
+
+
+def _columns(opts: Mapping[str, Any]) -> list[str]:
+    return ["trials", "scored", "opted out", "not scored", "MCC"]
+
+
+def _row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
+    c: dict[str, int] = entry.get("counts") or {}
+    return [str(c.get(k, "")) for k in ("trials", "scored", "opted_out", "not_scored")] + [_fmt(entry["metrics"].get("MCC"))]
+
+
+def _json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:
+    return {"temporal": {k: opts.get(k) for k in ("collar", "no_video_optout", "no_optout_filter", "journal_mask",
+                                                  "probe_journal_join")}}  # fmt: skip
+
+
+TEMPORAL = register(
+    Scorer(
+        name="temporal",
+        title="temporal localization",
+        tasks=TEMPORAL_TASKS,
+        run=run_temporal,
+        options=TEMPORAL_OPTIONS,
+        header=_header,
+        columns=_columns,
+        row=_row,
+        footer=_footer,
+        json_options=_json_options,
+        null_keys=("metrics", "counts", "per_trial"),
+    )
+)
