@@ -167,7 +167,7 @@ def _attach(per_trial: list[dict[str, Any]], mappings: Mapping[str, pd.DataFrame
                for name, df in mappings.items()}  # fmt: skip
     for row in per_trial:
         k = (row["ProvenanceProbeFileID"], row["ProvenanceOutputFileName"])
-        if extra_key is not None and row.get(extra_key) != "all":
+        if extra_key is not None and row.get(extra_key) != "All":
             row["mapping"] = {name: [] for name in mappings}  # MediScore maps the overall node type only
             continue
         row["mapping"] = {name: g.get(k, []) for name, g in grouped.items()}
@@ -225,9 +225,10 @@ def _filtering_result(res: Any, types: Sequence[str], opts: Mapping[str, Any]) -
     entries: list[dict[str, Any]] = []
     props: list[tuple[str, Any]] = []
     for nt in types:
-        row = by_type.get(nt, {})
+        label = "All" if nt == "all" else nt  # the engine's (MediScore's) NodeType of the overall result
+        row = by_type.get(label, {})
         metrics = {k: _plain(row.get(k)) for k in FILTER_METRICS}
-        trials = [t for t in per_trial_all if t.get("NodeType") == nt]
+        trials = [t for t in per_trial_all if t.get("NodeType") == label]
         entries.append({"scorer": "provenance-filtering", "query": None, "query_kind": "all", "node_type": nt,
                         "metrics": metrics, "counts": {"trials": len(trials), "not_scored": len(not_scored)},
                         "per_trial": trials, "not_scored": not_scored, "notes": _reason_dicts(res.reasons, True)})  # fmt: skip
@@ -242,14 +243,20 @@ def _fmt(v: Any) -> str:
     return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{float(v):.4f}"
 
 
+#: Summary columns: graph building's mean scores and filtering's recalls share the four metric columns.
+_SUMMARY = (("MeanSimNLO", "NodeRecallAt50"), ("MeanSimNO", "NodeRecallAt100"), ("MeanSimLO", "NodeRecallAt200"),
+            ("MeanNodeRecall", "NodeRecallAt300"))  # fmt: skip
+
+
 def _columns(opts: Mapping[str, Any]) -> list[str]:
-    return ["scores", "trials", *GRAPH_METRICS, *FILTER_METRICS]
+    return ["scores", "trials", "SimNLO|R@50", "SimNO|R@100", "SimLO|R@200", "NodeRecall|R@300"]
 
 
 def _row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
     m = entry["metrics"]
-    label = "graph" if entry.get("scorer") == "provenance-graph" else f"filtering {entry.get('node_type')}"
-    return [label, str(entry.get("counts", {}).get("trials", ""))] + [_fmt(m.get(k)) for k in (*GRAPH_METRICS, *FILTER_METRICS)]
+    graph = entry.get("scorer") == "provenance-graph"
+    label = "graph" if graph else f"filtering {entry.get('node_type')}"
+    return [label, str(entry.get("counts", {}).get("trials", ""))] + [_fmt(m.get(g if graph else f)) for g, f in _SUMMARY]
 
 
 def _settings(opts: Mapping[str, Any]) -> str:
