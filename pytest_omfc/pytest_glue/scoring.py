@@ -353,6 +353,7 @@ class ScoreItem(pytest.Item):
         query, kind = settings.queries[self.position] if settings.queries else (None, "all")
         self.user_properties += [("omfc.score", self.scorer), ("query", query or ""), ("query_kind", kind)]
         outcome = outcomes_for(self.config, self.scorer)[self.position]
+        self.omfc_result: dict[str, Any] | list[dict[str, Any]]
         if isinstance(outcome, NotScored):
             self.omfc_result = _unscored_entry(SCORERS[self.scorer], query, kind, outcome.reason)
             self.user_properties.append(("omfc.skipped" if not outcome.fail else "omfc.error", outcome.reason))

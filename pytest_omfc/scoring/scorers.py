@@ -504,4 +504,4 @@ MASK = register(
 
 # ==================================================================================== provenance
 
-from . import scorers_provenance as _provenance  # noqa: E402,F401  (registers the provenance scorer, after mask)
+from . import scorers_provenance as _provenance  # noqa: F401  (registers the provenance scorer, after mask)

@@ -21,14 +21,37 @@ import pandas as pd
 
 from ..editions import Task
 from .merge import ScoringError, read_table
-from .provenance import MEDISCORE_ALL_NODE_TYPES, NODE_RECALL_NS, NODE_TYPES, score_filtering, score_graph_building
+from .provenance import (
+    MEDISCORE_ALL_NODE_TYPES,
+    NODE_RECALL_NS,
+    NODE_TYPES,
+    score_filtering,
+    score_graph_building,
+)
 from .provenance.run import TrialReason
-from .registry import NotScored, Outcome, Scorer, ScoreResult, ScorerOption, ScoringInput, register
+from .registry import (
+    NotScored,
+    Outcome,
+    Scorer,
+    ScoreResult,
+    ScorerOption,
+    ScoringInput,
+    register,
+)
 
-__all__ = ["PROVENANCE", "PROVENANCE_TASKS", "find_node_table", "find_world_index", "node_types"]
+__all__ = [
+    "PROVENANCE",
+    "PROVENANCE_TASKS",
+    "find_node_table",
+    "find_world_index",
+    "node_types",
+]
 
 #: Tasks scored by the provenance scorer, with MediScore's task name.
-PROVENANCE_TASKS: dict[Task, str] = {Task.PG: "provenance", Task.PF: "provenancefiltering"}
+PROVENANCE_TASKS: dict[Task, str] = {
+    Task.PG: "provenance",
+    Task.PF: "provenancefiltering",
+}
 
 #: ``--omfc-node-type`` choices; ``all`` is MediScore's ``--nodetype all`` (overall plus each type).
 NODE_TYPE_CHOICES: tuple[str, ...] = ("base", "donor", "interim", "final", "all")
@@ -51,7 +74,9 @@ def node_types(value: Any) -> tuple[str, ...]:
     for v in given:
         v = str(v).strip().lower()
         if v not in NODE_TYPE_CHOICES:
-            raise ValueError(f"must be one of {', '.join(NODE_TYPE_CHOICES)} (got {v!r})")
+            raise ValueError(
+                f"must be one of {', '.join(NODE_TYPE_CHOICES)} (got {v!r})"
+            )
         out += list(MEDISCORE_ALL_NODE_TYPES) if v == "all" else [v]
     return tuple(dict.fromkeys(out)) or ("all",)
 
@@ -90,7 +115,9 @@ def _stem(reference: Path) -> str:
 def _given(path: Path, inp: ScoringInput) -> Path:
     if path.is_absolute():
         return path
-    cands = ([inp.dataset_root / path] if inp.dataset_root else []) + [Path.cwd() / path]
+    cands = ([inp.dataset_root / path] if inp.dataset_root else []) + [
+        Path.cwd() / path
+    ]
     return next((c for c in cands if c.is_file()), cands[0])
 
 
@@ -110,7 +137,10 @@ def find_world_index(inp: ScoringInput) -> Path:
     beside = inp.reference.with_name(f"{_stem(inp.reference)}-world.csv")
     if beside.is_file():
         return beside
-    for d in (inp.reference.parent, *([inp.dataset_root / "indexes"] if inp.dataset_root else [])):
+    for d in (
+        inp.reference.parent,
+        *([inp.dataset_root / "indexes"] if inp.dataset_root else []),
+    ):
         found = sorted(d.glob("*-world.csv")) if d.is_dir() else []
         if len(found) == 1:
             return found[0]
@@ -119,8 +149,18 @@ def find_world_index(inp: ScoringInput) -> Path:
 
 def _journal_root(inp: ScoringInput, ref: pd.DataFrame) -> Path:
     """The directory JournalFileName is relative to: the dataset root, or the reference's ancestors."""
-    cands = ([inp.dataset_root] if inp.dataset_root else []) + [inp.reference.parent, *inp.reference.parent.parents]
-    first = next((str(v) for v in ref.get("JournalFileName", pd.Series(dtype=str)) if str(v).strip()), None)
+    cands = ([inp.dataset_root] if inp.dataset_root else []) + [
+        inp.reference.parent,
+        *inp.reference.parent.parents,
+    ]
+    first = next(
+        (
+            str(v)
+            for v in ref.get("JournalFileName", pd.Series(dtype=str))
+            if str(v).strip()
+        ),
+        None,
+    )
     if first is not None:
         for c in cands:
             if (c / first).is_file():
@@ -146,7 +186,9 @@ def _failure(reasons: Sequence[TrialReason], shown: int = 5) -> str | None:
     bad = [r for r in reasons if not r.scored and "METRICS.md 3.1" not in r.reason]
     if not bad:
         return None
-    head = "; ".join(f"trial {r.probe_id} {r.output_file!r}: {r.reason}" for r in bad[:shown])
+    head = "; ".join(
+        f"trial {r.probe_id} {r.output_file!r}: {r.reason}" for r in bad[:shown]
+    )
     more = f"; ... and {len(bad) - shown} more" if len(bad) > shown else ""
     return f"{len(bad)} trial(s) could not be scored ({head}{more})"
 
@@ -157,10 +199,16 @@ def _reason_dicts(reasons: Sequence[TrialReason], scored: bool) -> list[dict[str
 
 
 def _warnings(reasons: Sequence[TrialReason]) -> list[tuple[str, Any]]:
-    return [("omfc.warning", f"trial {r.probe_id}: {r.reason}") for r in reasons if r.scored]
+    return [
+        ("omfc.warning", f"trial {r.probe_id}: {r.reason}") for r in reasons if r.scored
+    ]
 
 
-def _attach(per_trial: list[dict[str, Any]], mappings: Mapping[str, pd.DataFrame], extra_key: str | None = None) -> None:
+def _attach(
+    per_trial: list[dict[str, Any]],
+    mappings: Mapping[str, pd.DataFrame],
+    extra_key: str | None = None,
+) -> None:
     """``per_trial[i].mapping``: each mapping table's rows of that trial (and node type, for filtering)."""
     keys = ["ProvenanceProbeFileID", "ProvenanceOutputFileName"]
     grouped = {name: {k: _records(g.drop(columns=[c for c in keys if c in g.columns])) for k, g in df.groupby(keys, sort=False)}
@@ -168,7 +216,9 @@ def _attach(per_trial: list[dict[str, Any]], mappings: Mapping[str, pd.DataFrame
     for row in per_trial:
         k = (row["ProvenanceProbeFileID"], row["ProvenanceOutputFileName"])
         if extra_key is not None and row.get(extra_key) != "All":
-            row["mapping"] = {name: [] for name in mappings}  # MediScore maps the overall node type only
+            row["mapping"] = {
+                name: [] for name in mappings
+            }  # MediScore maps the overall node type only
             continue
         row["mapping"] = {name: g.get(k, []) for name, g in grouped.items()}
 
@@ -184,9 +234,17 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
             return [NotScored(f"{inp.column_rule} failed: column {col} is absent")] * n
     opts = inp.options
     node, world = find_node_table(inp), find_world_index(inp)
-    for what, path, flag in (("node table", node, "--omfc-provenance-node"), ("world index", world, "--omfc-world-index")):
+    for what, path, flag in (
+        ("node table", node, "--omfc-provenance-node"),
+        ("world index", world, "--omfc-world-index"),
+    ):
         if not path.is_file():
-            return [NotScored(f"provenance {what} not found: {path} (name it with {flag})", fail=True)] * n
+            return [
+                NotScored(
+                    f"provenance {what} not found: {path} (name it with {flag})",
+                    fail=True,
+                )
+            ] * n
     try:
         ref = read_table(inp.reference, "provenance reference")
         tables: dict[str, Any] = {"index": inp.index, "reference": ref, "node": node, "world": world,
@@ -195,8 +253,12 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
             return [_graph_result(score_graph_building(**tables, direct=bool(opts.get("direct")),
                                                        undirected=bool(opts.get("undirected"))), opts)]  # fmt: skip
         types = tuple(opts.get("node_types") or ("all",))
-        return [_filtering_result(score_filtering(**tables, node_types=types), types, opts)]
-    except ScoringError as exc:  # reference-side faults: a missing column, a cyclic journal
+        return [
+            _filtering_result(score_filtering(**tables, node_types=types), types, opts)
+        ]
+    except (
+        ScoringError
+    ) as exc:  # reference-side faults: a missing column, a cyclic journal
         return [NotScored(str(exc), fail=True)] * n
 
 
@@ -211,12 +273,19 @@ def _graph_result(res: Any, opts: Mapping[str, Any]) -> ScoreResult:
                              "metrics": metrics, "counts": {"trials": len(per_trial), "not_scored": len(_reason_dicts(res.reasons, False))},
                              "per_trial": per_trial, "not_scored": _reason_dicts(res.reasons, False),
                              "notes": _reason_dicts(res.reasons, True)}  # fmt: skip
-    props: list[tuple[str, Any]] = [(k, math.nan if v is None else float(v)) for k, v in metrics.items()]
-    props += [("count.trials", len(per_trial)), ("count.not_scored", entry["counts"]["not_scored"])]
+    props: list[tuple[str, Any]] = [
+        (k, math.nan if v is None else float(v)) for k, v in metrics.items()
+    ]
+    props += [
+        ("count.trials", len(per_trial)),
+        ("count.not_scored", entry["counts"]["not_scored"]),
+    ]
     return ScoreResult(entry, props + _warnings(res.reasons), _failure(res.reasons))
 
 
-def _filtering_result(res: Any, types: Sequence[str], opts: Mapping[str, Any]) -> ScoreResult:
+def _filtering_result(
+    res: Any, types: Sequence[str], opts: Mapping[str, Any]
+) -> ScoreResult:
     per_trial_all = _records(res.trial_scores)
     if opts.get("mappings"):
         _attach(per_trial_all, {"nodes": res.node_mapping}, extra_key="NodeType")
@@ -225,7 +294,9 @@ def _filtering_result(res: Any, types: Sequence[str], opts: Mapping[str, Any]) -
     entries: list[dict[str, Any]] = []
     props: list[tuple[str, Any]] = []
     for nt in types:
-        label = "All" if nt == "all" else nt  # the engine's (MediScore's) NodeType of the overall result
+        label = (
+            "All" if nt == "all" else nt
+        )  # the engine's (MediScore's) NodeType of the overall result
         row = by_type.get(label, {})
         metrics = {k: _plain(row.get(k)) for k in FILTER_METRICS}
         trials = [t for t in per_trial_all if t.get("NodeType") == label]
@@ -233,14 +304,23 @@ def _filtering_result(res: Any, types: Sequence[str], opts: Mapping[str, Any]) -
                         "metrics": metrics, "counts": {"trials": len(trials), "not_scored": len(not_scored)},
                         "per_trial": trials, "not_scored": not_scored, "notes": _reason_dicts(res.reasons, True)})  # fmt: skip
         prefix = "" if nt == "all" else f"{nt}."
-        props += [(prefix + k, math.nan if v is None else float(v)) for k, v in metrics.items()]
+        props += [
+            (prefix + k, math.nan if v is None else float(v))
+            for k, v in metrics.items()
+        ]
         props.append((f"{prefix}count.trials", len(trials)))
     props.append(("count.not_scored", len(not_scored)))
-    return ScoreResult({"entries": entries}, props + _warnings(res.reasons), _failure(res.reasons))
+    return ScoreResult(
+        {"entries": entries}, props + _warnings(res.reasons), _failure(res.reasons)
+    )
 
 
 def _fmt(v: Any) -> str:
-    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{float(v):.4f}"
+    return (
+        "-"
+        if v is None or (isinstance(v, float) and math.isnan(v))
+        else f"{float(v):.4f}"
+    )
 
 
 #: Summary columns: graph building's mean scores and filtering's recalls share the four metric columns.
@@ -249,14 +329,23 @@ _SUMMARY = (("MeanSimNLO", "NodeRecallAt50"), ("MeanSimNO", "NodeRecallAt100"), 
 
 
 def _columns(opts: Mapping[str, Any]) -> list[str]:
-    return ["scores", "trials", "SimNLO|R@50", "SimNO|R@100", "SimLO|R@200", "NodeRecall|R@300"]
+    return [
+        "scores",
+        "trials",
+        "SimNLO|R@50",
+        "SimNO|R@100",
+        "SimLO|R@200",
+        "NodeRecall|R@300",
+    ]
 
 
 def _row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
     m = entry["metrics"]
     graph = entry.get("scorer") == "provenance-graph"
     label = "graph" if graph else f"filtering {entry.get('node_type')}"
-    return [label, str(entry.get("counts", {}).get("trials", ""))] + [_fmt(m.get(g if graph else f)) for g, f in _SUMMARY]
+    return [label, str(entry.get("counts", {}).get("trials", ""))] + [
+        _fmt(m.get(g if graph else f)) for g, f in _SUMMARY
+    ]
 
 
 def _settings(opts: Mapping[str, Any]) -> str:
@@ -269,7 +358,7 @@ def _header(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
 
 
 def _footer(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
-    return (f"omfc: provenance: {_settings(opts)}; tied nodeConfidenceScore keep the system JSON's order (stable sort)")
+    return f"omfc: provenance: {_settings(opts)}; tied nodeConfidenceScore keep the system JSON's order (stable sort)"
 
 
 def _json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:
