@@ -430,44 +430,74 @@ def test_oversize_sparse_system_json_fails_fast_without_memory(
 # ---------------------------------------------------------------- conformance
 
 
-def test_conformance_test_2_1_through_the_plugin(
-    pytester: pytest.Pytester, conformance: Path
-) -> None:
-    """MediScore's provenanceScorerTests test_2_1 (checkfiles/test_2_1/scores.csv: MeanSimNLO 0.545454545455) via the plugin.
-
-    The system index and its JSON are copied into a submission directory (the plugin's layout); the
-    reference, node, world and index tables are read in place.
-    """
-    ts = conformance / "provenanceScorerTests"
-    check = ts / "checkfiles" / "test_2_1" / "scores.csv"
-    if not check.is_file():
-        pytest.skip(f"checkfile missing: {check}")
-    want = dict(
-        zip(
-            *(line.split("|") for line in check.read_text().splitlines()[:2]),
-            strict=True,
-        )
-    )
+def _conformance_run(
+    pytester: pytest.Pytester, ts: Path, system_index: str, task: str, *extra: str
+) -> list[dict[str, Any]]:
+    """Copy a MediScore system index and its JSONs into a submission; score it in place against test_case_2."""
     sub = pytester.path / "p-conf_1"
-    (sub / "jsons").mkdir(parents=True)
-    system = ts / "test_case_2-system_output_1_index.csv"
+    system = ts / system_index
+    sub.mkdir()
     (sub / "p-conf_1.csv").write_text(system.read_text())
     for line in system.read_text().splitlines()[1:]:
         rel = line.split("|")[1]
+        (sub / rel).parent.mkdir(parents=True, exist_ok=True)
         (sub / rel).write_bytes((ts / rel).read_bytes())
     (sub / "p-conf_1.txt").write_text("x\n")
     out = pytester.path / "m.json"
     rec = pytester.inline_run("--omfc-submission", str(sub), "--omfc-index", str(ts / "test_case_2-provenancegraphbuilding-index.csv"),
-                              "--omfc-task", "provenance", "--omfc-edition", "MFC2019", "--rootdir", str(pytester.path),
+                              "--omfc-task", task, "--omfc-edition", "MFC2019", "--rootdir", str(pytester.path),
                               "--omfc-reference", str(ts / "test_case_2-provenance-ref.csv"), "-p", "no:cacheprovider",
                               "--omfc-world-index", str(ts / "test_case_2-provenancegraphbuilding-world.csv"),
-                              "--omfc-metrics-json", str(out))  # fmt: skip
+                              "--omfc-metrics-json", str(out), *extra)  # fmt: skip
+    reps = rec.getreports("pytest_runtest_logreport")
     rep = next(
-        r
-        for r in rec.getreports("pytest_runtest_logreport")
-        if r.when == "call" and r.nodeid.endswith("score::provenance")
+        r for r in reps if r.when == "call" and r.nodeid.endswith("score::provenance")
     )
     assert rep.passed, rep.longrepr
-    got = json.loads(out.read_text())["results"][0]["metrics"]
+    results: list[dict[str, Any]] = json.loads(out.read_text())["results"]
+    return results
+
+
+def _checkfile(path: Path) -> list[dict[str, str]]:
+    if not path.is_file():
+        pytest.skip(f"checkfile missing: {path}")
+    head, *rows = [line.split("|") for line in path.read_text().splitlines() if line]
+    return [dict(zip(head, r, strict=True)) for r in rows]
+
+
+def test_conformance_test_2_1_through_the_plugin(
+    pytester: pytest.Pytester, conformance: Path
+) -> None:
+    """MediScore's test_2_1 (checkfiles/test_2_1/scores.csv: MeanSimNLO 0.545454545455) through the plugin."""
+    ts = conformance / "provenanceScorerTests"
+    [want] = _checkfile(ts / "checkfiles" / "test_2_1" / "scores.csv")
+    [entry] = _conformance_run(
+        pytester, ts, "test_case_2-system_output_1_index.csv", "provenance"
+    )
     for k in ("MeanSimNLO", "MeanSimNO", "MeanSimLO", "MeanNodeRecall"):
-        assert math.isclose(got[k], float(want[k]), abs_tol=1e-9), (k, got[k], want[k])
+        assert math.isclose(entry["metrics"][k], float(want[k]), abs_tol=1e-9), (
+            k,
+            entry["metrics"][k],
+            want[k],
+        )
+
+
+def test_conformance_filtering_test_1_b_through_the_plugin(
+    pytester: pytest.Pytester, conformance: Path
+) -> None:
+    """MediScore's filtering_test_1_b (--nodetype all; interim NodeRecallAt50 0.454545454545) through the plugin."""
+    ts = conformance / "provenanceScorerTests"
+    want = {
+        r["NodeType"].lower(): r
+        for r in _checkfile(ts / "checkfiles" / "filtering_test_1_b" / "scores.csv")
+    }
+    got = _conformance_run(pytester, ts, "test_case_2-filtering-system_output_1_index.csv", "provenancefiltering",
+                           "--omfc-node-type", "all")  # fmt: skip
+    assert [e["node_type"] for e in got] == ["all", "donor", "base", "final", "interim"]
+    for e in got:
+        for k, v in e["metrics"].items():
+            assert math.isclose(v, float(want[e["node_type"]][k]), abs_tol=1e-9), (
+                e["node_type"],
+                k,
+                v,
+            )

@@ -329,20 +329,14 @@ _SUMMARY = (("MeanSimNLO", "NodeRecallAt50"), ("MeanSimNO", "NodeRecallAt100"), 
 
 
 def _columns(opts: Mapping[str, Any]) -> list[str]:
-    return [
-        "scores",
-        "trials",
-        "SimNLO|R@50",
-        "SimNO|R@100",
-        "SimLO|R@200",
-        "NodeRecall|R@300",
-    ]
+    return ["type", "trials", "SimNLO/R50", "SimNO/R100", "SimLO/R200", "NodeRec/R300"]
 
 
 def _row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
+    """Graph building: the four means; filtering: the node type's four recalls."""
     m = entry["metrics"]
     graph = entry.get("scorer") == "provenance-graph"
-    label = "graph" if graph else f"filtering {entry.get('node_type')}"
+    label = "graph" if graph else str(entry.get("node_type"))
     return [label, str(entry.get("counts", {}).get("trials", ""))] + [
         _fmt(m.get(g if graph else f)) for g, f in _SUMMARY
     ]
