@@ -354,6 +354,7 @@ class ScoreItem(pytest.Item):
         query, kind = settings.queries[self.position] if settings.queries else (None, "all")
         self.user_properties += [("omfc.score", self.scorer), ("query", query or ""), ("query_kind", kind)]
         outcome = outcomes_for(self.config, self.scorer)[self.position]
+        self.omfc_result: dict[str, Any] | list[dict[str, Any]]
         if isinstance(outcome, NotScored):
             self.omfc_result = _unscored_entry(SCORERS[self.scorer], query, kind, outcome.reason)
             self.user_properties.append(("omfc.skipped" if not outcome.fail else "omfc.error", outcome.reason))
@@ -361,7 +362,11 @@ class ScoreItem(pytest.Item):
                 raise ScoreFailed(f"score::{self.scorer}: {outcome.reason}")
             pytest.skip(f"score::{self.scorer} skipped: {outcome.reason}")
         self.user_properties += outcome.properties
-        self.omfc_result = {"scorer": self.scorer, **outcome.entry}
+        entries = outcome.entry.get("entries")
+        if isinstance(entries, list):  # one item, several metrics-JSON entries (provenance: one per node type)
+            self.omfc_result = [{"scorer": self.scorer, **e} for e in entries]
+        else:
+            self.omfc_result = {"scorer": self.scorer, **outcome.entry}
         if outcome.failure:
             raise ScoreFailed(f"score::{self.scorer}: {outcome.failure}")
 
@@ -389,7 +394,7 @@ class ScoringReporter:
         self.config = config
         self.settings = settings
         self.only = only
-        self.results: dict[tuple[int, int], dict[str, Any]] = {}
+        self.results: dict[tuple[int, int, int], dict[str, Any]] = {}
         self.written: list[str] = []
         self.errors: list[str] = []
 
@@ -400,13 +405,18 @@ class ScoringReporter:
         if call.when == "call" and isinstance(item, ScoreItem) and hasattr(item, "omfc_result"):
             rep.omfc_result = item.omfc_result
             rep.omfc_position = item.position
+            rep.omfc_scorer = item.scorer
         return rep
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         result = getattr(report, "omfc_result", None)
         if report.when == "call" and result is not None:
-            order = list(SCORERS).index(result.get("scorer", "detection"))
-            self.results[(order, int(getattr(report, "omfc_position", 0)))] = result
+            # The item's scorer orders the results (an entry may name a sub-scorer, e.g. provenance-graph).
+            name = getattr(report, "omfc_scorer", None) or (result[0] if isinstance(result, list) else result).get("scorer", "detection")
+            order = list(SCORERS).index(name) if name in SCORERS else len(SCORERS)
+            pos = int(getattr(report, "omfc_position", 0))
+            for k, entry in enumerate(result if isinstance(result, list) else [result]):
+                self.results[(order, pos, k)] = entry
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         """Say what is scored, or why nothing is (provenance has no scoring here)."""
@@ -455,7 +465,7 @@ class ScoringReporter:
 
     def _entries(self, name: str) -> list[tuple[int, dict[str, Any]]]:
         order = list(SCORERS).index(name)
-        return [(pos, r) for (o, pos), r in sorted(self.results.items()) if o == order]
+        return [(pos, r) for (o, pos, _), r in sorted(self.results.items()) if o == order]
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

@@ -500,3 +500,8 @@ MASK = register(
         null_keys=("metrics", "stddev", "per_probe"),
     )
 )
+
+
+# ==================================================================================== provenance
+
+from . import scorers_provenance as _provenance  # noqa: F401  (registers the provenance scorer, after mask)

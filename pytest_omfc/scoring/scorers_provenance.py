@@ -1,0 +1,382 @@
+"""The provenance scorer's adapter and registration (METRICS.md 3): graph building and filtering.
+
+One scorer, ``provenance``, for both provenance tasks: the item
+``<sub>::score::provenance`` scores graph building (PG, metrics-JSON
+``"scorer": "provenance-graph"``) or filtering (PF, ``"provenance-filtering"``,
+one entry per node type with ``"node_type"``).  The node table and the world
+index are found by name beside the reference (options name them where the
+layout differs).  Trials the engine cannot score fail the item naming them;
+the numbers of the rest stay.  No pytest import.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..editions import Task
+from .merge import ScoringError, read_table
+from .provenance import (
+    MEDISCORE_ALL_NODE_TYPES,
+    NODE_RECALL_NS,
+    NODE_TYPES,
+    score_filtering,
+    score_graph_building,
+)
+from .provenance.run import TrialReason
+from .registry import (
+    NotScored,
+    Outcome,
+    Scorer,
+    ScoreResult,
+    ScorerOption,
+    ScoringInput,
+    register,
+)
+
+__all__ = [
+    "PROVENANCE",
+    "PROVENANCE_TASKS",
+    "find_node_table",
+    "find_world_index",
+    "node_types",
+]
+
+#: Tasks scored by the provenance scorer, with MediScore's task name.
+PROVENANCE_TASKS: dict[Task, str] = {
+    Task.PG: "provenance",
+    Task.PF: "provenancefiltering",
+}
+
+#: ``--omfc-node-type`` choices; ``all`` is MediScore's ``--nodetype all`` (overall plus each type).
+NODE_TYPE_CHOICES: tuple[str, ...] = ("base", "donor", "interim", "final", "all")
+
+GRAPH_METRICS = ("MeanSimNLO", "MeanSimNO", "MeanSimLO", "MeanNodeRecall")
+FILTER_METRICS = tuple(f"NodeRecallAt{n}" for n in NODE_RECALL_NS)
+
+
+def _flag(value: Any) -> bool:
+    return bool(value)
+
+
+def node_types(value: Any) -> tuple[str, ...]:
+    """``--omfc-node-type`` values (repeatable) as the engine's node types, in order, without repeats.
+
+    ``all`` expands to MediScore's ``--nodetype all``: the overall result plus one per journal node type.
+    """
+    given = [value] if isinstance(value, str) else list(value or [])
+    out: list[str] = []
+    for v in given:
+        v = str(v).strip().lower()
+        if v not in NODE_TYPE_CHOICES:
+            raise ValueError(
+                f"must be one of {', '.join(NODE_TYPE_CHOICES)} (got {v!r})"
+            )
+        out += list(MEDISCORE_ALL_NODE_TYPES) if v == "all" else [v]
+    return tuple(dict.fromkeys(out)) or ("all",)
+
+
+def _path(value: Any) -> Path:
+    text = str(value).strip()
+    if not 0 < len(text) <= 4096:
+        raise ValueError(f"must be a file path (got {value!r})")
+    return Path(text).expanduser()
+
+
+PROVENANCE_OPTIONS: tuple[ScorerOption, ...] = (
+    ScorerOption("--omfc-provenance-direct", "omfc_provenance_direct", {"action": "store_true", "help": "graph building: score only the probe's direct ancestors and descendants of the reference graph"},
+                 "-d", False, _flag, "direct"),
+    ScorerOption("--omfc-provenance-undirected", "omfc_provenance_undirected", {"action": "store_true", "help": "graph building: match links regardless of their direction"},
+                 "-u", False, _flag, "undirected"),
+    ScorerOption("--omfc-node-type", "omfc_node_type", {"action": "append", "choices": list(NODE_TYPE_CHOICES), "help": "filtering: one result per node type (repeatable; all: the overall result plus one per type; default: overall)"},
+                 "--nodetype", ("all",), node_types, "node_types"),
+    ScorerOption("--omfc-provenance-mappings", "omfc_provenance_mappings", {"action": "store_true", "help": "put each trial's node (and link) mapping in the metrics JSON per_trial[i].mapping"},
+                 "(node_mapping.csv, link_mapping.csv)", False, _flag, "mappings"),
+    ScorerOption("--omfc-provenance-node", "omfc_provenance_node", {"metavar": "PATH", "help": "the node table (default: <reference stem>-node.csv beside the reference)"},
+                 "-n", None, _path, "node"),
+    ScorerOption("--omfc-world-index", "omfc_world_index", {"metavar": "PATH", "help": "the world index (default: the one *-world.csv beside the reference or in the dataset's indexes/)"},
+                 "-w", None, _path, "world"),
+)  # fmt: skip
+
+
+def _stem(reference: Path) -> str:
+    name = reference.name
+    for suffix in ("-ref.csv", ".csv"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _given(path: Path, inp: ScoringInput) -> Path:
+    if path.is_absolute():
+        return path
+    cands = ([inp.dataset_root / path] if inp.dataset_root else []) + [
+        Path.cwd() / path
+    ]
+    return next((c for c in cands if c.is_file()), cands[0])
+
+
+def find_node_table(inp: ScoringInput) -> Path:
+    """``--omfc-provenance-node`` or ``<stem>-node.csv`` beside the reference (``*-provenance-ref.csv``)."""
+    given = inp.options.get("node")
+    if given is not None:
+        return _given(Path(given), inp)
+    return inp.reference.with_name(f"{_stem(inp.reference)}-node.csv")
+
+
+def find_world_index(inp: ScoringInput) -> Path:
+    """``--omfc-world-index``, else the one ``*-world.csv`` beside the reference, else in ``indexes/``."""
+    given = inp.options.get("world")
+    if given is not None:
+        return _given(Path(given), inp)
+    beside = inp.reference.with_name(f"{_stem(inp.reference)}-world.csv")
+    if beside.is_file():
+        return beside
+    for d in (
+        inp.reference.parent,
+        *([inp.dataset_root / "indexes"] if inp.dataset_root else []),
+    ):
+        found = sorted(d.glob("*-world.csv")) if d.is_dir() else []
+        if len(found) == 1:
+            return found[0]
+    return beside
+
+
+def _journal_root(inp: ScoringInput, ref: pd.DataFrame) -> Path:
+    """The directory JournalFileName is relative to: the dataset root, or the reference's ancestors."""
+    cands = ([inp.dataset_root] if inp.dataset_root else []) + [
+        inp.reference.parent,
+        *inp.reference.parent.parents,
+    ]
+    first = next(
+        (
+            str(v)
+            for v in ref.get("JournalFileName", pd.Series(dtype=str))
+            if str(v).strip()
+        ),
+        None,
+    )
+    if first is not None:
+        for c in cands:
+            if (c / first).is_file():
+                return c
+    return cands[0]
+
+
+def _plain(v: Any) -> Any:
+    """A JSON/JUnit-ready value: numpy scalars unwrapped, NaN as None."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    return [{c: _plain(v) for c, v in rec.items()} for rec in df.to_dict("records")]
+
+
+def _failure(reasons: Sequence[TrialReason], shown: int = 5) -> str | None:
+    """The item's failure when trials could not be scored (opted-out trials are not failures)."""
+    bad = [r for r in reasons if not r.scored and "METRICS.md 3.1" not in r.reason]
+    if not bad:
+        return None
+    head = "; ".join(
+        f"trial {r.probe_id} {r.output_file!r}: {r.reason}" for r in bad[:shown]
+    )
+    more = f"; ... and {len(bad) - shown} more" if len(bad) > shown else ""
+    return f"{len(bad)} trial(s) could not be scored ({head}{more})"
+
+
+def _reason_dicts(reasons: Sequence[TrialReason], scored: bool) -> list[dict[str, str]]:
+    return [{"ProvenanceProbeFileID": r.probe_id, "ProvenanceOutputFileName": r.output_file, "reason": r.reason}
+            for r in reasons if r.scored is scored]  # fmt: skip
+
+
+def _warnings(reasons: Sequence[TrialReason]) -> list[tuple[str, Any]]:
+    return [
+        ("omfc.warning", f"trial {r.probe_id}: {r.reason}") for r in reasons if r.scored
+    ]
+
+
+def _attach(
+    per_trial: list[dict[str, Any]],
+    mappings: Mapping[str, pd.DataFrame],
+    extra_key: str | None = None,
+) -> None:
+    """``per_trial[i].mapping``: each mapping table's rows of that trial (and node type, for filtering)."""
+    keys = ["ProvenanceProbeFileID", "ProvenanceOutputFileName"]
+    grouped = {name: {k: _records(g.drop(columns=[c for c in keys if c in g.columns])) for k, g in df.groupby(keys, sort=False)}
+               for name, df in mappings.items()}  # fmt: skip
+    for row in per_trial:
+        k = (row["ProvenanceProbeFileID"], row["ProvenanceOutputFileName"])
+        if extra_key is not None and row.get(extra_key) != "All":
+            row["mapping"] = {
+                name: [] for name in mappings
+            }  # MediScore maps the overall node type only
+            continue
+        row["mapping"] = {name: g.get(k, []) for name, g in grouped.items()}
+
+
+def run_provenance(inp: ScoringInput) -> list[Outcome]:
+    """Provenance scoring of a whole run (METRICS.md 3.1-3.4); one outcome (no queries)."""
+    n = inp.positions
+    if inp.queries:
+        return [NotScored("provenance scoring takes no query (MediScore's provenance scorers have none): "
+                          "drop --omfc-query/--omfc-query-manipulation/--omfc-query-partition", fail=True)] * n  # fmt: skip
+    for col in ("ProvenanceProbeFileID", "ProvenanceOutputFileName"):
+        if not inp.system.has(col):
+            return [NotScored(f"{inp.column_rule} failed: column {col} is absent")] * n
+    opts = inp.options
+    node, world = find_node_table(inp), find_world_index(inp)
+    for what, path, flag in (
+        ("node table", node, "--omfc-provenance-node"),
+        ("world index", world, "--omfc-world-index"),
+    ):
+        if not path.is_file():
+            return [
+                NotScored(
+                    f"provenance {what} not found: {path} (name it with {flag})",
+                    fail=True,
+                )
+            ] * n
+    try:
+        ref = read_table(inp.reference, "provenance reference")
+        tables: dict[str, Any] = {"index": inp.index, "reference": ref, "node": node, "world": world,
+                                  "system": inp.system.df, "ref_dir": _journal_root(inp, ref), "sys_dir": inp.submission}  # fmt: skip
+        if inp.task is Task.PG:
+            return [_graph_result(score_graph_building(**tables, direct=bool(opts.get("direct")),
+                                                       undirected=bool(opts.get("undirected"))), opts)]  # fmt: skip
+        types = tuple(opts.get("node_types") or ("all",))
+        return [
+            _filtering_result(score_filtering(**tables, node_types=types), types, opts)
+        ]
+    except (
+        ScoringError
+    ) as exc:  # reference-side faults: a missing column, a cyclic journal
+        return [NotScored(str(exc), fail=True)] * n
+
+
+def _graph_result(res: Any, opts: Mapping[str, Any]) -> ScoreResult:
+    scores = res.scores.iloc[0].to_dict() if len(res.scores) else {}
+    metrics = {k: _plain(scores.get(k, math.nan)) for k in GRAPH_METRICS}
+    per_trial = _records(res.trial_scores)
+    if opts.get("mappings"):
+        _attach(per_trial, {"nodes": res.node_mapping, "links": res.link_mapping})
+    entry: dict[str, Any] = {"scorer": "provenance-graph", "query": None, "query_kind": "all",
+                             "direct": bool(opts.get("direct")), "undirected": bool(opts.get("undirected")),
+                             "metrics": metrics, "counts": {"trials": len(per_trial), "not_scored": len(_reason_dicts(res.reasons, False))},
+                             "per_trial": per_trial, "not_scored": _reason_dicts(res.reasons, False),
+                             "notes": _reason_dicts(res.reasons, True)}  # fmt: skip
+    props: list[tuple[str, Any]] = [
+        (k, math.nan if v is None else float(v)) for k, v in metrics.items()
+    ]
+    props += [
+        ("count.trials", len(per_trial)),
+        ("count.not_scored", entry["counts"]["not_scored"]),
+    ]
+    return ScoreResult(entry, props + _warnings(res.reasons), _failure(res.reasons))
+
+
+def _filtering_result(
+    res: Any, types: Sequence[str], opts: Mapping[str, Any]
+) -> ScoreResult:
+    per_trial_all = _records(res.trial_scores)
+    if opts.get("mappings"):
+        _attach(per_trial_all, {"nodes": res.node_mapping}, extra_key="NodeType")
+    by_type = {str(r["NodeType"]): r for r in _records(res.scores)}
+    not_scored = _reason_dicts(res.reasons, False)
+    entries: list[dict[str, Any]] = []
+    props: list[tuple[str, Any]] = []
+    for nt in types:
+        label = (
+            "All" if nt == "all" else nt
+        )  # the engine's (MediScore's) NodeType of the overall result
+        row = by_type.get(label, {})
+        metrics = {k: _plain(row.get(k)) for k in FILTER_METRICS}
+        trials = [t for t in per_trial_all if t.get("NodeType") == label]
+        entries.append({"scorer": "provenance-filtering", "query": None, "query_kind": "all", "node_type": nt,
+                        "metrics": metrics, "counts": {"trials": len(trials), "not_scored": len(not_scored)},
+                        "per_trial": trials, "not_scored": not_scored, "notes": _reason_dicts(res.reasons, True)})  # fmt: skip
+        prefix = "" if nt == "all" else f"{nt}."
+        props += [
+            (prefix + k, math.nan if v is None else float(v))
+            for k, v in metrics.items()
+        ]
+        props.append((f"{prefix}count.trials", len(trials)))
+    props.append(("count.not_scored", len(not_scored)))
+    return ScoreResult(
+        {"entries": entries}, props + _warnings(res.reasons), _failure(res.reasons)
+    )
+
+
+def _fmt(v: Any) -> str:
+    return (
+        "-"
+        if v is None or (isinstance(v, float) and math.isnan(v))
+        else f"{float(v):.4f}"
+    )
+
+
+#: Summary columns: graph building's mean scores and filtering's recalls share the four metric columns.
+_SUMMARY = (("MeanSimNLO", "NodeRecallAt50"), ("MeanSimNO", "NodeRecallAt100"), ("MeanSimLO", "NodeRecallAt200"),
+            ("MeanNodeRecall", "NodeRecallAt300"))  # fmt: skip
+
+
+def _columns(opts: Mapping[str, Any]) -> list[str]:
+    return ["type", "trials", "SimNLO/R50", "SimNO/R100", "SimLO/R200", "NodeRec/R300"]
+
+
+def _row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
+    """Graph building: the four means; filtering: the node type's four recalls."""
+    m = entry["metrics"]
+    graph = entry.get("scorer") == "provenance-graph"
+    label = "graph" if graph else str(entry.get("node_type"))
+    return [label, str(entry.get("counts", {}).get("trials", ""))] + [
+        _fmt(m.get(g if graph else f)) for g, f in _SUMMARY
+    ]
+
+
+def _settings(opts: Mapping[str, Any]) -> str:
+    return (f"direct {bool(opts.get('direct'))}, undirected {bool(opts.get('undirected'))}, "
+            f"node types {','.join(opts.get('node_types') or ('all',))}")  # fmt: skip
+
+
+def _header(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
+    return f"omfc: scoring provenance against {common['reference']} ({_settings(opts)})"
+
+
+def _footer(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
+    return f"omfc: provenance: {_settings(opts)}; tied nodeConfidenceScore keep the system JSON's order (stable sort)"
+
+
+def _json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:
+    return {"provenance": {"direct": bool(opts.get("direct")), "undirected": bool(opts.get("undirected")),
+                           "node_types": list(opts.get("node_types") or ("all",)), "mappings": bool(opts.get("mappings")),
+                           "node": None if opts.get("node") is None else str(opts["node"]),
+                           "world": None if opts.get("world") is None else str(opts["world"])}}  # fmt: skip
+
+
+assert set(NODE_TYPES) <= set(NODE_TYPE_CHOICES)
+
+PROVENANCE = register(
+    Scorer(
+        name="provenance",
+        title="provenance",
+        tasks=PROVENANCE_TASKS,
+        run=run_provenance,
+        switch_columns=("JournalFileName",),
+        options=PROVENANCE_OPTIONS,
+        header=_header,
+        columns=_columns,
+        row=_row,
+        footer=_footer,
+        json_options=_json_options,
+        null_keys=("metrics", "per_trial"),
+    )
+)
