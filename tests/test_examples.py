@@ -196,7 +196,8 @@ def test_readme_scoring_command_on_the_bundled_example(pytester: pytest.Pytester
     result = pytester.runpytest(*args, "-p", "no:cacheprovider")
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*omfc detection scores*", "* all * 2 * 2 * 0.7500 *",
-                                 "*omfc mask scores*", "* all * 4 * 2 * 0.2613 * -0.6944 *"])  # fmt: skip
+                                 "*omfc mask scores*", "* all * 4 * 2 * 0.2613 * -0.6944 * 0.2340 * 0.1528*"])  # fmt: skip
+    assert "\u2026" not in result.stdout.str()  # an 80-column log must not cut a metric to '0.15…'
     doc = json.loads((pytester.path / "metrics.json").read_text())
     res, masks = doc["results"]
     assert (res["scorer"], masks["scorer"]) == ("detection", "mask")

@@ -529,7 +529,7 @@ class ScoringReporter:
                 continue
             table.add_row(label, *scorer.row(r, opts))
         buf = io.StringIO()
-        Console(file=buf, width=max(80, terminalreporter._tw.fullwidth), force_terminal=terminalreporter.hasmarkup).print(table)
+        Console(file=buf, width=max(100, terminalreporter._tw.fullwidth), force_terminal=terminalreporter.hasmarkup).print(table)
         terminalreporter.write_line("")
         terminalreporter.write(buf.getvalue())
         footer = scorer.footer(opts, common)
