@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -301,6 +301,25 @@ def _unresolved(g: pd.DataFrame | None, journal: Journal) -> str | None:
     return f"node table JournalNodeID {bad[:5]}{more} not in journal {journal.name}: ignored"
 
 
+def _scorable(
+    trials: pd.DataFrame, journals: _Journals, groups: dict[str, pd.DataFrame], reasons: list[TrialReason]
+) -> Iterator[tuple[Any, str, str, str, Journal, pd.DataFrame | None]]:
+    """Each trial whose journal can be read, with its node-table rows: ``(row, probe, output, journal
+    name, journal, rows)``.  Both scorers share this: an unreadable journal is the trial's reason
+    (not scored), node ids the journal lacks a note (scored)."""
+    for t in trials.itertuples(index=False):
+        pid, out = t.ProvenanceProbeFileID, t.ProvenanceOutputFileName
+        journal = journals.get(t.JournalFileName)
+        if isinstance(journal, str):
+            reasons.append(TrialReason(pid, out, journal, False))
+            continue
+        g = groups.get(pid)
+        note = _unresolved(g, journal)
+        if note:
+            reasons.append(TrialReason(pid, out, note, True))
+        yield t, pid, out, t.JournalName, journal, g
+
+
 def _fmt_conf(v: Any) -> Any:
     return "" if v is None else v
 
@@ -340,22 +359,9 @@ def score_graph_building(
     raw: list[dict[str, float]] = []
     nmap: list[tuple[Any, ...]] = []
     lmap: list[tuple[Any, ...]] = []
-    for t in trials.itertuples(index=False):
-        pid, out, jname = (
-            t.ProvenanceProbeFileID,
-            t.ProvenanceOutputFileName,
-            t.JournalName,
-        )
-        journal = journals.get(t.JournalFileName)
-        if isinstance(journal, str):
-            reasons.append(TrialReason(pid, out, journal, False))
-            continue
+    for t, pid, out, jname, journal, g in _scorable(trials, journals, groups, reasons):
         present: dict[str, str] = {}
         ids: dict[str, str] = {t.ProvenanceProbeFileName: pid}
-        g = groups.get(pid)
-        note = _unresolved(g, journal)
-        if note:
-            reasons.append(TrialReason(pid, out, note, True))
         if g is not None:
             for r in g.itertuples(index=False):
                 if r.WorldFileID == pid:
@@ -542,23 +548,10 @@ def score_filtering(
     sys_dir = Path(sys_dir)
     rows: list[dict[str, Any]] = []
     nmap: list[tuple[Any, ...]] = []
-    for t in trials.itertuples(index=False):
-        pid, out, jname = (
-            t.ProvenanceProbeFileID,
-            t.ProvenanceOutputFileName,
-            t.JournalName,
-        )
-        journal = journals.get(t.JournalFileName)
-        if isinstance(journal, str):
-            reasons.append(TrialReason(pid, out, journal, False))
-            continue
+    for t, pid, out, jname, journal, g in _scorable(trials, journals, groups, reasons):
         ref_files: list[str] = []
         ref_types: list[str] = []
         ids: dict[str, str] = {t.ProvenanceProbeFileName: pid}
-        g = groups.get(pid)
-        note = _unresolved(g, journal)
-        if note:
-            reasons.append(TrialReason(pid, out, note, True))
         if g is not None:
             for r in g.itertuples(index=False):
                 if (
