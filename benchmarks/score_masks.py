@@ -21,9 +21,7 @@ Generates its inputs once (cached under ``$XDG_CACHE_HOME/pytest-omfc-bench`` or
    CPU time of the process tree, peak memory of the process tree (sum of RSS
    and sum of PSS of the scorer and its workers, sampled every 10 ms with
    psutil; and the scorer's own VmHWM, exact), and growth per 1,000 probes.
-   Target <= 300 MB.  ``--preview-grey-read`` scores the largest run again
-   with references forced to (H, W) grey reads (``read_colour_reference(..., grey=True)``,
-   which ``run.py`` now does itself: the option compares older checkouts).  The masks are ``--variants`` distinct
+   Target <= 300 MB.  The masks are ``--variants`` distinct
    pairs hard-linked under distinct names (each file is still read and
    decoded: the scorer deduplicates by path only).
 
@@ -473,17 +471,10 @@ def _vm_hwm() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def child_run(case: Path, jobs: int, grey_preview: bool = False) -> None:
-    """Inside the measured subprocess: score the case, print one JSON line.
-
-    ``grey_preview``: score_masks reads references with ``read_colour_reference(..., grey=True)`` (the
-    change proposed for run.py), patched in before the pool forks its workers.
-    """
-    from pytest_omfc.scoring.mask import run as mask_run
+def child_run(case: Path, jobs: int) -> None:
+    """Inside the measured subprocess: score the case, print one JSON line."""
     from pytest_omfc.scoring.mask import score_masks
 
-    if grey_preview and GREY_READ:
-        mask_run.read_colour_reference = partial(read_colour_reference, grey=True)  # type: ignore[assignment]
     t0 = time.perf_counter()
     report = score_masks(case / "index.csv", case / "ref.csv", case / "sys.csv", sys_dir=case, ref_dir=case, jobs=jobs)
     wall = time.perf_counter() - t0
@@ -524,15 +515,13 @@ class RunFigures:
     scoreable: int
 
 
-def measure_run(case: Path, n: int, jobs: int, grey_preview: bool = False) -> RunFigures:
+def measure_run(case: Path, n: int, jobs: int) -> RunFigures:
     try:
         import psutil  # type: ignore[import-untyped]
     except ImportError:
         psutil = None  # type: ignore[assignment]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     cmd = [sys.executable, __file__, "--child-run", str(case), "--jobs", str(jobs)]
-    if grey_preview:
-        cmd.append("--preview-grey-read")
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak_rss = peak_pss = largest = 0
@@ -549,7 +538,7 @@ def measure_run(case: Path, n: int, jobs: int, grey_preview: bool = False) -> Ru
         raise RuntimeError(f"score_masks subprocess failed ({proc.returncode}):\n{err[-2000:]}")
     data = json.loads(out.strip().splitlines()[-1])
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return RunFigures(n, f"{n}{'*' if grey_preview else ''}", wall, data["wall"], cpu, peak_rss / 2**20,
+    return RunFigures(n, str(n), wall, data["wall"], cpu, peak_rss / 2**20,
                       peak_pss / 2**20, largest / 2**20, float(data["hwm"]), int(data["scoreable"] or 0))
 
 
@@ -618,12 +607,10 @@ def section_jp2(root: Path, repeat: int) -> None:
 
 
 def section_run(
-    root: Path, probes: int, jobs: int, variants: int, plugin_cpu: float, baseline_cpu: float, grey_preview: bool
+    root: Path, probes: int, jobs: int, variants: int, plugin_cpu: float, baseline_cpu: float
 ) -> None:
     ladder = sorted({max(1, probes // 4), max(1, probes // 2), probes})
     figures = [measure_run(run_inputs(root, n, variants), n, jobs) for n in ladder]
-    if grey_preview and GREY_READ:
-        figures.append(measure_run(run_inputs(root, probes, variants), probes, jobs, grey_preview=True))
     try:
         import psutil  # type: ignore[import-untyped]  # noqa: F401
 
@@ -639,16 +626,12 @@ def section_run(
         print(f"{f.label:>7} {f.wall:7.1f} {f.score_wall:9.1f} {f.cpu:7.1f} {1000 * f.cpu / f.n:11.1f} "
               f"{f.peak_rss:11.0f} {f.peak_pss:11.0f} {f.largest:10.0f} {f.scorer_hwm:9.0f} {base:10.0f}")
         assert f.scoreable == f.n, f"{f.scoreable} of {f.n} trials scored"
-    plain = [f for f in figures if not f.label.endswith("*")]
-    lo, hi = plain[0], plain[-1]
+    lo, hi = figures[0], figures[-1]
     if hi.n > lo.n:
         k = 1000 / (hi.n - lo.n)
         print(f"growth per 1,000 probes from {lo.n} to {hi.n}: wall {k * (hi.wall - lo.wall):+.2f} s, "
               f"CPU {k * (hi.cpu - lo.cpu):+.2f} s, tree RSS {k * (hi.peak_rss - lo.peak_rss):+.0f} MB, "
               f"tree PSS {k * (hi.peak_pss - lo.peak_pss):+.0f} MB")
-    if len(figures) > len(plain):
-        print("* the same run with references read by read_colour_reference(..., grey=True), "
-              "what run.py now does itself (patched in by --preview-grey-read, for older checkouts)")
     print(f"{mem_note}; scorer MB = the scoring process's own peak (VmHWM). baseline s = probes x baseline "
           f"CPU per mask ({baseline_cpu:.0f} ms) / jobs, extrapolated; plugin CPU per mask alone: {plugin_cpu:.1f} ms")
 
@@ -697,12 +680,10 @@ def main() -> None:
     ap.add_argument("--engine", action="store_true", help="also the engine-only and dilation-library rows")
     ap.add_argument("--only", choices=("png", "jp2", "run"), default=None, help="one section only")
     ap.add_argument("--cache", type=Path, default=None, help=f"input cache (default {cache_root()})")
-    ap.add_argument("--preview-grey-read", action="store_true",
-                    help="also score the largest run with grey=True reference reads patched in (run.py's default now; for older checkouts)")
     ap.add_argument("--child-run", type=Path, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child_run is not None:
-        child_run(args.child_run, args.jobs, args.preview_grey_read)
+        child_run(args.child_run, args.jobs)
         return
     repeat = args.repeat or (2 if args.quick else 7)
     probes = args.probes or (200 if args.quick else 2000)
@@ -721,7 +702,7 @@ def main() -> None:
     if args.only in (None, "jp2"):
         section_jp2(root, max(1, repeat // 2))
     if args.only in (None, "run"):
-        section_run(root, probes, args.jobs, args.variants, plugin_cpu, baseline_cpu, args.preview_grey_read)
+        section_run(root, probes, args.jobs, args.variants, plugin_cpu, baseline_cpu)
     if args.engine:
         section_engine(repeat)
 
