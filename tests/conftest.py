@@ -17,6 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import gc
+import os
+import resource
+import subprocess
+import sys
 
 import pytest
 
@@ -203,3 +207,34 @@ def conformance() -> Path:
     if not CONFORMANCE.is_dir():
         pytest.skip(f"MediScore conformance data not found at {CONFORMANCE} (CI has it beside the checkout)")
     return CONFORMANCE
+
+
+@dataclass
+class Capped:
+    """A finished (or killed) capped run."""
+
+    ret: int | None  # None: timed out
+    out: str
+    err: str
+
+    @property
+    def errlines(self) -> list[str]:
+        return [ln for ln in self.err.splitlines() if ln.strip()]
+
+
+def run_capped(args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 60,
+               cap: int = 3 * 1024**3) -> Capped:
+    """``python <args>`` under an address-space cap (RLIMIT_AS, bytes) and a timeout; a timeout gives
+    ``ret=None`` instead of raising.  Hostile-input tests run their subprocesses through this, so a
+    regression fails fast instead of eating the machine."""
+    inherited = env is None
+    env = dict(os.environ if env is None else env)
+    for name in list(env):  # an outer xdist run's worker variables, or the caller's PYTEST_ADDOPTS, are not this run's
+        if name.startswith("PYTEST_XDIST") or name == "PYTEST_CURRENT_TEST" or (inherited and name.startswith("PYTEST_")):
+            del env[name]
+    try:
+        proc = subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                              timeout=timeout, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (cap, cap)))
+    except subprocess.TimeoutExpired as exc:
+        return Capped(None, str(exc.stdout or ""), f"timed out after {timeout} s")
+    return Capped(proc.returncode, proc.stdout, proc.stderr)

@@ -9,10 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
-import subprocess
-import sys
-import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +16,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 import pytest
+from conftest import run_capped as python_capped
 
 #: Address-space limit of a capped run (pandas, numpy and h5py need ~1 GB of it).
 MEM_LIMIT = 2 * 2**30
@@ -42,21 +39,15 @@ class Capped:
         return self.warning[rid].splitlines()[0] if self.warning.get(rid) else ""
 
 
-def _limit() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEM_LIMIT, MEM_LIMIT))
-
-
 def run_capped(case, *extra: str, timeout: float = 20) -> Capped:
     """Run the plugin on ``case`` in a subprocess (RLIMIT_AS, ``timeout``); read the junit XML it writes."""
     xml = case.submission.parent / "capped-junit.xml"
-    cmd = [sys.executable, "-m", "pytest", *case.args, "-p", "no:cacheprovider", "-q",
-           f"--rootdir={case.submission.parent}", f"--junitxml={xml}", *extra]
-    try:
-        proc = subprocess.run(cmd, cwd=case.submission.parent, capture_output=True, text=True, timeout=timeout,
-                              preexec_fn=_limit)
-    except subprocess.TimeoutExpired:
+    args = ["-m", "pytest", *case.args, "-p", "no:cacheprovider", "-q",
+            f"--rootdir={case.submission.parent}", f"--junitxml={xml}", *extra]
+    proc = python_capped(args, case.submission.parent, timeout=timeout, cap=MEM_LIMIT)
+    if proc.ret is None:
         pytest.fail(f"the run took more than {timeout} s")
-    output = proc.stdout + proc.stderr
+    output = proc.out + proc.err
     assert "INTERNALERROR" not in output and "Traceback" not in output, output[-3000:]
     outcome, text, warning, seconds = {}, {}, {}, {}
     for tc in ET.parse(xml).getroot().iter("testcase"):
@@ -150,12 +141,10 @@ def test_description_fifo_is_never_opened(omfc, tmp_path):
     """Opening a FIFO blocks until a writer comes: the reader must report it, not open it."""
     fifo = tmp_path / "desc.txt"
     os.mkfifo(fifo)
-    try:
-        proc = subprocess.run([sys.executable, "-c", FIFO_READ, str(fifo)], capture_output=True, text=True,
-                              timeout=20, preexec_fn=_limit)
-    except subprocess.TimeoutExpired:
+    proc = python_capped(["-c", FIFO_READ, str(fifo)], tmp_path, timeout=20, cap=MEM_LIMIT)
+    if proc.ret is None:
         pytest.fail("read_description blocked on a FIFO")
-    assert proc.stdout.strip() == "None|must be a regular file (got a FIFO (named pipe))", proc.stderr
+    assert proc.out.strip() == "None|must be a regular file (got a FIFO (named pipe))", proc.err
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")

@@ -8,15 +8,12 @@ machine.
 
 from __future__ import annotations
 
-import os
-import resource
 import shutil
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import Capped  # noqa: F401  (re-exported: test_security imports it from here)
+from conftest import run_capped
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 EXAMPLE_SUB = EXAMPLES / "submissions" / "imdl" / "p-baseline_3_imdl"
@@ -24,41 +21,6 @@ EXAMPLE_DATASET = EXAMPLES / "datasets" / "OpenMFC2020"
 INDEX_REL = "OpenMFC2020/indexes/OpenMFC20_Image-IMDL-index.csv"
 REF_REL = "reference/IMDL/OpenMFC20_Image-IMDL-ref.csv"
 
-#: Address-space cap and wall-clock limit of every hostile run.
-LIMIT_BYTES = 3 * 1024**3
-TIMEOUT_S = 60
-
-
-@dataclass
-class Capped:
-    """A finished (or killed) capped run."""
-
-    ret: int | None  # None: timed out
-    out: str
-    err: str
-
-    @property
-    def errlines(self) -> list[str]:
-        return [ln for ln in self.err.splitlines() if ln.strip()]
-
-
-def _limit() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (LIMIT_BYTES, LIMIT_BYTES))
-
-
-def run_capped(args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = TIMEOUT_S) -> Capped:
-    """``python <args>`` under RLIMIT_AS and a timeout; a timeout gives ``ret=None`` instead of raising."""
-    inherited = env is None
-    env = dict(os.environ if env is None else env)
-    for name in list(env):  # an outer xdist run's worker variables, or the caller's PYTEST_ADDOPTS, are not this run's
-        if name.startswith("PYTEST_XDIST") or name == "PYTEST_CURRENT_TEST" or (inherited and name.startswith("PYTEST_")):
-            del env[name]
-    try:
-        proc = subprocess.run([sys.executable, *args], cwd=cwd, env=env,
-                              capture_output=True, text=True, timeout=timeout, preexec_fn=_limit)
-    except subprocess.TimeoutExpired as exc:
-        return Capped(None, str(exc.stdout or ""), f"timed out after {timeout} s")
-    return Capped(proc.returncode, proc.stdout, proc.stderr)
 
 
 def example_copy(root: Path) -> tuple[Path, Path]:
