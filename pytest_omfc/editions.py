@@ -17,6 +17,9 @@ __all__ = [
     "Group",
     "Task",
     "TASK_IDS",
+    "FNET_TASKS",
+    "NIST_GROUPS",
+    "NIST_TASKS",
     "EditionTaskError",
     "parse_edition",
     "parse_task",
@@ -35,6 +38,7 @@ class Group(str, enum.Enum):
     M18 = "M18"
     M19 = "M19"
     O2X = "O2x"
+    FNET = "FNET"  # ForgeryNet-style benchmarks (issue 12): no RULES.md group, its own FNET rules
 
 
 class Edition(str, enum.Enum):
@@ -44,6 +48,7 @@ class Edition(str, enum.Enum):
     MFC2019 = "MFC2019"
     OpenMFC2020 = "OpenMFC2020"
     OpenMFC2021 = "OpenMFC2021"
+    ForgeryNet = "ForgeryNet"
 
     @property
     def group(self) -> Group:
@@ -57,6 +62,7 @@ _GROUP = {
     Edition.MFC2019: Group.M19,
     Edition.OpenMFC2020: Group.O2X,
     Edition.OpenMFC2021: Group.O2X,
+    Edition.ForgeryNet: Group.FNET,
 }
 
 
@@ -70,6 +76,17 @@ class Task(str, enum.Enum):
     PG = "PG"
     EV = "EV"
     CAM = "CAM"
+    # ForgeryNet tasks (issue 12); the value is the name given to --omfc-task
+    FIC = "image-classification"
+    FSL = "spatial"
+    FVC = "video-classification"
+    FTL = "temporal"
+
+
+#: The NIST edition groups and tasks (a rule's default scope: "all" in the README means these).
+NIST_GROUPS: frozenset[Group] = frozenset(g for g in Group if g is not Group.FNET)
+FNET_TASKS: frozenset[Task] = frozenset({Task.FIC, Task.FSL, Task.FVC, Task.FTL})
+NIST_TASKS: frozenset[Task] = frozenset(t for t in Task if t not in FNET_TASKS)
 
 
 #: TaskIDs accepted on the command line and in index names (lower case).
@@ -88,6 +105,10 @@ TASK_IDS: dict[str, Task] = {
     "evenverification": Task.EV,  # sic: MediScore's MFC18 test data
     "camera": Task.CAM,
     "cameraverification": Task.CAM,
+    "image-classification": Task.FIC,
+    "spatial": Task.FSL,
+    "video-classification": Task.FVC,
+    "temporal": Task.FTL,
 }
 
 _EDITION_ALIASES: list[tuple[re.Pattern[str], Edition]] = [
@@ -97,6 +118,7 @@ _EDITION_ALIASES: list[tuple[re.Pattern[str], Edition]] = [
     (re.compile(r"^mfc(20)?18", re.I), Edition.MFC2018),
     (re.compile(r"^nc(20)?17", re.I), Edition.NC2017),
     (re.compile(r"^nc(20)?16", re.I), Edition.NC2016),
+    (re.compile(r"^forgerynet$", re.I), Edition.ForgeryNet),
 ]
 
 

@@ -14,6 +14,8 @@ from dataclasses import field
 from typing import Callable
 from typing import Iterable
 
+from .editions import NIST_GROUPS
+from .editions import NIST_TASKS
 from .editions import Group
 from .editions import Task
 from .findings import Finding
@@ -22,8 +24,9 @@ from .findings import Severity
 
 __all__ = ["Rule", "Part", "REGISTRY", "rule", "not_checked", "rules_for", "ALL_GROUPS", "ALL_TASKS"]
 
-ALL_GROUPS: frozenset[Group] = frozenset(Group)
-ALL_TASKS: frozenset[Task] = frozenset(Task)
+#: A rule's default scope: every NIST edition group and task (ForgeryNet rules name their own).
+ALL_GROUPS: frozenset[Group] = NIST_GROUPS
+ALL_TASKS: frozenset[Task] = NIST_TASKS
 
 ID_RE = re.compile(r"^[A-Z]+-\d\d$")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from . import description
+from . import forgerynet
 from . import identifiers
 from . import provenance
 from . import segments
@@ -26,6 +27,7 @@ __all__ = [
     "SCHEMA_MODELS",
     "all_columns",
     "description",
+    "forgerynet",
     "identifiers",
     "key_columns",
     "layouts_for",
@@ -50,6 +52,8 @@ def _schema_models() -> dict[str, type[BaseModel]]:
     out["segments.IntervalList"] = segments.IntervalList
     out["provenance.ProvenanceFiltering"] = provenance.ProvenanceFiltering
     out["provenance.ProvenanceGraph"] = provenance.ProvenanceGraph
+    for name in forgerynet.__all__:
+        out[f"forgerynet.{name}"] = getattr(forgerynet, name)
     return dict(sorted(out.items()))
 
 

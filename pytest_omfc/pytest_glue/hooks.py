@@ -25,6 +25,8 @@ from typing import Any
 import pytest
 
 from ..editions import (
+    FNET_TASKS,
+    Edition,
     EditionTaskError,
     Task,
     infer_from_index_name,
@@ -55,6 +57,7 @@ _OPTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("--omfc-jobs", "omfc_jobs", {"metavar": "N", "help": "processes for file-heavy checks within one item, 0 to 64 (default 0: one per CPU; 1 = none)"}),
     ("--omfc-allow-touching-segments", "omfc_allow_touching_segments", {"action": "store_true", "help": "VSEG-07: intervals may share an endpoint, e.g. [[1,10],[10,20]] (MediScore forbids it)"}),
     ("--omfc-ignore-overlap", "omfc_ignore_overlap", {"action": "store_true", "help": "VSEG-07: overlapping intervals are warnings, like MediScore's --ignore_overlap"}),
+    ("--omfc-classes", "omfc_classes", {"metavar": "K", "help": "ForgeryNet classification: 2, 3 or 16 classes for image-classification, 2, 3 or 9 for video-classification (default 2)"}),
 ]
 
 
@@ -153,6 +156,10 @@ def resolve_settings(config: pytest.Config) -> Settings | None:
     dataset = _path(config, "omfc_dataset")
     if dataset is not None and not dataset.is_dir():
         raise UsageProblem(f"--omfc-dataset: no such directory: {dataset}")
+    if edition is Edition.ForgeryNet or (edition is None and task in FNET_TASKS):
+        return _forgerynet_settings(config, sub, sub_dir, task, dataset)
+    if task in FNET_TASKS:
+        raise UsageProblem(f"--omfc-task: task {task.value} is a ForgeryNet task; add --omfc-edition ForgeryNet")
     if index is None:
         if dataset is None:
             raise UsageProblem("--omfc-index: give the task index file (or --omfc-dataset ROOT with --omfc-task)")
@@ -185,6 +192,56 @@ def resolve_settings(config: pytest.Config) -> Settings | None:
     return Settings(
         submission=sub_dir, csv=csv, index=index, edition=edition, task=task,
         dataset_root=dataset, max_findings=max_findings, options=tuple(extras),
+    )
+
+
+#: Classes accepted per ForgeryNet classification task (METRICS.md 5.1: k = 2, 3, 16 for images; 9 for video n-way).
+FNET_CLASSES: dict[Task, tuple[int, ...]] = {Task.FIC: (2, 3, 16), Task.FVC: (2, 3, 9)}
+
+
+def _forgerynet_settings(config: pytest.Config, sub: Path, sub_dir: Path, task: Task | None, dataset: Path | None) -> Settings:
+    """ForgeryNet (issue 12): no index, the reference lists the IDs; ``--omfc-reference`` is needed to validate."""
+    names = ", ".join(t.value for t in sorted(FNET_TASKS, key=list(Task).index))
+    if task is None:
+        raise UsageProblem(f"--omfc-task: give the ForgeryNet task: {names}")
+    if task not in FNET_TASKS:
+        raise UsageProblem(f"--omfc-task: task {task.value} is not offered in ForgeryNet (must be one of {names})")
+    if _option(config, "omfc_index")[0] is not None:
+        raise UsageProblem("--omfc-index: ForgeryNet takes no index (the reference lists the IDs); drop it")
+    ref_text, ref_base = _option(config, "omfc_reference")
+    if ref_text is None:
+        raise UsageProblem("--omfc-reference: ForgeryNet needs the reference (it lists the IDs to check)")
+    ref = Path(ref_text).expanduser()
+    if not ref.is_absolute():
+        ref = (dataset / ref) if dataset is not None else (ref_base / ref)
+    ref = ref.resolve()
+    if not ref.is_file():
+        where = "the dataset root" if dataset is not None else "the current directory"
+        raise UsageProblem(f"--omfc-reference: no such file: {ref} (a relative path is taken from {where})")
+    classes_text, _ = _option(config, "omfc_classes")
+    classes = 2
+    if classes_text is not None:
+        allowed = FNET_CLASSES.get(task)
+        if allowed is None:
+            raise UsageProblem(f"--omfc-classes: only for image-classification and video-classification (got task {task.value})")
+        try:
+            classes = int(str(classes_text).strip())
+        except ValueError:
+            classes = -1
+        if classes not in allowed:
+            raise UsageProblem(f"--omfc-classes: must be {', '.join(map(str, allowed[:-1]))} or {allowed[-1]} for "
+                               f"{task.value} (got {str(classes_text).strip()!r})")  # fmt: skip
+    if sub.is_file():
+        system: Path | None = sub
+    else:
+        ext = ".json" if task is Task.FTL else ".csv"
+        system = sub_dir / f"{sub_dir.name}{ext}"
+    max_text, _ = _option(config, "omfc_max_findings")
+    max_findings = 20 if max_text is None else _int_setting("omfc_max_findings")(max_text)
+    return Settings(
+        submission=sub_dir, csv=system, index=ref, edition=Edition.ForgeryNet, task=task,
+        dataset_root=dataset if dataset is not None else ref.parent, max_findings=max_findings,
+        options=(("classes", classes), ("reference", ref)),
     )
 
 
@@ -272,6 +329,8 @@ def _guarded(config: pytest.Config) -> list[tuple[str, Path, bool]]:
         elif index is not None:
             layout = index.parent.name == "indexes"
             out.append(("dataset", index.parent.parent if layout else index.parent, layout))
+        elif (ref := _path(config, "omfc_reference")) is not None:  # ForgeryNet: no index, the reference's folder
+            out.append(("dataset", ref.parent, False))
     except (OSError, ValueError, RuntimeError):
         pass
     return out
@@ -413,9 +472,10 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     settings = config.stash.get(SETTINGS_KEY, None)
     if settings is None:
         return None
+    source = "reference" if settings.edition is Edition.ForgeryNet else "index"
     return [
         f"omfc: submission {settings.submission.name} ({settings.edition.value}, task {settings.task.value})",
-        f"omfc: index {settings.index}",
+        f"omfc: {source} {settings.index}",
     ]
 
 

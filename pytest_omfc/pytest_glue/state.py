@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from ..editions import Edition
 from ..submission import Settings, Submission
 
 __all__ = ["SETTINGS_KEY", "SUBMISSION_KEY", "UsageProblem", "bounded_int", "settings_of", "submission_for"]
@@ -44,6 +45,11 @@ def submission_for(config: pytest.Config) -> Submission:
     if sub is None:
         settings = config.stash[SETTINGS_KEY]
         assert settings is not None
-        sub = Submission(settings)
+        if settings.edition is Edition.ForgeryNet:
+            from ..fnet import ForgeryNetSubmission  # ForgeryNet (issue 12): no index, the reference lists the IDs
+
+            sub = ForgeryNetSubmission(settings)
+        else:
+            sub = Submission(settings)
         config.stash[SUBMISSION_KEY] = sub
     return sub

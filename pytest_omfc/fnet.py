@@ -1,0 +1,422 @@
+"""The parsed ForgeryNet submission and reference (issue 12), shared by the FNET rules and scorers.
+
+A :class:`ForgeryNetSubmission` is the ForgeryNet edition's :class:`~pytest_omfc.submission.Submission`:
+the same outcome cache, prerequisites and crash handling, but no index (the reference lists the
+IDs) and other files: a pipe-separated ``<SubID>/<SubID>.csv`` for classification and spatial
+localization, an ActivityNet ``<SubID>/<SubID>.json`` for temporal localization.  Every file is
+read once, bounded (the reference bounds the submission), and every problem becomes a
+:class:`~pytest_omfc.findings.Finding` naming file, line or JSON path, ID, value and what was
+expected.  Rows that fail a rule are left out of scoring (:meth:`scorable`); nothing here raises
+on bad input.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import png
+from .csvio import Limits, limits_for, read_psv
+from .editions import Task
+from .findings import Finding, Severity, Unavailable
+from .fnetio import json_limit, read_json
+from .paths import resolve_inside
+from .submission import Submission
+
+__all__ = ["MAX_SEGMENTS", "SUM_TOLERANCE", "ForgeryNetSubmission", "MaskInfo", "Predictions", "Reference", "json_path"]
+
+#: Only the 10 highest-scored predictions of a video are scored (METRICS.md 5.3).
+MAX_SEGMENTS = 10
+#: k-way probabilities must sum to 1 within this (issue 12: a warning).
+SUM_TOLERANCE = 1e-6
+
+
+def json_path(video: str, index: int | None = None, key: str | None = None, root: str = "results") -> str:
+    """``results["vid7"][3].segment``: where a value sits in a JSON document."""
+    out = f"{root}[{json.dumps(video, ensure_ascii=False)}]"
+    if index is not None:
+        out += f"[{index}]"
+    return out + (f".{key}" if key else "")
+
+
+def _number(value: Any) -> float | None:
+    """A JSON number as float (NaN and infinities included); None for anything else (a bool is not a number)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        return float(value)
+    except OverflowError:  # an integer with 400 digits
+        return math.inf if value > 0 else -math.inf
+
+
+@dataclass(frozen=True)
+class MaskInfo:
+    """A mask named by a row: where it is (None if unsafe) and its PNG header (None if not looked at)."""
+
+    name: str
+    path: Path | None
+    problem: str | None  # why it cannot be used, "must ... (got ...)"
+    width: int = 0
+    height: int = 0
+
+
+@dataclass
+class Reference:
+    """The reference, parsed: IDs in file order with their labels, masks, segments and durations."""
+
+    display: str
+    ids: list[str] = field(default_factory=list)
+    lines: dict[str, int] = field(default_factory=dict)  # ID -> line (CSV)
+    labels: dict[str, int] = field(default_factory=dict)
+    masks: dict[str, MaskInfo] = field(default_factory=dict)  # spatial; "" name: a real image, no map
+    segments: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # temporal
+    durations: dict[str, float | None] = field(default_factory=dict)
+    problems: list[Finding] = field(default_factory=list)
+    fatal: str | None = None  # the reference cannot be used at all
+
+
+@dataclass
+class Predictions:
+    """Every entry of an ActivityNet result file, flattened (one row per entry)."""
+
+    video: list[str] = field(default_factory=list)
+    index: list[int] = field(default_factory=list)
+    start: list[float] = field(default_factory=list)
+    end: list[float] = field(default_factory=list)
+    score: list[float] = field(default_factory=list)
+    segment_problem: list[str | None] = field(default_factory=list)  # FNET-09
+    segment_value: list[Any] = field(default_factory=list)
+    score_problem: list[str | None] = field(default_factory=list)  # FNET-11
+    score_value: list[Any] = field(default_factory=list)
+    videos: list[str] = field(default_factory=list)  # the result's video IDs, in file order
+    structure: list[Finding] = field(default_factory=list)  # FNET-01: entries that are not objects, ...
+    fatal: str | None = None
+
+
+class ForgeryNetSubmission(Submission):
+    """A ForgeryNet submission: the system file, the reference and what the FNET rules derive from both."""
+
+    @property
+    def classes(self) -> int:
+        return int(self.settings.option("classes", 2))
+
+    @property
+    def reference_path(self) -> Path:
+        return Path(self.settings.option("reference", self.settings.index))
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return ("ID",)
+
+    @property
+    def column_rule(self) -> str:
+        return "FNET-03"
+
+    @property
+    def is_temporal(self) -> bool:
+        return self.task is Task.FTL
+
+    @functools.cached_property
+    def ref_display(self) -> str:
+        root = self.settings.dataset_root
+        path = self.reference_path
+        if root is not None and path.is_relative_to(root):
+            return str(path.relative_to(root.parent if root.parent != root else root))
+        return path.name
+
+    # ------------------------------------------------------------------ columns
+
+    @property
+    def prob_columns(self) -> list[str]:
+        """The columns holding probabilities: Score (2-way, spatial) or P0..P<k-1>."""
+        if self.task is Task.FSL or self.classes == 2:
+            return ["Score"]
+        return [f"P{i}" for i in range(self.classes)]
+
+    @property
+    def expected_columns(self) -> list[str]:
+        return ["ID", *self.prob_columns] + (["MaskFileName"] if self.task is Task.FSL else [])
+
+    def header_text(self) -> str:
+        return "|".join(self.expected_columns)
+
+    # ------------------------------------------------------------------ reference
+
+    @functools.cached_property
+    def reference(self) -> Reference:
+        """The reference, parsed once; its problems are FNET-02's findings."""
+        return self._json_reference() if self.is_temporal else self._csv_reference()
+
+    def reference_or_skip(self) -> Reference:
+        """The reference; :class:`Unavailable` naming FNET-02 when it cannot be used at all."""
+        ref = self.reference
+        if ref.fatal is not None:
+            raise Unavailable("FNET-02", ref.fatal)
+        return ref
+
+    def _csv_reference(self) -> Reference:
+        res = read_psv(self.reference_path, self.ref_display, strip_values=True)
+        ref = Reference(display=self.ref_display)
+        if res.table is None:
+            ref.fatal = res.fatal[1] if res.fatal else f"{self.ref_display} cannot be read"
+            return ref
+        for rule_issues in res.issues.values():
+            ref.problems += [f for f in rule_issues if f.severity is not Severity.WARNING]
+        table = res.table
+        want = ["ID", "Label"] + (["MaskFileName"] if self.task is Task.FSL else [])
+        missing = [c for c in want if not table.has(c)]
+        if missing:
+            ref.fatal = f"{self.ref_display} lacks the column{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
+            ref.problems.append(Finding(f"the reference header must be {'|'.join(want)} (got {'|'.join(table.header)})",
+                                        file=self.ref_display, line=table.header_line))  # fmt: skip
+            return ref
+        k = 2 if self.task is Task.FSL else self.classes
+        ids = table.df["ID"].astype(str)
+        labels = pd.to_numeric(table.df["Label"], errors="coerce")
+        good_label = labels.notna() & labels.between(0, k - 1) & (labels == labels.round())
+        seen: dict[str, int] = {}
+        for pos, (rid, raw, ok) in enumerate(zip(ids.tolist(), table.df["Label"].tolist(), good_label.tolist())):
+            line = table.line_of(pos)
+            if rid == "":
+                ref.problems.append(Finding("the reference ID must not be empty", file=self.ref_display, line=line, column="ID", value=rid))
+                continue
+            if rid in seen:
+                ref.problems.append(Finding(f"each reference ID must appear once (got it again; first on line {seen[rid]})",
+                                            file=self.ref_display, line=line, key=rid, column="ID", value=rid))  # fmt: skip
+                continue
+            if not ok:
+                ref.problems.append(Finding(f"Label must be an integer from 0 to {k - 1} (got {raw!r})",
+                                            file=self.ref_display, line=line, key=rid, column="Label", value=raw))  # fmt: skip
+                continue
+            seen[rid] = line
+            ref.ids.append(rid)
+            ref.lines[rid] = line
+            ref.labels[rid] = int(float(raw))
+        if self.task is Task.FSL:
+            names = dict(zip(ids.tolist(), table.df["MaskFileName"].astype(str).tolist()))
+            for rid in ref.ids:
+                info = self._mask(self.reference_path.parent, names[rid], allow_empty=True)
+                ref.masks[rid] = info
+                if info.problem:
+                    ref.problems.append(Finding(f"the reference mask {info.problem}", file=self.ref_display,
+                                                line=ref.lines[rid], key=rid, column="MaskFileName", value=names[rid]))  # fmt: skip
+        return ref
+
+    def _json_reference(self) -> Reference:
+        ref = Reference(display=self.ref_display)
+        doc, why = read_json(self.reference_path)
+        if why is not None:
+            ref.fatal = f"{self.ref_display} {why}"
+            return ref
+        db = doc.get("database") if isinstance(doc, dict) else None
+        if not isinstance(db, dict):
+            got = "no database key" if isinstance(doc, dict) else f"a JSON {type(doc).__name__}"
+            ref.fatal = f"{self.ref_display} must be an object with a \"database\" object (got {got})"
+            return ref
+        for vid, entry in db.items():
+            where = json_path(vid, root="database")
+            if not isinstance(entry, dict) or not isinstance(entry.get("annotations"), list):
+                ref.problems.append(Finding("must be an object with an \"annotations\" list", file=self.ref_display,
+                                            key=vid, column=where, value=_show(entry)))  # fmt: skip
+                continue
+            duration = entry.get("duration")
+            dur = _number(duration) if duration is not None else None
+            if duration is not None and (dur is None or not math.isfinite(dur) or dur < 0):
+                ref.problems.append(Finding("duration must be a finite number >= 0 (got it otherwise)", file=self.ref_display,
+                                            key=vid, column=f"{where}.duration", value=_show(duration)))  # fmt: skip
+                continue
+            segs: list[tuple[float, float]] = []
+            for i, ann in enumerate(entry["annotations"]):
+                seg = ann.get("segment") if isinstance(ann, dict) else None
+                problem = _segment_problem(seg)
+                if problem is None and dur is not None and not (0 <= float(seg[0]) and float(seg[1]) <= dur):
+                    problem = f"must lie inside [0, {dur:g}], the video's duration (got {_show(seg)})"
+                if problem is not None:
+                    ref.problems.append(Finding(f"segment {problem}", file=self.ref_display, key=vid,
+                                                column=f"{where}.annotations[{i}].segment", value=_show(seg)))  # fmt: skip
+                    continue
+                segs.append((float(seg[0]), float(seg[1])))
+            ref.ids.append(vid)
+            ref.segments[vid] = segs
+            ref.durations[vid] = dur
+        return ref
+
+    # ------------------------------------------------------------------ system output (CSV tasks)
+
+    @functools.cached_property
+    def sysout_limits(self) -> Limits:
+        """The reference bounds the submission, as the index does for NIST (4 KiB per ID + 1 MiB)."""
+        ref = self.reference
+        return limits_for(len(ref.ids) if ref.fatal is None else None)
+
+    @functools.cached_property
+    def sys_ids(self) -> pd.Series:
+        return self.sysout().df["ID"].astype(str)
+
+    @functools.cached_property
+    def probs(self) -> np.ndarray:
+        """(n, c) float64 of the probability columns; NaN where a cell is not a number."""
+        df = self.sysout().df
+        cols = [pd.to_numeric(df[c].astype(str).str.strip(), errors="coerce").to_numpy(dtype=np.float64)
+                for c in self.prob_columns]  # fmt: skip
+        return np.column_stack(cols) if cols else np.zeros((len(df), 0))
+
+    @functools.cached_property
+    def prob_ok(self) -> np.ndarray:
+        """Rows whose every probability is finite and in [0, 1] (FNET-05)."""
+        p = self.probs
+        with np.errstate(invalid="ignore"):
+            return np.asarray(np.isfinite(p).all(axis=1) & (p >= 0).all(axis=1) & (p <= 1).all(axis=1))
+
+    @functools.cached_property
+    def id_ok(self) -> np.ndarray:
+        """Rows whose ID is in the reference and appears once in the submission (FNET-04)."""
+        ids = self.sys_ids
+        known = ids.isin(set(self.reference.ids)).to_numpy()
+        return np.asarray(known & ~ids.duplicated(keep=False).to_numpy())
+
+    # ------------------------------------------------------------------ masks
+
+    def _mask(self, folder: Path, name: str, allow_empty: bool = False) -> MaskInfo:
+        """Resolve a mask name inside ``folder`` and read its PNG header (never its pixels)."""
+        text = name.strip()
+        if not text and allow_empty:
+            return MaskInfo(name, None, None)
+        path, why = resolve_inside(folder, text)
+        if path is None:
+            return MaskInfo(name, None, why)
+        head = png.read_header(str(path), follow=True)
+        if head.state != png.OK:
+            return MaskInfo(name, None, head.message or "must be a readable PNG file")
+        if head.colour != 0 or head.trns or head.bit_depth not in (1, 8):
+            got = png.colour_name(head.colour, head.trns)
+            return MaskInfo(name, None, f"must be a grey (mode L, 8-bit) or 1-bit PNG (got {got}, {head.bit_depth}-bit)",
+                            head.width, head.height)  # fmt: skip
+        return MaskInfo(name, path, None, head.width, head.height)
+
+    @functools.cached_property
+    def masks(self) -> list[MaskInfo]:
+        """The system mask of each row, headers read once (FNET-07, FNET-08)."""
+        table = self.sysout()
+        folder = (self.sysout_path or self.dir / "x").parent
+        return [self._mask(folder, str(v)) for v in table.df["MaskFileName"].tolist()]
+
+    def size_problem(self, pos: int) -> str | None:
+        """Why row ``pos``'s mask does not have the reference map's size, or None."""
+        mask = self.masks[pos]
+        ref = self.reference.masks.get(self.sys_ids.iloc[pos])
+        if mask.path is None or ref is None or ref.path is None:
+            return None
+        if (mask.width, mask.height) != (ref.width, ref.height):
+            return f"must be {ref.width}x{ref.height} like the reference map (got {mask.width}x{mask.height})"
+        return None
+
+    # ------------------------------------------------------------------ system output (temporal)
+
+    @functools.cached_property
+    def predictions(self) -> Predictions:
+        """The result file, flattened; its structural problems are FNET-01's findings."""
+        out = Predictions()
+        path = self.sysout_path
+        display = self.display(path) if path is not None else f"{self.sub_id}/{self.sub_id}.json"
+        if path is None or not path.exists():
+            out.fatal = f"{display} is missing: the results must be {self.sub_id}/{self.sub_id}.json"
+            return out
+        if self.sysout_unsafe:
+            out.fatal = f"{display} {self.sysout_unsafe}"
+            return out
+        ref = self.reference
+        doc, why = read_json(path, json_limit(len(ref.ids) if ref.fatal is None else None))
+        if why is not None:
+            out.fatal = f"{display} {why}"
+            return out
+        results = doc.get("results") if isinstance(doc, dict) else None
+        if not isinstance(results, dict):
+            got = "no results key" if isinstance(doc, dict) else f"a JSON {type(doc).__name__}"
+            if isinstance(doc, dict) and "results" in doc:
+                got = f"results as a JSON {type(doc['results']).__name__}"
+            out.fatal = f"{display} must be an object with a \"results\" object (got {got})"
+            return out
+        for vid, entries in results.items():
+            out.videos.append(vid)
+            if not isinstance(entries, list):
+                out.structure.append(Finding(f"must be a list of predictions (got a JSON {type(entries).__name__})",
+                                             file=display, key=vid, column=json_path(vid), value=_show(entries)))  # fmt: skip
+                continue
+            for i, entry in enumerate(entries):
+                if not isinstance(entry, dict):
+                    out.structure.append(Finding(f"must be an object with segment and score (got a JSON {type(entry).__name__})",
+                                                 file=display, key=vid, column=json_path(vid, i), value=_show(entry)))  # fmt: skip
+                    continue
+                seg, score = entry.get("segment"), entry.get("score")
+                seg_problem = "is missing" if "segment" not in entry else _segment_problem(seg)
+                s = _number(score)
+                score_problem = None
+                if "score" not in entry:
+                    score_problem = "must be given (got no score key)"
+                elif s is None:
+                    score_problem = f"must be a number (got a JSON {type(score).__name__})"
+                elif not math.isfinite(s):
+                    score_problem = f"must be a finite number (got {s})"
+                ok = seg_problem is None
+                out.video.append(vid)
+                out.index.append(i)
+                out.start.append(float(seg[0]) if ok else math.nan)
+                out.end.append(float(seg[1]) if ok else math.nan)
+                out.score.append(s if score_problem is None and s is not None else math.nan)
+                out.segment_problem.append(seg_problem)
+                out.segment_value.append(seg)
+                out.score_problem.append(score_problem)
+                out.score_value.append(score)
+        return out
+
+    def predictions_or_skip(self) -> Predictions:
+        preds = self.predictions
+        if preds.fatal is not None:
+            raise Unavailable("FNET-01", preds.fatal)
+        return preds
+
+    def duration_problem(self, k: int) -> str | None:
+        """Why prediction ``k``'s (valid) segment leaves its video's reference duration, or None."""
+        p = self.predictions
+        dur = self.reference.durations.get(p.video[k])
+        if dur is None or p.segment_problem[k] is not None:
+            return None
+        if p.start[k] < 0 or p.end[k] > dur:
+            return f"must lie inside [0, {dur:g}], the video's duration (got [{p.start[k]:g}, {p.end[k]:g}])"
+        return None
+
+    @property
+    def json_display(self) -> str:
+        path = self.sysout_path
+        return self.display(path) if path is not None else f"{self.sub_id}/{self.sub_id}.json"
+
+
+def _show(value: Any) -> str:
+    """A JSON value as text for a finding (shortened later by the findings machinery)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=True)[:4096]
+    except (TypeError, ValueError):
+        return repr(value)[:4096]
+
+
+def _segment_problem(seg: Any) -> str | None:
+    """Why ``seg`` is not ``[start, end]`` with two finite numbers and start < end, or None."""
+    if not isinstance(seg, list) or len(seg) != 2:
+        what = f"a list of {len(seg)}" if isinstance(seg, list) else f"a JSON {type(seg).__name__}"
+        return f"must be [start, end], two numbers (got {what})"
+    a, b = _number(seg[0]), _number(seg[1])
+    if a is None or b is None:
+        return "must be [start, end], two numbers (got a value that is not a number)"
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return "must be two finite numbers (got NaN or an infinity)"
+    if not a < b:
+        return f"must have start < end (got [{a:g}, {b:g}])"
+    return None
