@@ -40,8 +40,9 @@ __all__ = ["BLOCKS", "CHOICES", "DEFECTS", "citations", "blocks", "update", "dri
 PACKAGE = Path(__file__).resolve().parent
 CITE_RE = re.compile(r"\b([DB]-\d\d)\b")
 
-GROUP_NAMES = {Group.N17: "NC2017", Group.M18: "MFC2018", Group.M19: "MFC2019", Group.O2X: "OpenMFC"}
-TASK_ORDER = [Task.IMG, Task.VID, Task.SPL, Task.PF, Task.PG, Task.EV, Task.CAM]
+GROUP_NAMES = {Group.N17: "NC2017", Group.M18: "MFC2018", Group.M19: "MFC2019", Group.O2X: "OpenMFC",
+               Group.FNET: "ForgeryNet"}
+TASK_ORDER = [Task.IMG, Task.VID, Task.SPL, Task.PF, Task.PG, Task.EV, Task.CAM, Task.FIC, Task.FSL, Task.FVC, Task.FTL]
 
 #: RULES.md section 3: the resolution pytest-omfc follows, one line each.
 CHOICES: dict[str, str] = {
@@ -185,7 +186,8 @@ def rules_block() -> str:
         f"{len(checked)} rules are checked and {len(skipped)} are listed as not checkable. "
         "Tasks: IMG image manipulation (IMDL, IGMDL, manipulation-image), VID video (VMD, VGMD, "
         "manipulation-video), SPL splice, PF provenance filtering, PG provenance graph building, "
-        "EV event verification, CAM camera verification. A warning never fails the run.",
+        "EV event verification, CAM camera verification; \"all\" means every NIST edition and task. ForgeryNet "
+        "(FNET rules): image-classification, spatial, video-classification, temporal. A warning never fails the run.",
         "",
         "| ID | Rule | Editions | Tasks | Severity |",
         "|---|---|---|---|---|",

@@ -41,10 +41,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ..editions import Task
+from ..editions import Edition, Task
 from ..findings import Unavailable
 from ..scoring import scorers as _scorers  # noqa: F401  (registers every scorer)
 from ..scoring import scorers_temporal as _scorers_temporal  # noqa: F401  (registers the temporal scorer)
+from ..scoring import scorers_forgerynet as _scorers_forgerynet  # noqa: F401  (registers the ForgeryNet scorers)
 from ..scoring.merge import ScoringError, partition_query
 from ..scoring.registry import (
     SCORERS,
@@ -318,6 +319,13 @@ def _score(config: pytest.Config, settings: ScoringSettings, scorer: Scorer) -> 
     if settings.query_error:
         return [NotScored(settings.query_error, fail=True)] * n
     sub = submission_for(config)
+    if sub.edition is Edition.ForgeryNet:  # no index: the scorer reads the parsed ForgeryNetSubmission
+        return list(scorer.run(ScoringInput(
+            system=None, index=None, column_rule=sub.column_rule, reference=settings.reference, task=sub.task,
+            submission=sub.dir, dataset_root=sub.settings.dataset_root, queries=settings.queries,
+            query_partition=settings.query_partition, optout=settings.optout, convention=settings.convention,
+            jobs=int(sub.settings.option("jobs", 0)), options=settings.options_for(scorer.name), parsed=sub,
+        )))  # fmt: skip
     try:
         table = sub.sysout()  # CSV-01..08 when the file cannot be read as a table
         index = sub.index()  # CSV-07

@@ -97,7 +97,7 @@ Outcome = ScoreResult | NotScored
 class ScoringInput:
     """What every scorer gets: the parsed submission and the scoring set-up (no pytest objects)."""
 
-    system: Table  # the parsed system output (strings), with file/line lookups for messages
+    system: Table | None  # the parsed system output (strings), with file/line lookups; None for ForgeryNet
     index: Any  # pandas.DataFrame of the index (strings)
     column_rule: str  # the COL rule owning the system output's layout (named when a column is absent)
     reference: Path
@@ -110,6 +110,7 @@ class ScoringInput:
     convention: str
     jobs: int
     options: Mapping[str, Any]  # this scorer's own options, parsed (ScorerOption.key -> value)
+    parsed: Any = None  # ForgeryNet (issue 12): the ForgeryNetSubmission, which parsed and validated the files
 
     @property
     def positions(self) -> int:

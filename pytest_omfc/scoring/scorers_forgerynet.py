@@ -1,0 +1,297 @@
+"""The ForgeryNet scorers' adapters and registration (issue 12; engines in :mod:`.forgerynet`).
+
+Three scorers, named as their metrics-JSON entries (``"scorer": "forgerynet-classification"``,
+``"forgerynet-spatial"``, ``"forgerynet-temporal"``) and so their items
+``<sub>::score::forgerynet-temporal`` and so on: the NIST video scorer already owns ``temporal``,
+and one name per scorer keeps ``--omfc-score`` unambiguous.  Each reads the parsed
+:class:`~pytest_omfc.fnet.ForgeryNetSubmission` (``ScoringInput.parsed``) and leaves out, with a
+note, the rows an FNET rule rejects (unknown or repeated IDs, probabilities that are not in
+[0, 1], unusable masks, bad segments or scores); reference IDs without a scorable row are noted
+too (in temporal scoring they still count: their ground truth is missed).  No pytest import.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..editions import Task
+from ..findings import Unavailable, plural
+from .registry import NotScored, Outcome, Scorer, ScoreResult, ScorerOption, ScoringInput, register
+from .scorers import bounded
+
+__all__ = ["CLASSIFICATION", "SPATIAL", "TEMPORAL_FNET", "run_classification", "run_spatial", "run_temporal"]
+
+
+def _threshold(value: Any) -> float:
+    return float(str(value).strip())
+
+
+THRESHOLD = ScorerOption(
+    "--omfc-threshold", "omfc_threshold",
+    {"metavar": "T", "help": "ForgeryNet classification: fake iff Score (or P1+...+P<k-1>) >= T, a number in [0, 1] (default 0.5)"},
+    "", 0.5, bounded(_threshold, lambda v: math.isfinite(v) and 0.0 <= v <= 1.0, "a number in [0, 1]"), "threshold",
+)  # fmt: skip
+
+
+def _setup(inp: ScoringInput) -> Any:
+    """The parsed submission, or a :class:`NotScored` explaining why there is nothing to score."""
+    sub = inp.parsed
+    if sub is None:
+        return NotScored("ForgeryNet scoring needs --omfc-edition ForgeryNet", fail=True)
+    if inp.queries:
+        return NotScored("ForgeryNet scoring takes no --omfc-query, --omfc-query-manipulation or "
+                         "--omfc-query-partition (they select NIST index rows)", fail=True)  # fmt: skip
+    return sub
+
+
+def _not_scored(exc: Unavailable) -> NotScored:
+    return NotScored(f"{exc.rule_id} failed: {exc.reason}")
+
+
+def _left_out(what: list[tuple[int, str, str]]) -> list[str]:
+    """``left out of scoring: 2 rows with ...`` for each non-zero count of (count, noun, why)."""
+    return [f"left out of scoring: {plural(n, noun)} {why}" for n, noun, why in what if n]
+
+
+# ==================================================================================== classification
+
+
+def run_classification(inp: ScoringInput) -> list[Outcome]:
+    """``Acc``/``AUC`` (2-way) or ``Acc``/``mAP``/``AUC``/``Acc_binary`` (k-way) over the valid rows."""
+    from .forgerynet.classification import score_binary, score_multiclass
+
+    n = inp.positions
+    sub = _setup(inp)
+    if isinstance(sub, NotScored):
+        return [sub] * n
+    try:
+        ref = sub.reference_or_skip()
+        table = sub.sysout()
+    except Unavailable as exc:
+        return [_not_scored(exc)] * n
+    if sorted(table.header) != sorted(sub.expected_columns):
+        return [NotScored(f"FNET-03 failed: the header must be {sub.header_text()} (got {'|'.join(table.header)})")] * n
+    id_ok, prob_ok = sub.id_ok, sub.prob_ok
+    ok = id_ok & prob_ok
+    ids = sub.sys_ids[ok].tolist()
+    missing = len(ref.ids) - len(set(sub.sys_ids[id_ok].tolist()))
+    notes = _left_out([(int(np.count_nonzero(~id_ok)), "row", "with an unknown or repeated ID (FNET-04)"),
+                       (int(np.count_nonzero(id_ok & ~prob_ok)), "row", "with a probability outside [0, 1] (FNET-05)"),
+                       (missing, "reference ID", "without a row (FNET-04)")])  # fmt: skip
+    counts = {"reference": len(ref.ids), "rows": len(table), "scored": len(ids)}
+    if not ids:
+        return [NotScored(f"no row can be scored ({'; '.join(notes) or 'the file has no rows'})")] * n
+    labels = np.array([ref.labels[i] for i in ids], dtype=np.int64)
+    probs = sub.probs[ok]
+    threshold = float(inp.options.get("threshold", 0.5))
+    k = sub.classes
+    report = score_binary(labels, probs[:, 0], threshold) if k == 2 else score_multiclass(labels, probs, threshold)
+    body = report.to_entry()
+    entry = {"query": None, "query_kind": "all", "classes": k, "threshold": threshold, "metrics": body["metrics"],
+             "per_class": body["per_class"], "counts": counts, "notes": notes + body["notes"]}  # fmt: skip
+    props: list[tuple[str, Any]] = [(name, float(v)) for name, v in body["metrics"].items() if v is not None]
+    props += [(f"count.{name}", v) for name, v in counts.items()]
+    return [ScoreResult(entry, props)]
+
+
+def _fmt(v: Any) -> str:
+    return "-" if v is None else f"{float(v):.4f}"
+
+
+_CLASS_METRICS = ("Acc", "AUC", "mAP", "Acc_binary")
+
+
+def _classification_columns(opts: Mapping[str, Any]) -> list[str]:
+    return ["classes", "reference", "scored", *_CLASS_METRICS]
+
+
+def _classification_row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
+    c = entry.get("counts") or {}
+    m = entry.get("metrics") or {}
+    return [str(entry.get("classes", "")), str(c.get("reference", "")), str(c.get("scored", ""))] + [_fmt(m.get(k)) for k in _CLASS_METRICS]
+
+
+def _classification_footer(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
+    return (f"omfc: forgerynet-classification: Acc is balanced accuracy (fake iff score >= {opts.get('threshold', 0.5):g}; "
+            "k-way: argmax, first index on ties); mAP is the mean one-vs-rest ROC AUC (the paper's AP)")  # fmt: skip
+
+
+CLASSIFICATION = register(Scorer(
+    name="forgerynet-classification", title="ForgeryNet classification",
+    tasks={Task.FIC: "image-classification", Task.FVC: "video-classification"}, run=run_classification,
+    options=(THRESHOLD,), columns=_classification_columns, row=_classification_row, footer=_classification_footer,
+    json_options=lambda opts, common: {"forgerynet": {"threshold": opts.get("threshold", 0.5)}},
+    null_keys=("metrics", "per_class", "counts", "notes"),
+))  # fmt: skip
+
+
+# ==================================================================================== spatial
+
+
+def _grey_map(path: Path, size: tuple[int, int]) -> np.ndarray | str:
+    """The decoded map (uint8 grey, or bool for 1-bit), or why it cannot be used.  The header was
+    checked (FNET-07/08), so the decode is bounded by the reference's size."""
+    from PIL import Image
+
+    try:
+        with Image.open(path) as im:
+            if im.mode not in ("L", "1") or im.size != size:
+                return f"must be a {size[0]}x{size[1]} grey or 1-bit PNG (got mode {im.mode}, {im.size[0]}x{im.size[1]})"
+            im.load()
+            return np.asarray(im)
+    except Exception as exc:  # noqa: BLE001  a damaged file becomes a note, never a traceback
+        return f"cannot be decoded ({type(exc).__name__}: {exc})"
+
+
+def run_spatial(inp: ScoringInput) -> list[Outcome]:
+    """The IoU/IoU_agree/IoU_diff/L1 maps, per image and pooled, over the rows with usable masks."""
+    from .forgerynet.spatial import SpatialAccumulator
+
+    n = inp.positions
+    sub = _setup(inp)
+    if isinstance(sub, NotScored):
+        return [sub] * n
+    try:
+        ref = sub.reference_or_skip()
+        table = sub.sysout()
+    except Unavailable as exc:
+        return [_not_scored(exc)] * n
+    if sorted(table.header) != sorted(sub.expected_columns):
+        return [NotScored(f"FNET-03 failed: the header must be {sub.header_text()} (got {'|'.join(table.header)})")] * n
+    id_ok = sub.id_ok
+    acc = SpatialAccumulator()
+    bad_mask = bad_ref = undecodable = 0
+    failed: list[str] = []
+    for pos in np.flatnonzero(id_ok).tolist():
+        rid = str(sub.sys_ids.iloc[pos])
+        mask = sub.masks[pos]
+        gt_info = ref.masks.get(rid)
+        if mask.path is None or sub.size_problem(pos):
+            bad_mask += 1
+            continue
+        if gt_info is None or gt_info.problem:
+            bad_ref += 1
+            continue
+        pred = _grey_map(mask.path, (mask.width, mask.height))
+        gt = (_grey_map(gt_info.path, (gt_info.width, gt_info.height)) if gt_info.path is not None
+              else np.zeros((mask.height, mask.width), dtype=np.uint8))  # a real image: no forgery anywhere
+        if isinstance(pred, str) or isinstance(gt, str):
+            undecodable += 1
+            failed.append(f"{rid}: {'the mask' if isinstance(pred, str) else 'the reference map'} "
+                          f"{pred if isinstance(pred, str) else gt}")  # fmt: skip
+            continue
+        acc.add(rid, pred, gt)
+    scored = len(acc)
+    missing = len(ref.ids) - len(set(sub.sys_ids[id_ok].tolist()))
+    notes = _left_out([(int(np.count_nonzero(~id_ok)), "row", "with an unknown or repeated ID (FNET-04)"),
+                       (bad_mask, "row", "whose mask is unusable or of the wrong size (FNET-07, FNET-08)"),
+                       (bad_ref, "row", "whose reference map is unusable (FNET-02)"),
+                       (undecodable, "row", "whose PNG data cannot be decoded"),
+                       (missing, "reference ID", "without a row (FNET-04)")])  # fmt: skip
+    notes += failed[:5]
+    counts = {"reference": len(ref.ids), "rows": len(table), "scored": scored}
+    if not scored:
+        return [NotScored(f"no image can be scored ({'; '.join(notes) or 'the file has no rows'})")] * n
+    body = acc.report().to_entry()
+    entry = {"query": None, "query_kind": "all", "metrics": body["metrics"], "per_image": body["per_image"],
+             "counts": counts, "notes": notes}  # fmt: skip
+    props: list[tuple[str, Any]] = [(k, float(v)) for k, v in body["metrics"].items() if v is not None]
+    props += [(f"count.{k}", v) for k, v in counts.items()]
+    failure = f"{plural(undecodable, 'mask')} could not be decoded: {'; '.join(failed[:5])}" if undecodable else None
+    return [ScoreResult(entry, props, failure)]
+
+
+_SPATIAL_SHOWN = ("IoU_agree@0.2", "L1")
+
+
+def _spatial_columns(opts: Mapping[str, Any]) -> list[str]:
+    return ["reference", "scored", *(f"{m} {s}" for m in _SPATIAL_SHOWN for s in ("img", "pool"))]
+
+
+def _spatial_row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
+    c = entry.get("counts") or {}
+    m = entry.get("metrics") or {}
+    return [str(c.get("reference", "")), str(c.get("scored", ""))] + [
+        _fmt(m.get(f"{name}_{s}")) for name in _SPATIAL_SHOWN for s in ("per_image", "pooled")]
+
+
+SPATIAL = register(Scorer(
+    name="forgerynet-spatial", title="ForgeryNet spatial localization", tasks={Task.FSL: "spatial"}, run=run_spatial,
+    columns=_spatial_columns, row=_spatial_row,
+    footer=lambda opts, common: ("omfc: forgerynet-spatial: img = mean over images, pool = over all pixels; IoU_agree@t "
+                                 "= 1 - IoU@t (pixel agreement, not an intersection over union); every metric is in the JSON"),
+    null_keys=("metrics", "per_image", "counts", "notes"),
+))  # fmt: skip
+
+
+# ==================================================================================== temporal
+
+
+def run_temporal(inp: ScoringInput) -> list[Outcome]:
+    """ActivityNet AP@0.50..0.95, AP_avg and AR@1/2/5/10 over the valid predictions (top 10 per video)."""
+    from .forgerynet.temporal import score_temporal
+
+    n = inp.positions
+    sub = _setup(inp)
+    if isinstance(sub, NotScored):
+        return [sub] * n
+    try:
+        ref = sub.reference_or_skip()
+        preds = sub.predictions_or_skip()
+    except Unavailable as exc:
+        return [_not_scored(exc)] * n
+    known = set(ref.ids)
+    chosen: dict[str, list[tuple[float, float, float]]] = {}
+    unknown = bad_segment = bad_score = outside = 0
+    for k, vid in enumerate(preds.video):
+        if vid not in known:
+            unknown += 1
+        elif preds.segment_problem[k]:
+            bad_segment += 1
+        elif preds.score_problem[k]:
+            bad_score += 1
+        elif sub.duration_problem(k):
+            outside += 1
+        else:
+            chosen.setdefault(vid, []).append((preds.start[k], preds.end[k], preds.score[k]))
+    notes = _left_out([(unknown, "prediction", "in videos not in the reference (FNET-04)"),
+                       (bad_segment, "prediction", "with a bad segment (FNET-09)"),
+                       (outside, "prediction", "outside the video's duration (FNET-10)"),
+                       (bad_score, "prediction", "with a score that is not a finite number (FNET-11)")])  # fmt: skip
+    report = score_temporal({vid: ref.segments[vid] for vid in ref.ids}, chosen, top_k=10)
+    body = report.to_entry()
+    counts = {"videos": len(ref.ids), "videos_with_ground_truth": sum(1 for v in ref.ids if ref.segments[v]),
+              "ground_truth_segments": sum(len(ref.segments[v]) for v in ref.ids),
+              "predictions": len(preds.video), "scored_predictions": sum(len(v) for v in chosen.values())}  # fmt: skip
+    entry = {"query": None, "query_kind": "all", "metrics": body["metrics"], "per_threshold": body["per_threshold"],
+             "counts": counts, "notes": notes + body["notes"]}  # fmt: skip
+    props: list[tuple[str, Any]] = [(k, float(v)) for k, v in body["metrics"].items() if v is not None]
+    props += [(f"count.{k}", v) for k, v in counts.items()]
+    return [ScoreResult(entry, props)]
+
+
+_TEMPORAL_SHOWN = ("AP@0.50", "AP@0.75", "AP@0.95", "AP_avg", "AR@1", "AR@2", "AR@5", "AR@10")
+
+
+def _temporal_columns(opts: Mapping[str, Any]) -> list[str]:
+    return ["videos", "GT segs", *_TEMPORAL_SHOWN]
+
+
+def _temporal_row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
+    c = entry.get("counts") or {}
+    m = entry.get("metrics") or {}
+    return [str(c.get("videos", "")), str(c.get("ground_truth_segments", ""))] + [_fmt(m.get(k)) for k in _TEMPORAL_SHOWN]
+
+
+TEMPORAL_FNET = register(Scorer(
+    name="forgerynet-temporal", title="ForgeryNet temporal localization", tasks={Task.FTL: "temporal"}, run=run_temporal,
+    columns=_temporal_columns, row=_temporal_row,
+    footer=lambda opts, common: ("omfc: forgerynet-temporal: ActivityNet interpolated AP at tIoU 0.50..0.95 and AR@K with K "
+                                 "proposals per video on average (max_avg_nr_proposals=100); top 10 predictions per video"),
+    null_keys=("metrics", "per_threshold", "counts", "notes"),
+))  # fmt: skip
