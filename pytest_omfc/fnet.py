@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from . import png
-from .csvio import Limits, limits_for, read_psv
+from .csvio import Limits, Table, limits_for, read_psv
 from .editions import Task
 from .findings import Finding, Severity, Unavailable
 from .fnetio import json_limit, read_json
@@ -249,6 +250,19 @@ class ForgeryNetSubmission(Submission):
         return ref
 
     # ------------------------------------------------------------------ system output (CSV tasks)
+
+    @functools.cached_property
+    def sysout_path(self) -> Path | None:
+        """``<SubID>/<SubID>.csv`` (or ``.json``) if it exists in any form, else None (FNET-01: missing)."""
+        path = self.settings.csv
+        return path if path is not None and os.path.lexists(path) else None
+
+    def sysout(self) -> Table:
+        """The system output table; :class:`Unavailable` names FNET-01 (which reports the reader's findings)."""
+        res = self.sysout_parse
+        if res.table is None:
+            raise Unavailable("FNET-01", res.fatal[1] if res.fatal else f"{res.display} cannot be read")
+        return res.table
 
     @functools.cached_property
     def sysout_limits(self) -> Limits:
