@@ -4,7 +4,9 @@
 
 Three task families, each with one valid submission and several invalid ones
 that break one or two RULES.md rules on purpose (named after what they
-break): OpenMFC2020 IMDL, OpenMFC2020 VMD and MFC2019 manipulation-video.
+break): OpenMFC2020 IMDL, OpenMFC2020 VMD and MFC2019 manipulation-video;
+and the four ForgeryNet-style tasks (issue 12, FNET rules) under
+``submissions/forgerynet/<task>/`` with their references in ``datasets/ForgeryNet/``.
 ``EXPECTED.json`` maps every submission to its index and to the rule IDs that
 must fail on it; ``tests/test_examples.py`` runs the plugin over each one and
 checks that the committed files equal what this script writes.
@@ -344,6 +346,201 @@ def video_examples() -> list[Example]:
 # ------------------------------------------------------------------ writing
 
 
+# -------------------------------------------------------------- ForgeryNet-style benchmarks (issue 12)
+
+FNET_ROOT = "datasets/ForgeryNet"
+FNET_SUBS = "submissions/forgerynet"
+FNET_W, FNET_H = 16, 12  # size of every spatial map
+
+
+@dataclass
+class FnetExample:
+    """One ForgeryNet submission: its task, reference, files and what it must fail."""
+
+    task: str  # image-classification, video-classification, spatial, temporal
+    sub_id: str
+    reference: str  # relative to examples/
+    files: dict[str, bytes]  # relative to the submission directory
+    classes: int = 2
+    breaks: str = "nothing: the valid submission"
+    fails: dict[str, list[str]] = field(default_factory=dict)
+    may_also_fail: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def path(self) -> str:
+        return f"{FNET_SUBS}/{self.task}/{self.sub_id}"
+
+    def command(self) -> str:
+        classes = f" --omfc-classes {self.classes}" if self.classes != 2 else ""
+        return (f"pytest --omfc-submission examples/{self.path} --omfc-edition ForgeryNet --omfc-task {self.task}"
+                f"{classes} --omfc-reference examples/{self.reference}")
+
+
+def _fnet(task: str, sub_id: str, main: str | bytes, **kw: object) -> FnetExample:
+    ext = "json" if task == "temporal" else "csv"
+    files = {f"{sub_id}.{ext}": main.encode() if isinstance(main, str) else main, **kw.pop("extra", {})}  # type: ignore[dict-item]
+    return FnetExample(task=task, sub_id=sub_id, files=files, **kw)  # type: ignore[arg-type]
+
+
+# Image classification, 3-way (0 real, 1 identity-remained, 2 identity-replaced).
+FNET_IMG_REF = f"{FNET_ROOT}/image_cls_3way_ref.csv"
+FNET_IMG = [("img_0001", 0), ("img_0002", 0), ("img_0003", 1), ("img_0004", 1), ("img_0005", 2), ("img_0006", 2)]
+FNET_IMG_PROBS = [[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4], [0.05, 0.15, 0.8], [0.2, 0.1, 0.7]]
+# Video classification, 2-way.
+FNET_VID_REF = f"{FNET_ROOT}/video_cls_ref.csv"
+FNET_VID = [("vid_0001", 0), ("vid_0002", 0), ("vid_0003", 1), ("vid_0004", 1)]
+FNET_VID_SCORES = ["0.10", "0.60", "0.80", "0.45"]
+# Spatial localization: two fake images with maps, one real image (no map: all zero).
+FNET_SPL_REF = f"{FNET_ROOT}/spatial_ref.csv"
+FNET_SPL = [("face_0001", 1), ("face_0002", 1), ("face_0003", 0)]
+# Temporal localization (ActivityNet formats): three fake videos, one real.
+FNET_TL_REF = f"{FNET_ROOT}/temporal_gt.json"
+
+
+def _fnet_map(x0: int, y0: int, x1: int, y1: int, level: int) -> np.ndarray:
+    out = np.zeros((FNET_H, FNET_W), dtype=np.uint8)
+    out[y0:y1, x0:x1] = level
+    return out
+
+
+FNET_GT_MAPS = {"face_0001": _fnet_map(2, 2, 10, 8, 200), "face_0002": _fnet_map(6, 4, 14, 12, 120)}
+FNET_PRED_MAPS = {"face_0001": _fnet_map(3, 2, 11, 8, 180), "face_0002": _fnet_map(6, 5, 12, 12, 40),
+                  "face_0003": _fnet_map(0, 0, 4, 2, 30)}
+
+
+def fnet_temporal_gt() -> dict[str, object]:
+    db = {
+        "vid_t001": {"annotations": [{"segment": [2.0, 6.0], "label": "Fake"}], "duration": 12.0, "subset": "validation"},
+        "vid_t002": {"annotations": [{"segment": [0.0, 3.0], "label": "Fake"}, {"segment": [8.0, 10.0], "label": "Fake"}],
+                     "duration": 10.0, "subset": "validation"},
+        "vid_t003": {"annotations": [{"segment": [5.0, 15.0], "label": "Fake"}], "duration": 20.0, "subset": "validation"},
+        "vid_t004": {"annotations": [], "duration": 8.0, "subset": "validation"},
+    }
+    return {"version": "ForgeryNet-example", "database": db}
+
+
+def fnet_temporal_results() -> dict[str, object]:
+    def p(s: float, e: float, score: float) -> dict[str, object]:
+        return {"segment": [s, e], "score": score, "label": "Fake"}
+
+    results = {
+        "vid_t001": [p(2.0, 6.0, 0.95), p(1.0, 4.0, 0.40)],
+        "vid_t002": [p(0.0, 2.5, 0.90), p(8.0, 9.0, 0.60), p(4.0, 6.0, 0.20)],
+        "vid_t003": [p(6.0, 15.0, 0.85)],
+        "vid_t004": [p(1.0, 2.0, 0.50)],
+    }
+    return {"version": "ForgeryNet-example", "results": results, "external_data": {"used": False}}
+
+
+def _json(doc: object) -> str:
+    return json.dumps(doc, indent=1, sort_keys=False) + "\n"
+
+
+def forgerynet_datasets() -> dict[str, bytes]:
+    out = {
+        FNET_IMG_REF: psv(["ID", "Label"], [list(r) for r in FNET_IMG]),
+        FNET_VID_REF: psv(["ID", "Label"], [list(r) for r in FNET_VID]),
+        FNET_SPL_REF: psv(["ID", "Label", "MaskFileName"],
+                          [[i, label, f"spatial_maps/{i}.png" if label else ""] for i, label in FNET_SPL]),
+        FNET_TL_REF: _json(fnet_temporal_gt()),
+    }
+    data = {k: v.encode() for k, v in out.items()}
+    data.update({f"{FNET_ROOT}/spatial_maps/{i}.png": png(m) for i, m in FNET_GT_MAPS.items()})
+    return data
+
+
+def forgerynet_examples() -> list[FnetExample]:
+    img_rows = [[i, *(f"{v:g}" for v in probs)] for (i, _), probs in zip(FNET_IMG, FNET_IMG_PROBS)]
+    img_header = ["ID", "P0", "P1", "P2"]
+    img = dict(task="image-classification", reference=FNET_IMG_REF, classes=3)
+    vid_rows = [[i, s] for (i, _), s in zip(FNET_VID, FNET_VID_SCORES)]
+    vid = dict(task="video-classification", reference=FNET_VID_REF)
+    spl_rows = [[i, "0.9" if label else "0.2", f"masks/{i}.png"] for i, label in FNET_SPL]
+    spl_masks = {f"masks/{i}.png": png(m) for i, m in FNET_PRED_MAPS.items()}
+    spl = dict(task="spatial", reference=FNET_SPL_REF)
+    spl_header = ["ID", "Score", "MaskFileName"]
+    tl = dict(task="temporal", reference=FNET_TL_REF)
+    good = fnet_temporal_results()
+
+    def tl_with(video: str, index: int, **changes: object) -> str:
+        doc = json.loads(json.dumps(good))
+        doc["results"][video][index].update(changes)
+        return _json(doc).replace('"score": "NaN"', '"score": NaN')
+
+    rgb = np.stack([FNET_PRED_MAPS["face_0001"]] * 3, axis=2)
+    return [
+        _fnet(sub_id="p-fnet_1_image", main=psv(img_header, img_rows), **img),
+        _fnet(sub_id="p-fnet_1_unknown-id", main=psv(img_header, _set(img_rows, 5, 0, "img_0066")),
+              breaks="an ID the reference does not list (and so img_0006 is missing)",
+              fails={"FNET-04": ["img_0066", "img_0006"]}, **img),
+        _fnet(sub_id="p-fnet_1_probability-out-of-range",
+              main=psv(img_header, _set(_set(img_rows, 1, 2, "1.2"), 3, 1, "NaN")),
+              breaks="P1 = 1.2 and P0 = NaN: probabilities must be finite and in [0, 1]",
+              fails={"FNET-05": ["img_0002", "1.2", "img_0004", "NaN"]}, **img),
+        _fnet(sub_id="p-fnet_1_two-columns", main=psv(["ID", "Score"], [[i, "0.5"] for i, _ in FNET_IMG]),
+              breaks="a 2-way file (columns ID and Score) checked with --omfc-classes 3",
+              fails={"FNET-03": ["ID|P0|P1|P2", "ID|Score"]}, **img),
+        _fnet(sub_id="p-fnet_1_video", main=psv(["ID", "Score"], vid_rows), **vid),
+        _fnet(sub_id="p-fnet_1_missing-video", main=psv(["ID", "Score"], vid_rows[:3]),
+              breaks="vid_0004 of the reference has no row", fails={"FNET-04": ["vid_0004"]}, **vid),
+        _fnet(sub_id="p-fnet_1_comma-separated", main="".join(",".join(r) + "\n" for r in [["ID", "Score"], *vid_rows]),
+              breaks="the file is comma-separated", fails={"FNET-01": ["comma-separated"]}, **vid),
+        _fnet(sub_id="p-fnet_1_score-not-a-number", main=psv(["ID", "Score"], _set(vid_rows, 2, 1, "high")),
+              breaks="a Score of 'high'", fails={"FNET-05": ["vid_0003", "high"]}, **vid),
+        _fnet(sub_id="p-fnet_1_spatial", main=psv(spl_header, spl_rows), extra=spl_masks, **spl),
+        _fnet(sub_id="p-fnet_1_missing-mask", main=psv(spl_header, spl_rows),
+              extra={k: v for k, v in spl_masks.items() if "face_0002" not in k},
+              breaks="masks/face_0002.png does not exist", fails={"FNET-07": ["face_0002", "masks/face_0002.png"]}, **spl),
+        _fnet(sub_id="p-fnet_1_rgb-mask", main=psv(spl_header, spl_rows), extra={**spl_masks, "masks/face_0001.png": png(rgb)},
+              breaks="an RGB mask (maps must be grey or 1-bit)", fails={"FNET-07": ["face_0001", "RGB"]}, **spl),
+        _fnet(sub_id="p-fnet_1_wrong-mask-size", main=psv(spl_header, spl_rows),
+              extra={**spl_masks, "masks/face_0002.png": png(np.zeros((FNET_W, FNET_H), np.uint8))},
+              breaks="a 12x16 mask for a 16x12 reference map", fails={"FNET-08": ["face_0002", "16x12", "12x16"]}, **spl),
+        _fnet(sub_id="p-fnet_1_escaping-mask", main=psv(spl_header, _set(spl_rows, 0, 2, "../../p-fnet_1_spatial/masks/face_0001.png")),
+              extra={k: v for k, v in spl_masks.items() if "face_0001" not in k},
+              breaks="a MaskFileName leaving the submission with '..'", fails={"FNET-07": ["face_0001", "'..'"]}, **spl),
+        _fnet(sub_id="p-fnet_1_temporal", main=_json(good), **tl),
+        _fnet(sub_id="p-fnet_1_reversed-segment", main=tl_with("vid_t002", 1, segment=[9.0, 8.0]),
+              breaks="a segment [9, 8] whose start is after its end",
+              fails={"FNET-09": ['results["vid_t002"][1].segment', "[9.0, 8.0]"]}, **tl),
+        _fnet(sub_id="p-fnet_1_past-duration", main=tl_with("vid_t001", 1, segment=[10.0, 14.0]),
+              breaks="a segment ending at 14 s in a 12 s video",
+              fails={"FNET-10": ['results["vid_t001"][1].segment', "[0, 12]"]}, **tl),
+        _fnet(sub_id="p-fnet_1_nan-score", main=tl_with("vid_t003", 0, score="NaN"),
+              breaks="a score of NaN", fails={"FNET-11": ['results["vid_t003"][0].score', "NaN"]}, **tl),
+        _fnet(sub_id="p-fnet_1_malformed-json", main=_json(good)[:-3] + "\n",
+              breaks="the JSON is cut short", fails={"FNET-01": ["must be valid JSON"]}, **tl),
+        _fnet(sub_id="p-fnet_1_unknown-video", main=_json({**good, "results": {**good["results"], "vid_t999": []}}),
+              breaks="a video the reference does not list", fails={"FNET-04": ["vid_t999"]}, **tl),
+    ]
+
+
+def forgerynet_expected(examples: list[FnetExample]) -> dict[str, object]:
+    return {e.path: {"edition": "ForgeryNet", "task": e.task, "reference": e.reference, "classes": e.classes,
+                     "breaks": e.breaks, "fails": e.fails, "may_also_fail": e.may_also_fail} for e in examples}
+
+
+def forgerynet_readme(examples: list[FnetExample]) -> list[str]:
+    lines = [
+        "",
+        "## ForgeryNet-style benchmarks",
+        "",
+        f"`{FNET_ROOT}/` holds a tiny reference per task (no index: the reference lists the IDs). Check one:",
+        "",
+        "```",
+        examples[0].command(),
+        "```",
+        "",
+        "| Submission | Task | Reference | Breaks | Must fail |",
+        "|---|---|---|---|---|",
+    ]
+    for e in examples:
+        fails = ", ".join(sorted(e.fails)) or "nothing (exit 0)"
+        k = f" (`--omfc-classes {e.classes}`)" if e.classes != 2 else ""
+        lines.append(f"| `{e.path}` | {e.task}{k} | `{Path(e.reference).name}` | {e.breaks} | {fails} |")
+    return lines
+
+
 def all_examples() -> list[Example]:
     return imdl_examples() + vmd_examples() + video_examples()
 
@@ -397,8 +594,13 @@ def render(examples: list[Example]) -> dict[str, bytes]:
             out[f"{e.path}/{e.sub_id}.txt"] = e.description.encode()
         for rel, data in e.files.items():
             out[f"{e.path}/{rel}"] = data
-    out["EXPECTED.json"] = (json.dumps(expected(examples), indent=2, sort_keys=True) + "\n").encode()
-    out["README.md"] = readme(examples).encode()
+    fnet = forgerynet_examples()
+    out.update(forgerynet_datasets())
+    for f in fnet:
+        out.update({f"{f.path}/{rel}": data for rel, data in f.files.items()})
+    doc = {**expected(examples), **forgerynet_expected(fnet)}
+    out["EXPECTED.json"] = (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()
+    out["README.md"] = (readme(examples) + "\n".join(forgerynet_readme(fnet)) + "\n").encode()
     return dict(sorted(out.items()))
 
 

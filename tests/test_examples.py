@@ -16,6 +16,7 @@ import json
 import math
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -26,7 +27,7 @@ from conftest import Case
 from conftest import RunOutcome
 
 from pytest_omfc import REGISTRY
-from pytest_omfc.editions import infer_from_index_name
+from pytest_omfc.editions import Edition, infer_from_index_name, parse_task
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 EXPECTED: dict[str, dict[str, Any]] = json.loads((EXAMPLES / "EXPECTED.json").read_text(encoding="utf-8"))
@@ -43,16 +44,37 @@ def _generator() -> ModuleType:
     return module
 
 
-def _checked(rule_id: str, index: str) -> bool:
+def _checked(rule_id: str, exp: dict[str, Any]) -> bool:
     """The rule is registered with a check that applies to this example's edition and task."""
-    edition, task = infer_from_index_name(Path(index))
+    if exp.get("edition") == "ForgeryNet":
+        edition, task = Edition.ForgeryNet, parse_task(exp["task"])
+    else:
+        edition, task = infer_from_index_name(Path(exp["index"]))  # type: ignore[assignment]
     rule = REGISTRY.get(rule_id)
     return bool(rule and edition and task and rule.applies(edition.group, task))
 
 
+@dataclass
+class _FnetCase(Case):
+    """A ForgeryNet example (issue 12): no index; the reference, the task and the number of classes."""
+
+    task: str = ""
+    classes: int = 2
+
+    @property
+    def args(self) -> list[str]:
+        extra = ["--omfc-classes", str(self.classes)] if self.classes != 2 else []
+        return ["--omfc-submission", str(self.submission), "--omfc-edition", "ForgeryNet", "--omfc-task", self.task,
+                "--omfc-reference", str(self.index), *extra]  # fmt: skip
+
+
 def _run(pytester: pytest.Pytester, path: str) -> RunOutcome:
     if path not in _RUNS:
-        case = Case(pytester, EXAMPLES / path, EXAMPLES / EXPECTED[path]["index"])
+        exp = EXPECTED[path]
+        if exp.get("edition") == "ForgeryNet":
+            case: Case = _FnetCase(pytester, EXAMPLES / path, EXAMPLES / exp["reference"], exp["task"], exp["classes"])
+        else:
+            case = Case(pytester, EXAMPLES / path, EXAMPLES / exp["index"])
         _RUNS[path] = case.run()
     return _RUNS[path]
 
@@ -111,8 +133,11 @@ def test_examples_are_tiny() -> None:
 def test_every_family_has_one_valid_and_several_invalid() -> None:
     families: dict[str, list[bool]] = {}
     for path, exp in EXPECTED.items():
-        families.setdefault(path.split("/")[1], []).append(not exp["fails"])
-    assert sorted(families) == ["imdl", "mfc19-video", "vmd"]
+        parts = path.split("/")
+        family = "/".join(parts[1:3]) if parts[1] == "forgerynet" else parts[1]  # forgerynet/<task>
+        families.setdefault(family, []).append(not exp["fails"])
+    assert sorted(families) == ["forgerynet/image-classification", "forgerynet/spatial", "forgerynet/temporal",
+                                "forgerynet/video-classification", "imdl", "mfc19-video", "vmd"]  # fmt: skip
     for name, valid in families.items():
         assert valid.count(True) == 1, name
         assert valid.count(False) >= 3, name
@@ -147,7 +172,7 @@ def test_example(pytester: pytest.Pytester, path: str, check: str) -> None:
         else:
             _valid_verdict(pytester, path)
         return
-    if not _checked(check, exp["index"]):
+    if not _checked(check, exp):
         pytest.skip(f"{check} is not registered (yet) for this edition and task; its failure on {path} is not asserted")
     res = _run(pytester, path)
     assert res.outcome(check) == "failed", f"{check} must fail on {path}: {res.text(check)}"
@@ -171,7 +196,7 @@ def _valid_verdict(pytester: pytest.Pytester, path: str) -> None:
 
 
 def _invalid_verdict(pytester: pytest.Pytester, path: str, exp: dict[str, Any]) -> None:
-    checked = [r for r in exp["fails"] if _checked(r, exp["index"])]
+    checked = [r for r in exp["fails"] if _checked(r, exp)]
     if not checked:
         pytest.skip(f"none of {', '.join(sorted(exp['fails']))} is registered (yet); {path} cannot fail")
     res = _run(pytester, path)
