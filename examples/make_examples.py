@@ -397,15 +397,15 @@ FNET_SPL = [("face_0001", 1), ("face_0002", 1), ("face_0003", 0)]
 FNET_TL_REF = f"{FNET_ROOT}/temporal_gt.json"
 
 
-def _fnet_map(x0: int, y0: int, x1: int, y1: int, level: int) -> np.ndarray:
-    out = np.zeros((FNET_H, FNET_W), dtype=np.uint8)
+def _fnet_map(x0: int, y0: int, x1: int, y1: int, level: int, size: tuple[int, int] = (FNET_W, FNET_H)) -> np.ndarray:
+    out = np.zeros((size[1], size[0]), dtype=np.uint8)
     out[y0:y1, x0:x1] = level
     return out
 
 
 FNET_GT_MAPS = {"face_0001": _fnet_map(2, 2, 10, 8, 200), "face_0002": _fnet_map(6, 4, 14, 12, 120)}
 FNET_PRED_MAPS = {"face_0001": _fnet_map(3, 2, 11, 8, 180), "face_0002": _fnet_map(6, 5, 12, 12, 40),
-                  "face_0003": _fnet_map(0, 0, 4, 2, 30)}
+                  "face_0003": _fnet_map(0, 0, 4, 2, 30, size=(8, 6))}  # a real image: no reference map, any size
 
 
 def fnet_temporal_gt() -> dict[str, object]:

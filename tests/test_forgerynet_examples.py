@@ -1,0 +1,37 @@
+"""The README's ForgeryNet commands run on the bundled examples and give the numbers the README quotes (issue 12).
+
+The examples' verdicts (valid ones pass, invalid ones fail the rules EXPECTED.json lists) are checked
+by ``tests/test_examples.py`` with the NIST ones.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+SECTION = README.split("## ForgeryNet-style benchmarks", 1)[1].split("\n## ", 1)[0]
+COMMANDS = [ln for ln in SECTION.splitlines() if ln.startswith("pytest --omfc-submission examples/")]
+ROWS = re.findall(r"^\| (image, 3-way|video, 2-way|spatial|temporal) \| (.+) \|$", SECTION, re.M)
+
+
+def test_the_readme_quotes_one_command_and_one_row_per_task() -> None:
+    assert len(COMMANDS) == 4 and len(ROWS) == 4
+
+
+@pytest.mark.parametrize("k", range(4), ids=["image", "video", "spatial", "temporal"])
+def test_readme_command_gives_the_quoted_numbers(pytester: pytest.Pytester, k: int) -> None:
+    args = [str(ROOT / a) if a.startswith("examples/") else a for a in COMMANDS[k].split()[1:]]
+    out = pytester.path / "metrics.json"
+    result = pytester.runpytest(*args, "--omfc-metrics-json", str(out), "-p", "no:cacheprovider")
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    (entry,) = json.loads(out.read_text())["results"]
+    assert entry["notes"] == [] or k == 3, entry["notes"]  # temporal: the real video's prediction is a noted FP
+    quoted = dict(pair.rsplit(" ", 1) for pair in ROWS[k][1].split(", "))
+    got = {name: f"{entry['metrics'][name]:.4f}" for name in quoted}
+    assert got == quoted
+    result.stdout.fnmatch_lines([f"*omfc ForgeryNet * scores*"])
