@@ -93,8 +93,9 @@ def test_docgen_check_and_rewrite(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_registry_ids_exist_in_rules_md(rules_md: str) -> None:
     known = _table_ids(_section(rules_md, 2))
     assert len(known) == 143, "RULES.md section 2 is expected to define 143 rule IDs"
-    assert sorted(set(REGISTRY) - known) == []
-    assert sorted(known - set(REGISTRY)) == [], "every RULES.md rule is checked or listed as not checkable"
+    nist = {rid for rid, r in REGISTRY.items() if r.family != "FNET"}  # FNET: issue 12's own family, not in RULES.md
+    assert sorted(nist - known) == []
+    assert sorted(known - nist) == [], "every RULES.md rule is checked or listed as not checkable"
 
 
 def test_cited_resolutions_and_defects_exist(rules_md: str) -> None:

@@ -79,6 +79,18 @@ SAMPLES: dict[str, tuple[Any, Any]] = {
     "provenance.ProvenanceGraph": ({"nodes": [_NODE, {**_NODE, "id": "n1", "file": "world/b.jpg", "fileid": "b"}],
                                     "links": [{"source": 0, "target": 1, "relationshipConfidenceScore": 0.7}]},
                                    {"nodes": [_NODE], "links": [{"source": 0, "target": 0}]}),
+    # ForgeryNet (issue 12)
+    "forgerynet.BinaryClassificationRow": ({"ID": "0042", "Score": 0.93}, {"ID": "0042", "Score": 1.7}),
+    "forgerynet.MultiClassificationRow": ({"ID": "a", "P0": 0.2, "P1": 0.3, "P2": 0.5}, {"ID": "a", "P0": 0.2, "P1": 1.5, "P2": 0.5}),
+    "forgerynet.ClassificationReferenceRow": ({"ID": "a", "Label": 2}, {"ID": "a", "Label": -1}),
+    "forgerynet.SpatialRow": ({"ID": "a", "Score": 0.9, "MaskFileName": "masks/a.png"}, {"ID": "a", "Score": 0.9, "MaskFileName": ""}),
+    "forgerynet.SpatialReferenceRow": ({"ID": "a", "Label": 1, "MaskFileName": "maps/a.png"}, {"ID": "a", "Label": 2, "MaskFileName": ""}),
+    "forgerynet.Prediction": ({"segment": [1.5, 4.0], "score": 0.7, "label": "Fake"}, {"segment": [1.5], "score": 0.7}),
+    "forgerynet.ActivityNetResults": ({"version": "1.3", "results": {"v1": [{"segment": [1, 2], "score": 0.5}]}, "external_data": {}},
+                                      {"results": {"v1": {"segment": [1, 2], "score": 0.5}}}),
+    "forgerynet.Annotation": ({"segment": [0, 3], "label": "Fake"}, {"segment": "0-3"}),
+    "forgerynet.VideoGroundTruth": ({"annotations": [], "duration": 8.0, "subset": "validation"}, {"duration": 8.0}),
+    "forgerynet.ActivityNetGroundTruth": ({"database": {"v1": {"annotations": [{"segment": [0, 3]}]}}}, {"database": []}),
 }
 
 
