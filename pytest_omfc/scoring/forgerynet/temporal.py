@@ -47,7 +47,8 @@ thresholds together; AR uses the running maximum of tIoU along each video's prop
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,10 +95,18 @@ def keep_top_k(preds: Sequence[tuple[float, float, float]], k: int = 10) -> list
     return [tuple(preds[i]) for i in order[:k]]  # type: ignore[misc]
 
 
+def _segments(lists: Iterable[Sequence[Sequence[float]]], width: int, what: str) -> np.ndarray:
+    """The ``(n, width)`` float64 array of all segments of all videos (C-level iteration, no tuple copies)."""
+    widths = np.fromiter(map(len, chain.from_iterable(lists)), dtype=np.int64)
+    if np.any(widths != width):
+        raise ValueError(f"every {what} must have {width} numbers (got {int(widths[widths != width][0])})")
+    flat = np.fromiter(chain.from_iterable(chain.from_iterable(lists)), dtype=np.float64, count=widths.size * width)
+    return flat.reshape(-1, width)
+
+
 def _flatten_gt(ground_truth: Mapping[str, Sequence[tuple[float, float]]]) -> tuple[np.ndarray, np.ndarray]:
-    counts = np.array([len(v) for v in ground_truth.values()], dtype=np.int64)
-    flat = [tuple(seg) for v in ground_truth.values() for seg in v]
-    arr = np.array(flat, dtype=np.float64).reshape(-1, 2) if flat else np.empty((0, 2))
+    counts = np.fromiter(map(len, ground_truth.values()), dtype=np.int64, count=len(ground_truth))
+    arr = _segments(ground_truth.values(), 2, "ground-truth segment")
     if arr.size and not np.all(np.isfinite(arr)):
         raise ValueError("ground-truth segments must be finite numbers")
     if np.any(arr[:, 1] < arr[:, 0]):
@@ -120,8 +129,7 @@ def _flatten_pred(predictions: Mapping[str, Sequence[tuple[float, float, float]]
             n_codes += 1
         codes.append(c)
         counts.append(len(segs))
-    flat = [tuple(seg) for segs in predictions.values() for seg in segs]
-    arr = np.array(flat, dtype=np.float64).reshape(-1, 3) if flat else np.empty((0, 3))
+    arr = _segments(predictions.values(), 3, "prediction")
     pv = np.repeat(np.array(codes, dtype=np.int64), np.array(counts, dtype=np.int64))
     bad = ~np.all(np.isfinite(arr), axis=1) | ~(arr[:, 1] > arr[:, 0])
     if np.any(bad):
@@ -131,13 +139,25 @@ def _flatten_pred(predictions: Mapping[str, Sequence[tuple[float, float, float]]
     return pv, arr, n_codes
 
 
-def _interpolated_ap(prec: np.ndarray, rec: np.ndarray) -> float:
-    """VOC 2011 interpolated AP (ActivityNet ``interpolated_prec_rec``), same float operations."""
-    mprec = np.hstack([[0.0], prec, [0.0]])
-    mrec = np.hstack([[0.0], rec, [1.0]])
-    mprec = np.maximum.accumulate(mprec[::-1])[::-1]
-    idx = np.where(mrec[1::] != mrec[0:-1])[0] + 1
-    return float(np.sum((mrec[idx] - mrec[idx - 1]) * mprec[idx]))
+def _interpolated_ap(tp_ranks: np.ndarray, npos: int) -> float:
+    """VOC 2011 interpolated AP (ActivityNet ``interpolated_prec_rec``) from the 0-based global ranks of the TPs.
+
+    ActivityNet builds precision and recall at every rank; recall only moves at a TP, and the
+    running maximum of precision from the right is always reached at a TP, so the sum it forms
+    has one term per TP (``(m/npos - (m-1)/npos) * max_{m' >= m} m'/(rank_m' + 1)``), plus a zero
+    term when recall ends below 1.  The same float64 operations on the same terms in the same
+    order give the same value, at O(TP) cost instead of O(predictions).
+    """
+    r = np.sort(tp_ranks)
+    m = np.arange(1, r.size + 1, dtype=np.float64)
+    prec = m / (r + 1.0)                                   # tp_cumsum / (tp_cumsum + fp_cumsum) at the TP
+    mprec = np.maximum.accumulate(prec[::-1])[::-1]
+    rec = m / float(npos)
+    prev = np.concatenate([[0.0], rec[:-1]])
+    terms = (rec - prev) * mprec
+    if r.size == 0 or rec[-1] != 1.0:
+        terms = np.append(terms, 0.0)                      # mrec's closing 1 with mprec 0
+    return float(np.sum(terms))
 
 
 def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
@@ -263,12 +283,9 @@ def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
         ap = [None] * n_thr
     else:
         order = np.lexsort((kidx, -pred[kidx, 2]))                  # descending score, ties by appearance
-        tps = tp[:, order].astype(np.float64)
-        tp_c = np.cumsum(tps, axis=1)
-        fp_c = np.cumsum(1.0 - tps, axis=1)
-        rec = tp_c / float(npos)
-        prec = tp_c / (tp_c + fp_c)
-        ap = [_interpolated_ap(prec[t], rec[t]) for t in range(n_thr)]
+        rank = np.empty(n_kept, dtype=np.int64)
+        rank[order] = np.arange(n_kept)
+        ap = [_interpolated_ap(rank[tp[t]], npos) for t in range(n_thr)]
     ar: np.ndarray | None = None
     if npos:
         if ar_possible:
