@@ -35,7 +35,12 @@ from typing import Any
 
 import numpy as np
 
-from pytest_omfc.scoring.forgerynet import score_binary, score_multiclass, score_spatial, score_temporal
+from pytest_omfc.scoring.forgerynet import (
+    score_binary,
+    score_multiclass,
+    score_spatial,
+    score_temporal,
+)
 from pytest_omfc.scoring.forgerynet.classification import fake_score
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
@@ -129,7 +134,9 @@ def temporal_data(n_videos: int, seed: int = 7) -> tuple[dict[str, list], dict[s
 
 def temporal(n_videos: int, n_base: int, repeat: int) -> None:
     sys.path.insert(0, str(TESTS))
-    from test_forgerynet_metrics_temporal import activitynet  # the transcription of ActivityNet
+    from test_forgerynet_metrics_temporal import (
+        activitynet,  # the transcription of ActivityNet
+    )
 
     gt, preds = temporal_data(n_videos)
     n_base = min(n_base, n_videos)

@@ -51,8 +51,8 @@ def test_binary_one_class_and_absent_predicted_class() -> None:
     # the recall of class 0 alone = 1/2 (scikit-learn: same, with a warning).
     r = score_binary(np.array([0, 0]), np.array([0.1, 0.7]))
     assert r.metrics == {"Acc": 0.5, "AUC": None}
-    assert r.notes == ("Acc: class 1 predicted but absent from the reference: left out of the mean "
-                       "(as scikit-learn's balanced_accuracy_score)",
+    assert r.notes == (("Acc: class 1 predicted but absent from the reference: left out of the mean "
+                        "(as scikit-learn's balanced_accuracy_score)"),
                        "AUC undefined: only one class in the reference")
     assert r.per_class[1] == {"class": 1, "n": 0, "recall": None}
     assert sk_balanced(np.array([0, 0]), np.array([0, 1])) == 0.5
@@ -85,8 +85,8 @@ def test_multiclass_class_without_positive_is_left_out_of_map() -> None:
     r = score_multiclass(y, p)
     assert r.metrics["mAP"] == 1.0
     assert r.per_class[2] == {"class": 2, "n": 0, "AUC": None, "recall": None}
-    assert r.notes == ("mAP: class 2 has no positive or no negative sample: its AUC is undefined and left out "
-                       "of the mean (2 of 3 classes averaged)",)
+    assert r.notes == (("mAP: class 2 has no positive or no negative sample: its AUC is undefined and left out "
+                        "of the mean (2 of 3 classes averaged)"),)
 
 
 def test_fake_score_is_summed_left_to_right() -> None:

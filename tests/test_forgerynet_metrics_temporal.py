@@ -58,7 +58,7 @@ def interpolated_prec_rec(prec, rec):  # utils.py
     return ap
 
 
-def compute_average_precision_detection(ground_truth, prediction, tiou_thresholds=np.linspace(0.5, 0.95, 10)):
+def compute_average_precision_detection(ground_truth, prediction, tiou_thresholds=np.linspace(0.5, 0.95, 10)):  # noqa: B008 (as ActivityNet)
     npos = float(len(ground_truth))
     lock_gt = np.ones((len(tiou_thresholds), len(ground_truth))) * -1
     # Sort predictions by decreasing score order.
@@ -78,7 +78,7 @@ def compute_average_precision_detection(ground_truth, prediction, tiou_threshold
         try:
             # Check if there is at least one ground truth in the video associated.
             ground_truth_videoid = ground_truth_gbvn.get_group(this_pred['video-id'])
-        except Exception:
+        except Exception:  # noqa: BLE001 (ActivityNet's bare except)
             fp[:, idx] = 1
             continue
 
@@ -116,7 +116,7 @@ def compute_average_precision_detection(ground_truth, prediction, tiou_threshold
 
 
 def average_recall_vs_avg_nr_proposals(ground_truth, proposals, max_avg_nr_proposals=None,
-                                       tiou_thresholds=np.linspace(0.5, 0.95, 10)):
+                                       tiou_thresholds=np.linspace(0.5, 0.95, 10)):  # noqa: B008 (as ActivityNet)
     # Get list of videos.
     video_lst = ground_truth['video-id'].unique()
 
@@ -140,7 +140,7 @@ def average_recall_vs_avg_nr_proposals(ground_truth, proposals, max_avg_nr_propo
         # Get proposals for this video.
         try:
             proposals_videoid = proposals_gbvn.get_group(videoid)
-        except Exception:
+        except Exception:  # noqa: BLE001 (ActivityNet's bare except)
             n = this_video_ground_truth.shape[0]
             score_lst.append(np.zeros((n, 1)))
             continue
@@ -338,6 +338,14 @@ def test_more_than_ten_predictions_keep_the_top_ten() -> None:
     assert r.notes[0] == "2 predictions beyond the top 10 of their video were dropped (1 videos)"
     r12 = score_temporal({"v": [(0.0, 10.0)]}, preds, top_k=12)
     assert ap_list(r12) == pytest.approx([1 / 11] * 10, abs=1e-15)
+
+
+def test_a_huge_top_k_allocates_only_what_is_used() -> None:
+    # top_k only bounds the kept predictions: the matching table is as wide as the longest kept list (2 here).
+    r = score_temporal({"v": [(0.0, 10.0)]}, {"v": [(0.0, 10.0, 0.9), (20.0, 30.0, 0.2)]}, top_k=10**12)
+    assert ap_list(r) == [1.0] * 10
+    with pytest.raises(ValueError, match=r"top_k must be at least 1 \(got 0\)"):
+        score_temporal({"v": [(0.0, 10.0)]}, {}, top_k=0)
 
 
 def test_keep_top_k_is_stable() -> None:

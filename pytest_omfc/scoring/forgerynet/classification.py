@@ -124,8 +124,8 @@ def _absent_note(absent: list[int], metric: str) -> list[str]:
     if not absent:
         return []
     names = ", ".join(str(c) for c in absent)
-    return [f"{metric}: class {names} predicted but absent from the reference: left out of the mean "
-            "(as scikit-learn's balanced_accuracy_score)"]
+    return [(f"{metric}: class {names} predicted but absent from the reference: left out of the mean "
+             "(as scikit-learn's balanced_accuracy_score)")]
 
 
 def score_binary(labels: np.ndarray, scores: np.ndarray, threshold: float = 0.5) -> ClassificationReport:

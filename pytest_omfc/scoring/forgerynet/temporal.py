@@ -48,8 +48,8 @@ thresholds together; AR uses the running maximum of tIoU along each video's prop
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import chain
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -238,6 +238,7 @@ def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
 
     # Videos with ground truth and predictions, grouped by their number of ground-truth segments.
     row_code = np.full(n_codes, -1, dtype=np.int64)
+    width = int(krank.max()) + 1 if n_kept else 1          # columns: at most top_k, never more than used
     scored = vids_gt[n_pred_per_code[vids_gt] > 0]
     for g in np.unique(gcount[scored]):
         vids = scored[gcount[scored] == g]
@@ -245,16 +246,16 @@ def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
         row_code[vids] = np.arange(nv)
         sel = np.flatnonzero(row_code[kv] >= 0)
         sel = sel[gcount[kv[sel]] == g]
-        slot = np.full((nv, top_k), -1, dtype=np.int64)
+        slot = np.full((nv, width), -1, dtype=np.int64)
         slot[row_code[kv[sel]], krank[sel]] = sel
         valid = slot >= 0
         si = np.where(valid, slot, 0)
         gi = gstart[vids][:, None] + np.arange(g)[None, :]
         tiou = segment_iou(ps[si][:, :, None], pe[si][:, :, None], gt[gi, 0][:, None, :], gt[gi, 1][:, None, :])
-        tiou = np.where(valid[:, :, None], tiou, -np.inf)        # (nv, top_k, g)
+        tiou = np.where(valid[:, :, None], tiou, -np.inf)        # (nv, width, g)
         # AP: greedy in score order inside each video, all thresholds at once.
         locked = np.zeros((n_thr, nv, g), dtype=bool)
-        for p in range(top_k):
+        for p in range(width):
             col = tiou[:, p, :]                                     # (nv, g)
             cand = (col[None, :, :] >= thr[:, None, None]) & ~locked
             best = np.argmax(np.where(cand, col[None, :, :], -1.0), axis=2)   # first index on equal tIoU
@@ -264,7 +265,7 @@ def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
             tp[:, slot[valid[:, p], p]] = hit[:, valid[:, p]]
         # AR: a GT is recalled at step j when the best tIoU over the first m_j proposals is >= t.
         if ar_possible:
-            prefmax = np.maximum.accumulate(tiou, axis=1)            # (nv, top_k, g)
+            prefmax = np.maximum.accumulate(tiou, axis=1)            # (nv, width, g)
             nrv = nr_keep[vids]
             for jj, j in enumerate(ar_cols):
                 m = np.minimum((nrv * pcn_lst[j]).astype(np.int64), nrv)
@@ -298,7 +299,7 @@ def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
             ar = recall.mean(axis=0)
     for t in range(n_thr):
         metrics[f"AP@{thr[t]:.2f}"] = ap[t]
-    metrics["AP_avg"] = None if npos == 0 else float(np.mean(ap))
+    metrics["AP_avg"] = None if npos == 0 else float(np.mean([a for a in ap if a is not None]))
     for jj, k in enumerate(AR_AT):
         metrics[f"AR@{k}"] = None if ar is None else float(ar[jj])
     for t in range(n_thr):
