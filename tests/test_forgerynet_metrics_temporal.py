@@ -327,6 +327,22 @@ def test_ar_counts_proposals_on_average_per_video() -> None:
     assert r.metrics["AR@1"] == 0.5
 
 
+def test_ar_predictions_in_real_videos_shrink_the_proposal_budget() -> None:
+    # v: GT (0,10), 9 FPs scored above the exact match (10th).  Ten real videos with 10 predictions each.
+    # V=1, P=110, ratio = 100*1/110 = 0.909 -> v keeps int(10*0.909) = 9 proposals: the match is cut, AR@10 = 0.
+    # Without the real videos: ratio = 100/10 = 10 -> v keeps 10 and AR@10 = 1.  AP (top 10 kept) sees the match.
+    v = [(20.0 + i, 21.0 + i, 0.9 - 0.01 * i) for i in range(9)] + [(0.0, 10.0, 0.5)]
+    real = {f"r{j}": [(1.0 + i, 2.0 + i, 0.3 - 0.01 * i) for i in range(10)] for j in range(10)}
+    gt = {"v": [(0.0, 10.0)], **{name: [] for name in real}}
+    crowded = score_temporal(gt, {"v": v, **real})
+    alone = score_temporal(gt, {"v": v})
+    assert crowded.metrics["AR@10"] == 0.0 and alone.metrics["AR@10"] == 1.0
+    _, recall = activitynet(gt, {"v": v, **real})
+    assert recall[:, 9].tolist() == [0.0] * 10
+    # AP: the match ranks 10th of 110 (all real predictions score below .5): prec 1/10, rec 1 -> AP = 0.1.
+    assert ap_list(crowded) == pytest.approx([0.1] * 10, abs=1e-15)
+
+
 def test_more_than_ten_predictions_keep_the_top_ten() -> None:
     # GT (0,10); 10 FPs with scores .90 .. .45 and the exact match with score .1 (11th) plus one more FP (12th):
     # top 10 keeps only the FPs -> tp all 0 -> AP = 0, AR = 0, and a note says 2 were dropped.
