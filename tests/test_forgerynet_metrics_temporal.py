@@ -383,7 +383,14 @@ def test_undefined_and_empty_cases() -> None:
     assert "no ground-truth segment in the reference: AP and AR are undefined" in r.notes
     r = score_temporal({"v": [(0, 1)]}, {})
     assert ap_list(r) == [0.0] * 10 and r.metrics["AR@1"] == 0.0
-    assert any(n.startswith("no kept prediction in a video with ground truth: AR is 0") for n in r.notes)
+    assert "no prediction in a video with ground truth: AR is 0 (ActivityNet divides by zero here)" in r.notes
+    # 1 video with GT and 1 prediction, 150 real videos with 1 prediction each: ratio = 100*1/151 < 1 ->
+    # int(1 * 0.66) = 0 proposals kept: AR 0 with its reason; AP: the match ranks first -> 1.
+    real = {f"r{j}": [(0.0, 1.0, 0.1)] for j in range(150)}
+    r = score_temporal({"v": [(0, 1)], **{k: [] for k in real}}, {"v": [(0.0, 1.0, 0.9)], **real})
+    assert r.metrics["AR@10"] == 0.0 and ap_list(r) == [1.0] * 10
+    assert r.notes[-1] == ("the proposal budget (100 per video with ground truth, over 151 kept predictions) keeps "
+                           "no proposal of a video with ground truth: AR is 0 (ActivityNet divides by zero here)")
 
 
 @pytest.mark.parametrize("bad", [(2.0, 1.0, 0.5), (1.0, 1.0, 0.5), (0.0, float("nan"), 0.5), (0.0, 1.0, float("inf"))])

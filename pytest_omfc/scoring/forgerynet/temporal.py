@@ -239,13 +239,15 @@ def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
     # Videos with ground truth and predictions, grouped by their number of ground-truth segments.
     row_code = np.full(n_codes, -1, dtype=np.int64)
     width = int(krank.max()) + 1 if n_kept else 1          # columns: at most top_k, never more than used
-    scored = vids_gt[n_pred_per_code[vids_gt] > 0]
-    for g in np.unique(gcount[scored]):
-        vids = scored[gcount[scored] == g]
+    # Kept predictions of videos with ground truth, sorted by that count once (each group is a slice).
+    kg = gcount[kv]
+    by_count = np.argsort(kg, kind="stable")
+    kg_sorted = kg[by_count]
+    for g in np.unique(kg_sorted[kg_sorted > 0]):
+        sel = by_count[np.searchsorted(kg_sorted, g, "left"):np.searchsorted(kg_sorted, g, "right")]
+        vids = np.unique(kv[sel])
         nv = vids.size
         row_code[vids] = np.arange(nv)
-        sel = np.flatnonzero(row_code[kv] >= 0)
-        sel = sel[gcount[kv[sel]] == g]
         slot = np.full((nv, width), -1, dtype=np.int64)
         slot[row_code[kv[sel]], krank[sel]] = sel
         valid = slot >= 0
@@ -293,8 +295,10 @@ def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
             recall = matched_ar / float(npos)                       # (n_thr, len(AR_AT))
             ar = recall.mean(axis=0)
         else:
-            notes.append("no kept prediction in a video with ground truth: AR is 0 "
-                         "(ActivityNet divides by zero here)")
+            why = ("no prediction in a video with ground truth" if not np.any(n_pred_per_code[vids_gt])
+                   else f"the proposal budget ({max_avg_nr_proposals} per video with ground truth, over {n_kept} "
+                        "kept predictions) keeps no proposal of a video with ground truth")
+            notes.append(f"{why}: AR is 0 (ActivityNet divides by zero here)")
             recall = np.zeros((n_thr, ar_cols.size))
             ar = recall.mean(axis=0)
     for t in range(n_thr):
