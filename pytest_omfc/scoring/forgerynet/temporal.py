@@ -37,12 +37,13 @@ quotes them):
   proposals per video: with exactly 10 predictions in every video with ground truth and none
   elsewhere it is the top K of each video; when some videos with ground truth have fewer (or no)
   predictions the others get more than K each (and when real videos carry many predictions,
-  fewer).  ActivityNet divides by zero when there is no kept prediction at all; here AR is 0
-  with a note.  Predictions in videos without ground truth count in P but are never recalled.
+  fewer).  ActivityNet divides by zero when no proposal of a video with ground truth is kept
+  (none predicted, or a budget below one per video); here AR is 0 with a note naming the cause.  Predictions in videos without ground truth count in P but are never recalled.
 
-Speed: the greedy matching is sequential only within a video, so it runs as ``top_k`` vectorised
-steps over all videos with the same number of ground-truth segments at once, for all 10
-thresholds together; AR uses the running maximum of tIoU along each video's proposal order.
+Speed: the greedy matching is sequential only within a video, so it runs as at most ``top_k``
+vectorised steps over all videos with the same number of ground-truth segments at once, for all 10
+thresholds together; AP is then summed over the true positives' global ranks only (the same float64
+terms ActivityNet sums); AR uses the running maximum of tIoU along each video's proposal order.
 """
 
 from __future__ import annotations
