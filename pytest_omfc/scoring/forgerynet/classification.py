@@ -68,14 +68,13 @@ def roc_auc(positive: np.ndarray, scores: np.ndarray) -> float | None:
     n_neg = pos.size - n_pos
     if n_pos == 0 or n_neg == 0:
         return None
-    order = np.argsort(s, kind="stable")
-    sorted_s = s[order]
-    # Tie groups [start, end): 0-based start, the group's average 1-based rank is (start + 1 + end) / 2.
-    starts = np.flatnonzero(np.r_[True, sorted_s[1:] != sorted_s[:-1]])
-    ends = np.r_[starts[1:], s.size]
-    pos_in_group = np.add.reduceat(pos[order].astype(np.int64), starts)
-    # 2 * rank sum is an integer: keep it integral (exact) until the single division.
-    twice_rank_sum = int(np.dot(pos_in_group, starts + 1 + ends))
+    # The average 1-based rank of a score v is (#{< v} + 1 + #{<= v}) / 2: twice the positives' rank sum
+    # is an integer, found by two searchsorted calls in the sorted scores (no argsort needed).
+    all_sorted = np.sort(s)
+    pos_sorted = np.sort(s[pos])
+    below = np.searchsorted(all_sorted, pos_sorted, side="left")
+    upto = np.searchsorted(all_sorted, pos_sorted, side="right")
+    twice_rank_sum = int(below.sum()) + int(upto.sum()) + n_pos
     u_twice = twice_rank_sum - n_pos * (n_pos + 1)
     return u_twice / (2.0 * n_pos * n_neg)
 
@@ -125,8 +124,8 @@ def _absent_note(absent: list[int], metric: str) -> list[str]:
     if not absent:
         return []
     names = ", ".join(str(c) for c in absent)
-    return [f"{metric}: class {names} predicted but absent from the reference: left out of the mean "
-            "(as scikit-learn's balanced_accuracy_score)"]
+    return [(f"{metric}: class {names} predicted but absent from the reference: left out of the mean "
+             "(as scikit-learn's balanced_accuracy_score)")]
 
 
 def score_binary(labels: np.ndarray, scores: np.ndarray, threshold: float = 0.5) -> ClassificationReport:

@@ -19,11 +19,14 @@ Exactness.  The comparisons are made on float64 exactly as written: ``v/255 >= t
 integer grey difference lies on 0.01, 0.05 or 0.1 (``255 t`` = 2.55, 12.75, 25.5, at least 0.25 grey
 level away, far beyond float64 error), so ``IoU_diff`` never meets a boundary (``|51/255 - 0/255|``
 is exactly ``0.2`` and would count as ``<= 0.2``).  The unit tests pin these cases.
-Because a value is one of 256 grey levels, each image is reduced to the 256x256 histogram of its
-(pred, gt) grey pairs (one ``bincount``); every metric is then an integer count (a dot product of
-the histogram with a 0/1 table of the comparison evaluated once per grey pair) and ``L1`` the
-integer ``sum |p - g|`` divided by ``255 N`` once.  Pooled values are therefore exact ratios of
-integers, and memory does not grow with the number of images beyond the per-image table.
+Because a value is one of 256 grey levels, the float64 comparisons are evaluated once, at import,
+for all 256 levels and all 65536 (pred, gt) pairs, and turned into integer rules that give the same
+answer on every pair (checked at import): ``v/255 >= t`` iff ``v >= first level`` (26 for 0.1, 51
+for 0.2) and ``|p/255 - g/255| <= t`` iff ``|p - g| <= D`` (2, 12, 25).  An image then costs a few
+passes over its uint8 pixels: two comparisons per ``IoU`` threshold and one ``bincount`` of
+``|p - g|``, which gives every ``IoU_diff`` count and the integer ``sum |p - g|``; ``L1`` is that
+sum divided by ``255 N`` once.  Pooled values are therefore exact ratios of integers, and memory
+does not grow with the number of images beyond the per-image table.
 """
 
 from __future__ import annotations
@@ -41,13 +44,32 @@ __all__ = ["DIFF_THRESHOLDS", "IOU_THRESHOLDS", "METRIC_NAMES", "SpatialAccumula
 IOU_THRESHOLDS: tuple[float, ...] = (0.1, 0.2)
 DIFF_THRESHOLDS: tuple[float, ...] = (0.01, 0.05, 0.1)
 
-_GREY = np.arange(256, dtype=np.float64) / 255.0
-# Tables over grey pairs (p, g), flattened as p * 256 + g, evaluated once in float64 as written.
-_P = np.repeat(_GREY, 256)
-_G = np.tile(_GREY, 256)
-_MISMATCH = {t: ((_P >= t) != (_G >= t)).astype(np.int64) for t in IOU_THRESHOLDS}
-_WITHIN = {t: (np.abs(_P - _G) <= t).astype(np.int64) for t in DIFF_THRESHOLDS}
-_ABSDIFF = np.abs(np.repeat(np.arange(256), 256) - np.tile(np.arange(256), 256)).astype(np.int64)
+def _integer_rules() -> tuple[dict[float, int], dict[float, int]]:
+    """First grey level ``>= t``, and the largest grey difference ``<= t``, from float64 as written.
+
+    Raises at import if a threshold ever made the float comparison depend on more than the level
+    (for ``>=``) or the absolute difference of levels (for ``<=``): then an integer rule would be wrong.
+    """
+    grey = np.arange(256, dtype=np.float64) / 255.0
+    level = np.arange(256)
+    first = {t: int(np.argmax(grey >= t)) for t in IOU_THRESHOLDS}
+    for t, a in first.items():
+        if not np.array_equal(grey >= t, level >= a):  # pragma: no cover - monotone by construction
+            raise AssertionError(f"v/255 >= {t} is not a threshold on the grey level")
+    pf, gf = np.meshgrid(grey, grey, indexing="ij")
+    pi, gi = np.meshgrid(level, level, indexing="ij")
+    within = {}
+    for t in DIFF_THRESHOLDS:
+        exact = np.abs(pf - gf) <= t
+        d = int(np.abs(pi - gi)[exact].max())
+        if not np.array_equal(exact, np.abs(pi - gi) <= d):  # pragma: no cover - checked for 0.01, 0.05, 0.1
+            raise AssertionError(f"|p/255 - g/255| <= {t} is not a threshold on |p - g|")
+        within[t] = d
+    return first, within
+
+
+#: ``v/255 >= t`` iff ``v >= _FIRST[t]``; ``|p/255 - g/255| <= t`` iff ``|p - g| <= _WITHIN[t]`` (all 65536 pairs).
+_FIRST, _WITHIN = _integer_rules()
 
 #: Per-image column names, in report order (each metric gets ``_per_image`` and ``_pooled``).
 METRIC_NAMES: tuple[str, ...] = (
@@ -105,12 +127,14 @@ class SpatialAccumulator:
             raise ValueError(f"{image_id}: maps must be 2-D of the same shape (got {p.shape} and {g.shape})")
         if p.size == 0:
             raise ValueError(f"{image_id}: maps must have at least one pixel (got shape {p.shape})")
-        hist = np.bincount((p.astype(np.intp) << 8 | g).ravel(), minlength=65536).astype(np.int64)
+        diff = np.abs(p.astype(np.int16) - g.astype(np.int16)).ravel()
+        hd = np.bincount(diff, minlength=256)
+        cum = np.cumsum(hd)
         row = (
             int(p.size),
-            *(int(hist @ _MISMATCH[t]) for t in IOU_THRESHOLDS),
-            *(int(hist @ _WITHIN[t]) for t in DIFF_THRESHOLDS),
-            int(hist @ _ABSDIFF),
+            *(int(np.count_nonzero((p >= _FIRST[t]) != (g >= _FIRST[t]))) for t in IOU_THRESHOLDS),
+            *(int(cum[_WITHIN[t]]) for t in DIFF_THRESHOLDS),
+            int(hd @ np.arange(256, dtype=np.int64)),
         )
         self._ids.append(str(image_id))
         self._counts.append(row)

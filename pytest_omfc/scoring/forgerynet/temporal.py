@@ -37,18 +37,20 @@ quotes them):
   proposals per video: with exactly 10 predictions in every video with ground truth and none
   elsewhere it is the top K of each video; when some videos with ground truth have fewer (or no)
   predictions the others get more than K each (and when real videos carry many predictions,
-  fewer).  ActivityNet divides by zero when there is no kept prediction at all; here AR is 0
-  with a note.  Predictions in videos without ground truth count in P but are never recalled.
+  fewer).  ActivityNet divides by zero when no proposal of a video with ground truth is kept
+  (none predicted, or a budget below one per video); here AR is 0 with a note naming the cause.  Predictions in videos without ground truth count in P but are never recalled.
 
-Speed: the greedy matching is sequential only within a video, so it runs as ``top_k`` vectorised
-steps over all videos with the same number of ground-truth segments at once, for all 10
-thresholds together; AR uses the running maximum of tIoU along each video's proposal order.
+Speed: the greedy matching is sequential only within a video, so it runs as at most ``top_k``
+vectorised steps over all videos with the same number of ground-truth segments at once, for all 10
+thresholds together; AP is then summed over the true positives' global ranks only (the same float64
+terms ActivityNet sums); AR uses the running maximum of tIoU along each video's proposal order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -94,10 +96,18 @@ def keep_top_k(preds: Sequence[tuple[float, float, float]], k: int = 10) -> list
     return [tuple(preds[i]) for i in order[:k]]  # type: ignore[misc]
 
 
+def _segments(lists: Iterable[Sequence[Sequence[float]]], width: int, what: str) -> np.ndarray:
+    """The ``(n, width)`` float64 array of all segments of all videos (C-level iteration, no tuple copies)."""
+    widths = np.fromiter(map(len, chain.from_iterable(lists)), dtype=np.int64)
+    if np.any(widths != width):
+        raise ValueError(f"every {what} must have {width} numbers (got {int(widths[widths != width][0])})")
+    flat = np.fromiter(chain.from_iterable(chain.from_iterable(lists)), dtype=np.float64, count=widths.size * width)
+    return flat.reshape(-1, width)
+
+
 def _flatten_gt(ground_truth: Mapping[str, Sequence[tuple[float, float]]]) -> tuple[np.ndarray, np.ndarray]:
-    counts = np.array([len(v) for v in ground_truth.values()], dtype=np.int64)
-    flat = [tuple(seg) for v in ground_truth.values() for seg in v]
-    arr = np.array(flat, dtype=np.float64).reshape(-1, 2) if flat else np.empty((0, 2))
+    counts = np.fromiter(map(len, ground_truth.values()), dtype=np.int64, count=len(ground_truth))
+    arr = _segments(ground_truth.values(), 2, "ground-truth segment")
     if arr.size and not np.all(np.isfinite(arr)):
         raise ValueError("ground-truth segments must be finite numbers")
     if np.any(arr[:, 1] < arr[:, 0]):
@@ -120,8 +130,7 @@ def _flatten_pred(predictions: Mapping[str, Sequence[tuple[float, float, float]]
             n_codes += 1
         codes.append(c)
         counts.append(len(segs))
-    flat = [tuple(seg) for segs in predictions.values() for seg in segs]
-    arr = np.array(flat, dtype=np.float64).reshape(-1, 3) if flat else np.empty((0, 3))
+    arr = _segments(predictions.values(), 3, "prediction")
     pv = np.repeat(np.array(codes, dtype=np.int64), np.array(counts, dtype=np.int64))
     bad = ~np.all(np.isfinite(arr), axis=1) | ~(arr[:, 1] > arr[:, 0])
     if np.any(bad):
@@ -131,13 +140,25 @@ def _flatten_pred(predictions: Mapping[str, Sequence[tuple[float, float, float]]
     return pv, arr, n_codes
 
 
-def _interpolated_ap(prec: np.ndarray, rec: np.ndarray) -> float:
-    """VOC 2011 interpolated AP (ActivityNet ``interpolated_prec_rec``), same float operations."""
-    mprec = np.hstack([[0.0], prec, [0.0]])
-    mrec = np.hstack([[0.0], rec, [1.0]])
-    mprec = np.maximum.accumulate(mprec[::-1])[::-1]
-    idx = np.where(mrec[1::] != mrec[0:-1])[0] + 1
-    return float(np.sum((mrec[idx] - mrec[idx - 1]) * mprec[idx]))
+def _interpolated_ap(tp_ranks: np.ndarray, npos: int) -> float:
+    """VOC 2011 interpolated AP (ActivityNet ``interpolated_prec_rec``) from the 0-based global ranks of the TPs.
+
+    ActivityNet builds precision and recall at every rank; recall only moves at a TP, and the
+    running maximum of precision from the right is always reached at a TP, so the sum it forms
+    has one term per TP (``(m/npos - (m-1)/npos) * max_{m' >= m} m'/(rank_m' + 1)``), plus a zero
+    term when recall ends below 1.  The same float64 operations on the same terms in the same
+    order give the same value, at O(TP) cost instead of O(predictions).
+    """
+    r = np.sort(tp_ranks)
+    m = np.arange(1, r.size + 1, dtype=np.float64)
+    prec = m / (r + 1.0)                                   # tp_cumsum / (tp_cumsum + fp_cumsum) at the TP
+    mprec = np.maximum.accumulate(prec[::-1])[::-1]
+    rec = m / float(npos)
+    prev = np.concatenate([[0.0], rec[:-1]])
+    terms = (rec - prev) * mprec
+    if r.size == 0 or rec[-1] != 1.0:
+        terms = np.append(terms, 0.0)                      # mrec's closing 1 with mprec 0
+    return float(np.sum(terms))
 
 
 def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
@@ -218,23 +239,26 @@ def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
 
     # Videos with ground truth and predictions, grouped by their number of ground-truth segments.
     row_code = np.full(n_codes, -1, dtype=np.int64)
-    scored = vids_gt[n_pred_per_code[vids_gt] > 0]
-    for g in np.unique(gcount[scored]):
-        vids = scored[gcount[scored] == g]
+    width = int(krank.max()) + 1 if n_kept else 1          # columns: at most top_k, never more than used
+    # Kept predictions of videos with ground truth, sorted by that count once (each group is a slice).
+    kg = gcount[kv]
+    by_count = np.argsort(kg, kind="stable")
+    kg_sorted = kg[by_count]
+    for g in np.unique(kg_sorted[kg_sorted > 0]):
+        sel = by_count[np.searchsorted(kg_sorted, g, "left"):np.searchsorted(kg_sorted, g, "right")]
+        vids = np.unique(kv[sel])
         nv = vids.size
         row_code[vids] = np.arange(nv)
-        sel = np.flatnonzero(row_code[kv] >= 0)
-        sel = sel[gcount[kv[sel]] == g]
-        slot = np.full((nv, top_k), -1, dtype=np.int64)
+        slot = np.full((nv, width), -1, dtype=np.int64)
         slot[row_code[kv[sel]], krank[sel]] = sel
         valid = slot >= 0
         si = np.where(valid, slot, 0)
         gi = gstart[vids][:, None] + np.arange(g)[None, :]
         tiou = segment_iou(ps[si][:, :, None], pe[si][:, :, None], gt[gi, 0][:, None, :], gt[gi, 1][:, None, :])
-        tiou = np.where(valid[:, :, None], tiou, -np.inf)        # (nv, top_k, g)
+        tiou = np.where(valid[:, :, None], tiou, -np.inf)        # (nv, width, g)
         # AP: greedy in score order inside each video, all thresholds at once.
         locked = np.zeros((n_thr, nv, g), dtype=bool)
-        for p in range(top_k):
+        for p in range(width):
             col = tiou[:, p, :]                                     # (nv, g)
             cand = (col[None, :, :] >= thr[:, None, None]) & ~locked
             best = np.argmax(np.where(cand, col[None, :, :], -1.0), axis=2)   # first index on equal tIoU
@@ -244,7 +268,7 @@ def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
             tp[:, slot[valid[:, p], p]] = hit[:, valid[:, p]]
         # AR: a GT is recalled at step j when the best tIoU over the first m_j proposals is >= t.
         if ar_possible:
-            prefmax = np.maximum.accumulate(tiou, axis=1)            # (nv, top_k, g)
+            prefmax = np.maximum.accumulate(tiou, axis=1)            # (nv, width, g)
             nrv = nr_keep[vids]
             for jj, j in enumerate(ar_cols):
                 m = np.minimum((nrv * pcn_lst[j]).astype(np.int64), nrv)
@@ -263,25 +287,24 @@ def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
         ap = [None] * n_thr
     else:
         order = np.lexsort((kidx, -pred[kidx, 2]))                  # descending score, ties by appearance
-        tps = tp[:, order].astype(np.float64)
-        tp_c = np.cumsum(tps, axis=1)
-        fp_c = np.cumsum(1.0 - tps, axis=1)
-        rec = tp_c / float(npos)
-        prec = tp_c / (tp_c + fp_c)
-        ap = [_interpolated_ap(prec[t], rec[t]) for t in range(n_thr)]
+        rank = np.empty(n_kept, dtype=np.int64)
+        rank[order] = np.arange(n_kept)
+        ap = [_interpolated_ap(rank[tp[t]], npos) for t in range(n_thr)]
     ar: np.ndarray | None = None
     if npos:
         if ar_possible:
             recall = matched_ar / float(npos)                       # (n_thr, len(AR_AT))
             ar = recall.mean(axis=0)
         else:
-            notes.append("no kept prediction in a video with ground truth: AR is 0 "
-                         "(ActivityNet divides by zero here)")
+            why = ("no prediction in a video with ground truth" if not np.any(n_pred_per_code[vids_gt])
+                   else f"the proposal budget ({max_avg_nr_proposals} per video with ground truth, over {n_kept} "
+                        "kept predictions) keeps no proposal of a video with ground truth")
+            notes.append(f"{why}: AR is 0 (ActivityNet divides by zero here)")
             recall = np.zeros((n_thr, ar_cols.size))
             ar = recall.mean(axis=0)
     for t in range(n_thr):
         metrics[f"AP@{thr[t]:.2f}"] = ap[t]
-    metrics["AP_avg"] = None if npos == 0 else float(np.mean(ap))
+    metrics["AP_avg"] = None if npos == 0 else float(np.mean([a for a in ap if a is not None]))
     for jj, k in enumerate(AR_AT):
         metrics[f"AR@{k}"] = None if ar is None else float(ar[jj])
     for t in range(n_thr):
