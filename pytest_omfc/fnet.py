@@ -180,26 +180,26 @@ class ForgeryNetSubmission(Submission):
             return ref
         k = 2 if self.task is Task.FSL else self.classes
         ids = table.df["ID"].astype(str)
-        labels = pd.to_numeric(table.df["Label"], errors="coerce")
-        good_label = labels.notna() & labels.between(0, k - 1) & (labels == labels.round())
-        seen: dict[str, int] = {}
-        for pos, (rid, raw, ok) in enumerate(zip(ids.tolist(), table.df["Label"].tolist(), good_label.tolist())):
-            line = table.line_of(pos)
-            if rid == "":
+        raw = table.df["Label"].astype(str)
+        labels = pd.to_numeric(raw.str.strip(), errors="coerce")
+        empty = (ids == "").to_numpy()
+        repeated = (ids.duplicated(keep="first").to_numpy() & ~empty)
+        bad_label = ~(labels.notna() & labels.between(0, k - 1) & (labels == labels.round())).to_numpy() & ~empty & ~repeated
+        first_line = dict(zip(ids[~ids.duplicated(keep="first")].tolist(), table.lines[~ids.duplicated(keep="first").to_numpy()].tolist()))
+        for pos in np.flatnonzero(empty | repeated | bad_label).tolist():  # findings for the bad rows only
+            rid, line, value = ids.iat[pos], table.line_of(pos), raw.iat[pos]
+            if empty[pos]:
                 ref.problems.append(Finding("the reference ID must not be empty", file=self.ref_display, line=line, column="ID", value=rid))
-                continue
-            if rid in seen:
-                ref.problems.append(Finding(f"each reference ID must appear once (got it again; first on line {seen[rid]})",
+            elif repeated[pos]:
+                ref.problems.append(Finding(f"each reference ID must appear once (got it again; first on line {first_line[rid]})",
                                             file=self.ref_display, line=line, key=rid, column="ID", value=rid))  # fmt: skip
-                continue
-            if not ok:
-                ref.problems.append(Finding(f"Label must be an integer from 0 to {k - 1} (got {raw!r})",
-                                            file=self.ref_display, line=line, key=rid, column="Label", value=raw))  # fmt: skip
-                continue
-            seen[rid] = line
-            ref.ids.append(rid)
-            ref.lines[rid] = line
-            ref.labels[rid] = int(float(raw))
+            else:
+                ref.problems.append(Finding(f"Label must be an integer from 0 to {k - 1} (got {value!r})",
+                                            file=self.ref_display, line=line, key=rid, column="Label", value=value))  # fmt: skip
+        ok = ~(empty | repeated | bad_label)
+        ref.ids = ids[ok].tolist()
+        ref.lines = dict(zip(ref.ids, table.lines[ok].tolist()))
+        ref.labels = dict(zip(ref.ids, labels[ok].astype(np.int64).tolist()))
         if self.task is Task.FSL:
             names = dict(zip(ids.tolist(), table.df["MaskFileName"].astype(str).tolist()))
             for rid in ref.ids:

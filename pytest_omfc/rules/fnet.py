@@ -126,30 +126,29 @@ def fnet_04(sub: Submission) -> Report:
     if ctx.is_temporal:
         return _temporal_ids(ctx)
     table = ctx.sysout()
-    ids = ctx.sys_ids.tolist()
+    ids = ctx.sys_ids
     known = set(ref.ids)
+    is_known = ids.isin(known).to_numpy()
+    repeated = ids.duplicated(keep="first").to_numpy() & is_known
+    first = ~ids.duplicated(keep="first").to_numpy() & is_known
+    first_line = dict(zip(ids[first].tolist(), table.lines[first].tolist()))
     found: list[Finding] = []
-    first: dict[str, int] = {}
-    unknown = repeated = 0
-    for pos, rid in enumerate(ids):
-        line = table.line_of(pos)
-        if rid not in known:
-            unknown += 1
+    for pos in np.flatnonzero(~is_known | repeated).tolist():  # findings for the bad rows only
+        rid, line = ids.iat[pos], table.line_of(pos)
+        if not is_known[pos]:
             found.append(Finding(f"ID must be one of the {len(known)} reference IDs of {ref.display} (got an unknown ID)",
                                  file=table.display, line=line, key=rid, column="ID", value=rid))  # fmt: skip
-        elif rid in first:
-            repeated += 1
-            found.append(Finding(f"ID must appear once (got it again; first on line {first[rid]})",
-                                 file=table.display, line=line, key=rid, column="ID", value=rid))  # fmt: skip
         else:
-            first[rid] = line
-    missing = [rid for rid in ref.ids if rid not in first]
+            found.append(Finding(f"ID must appear once (got it again; first on line {first_line[rid]})",
+                                 file=table.display, line=line, key=rid, column="ID", value=rid))  # fmt: skip
+    unknown, repeated_n = int(np.count_nonzero(~is_known)), int(np.count_nonzero(repeated))
+    missing = [rid for rid in ref.ids if rid not in first_line]
     for rid in missing:
         found.append(Finding(f"the reference ID must have a row in {table.display} (got none)",
                              file=ref.display, line=ref.lines.get(rid), key=rid, column="ID", value=rid))  # fmt: skip
     parts = [f"{len(missing)} of {len(ref.ids)} reference IDs are missing"] if missing else []
     parts += [plural(unknown, "unknown ID")] if unknown else []
-    parts += [f"{plural(repeated, 'ID')} repeated"] if repeated else []
+    parts += [f"{plural(repeated_n, 'ID')} repeated"] if repeated_n else []
     return Report(found, headline="; ".join(parts) if parts else None)
 
 
