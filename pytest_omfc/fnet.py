@@ -31,7 +31,7 @@ from .fnetio import json_limit, read_json
 from .paths import resolve_inside
 from .submission import Submission
 
-__all__ = ["MAX_SEGMENTS", "SUM_TOLERANCE", "ForgeryNetSubmission", "MaskInfo", "Predictions", "Reference", "json_path"]
+__all__ = ["MAX_SEGMENTS", "SUM_TOLERANCE", "ForgeryNetSubmission", "MaskInfo", "Predictions", "Reference", "json_path", "show_json"]
 
 #: Only the 10 highest-scored predictions of a video are scored (METRICS.md 5.3).
 MAX_SEGMENTS = 10
@@ -225,23 +225,23 @@ class ForgeryNetSubmission(Submission):
             where = json_path(vid, root="database")
             if not isinstance(entry, dict) or not isinstance(entry.get("annotations"), list):
                 ref.problems.append(Finding("must be an object with an \"annotations\" list", file=self.ref_display,
-                                            key=vid, column=where, value=_show(entry)))  # fmt: skip
+                                            key=vid, column=where, value=show_json(entry)))  # fmt: skip
                 continue
             duration = entry.get("duration")
             dur = _number(duration) if duration is not None else None
             if duration is not None and (dur is None or not math.isfinite(dur) or dur < 0):
                 ref.problems.append(Finding("duration must be a finite number >= 0 (got it otherwise)", file=self.ref_display,
-                                            key=vid, column=f"{where}.duration", value=_show(duration)))  # fmt: skip
+                                            key=vid, column=f"{where}.duration", value=show_json(duration)))  # fmt: skip
                 continue
             segs: list[tuple[float, float]] = []
             for i, ann in enumerate(entry["annotations"]):
                 seg = ann.get("segment") if isinstance(ann, dict) else None
                 problem = _segment_problem(seg)
                 if problem is None and dur is not None and not (0 <= float(seg[0]) and float(seg[1]) <= dur):
-                    problem = f"must lie inside [0, {dur:g}], the video's duration (got {_show(seg)})"
+                    problem = f"must lie inside [0, {dur:g}], the video's duration (got {show_json(seg)})"
                 if problem is not None:
                     ref.problems.append(Finding(f"segment {problem}", file=self.ref_display, key=vid,
-                                                column=f"{where}.annotations[{i}].segment", value=_show(seg)))  # fmt: skip
+                                                column=f"{where}.annotations[{i}].segment", value=show_json(seg)))  # fmt: skip
                     continue
                 segs.append((float(seg[0]), float(seg[1])))
             ref.ids.append(vid)
@@ -362,12 +362,12 @@ class ForgeryNetSubmission(Submission):
             out.videos.append(vid)
             if not isinstance(entries, list):
                 out.structure.append(Finding(f"must be a list of predictions (got a JSON {type(entries).__name__})",
-                                             file=display, key=vid, column=json_path(vid), value=_show(entries)))  # fmt: skip
+                                             file=display, key=vid, column=json_path(vid), value=show_json(entries)))  # fmt: skip
                 continue
             for i, entry in enumerate(entries):
                 if not isinstance(entry, dict):
                     out.structure.append(Finding(f"must be an object with segment and score (got a JSON {type(entry).__name__})",
-                                                 file=display, key=vid, column=json_path(vid, i), value=_show(entry)))  # fmt: skip
+                                                 file=display, key=vid, column=json_path(vid, i), value=show_json(entry)))  # fmt: skip
                     continue
                 seg, score = entry.get("segment"), entry.get("score")
                 seg_problem = "is missing" if "segment" not in entry else _segment_problem(seg)
@@ -413,7 +413,7 @@ class ForgeryNetSubmission(Submission):
         return self.display(path) if path is not None else f"{self.sub_id}/{self.sub_id}.json"
 
 
-def _show(value: Any) -> str:
+def show_json(value: Any) -> str:
     """A JSON value as text for a finding (shortened later by the findings machinery)."""
     try:
         return json.dumps(value, ensure_ascii=False, allow_nan=True)[:4096]

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..editions import Group, Task
 from ..findings import Finding, Report, Severity, plural
-from ..fnet import MAX_SEGMENTS, SUM_TOLERANCE, ForgeryNetSubmission, _show, json_path
+from ..fnet import MAX_SEGMENTS, SUM_TOLERANCE, ForgeryNetSubmission, json_path, show_json
 from ..registry import rule
 from ..submission import NotApplicable, Submission
 
@@ -248,10 +248,12 @@ def fnet_08(sub: Submission) -> Report:
 @rule("FNET-09", "Segments are [start, end]: two finite numbers with start < end", groups=FNET,
       tasks={Task.FTL}, requires=("FNET-01",))  # fmt: skip
 def fnet_09(sub: Submission) -> Report:
+    """ActivityNet's ``segment_iou`` needs ``start < end`` (a zero or negative length has no tIoU); such
+    predictions are left out of scoring."""
     ctx = _ctx(sub)
     p = ctx.predictions_or_skip()
     found = [Finding(f"segment {why}", file=ctx.json_display, key=p.video[k],
-                     column=json_path(p.video[k], p.index[k], "segment"), value=_show(p.segment_value[k]))
+                     column=json_path(p.video[k], p.index[k], "segment"), value=show_json(p.segment_value[k]))
              for k, why in enumerate(p.segment_problem) if why]  # fmt: skip
     return Report(found, headline=f"{len(found)} of {plural(len(p.video), 'prediction')} have a bad segment" if found else None)
 
@@ -259,6 +261,7 @@ def fnet_09(sub: Submission) -> Report:
 @rule("FNET-10", "Segments lie inside [0, duration] when the reference gives the video's duration",
       groups=FNET, tasks={Task.FTL}, requires=("FNET-01", "FNET-02"))  # fmt: skip
 def fnet_10(sub: Submission) -> Report:
+    """Seconds outside the video cannot be forged; a reference without ``duration`` bounds nothing."""
     ctx = _ctx(sub)
     ctx.reference_or_skip()
     p = ctx.predictions_or_skip()
@@ -267,7 +270,7 @@ def fnet_10(sub: Submission) -> Report:
         why = ctx.duration_problem(k)
         if why:
             found.append(Finding(f"segment {why}", file=ctx.json_display, key=p.video[k],
-                                 column=json_path(p.video[k], p.index[k], "segment"), value=_show(p.segment_value[k])))  # fmt: skip
+                                 column=json_path(p.video[k], p.index[k], "segment"), value=show_json(p.segment_value[k])))  # fmt: skip
     return Report(found, headline=f"{len(found)} of {plural(len(p.video), 'prediction')} leave the video's duration" if found else None)
 
 
@@ -277,7 +280,7 @@ def fnet_11(sub: Submission) -> Report:
     ctx = _ctx(sub)
     p = ctx.predictions_or_skip()
     found = [Finding(f"score {why}", file=ctx.json_display, key=p.video[k],
-                     column=json_path(p.video[k], p.index[k], "score"), value=_show(p.score_value[k]))
+                     column=json_path(p.video[k], p.index[k], "score"), value=show_json(p.score_value[k]))
              for k, why in enumerate(p.score_problem) if why]  # fmt: skip
     return Report(found, headline=f"{len(found)} of {plural(len(p.video), 'prediction')} have a score that is not a finite number"
                   if found else None)  # fmt: skip
