@@ -230,7 +230,7 @@ class ForgeryNetSubmission(Submission):
             duration = entry.get("duration")
             dur = _number(duration) if duration is not None else None
             if duration is not None and (dur is None or not math.isfinite(dur) or dur < 0):
-                ref.problems.append(Finding("duration must be a finite number >= 0 (got it otherwise)", file=self.ref_display,
+                ref.problems.append(Finding(f"duration must be a finite number >= 0 (got {show_json(duration)})", file=self.ref_display,
                                             key=vid, column=f"{where}.duration", value=show_json(duration)))  # fmt: skip
                 continue
             segs: list[tuple[float, float]] = []
