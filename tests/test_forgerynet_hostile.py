@@ -108,3 +108,28 @@ def test_hostile_run_in_a_capped_subprocess_prints_no_traceback(fnet: Fnet) -> N
     assert "FNET-11: 1 of 2 predictions have a score that is not a finite number" in res.out
     assert len(res.out) < 50_000
     assert sys.executable
+
+
+def test_a_run_writes_nothing_into_the_submission_or_the_dataset(fnet: Fnet) -> None:
+    from conftest import snapshot
+
+    case = fnet.case("spatial", reference=SPL_REF, submission=SPL_SUB, files=SPL_FILES, ref_files=SPL_REF_FILES)
+    before = snapshot(case.submission, case.reference.parent)
+    run = case.run()
+    assert run.outcome.failed() == [] and run.entry()["counts"]["scored"] == 2
+    assert snapshot(case.submission, case.reference.parent) == before
+
+
+def test_metrics_json_inside_the_dataset_is_a_usage_error(fnet: Fnet) -> None:
+    case = fnet.case("temporal", reference=TL_REF, submission=TL_SUB)
+    res = fnet.pytester.runpytest(*case.args(), "--omfc-metrics-json", str(case.reference.parent / "m.json"), "-p", "no:cacheprovider")
+    assert res.ret == 4
+    assert "--omfc-metrics-json: must not point into the submission or dataset directory" in res.stderr.str()
+    assert not (case.reference.parent / "m.json").exists()
+
+
+def test_an_index_is_refused_for_forgerynet(fnet: Fnet) -> None:
+    case = fnet.case("temporal", reference=TL_REF, submission=TL_SUB)
+    res = fnet.pytester.runpytest(*case.args(), "--omfc-index", str(case.reference), "-p", "no:cacheprovider")
+    assert res.ret == 4
+    assert "--omfc-index: ForgeryNet takes no index (the reference lists the IDs); drop it" in res.stderr.str()
