@@ -15,14 +15,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..editions import Task
 from ..findings import Unavailable, plural
 from .registry import NotScored, Outcome, Scorer, ScoreResult, ScorerOption, ScoringInput, register
 from .scorers import bounded
+
+if TYPE_CHECKING:  # numpy is imported where a scorer runs: registering must stay light (plugin load time)
+    import numpy as np
 
 __all__ = ["CLASSIFICATION", "SPATIAL", "TEMPORAL_FNET", "run_classification", "run_spatial", "run_temporal"]
 
@@ -63,6 +64,8 @@ def _left_out(what: list[tuple[int, str, str]]) -> list[str]:
 
 def run_classification(inp: ScoringInput) -> list[Outcome]:
     """``Acc``/``AUC`` (2-way) or ``Acc``/``mAP``/``AUC``/``Acc_binary`` (k-way) over the valid rows."""
+    import numpy as np
+
     from .forgerynet.classification import score_binary, score_multiclass
 
     n = inp.positions
@@ -136,6 +139,7 @@ CLASSIFICATION = register(Scorer(
 def _grey_map(path: Path, size: tuple[int, int]) -> np.ndarray | str:
     """The decoded map (uint8 grey, or bool for 1-bit), or why it cannot be used.  The header was
     checked (FNET-07/08), so the decode is bounded by the reference's size."""
+    import numpy as np
     from PIL import Image
 
     try:
@@ -150,6 +154,8 @@ def _grey_map(path: Path, size: tuple[int, int]) -> np.ndarray | str:
 
 def run_spatial(inp: ScoringInput) -> list[Outcome]:
     """The IoU/IoU_agree/IoU_diff/L1 maps, per image and pooled, over the rows with usable masks."""
+    import numpy as np
+
     from .forgerynet.spatial import SpatialAccumulator
 
     n = inp.positions
