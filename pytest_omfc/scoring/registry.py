@@ -110,6 +110,7 @@ class ScoringInput:
     convention: str
     jobs: int
     options: Mapping[str, Any]  # this scorer's own options, parsed (ScorerOption.key -> value)
+    index_table: Table | None = None  # the index as read (file name and physical lines, for messages)
 
     @property
     def positions(self) -> int:
