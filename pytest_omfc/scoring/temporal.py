@@ -142,9 +142,9 @@ def parse_segments(text: str, *, max_segments: int = MAX_SEGMENTS) -> np.ndarray
         raise SegmentError(f"must hold at most {max_segments} intervals (got {len(obj)})")
     if not obj:
         return _EMPTY
+    num = (int, float)  # exact types: a JSON true/false is a bool and refused
     for pair in obj:
-        if not (isinstance(pair, list) and len(pair) == 2
-                and all(type(v) in (int, float) for v in pair)):
+        if not (type(pair) is list and len(pair) == 2 and type(pair[0]) in num and type(pair[1]) in num):
             raise SegmentError(f"must be a list of [start, end] number pairs (got element {_brief(pair)})")
     try:
         arr = np.array(obj, dtype=float)
