@@ -152,3 +152,16 @@ def test_select_query_star_keeps_every_trial_once(kind: str) -> None:
     got = select_query(frame, " * ", kind, ["ProbeFileID"])  # type: ignore[arg-type]
     assert got["ProbeFileID"].tolist() == ["a", "b", "c"]
     assert got["Operation"].tolist() == ["Blur", "", "Blur"]
+
+
+def test_query_star_means_all_trials_for_mask_scoring(omfc: Any) -> None:
+    """Mask scoring reads "*" alike: 0001 perfect (MCC 1), 0002 shifted by 2 pixels (MCC 5/12, see
+    tests/test_mask_scoring_plugin.py), no kernels: OptimumMCC (1 + 5/12) / 2 with and without "*"."""
+    from test_mask_scoring_plugin import NOKERN, REF, SHIFTED, MaskCase
+
+    case = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
+    res = case.run(*NOKERN, "--omfc-query", "*")
+    assert res.outcome("mask[q1]") == "passed", res.text("mask[q1]")
+    assert props(res, "mask[q1]")["OptimumMCC"] == pytest.approx((1 + 5 / 12) / 2, abs=1e-12)
+    assert props(case.run(*NOKERN), "mask")["OptimumMCC"] == props(res, "mask[q1]")["OptimumMCC"]
+    assert res.outcome("detection[q1]") == "passed", res.text("detection[q1]")
