@@ -132,10 +132,9 @@ def subset(full: dict[str, Path], root: Path, videos: int) -> dict[str, Path]:
     out = {}
     for name, path in full.items():
         lines = path.read_text().splitlines(keepends=True)
-        key = (lambda ln: ln.split("|", 1)[0] in journals) if name == "mask" else \
-              (lambda ln: ln.split("|", 2)[1 if name == "index" else 0] in keep)  # fmt: skip
+        col, wanted = (0, journals) if name == "mask" else (1 if name == "index" else 0, keep)
         out[name] = root / path.name
-        out[name].write_text(lines[0] + "".join(ln for ln in lines[1:] if key(ln)))
+        out[name].write_text(lines[0] + "".join(ln for ln in lines[1:] if ln.split("|")[col] in wanted))
     return out
 
 
