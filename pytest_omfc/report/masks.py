@@ -88,19 +88,16 @@ def _num(v: Any) -> float | None:
 
 
 def pick_probes(rows: Sequence[Mapping[str, Any]], n: int) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
-    """The ``n`` worst and ``n`` best scored probes by the primary metric (ties by probe ID).
+    """The ``n`` worst and ``n`` best scored probes by the primary metric (ties by probe ID), worst and best first.
 
-    A probe is shown once: when there are fewer than ``2n`` scored probes the best list holds those
-    not already among the worst.
+    Each probe is shown once: with fewer than ``2n`` scored probes the lower half (rounded up) are
+    the worst and the others the best.
     """
     metric = primary_metric(rows)
     scored = [r for r in rows if _num(r.get(metric)) is not None]
     scored.sort(key=lambda r: (_num(r.get(metric)), str(r.get("ProbeFileID")), str(r.get("DonorFileID", ""))))
-    if n <= 0:
-        return [], []
-    worst = scored[:n]
-    best = [r for r in reversed(scored[-n:]) if not any(r is w for w in worst)]
-    return worst, best
+    k = min(max(n, 0), (len(scored) + 1) // 2)
+    return scored[:k], scored[k:][::-1][: max(n, 0)]
 
 
 # ---------------------------------------------------------------------------- reading
