@@ -46,7 +46,7 @@ COLOURS: dict[str, tuple[int, int, int]] = {
 #: Long side of a thumbnail, in pixels: larger masks are downscaled to it, smaller ones scaled up by a whole
 #: factor to at least :data:`THUMB_MIN` (nearest neighbour: the colours stay exact).
 THUMB_MAX = 256
-THUMB_MIN = 128
+THUMB_MIN = 160
 #: Hatch period of the no-score zone, in thumbnail pixels.
 HATCH = 6
 

@@ -2,8 +2,9 @@
 
 Self-contained: inline CSS, inline SVG plots, images as ``data:`` URIs, no external script, font,
 style sheet or link, so it works opened from disk, attached to a mail or served by a portal.  A small
-inline script only filters the rules table; without it every row is shown (the filter controls are
-hidden until the script runs).  Every text that comes from the run (rule messages quote the
+inline script only filters the rules table, also from the address (``report.html?status=failed&family=IDX``,
+so a portal can link to a view); without it every row is shown (the filter controls are hidden until
+the script runs).  Every text that comes from the run (rule messages quote the
 submission; probe IDs, queries, paths) goes through :func:`html.escape`; the plots' SVG is built by
 :mod:`..scoring.plots`, which escapes its labels.  No pytest import.
 """
@@ -106,7 +107,7 @@ pre{background:#f6f8fa;border:1px solid #d0d7de;padding:8px;overflow-x:auto;whit
 font-size:.85em;margin:4px 0 12px}
 details>summary{cursor:pointer;font-weight:600}
 #filters{margin:6px 0}#filters label{margin-right:14px}
-.plots{display:flex;flex-wrap:wrap;gap:12px}.plots figure{margin:0}.plots svg{width:600px;max-width:100%;height:auto;border:1px solid #d0d7de}
+.plots{display:flex;flex-wrap:wrap;gap:12px}.plots figure{margin:0}.plots svg{width:580px;max-width:100%;height:auto;border:1px solid #d0d7de}
 #rules td:first-child{white-space:nowrap}
 .cards{display:flex;flex-wrap:wrap;gap:14px}
 .card{border:1px solid #d0d7de;border-radius:6px;padding:8px;max-width:840px}
@@ -125,10 +126,11 @@ function apply(){var rows=document.querySelectorAll('#rules tbody tr');
 for(var i=0;i<rows.length;i++){var r=rows[i];
 var ok=(!fam.value||r.getAttribute('data-family')===fam.value)&&(!st.value||r.getAttribute('data-status')===st.value);
 r.hidden=!ok;}}
-fam.addEventListener('change',apply);st.addEventListener('change',apply);
+var q=new URLSearchParams(location.search);
+if(q.get('family'))fam.value=q.get('family');if(q.get('status'))st.value=q.get('status');
+fam.addEventListener('change',apply);st.addEventListener('change',apply);apply();
 })();
 """
-
 
 #: The filter script's hash: the page's Content-Security-Policy lets this script run and no other, a
 #: second line of defence behind the escaping (and it forbids every fetch: nothing is loaded from anywhere).
@@ -140,7 +142,7 @@ def _anchor(rule: str) -> str:
 
 
 def _rules(data: ReportData) -> list[str]:
-    out = ["<h2>Rules</h2>"]
+    out = ['<h2 id="rules-table">Rules</h2>']
     if not data.rules:
         out.append("<p>No rule was run.</p>")
         return out
@@ -164,26 +166,45 @@ def _rules(data: ReportData) -> list[str]:
             f"<td>{_e(r.family)}</td><td>{_e(r.severity)}</td><td class=\"st st-{_e(r.status)}\">{_e(r.status)}</td></tr>"
         )
     out.append("</tbody></table>")
+    return out
+
+
+def _findings(data: ReportData) -> list[str]:
+    out: list[str] = []
     failing = [r for r in data.rules if r.status == "failed"]
     if failing:
-        out.append("<h2>Findings of the failing rules</h2>")
+        out.append('<h2 id="findings">Findings of the failing rules</h2>')
         for r in failing:
             out.append(f'<details open id="{_anchor(r.rule)}"><summary>{_e(r.rule)}: {_e(r.title)}</summary>'
                        f"<pre>{_e(r.text)}</pre></details>")  # fmt: skip
     warned = [r for r in data.rules if r.warning]
     if warned:
-        out.append("<h2>Warnings (they do not fail the run)</h2>")
+        out.append('<h2 id="warnings">Warnings (they do not fail the run)</h2>')
         for r in warned:
             ident = "" if r.status == "failed" else f' id="{_anchor(r.rule)}"'
             out.append(f"<details{ident}><summary>{_e(r.rule)}: {_e(r.title)}</summary><pre>{_e(r.warning)}</pre></details>")
     return out
 
 
+def _nav(data: ReportData) -> str:
+    parts = []
+    if any(r.status == "failed" for r in data.rules):
+        parts.append('<a href="#findings">findings</a>')
+    if any(r.warning for r in data.rules):
+        parts.append('<a href="#warnings">warnings</a>')
+    if data.scored:
+        parts.append('<a href="#scores">scores</a>')
+    if data.worst or data.best:
+        parts.append('<a href="#masks">masks</a>')
+    parts.append('<a href="#rules-table">all rules</a>')
+    return "<nav class=meta>Sections: " + " &middot; ".join(parts) + "</nav>"
+
+
 def _scores(data: ReportData) -> list[str]:
     out: list[str] = []
     if not data.scored:
         return out
-    out.append("<h2>Scores</h2>")
+    out.append('<h2 id="scores">Scores</h2>')
     for text in data.score_failures:
         out.append(f"<pre class=err>{_e(text)}</pre>")
     if not data.tables:
@@ -233,7 +254,7 @@ def _cards(title: str, cards: Sequence[MaskCard]) -> list[str]:
 def _masks(data: ReportData) -> list[str]:
     if not (data.worst or data.best or data.mask_note):
         return []
-    out = ["<h2>Mask scores per probe</h2>"]
+    out = ['<h2 id="masks">Mask scores per probe</h2>']
     if data.mask_note:
         out.append(f"<p class=meta>{_e(data.mask_note)}</p>")
     if data.worst or data.best:
@@ -257,7 +278,9 @@ def render_page(data: ReportData) -> str:
     ]
     for err in data.errors:
         body.append(f"<pre class=err>{_e(err)}</pre>")
-    body += _rules(data) + _scores(data) + _masks(data)
+    body.append(_nav(data))
+    # what needs attention first (failures, scores, masks); the full rules table, filterable, last
+    body += _findings(data) + _scores(data) + _masks(data) + _rules(data)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
