@@ -1,4 +1,5 @@
-"""The DET axes' probit (scoring/plots.py): Acklam's approximation refined by one Halley step.
+"""scoring/plots.py: the DET axes' probit (Acklam's approximation refined by one Halley step), and the
+curve simplification that keeps the inline SVG small.
 
 Known quantiles of the standard normal (to 16 digits, e.g. Abramowitz & Stegun 26.2 and
 Wichura's AS241 test values) are matched to 1e-12; the function is exactly antisymmetric;
@@ -61,3 +62,40 @@ def test_agrees_with_scipy() -> None:
     p = np.concatenate([np.logspace(-300, -1, 3000), np.linspace(0.01, 0.99, 2001), 1 - np.logspace(-16, -1, 300)])
     want = special.ndtri(p)
     np.testing.assert_allclose(probit(p), want, rtol=1e-13, atol=1e-13)
+
+
+# --- curve simplification (the SVG stays small; the drawing does not change) ---------------------------
+
+from pytest_omfc.scoring.plots import GRID, _simplify, det_svg, roc_svg  # noqa: E402
+
+
+def test_simplify_keeps_corners_and_reversals_only() -> None:
+    # a staircase 0,0 -> 0,3 -> 2,3 -> 2,5 sampled at every 0.5 px, with repeats: 4 corners remain
+    up = [(0.0, v / 2) for v in range(7)] + [(0.0, 3.0)]
+    right = [(v / 2, 3.0) for v in range(1, 5)]
+    up2 = [(2.0, 3 + v / 2) for v in range(1, 5)]
+    got = _simplify(np.array(up + right + up2))
+    assert got.tolist() == [[0.0, 0.0], [0.0, 3.0], [2.0, 3.0], [2.0, 5.0]]
+    # going back along the same line is drawn, so it is kept
+    assert _simplify(np.array([[0.0, 0.0], [4.0, 0.0], [1.0, 0.0]])).tolist() == [[0.0, 0.0], [4.0, 0.0], [1.0, 0.0]]
+
+
+def test_simplified_points_are_the_snapped_originals() -> None:
+    rng = np.random.default_rng(1)
+    pts = np.cumsum(rng.random((5000, 2)), axis=0)  # a monotone random walk
+    got = _simplify(pts)
+    snapped = np.round(pts * GRID) / GRID
+    assert np.abs(snapped - pts).max() <= 0.5 / GRID  # at most 1/8 pixel off
+    assert {tuple(p) for p in got} <= {tuple(p) for p in snapped}  # only points of the curve, no new ones
+    assert got[0].tolist() == snapped[0].tolist() and got[-1].tolist() == snapped[-1].tolist()
+
+
+def test_svg_of_16000_trials_is_small() -> None:
+    from pytest_omfc.scoring import score_trials
+
+    rng = np.random.default_rng(2024)
+    y = rng.random(16_000) < 0.5
+    result = score_trials(np.round(rng.normal(np.where(y, 0.8, 0.0), 1.0), 4), y)
+    assert result.roc.fpr.size > 7000
+    sizes = [len(roc_svg(result, size=(640, 480))), len(det_svg(result, size=(640, 480)))]
+    assert max(sizes) < 60_000, sizes  # 28 and 26 KB; 1.6 MB together before the simplification
