@@ -308,3 +308,13 @@ def test_an_unwritable_path_is_an_error_line_and_exit_1(pytester: pytest.Pyteste
     assert res.ret == pytest.ExitCode.TESTS_FAILED
     res.stdout.fnmatch_lines(["omfc: ERROR --omfc-html: cannot write */blocker/r.html: *"])
     assert "INTERNALERROR" not in res.stdout.str()
+
+
+def test_the_report_package_does_not_import_pytest() -> None:
+    """pytest_omfc.report is pure (the glue imports it only when it writes a report)."""
+    import subprocess
+    import sys
+
+    code = "import sys, pytest_omfc.report\nprint(sorted(k for k in sys.modules if k.split('.')[0] in ('pytest', '_pytest')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]"
