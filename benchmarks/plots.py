@@ -24,7 +24,14 @@ from pathlib import Path
 import numpy as np
 
 from pytest_omfc.scoring import score_trials
-from pytest_omfc.scoring.plots import DET_LIMITS, DET_TICKS, det_svg, probit, roc_svg, write_plots
+from pytest_omfc.scoring.plots import (
+    DET_LIMITS,
+    DET_TICKS,
+    det_svg,
+    probit,
+    roc_svg,
+    write_plots,
+)
 
 #: matplotlib and what it installs beyond the plugin's own dependencies (numpy, Pillow, packaging)
 MPL_DISTS = ("matplotlib", "contourpy", "cycler", "fonttools", "kiwisolver", "pyparsing", "python-dateutil", "six")

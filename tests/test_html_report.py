@@ -74,7 +74,7 @@ def run_report(pytester: pytest.Pytester, *extra: str, reference: bool = True, r
 
 def text_of(page: str) -> str:
     """The page's text: tags dropped, entities decoded, blanks collapsed."""
-    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
+    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.DOTALL)
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page)))
 
 
@@ -139,7 +139,7 @@ def test_findings_are_truncated_like_the_terminal_with_the_total(pytester: pytes
 
 def test_submission_text_is_escaped(pytester: pytest.Pytester) -> None:
     """A probe ID ``<script>alert(1)</script>`` shows as text in the findings and on its thumbnail card."""
-    res, page, _ = run_report(pytester, probe=XSS)
+    _res, page, _ = run_report(pytester, probe=XSS)
     assert page is not None
     assert XSS not in page
     assert page.count("<script") == 1  # the page's own filter script
@@ -151,10 +151,10 @@ def test_submission_text_is_escaped(pytester: pytest.Pytester) -> None:
 def test_no_network_references(pytester: pytest.Pytester) -> None:
     _, page, _ = run_report(pytester)
     assert page is not None
-    links = re.findall(r"""\b(?:src|href|xlink:href|action|poster|data)\s*=\s*["']?([^"'\s>]*)""", page, flags=re.I)
+    links = re.findall(r"""\b(?:src|href|xlink:href|action|poster|data)\s*=\s*["']?([^"'\s>]*)""", page, flags=re.IGNORECASE)
     assert links and all(v.startswith(("data:image/png;base64,", "#")) for v in links), links
     assert not re.search(r"https?://", page)  # no URL at all (the SVG namespace is implied inline)
-    assert not re.search(r"<link\b|@import|url\(|<iframe|<object|<embed", page, flags=re.I)
+    assert not re.search(r"<link\b|@import|url\(|<iframe|<object|<embed", page, flags=re.IGNORECASE)
     assert "default-src 'none'" in page  # and the Content-Security-Policy forbids any fetch
 
 
@@ -164,7 +164,7 @@ def test_no_network_references(pytester: pytest.Pytester) -> None:
 @pytest.mark.parametrize(("n", "want"), [("1", ["OpenMFC2020_0101", "OpenMFC2020_0103"]), ("0", [])])
 def test_html_masks_chooses_the_n_worst_and_n_best(pytester: pytest.Pytester, n: str, want: list[str]) -> None:
     # per-probe OptimumMCC: 0101 lowest, 0103 highest, 0102 between (checked against the metrics JSON)
-    res, page, _ = run_report(pytester, "--omfc-html-masks", n, "--omfc-metrics-json", "m.json")
+    _res, page, _ = run_report(pytester, "--omfc-html-masks", n, "--omfc-metrics-json", "m.json")
     import json
 
     rows = json.loads((pytester.path / "m.json").read_text())["results"][1]["per_probe"]

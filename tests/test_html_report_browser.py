@@ -19,11 +19,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import Image
-
 from conftest import run_capped
-from pytest_omfc.report import COLOURS
+from PIL import Image
 from test_html_report import REF_REL, example_case, text_of
+
+from pytest_omfc.report import COLOURS
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 _AS_LIMIT = resource.getrlimit(resource.RLIMIT_AS)[0]

@@ -178,8 +178,8 @@ class HtmlReporter:
             return
         worst, best = pick_probes(rows, self.masks)
         bitplane = opts.get("jpeg2000") == "yes" or (opts.get("jpeg2000") == "auto" and "ProbeBitPlaneMaskFileName" in rows[0])
-        kw = {"ref_root": self.settings.dataset_root, "sys_root": self.settings.submission, "options": opts, "bitplane": bitplane}
-        data.worst, data.best = mask_cards(worst, **kw), mask_cards(best, **kw)
+        data.worst, data.best = (mask_cards(chosen, ref_root=self.settings.dataset_root, sys_root=self.settings.submission,
+                                            options=opts, bitplane=bitplane) for chosen in (worst, best))  # fmt: skip
         first = entries[0].get("query")
         scope = "all trials" if first is None else f"the first query ({first})"
         scored = sum(1 for r in rows if isinstance(r.get(primary_metric(rows)), (int, float)))

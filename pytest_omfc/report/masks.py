@@ -31,7 +31,13 @@ from PIL import Image
 
 from ..paths import not_regular, resolve_inside
 from ..scoring.mask.engine import no_score_weights
-from ..scoring.mask.io import MAX_PIXELS, MaskReadError, read_bitplanes, read_colour_reference, read_system_mask
+from ..scoring.mask.io import (
+    MAX_PIXELS,
+    MaskReadError,
+    read_bitplanes,
+    read_colour_reference,
+    read_system_mask,
+)
 
 __all__ = ["COLOURS", "THUMB_MAX", "MaskCard", "MaskPanel", "mask_cards", "pick_probes", "primary_metric"]
 

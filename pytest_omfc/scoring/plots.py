@@ -74,7 +74,7 @@ def probit(p: np.ndarray | Sequence[float] | float) -> np.ndarray:
     inside = (p > 0) & (p < 1)
     r = np.minimum(p[inside], 1.0 - p[inside])
     x = _acklam_lower(r)
-    e = 0.5 * _ERFC(-x / math.sqrt(2)).astype(float) - r
+    e = 0.5 * np.asarray(_ERFC(-x / math.sqrt(2)), dtype=float) - r
     u = e * math.sqrt(2 * math.pi) * np.exp(x * x / 2)
     x = x - u / (1 + x * u / 2)
     out[inside] = np.where(p[inside] > 0.5, -x, x)
@@ -138,8 +138,8 @@ class _Canvas:
             _, y = self.px(self.xlim[0], v)
             self.items.append(_Line([(self.left, y), (self.right, y)], "#dddddd", 1))
             self.text(self.left - 6, y + 4, lab, "end")
-        box = [(self.left, self.top), (self.right, self.top), (self.right, self.bottom),
-               (self.left, self.bottom), (self.left, self.top)]  # fmt: skip
+        box: list[tuple[float, float]] = [(self.left, self.top), (self.right, self.top), (self.right, self.bottom),
+                                          (self.left, self.bottom), (self.left, self.top)]  # fmt: skip
         self.items.append(_Line(box, "#444444", 1))
         self.text(self.w / 2, 24, title, "middle")
         self.text((self.left + self.right) / 2, self.h - 22, xlabel, "middle")
@@ -160,8 +160,8 @@ class _Canvas:
 
     # -- renderers ---------------------------------------------------------------------------------
     def to_svg(self) -> str:
-        out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.w}" height="{self.h}" '
-               f'viewBox="0 0 {self.w} {self.h}" font-family="sans-serif" font-size="11">',
+        out = [(f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.w}" height="{self.h}" '
+               f'viewBox="0 0 {self.w} {self.h}" font-family="sans-serif" font-size="11">'),
                f'<rect width="{self.w}" height="{self.h}" fill="white"/>']  # fmt: skip
         for it in self.items:
             if isinstance(it, _Line):
