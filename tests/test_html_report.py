@@ -318,3 +318,24 @@ def test_the_report_package_does_not_import_pytest() -> None:
     code = "import sys, pytest_omfc.report\nprint(sorted(k for k in sys.modules if k.split('.')[0] in ('pytest', '_pytest')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_ini_path_is_taken_from_the_ini_files_directory(pytester: pytest.Pytester) -> None:
+    sub, index = example_case(pytester.path, rich=False)
+    conf = pytester.path / "conf"
+    conf.mkdir()
+    (conf / "pytest.ini").write_text("[pytest]\nomfc_html = reports/r.html\nomfc_html_masks = 0\n", encoding="utf-8")
+    res = pytester.runpytest("-c", str(conf / "pytest.ini"), "--rootdir", str(pytester.path), "--omfc-submission", str(sub),
+                             "--omfc-index", str(index), "-p", "no:cacheprovider")  # fmt: skip
+    assert res.ret == pytest.ExitCode.TESTS_FAILED
+    assert (conf / "reports" / "r.html").is_file()
+
+
+def test_a_fifo_mask_is_never_opened(tmp_path: Path) -> None:
+    import os
+
+    _mask(tmp_path, "ref.png", slice(2, 6), slice(2, 6))
+    os.mkfifo(tmp_path / "sys.png")  # opening it for reading would block
+    row = {"ProbeFileID": "P", "ProbeMaskFileName": "ref.png", "OutputProbeMaskFileName": "sys.png", "OptimumThreshold": 0, "OptimumMCC": 0.0}
+    (card,) = mask_cards([row], ref_root=tmp_path, sys_root=tmp_path, options={})
+    assert card.panels == () and card.error == "cannot draw: system mask 'sys.png': must be a regular file (got a FIFO)"
