@@ -218,5 +218,6 @@ TEMPORAL = register(
         footer=_footer,
         json_options=_json_options,
         null_keys=("metrics", "counts", "per_trial"),
+        metrics=("MCC",),
     )
 )
