@@ -34,6 +34,7 @@ from ..editions import (
 from ..findings import KEEP_FINDINGS
 from ..models import LAYOUTS
 from ..submission import Settings
+from . import gates as _gates
 from . import scoring as _scoring
 from .items import OmfcReporter, RuleItem, SubmissionDir
 from .state import (
@@ -389,6 +390,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args[:] = [target]
     _keep_cache_out(config, settings)
     _scoring.configure(config, settings.dataset_root, UsageProblem)
+    _gates.configure(config, UsageProblem)
 
 
 def _keep_cache_out(config: pytest.Config, settings: Settings) -> None:
