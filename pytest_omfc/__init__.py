@@ -32,7 +32,7 @@ def __getattr__(name: str) -> object:
 
         return omfc_score
     if name in ("Scores", "NotScoredError"):
-        from .scoring import results
+        import importlib
 
-        return getattr(results, name)
+        return getattr(importlib.import_module(".scoring.results", __name__), name)
     raise AttributeError(f"module 'pytest_omfc' has no attribute {name!r}")

@@ -197,7 +197,7 @@ def omfc_score(*, submission: str | Path, reference: str | Path, index: str | Pa
     outcomes = {
         s.name: run_scorer(sub, s, reference=ref, queries=queries, query_partition=common["query_partition"] or None,
                            optout=bool(common["optout"]), convention=convention, options=per_scorer[s.name],
-                           query_error=query_error)  # fmt: skip
+                           query_error=query_error)
         for s in scorers_for(tk, reference_columns(ref), selected)
-    }
+    }  # fmt: skip
     return build_scores(outcomes, queries)

@@ -44,7 +44,7 @@ def _value(v: Any) -> Any:
     """A metric as a Python number: JSON's null (NaN, undefined) reads as ``nan``."""
     if v is None:
         return math.nan
-    if isinstance(v, bool) or isinstance(v, (int, str)):
+    if isinstance(v, (bool, int, str)):
         return v
     try:
         return float(v)
