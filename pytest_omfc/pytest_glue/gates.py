@@ -46,7 +46,7 @@ OPERATORS: dict[str, Callable[[float, float], bool]] = {
 
 _GATE = re.compile(
     r"""^\s*(?:(?P<scorer>[A-Za-z][\w-]*)\s*(?:\[\s*(?P<label>[^\[\]]+?)\s*\])?\s*:)?
-        \s*(?P<metric>[A-Za-z][\w@.]*)\s*(?P<op>>=|<=|==|>|<)\s*(?P<bound>\S+)\s*$""",
+        \s*(?P<metric>[A-Za-z][\w@.]*)\s*(?P<op>>=|<=|==|>|<)\s*(?P<bound>[^\s<>=!]+)\s*$""",
     re.VERBOSE,
 )
 SYNTAX = ('must be [scorer[result]:]metric OP number with OP one of >=, >, <=, <, == '
