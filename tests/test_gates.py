@@ -165,3 +165,16 @@ def test_declared_metrics_cover_the_engines_results() -> None:
         assert result.scored, result.skipped
         assert set(result.metric_names()) <= set(SCORERS[name].metrics), name
     assert scores.mask.OptimumMCC == pytest.approx(0.2613272742677202)
+
+
+def test_gates_and_the_fixture_under_xdist(omfc: Any) -> None:
+    """Every worker collects the same gate items (it rebuilds them from the command line) and scores alone."""
+    s = make(omfc)
+    s.case.pytester.makepyfile(test_user="def test_auc(omfc):\n    assert omfc.scores.detection.AUC == 0.8125\n")
+    res = s.case.pytester.runpytest_subprocess(
+        *s.args("--omfc-require", "AUC>=0.8", "--omfc-require", "EER<0.25"), "test_user.py", "-n", "2", "-rA")
+    res.stdout.fnmatch_lines_random([
+        "PASSED test_user.py::test_auc", "PASSED *p-test_1::require::AUC>=0.8",
+        "FAILED *p-test_1::require::EER<0.25*", "EER must be < 0.25 (got 0.25, detection, query all)",
+    ])  # fmt: skip
+    assert res.ret == 1
