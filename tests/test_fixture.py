@@ -258,3 +258,19 @@ def test_omfc_score_needs_no_pytest(omfc: Any) -> None:
     assert out["far_stop"] == "ValueError: far_stop: must be a number in [0, 1] (got 2)"
     assert out["convention"] == "ValueError: convention: must be mediscore or plan (got 'nist')"
     assert out["pytest"] == []
+
+
+def test_entries_with_their_own_scorer_name_and_node_types() -> None:
+    """Provenance writes one item with an entry per node type, named provenance-filtering: both names reach them."""
+    from pytest_omfc.scoring.registry import NotScored, ScoreResult
+    from pytest_omfc.scoring.results import build_scores
+
+    entries = [{"scorer": "provenance-filtering", "query": None, "query_kind": "all", "node_type": t,
+                "metrics": {"NodeRecallAt50": v}} for t, v in (("all", 0.5), ("donor", 0.25))]  # fmt: skip
+    scores = build_scores({"provenance": [ScoreResult({"entries": entries})], "temporal": [NotScored("COL-07 failed")]}, [])
+    assert scores.names == ["provenance", "provenance-filtering", "temporal"]
+    assert scores.provenance_filtering["donor"].NodeRecallAt50 == 0.25
+    assert scores.provenance["all"].NodeRecallAt50 == 0.5
+    assert scores["provenance"]["donor"].where == "provenance-filtering, node type donor"
+    assert [e["node_type"] for e in scores.entries if "node_type" in e] == ["all", "donor"]  # no alias doubles
+    assert scores.temporal.only().skipped == "COL-07 failed" and not scores.temporal["all"].scored

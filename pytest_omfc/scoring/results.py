@@ -186,12 +186,8 @@ class Scores:
 
     @property
     def entries(self) -> list[dict[str, Any]]:
-        seen: list[dict[str, Any]] = []
-        for group in self._by_name.values():
-            for r in group:
-                if not any(e is r.entry for e in seen):
-                    seen.append(dict(r.entry))
-        return seen
+        """The metrics-JSON entries, in registry order (an entry's own name, e.g. provenance-graph, is an alias)."""
+        return [dict(r.entry) for name, group in self._by_name.items() if name in SCORERS for r in group]
 
     def __contains__(self, name: object) -> bool:
         return name in self._by_name
