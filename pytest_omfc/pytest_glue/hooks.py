@@ -35,6 +35,7 @@ from ..findings import KEEP_FINDINGS
 from ..models import LAYOUTS
 from ..submission import Settings
 from . import html as _html
+from . import gates as _gates
 from . import scoring as _scoring
 from .items import OmfcReporter, RuleItem, SubmissionDir
 from .state import (
@@ -396,6 +397,7 @@ def pytest_configure(config: pytest.Config) -> None:
     masks_text, _ = _option(config, "omfc_html_masks")
     masks = 8 if masks_text is None else _int_setting("omfc_html_masks")(masks_text)
     _html.configure(config, settings, _path(config, "omfc_html"), masks, UsageProblem)
+    _gates.configure(config, UsageProblem)
 
 
 def _keep_cache_out(config: pytest.Config, settings: Settings) -> None:

@@ -20,7 +20,7 @@ from .. import rules as _rules  # noqa: F401  (registers every rule)
 from ..findings import render
 from ..registry import Part, Rule, rules_for
 from . import scoring as _scoring
-from .state import SETTINGS_KEY, submission_for
+from .state import EXTRA_ITEMS_KEY, SETTINGS_KEY, submission_for
 
 __all__ = ["OmfcReporter", "RuleFailed", "RuleItem", "SubmissionDir", "failure_repr"]
 
@@ -46,6 +46,8 @@ class SubmissionDir(FSCollector):
                 name = f"{settings.submission.name}::{rule.id}" + (f"[{part}]" if part else "")
                 yield RuleItem.from_parent(self, name=name, rule=rule, part=part)
         yield from _scoring.score_items(self, settings.submission.name, settings.task)
+        for make in self.config.stash.get(EXTRA_ITEMS_KEY, []):
+            yield from make(self)
 
 
 class RuleFailed(Exception):

@@ -84,6 +84,7 @@ COMMON_OPTIONS: list[tuple[str, str, dict[str, Any], str]] = [
     ("--omfc-query-partition", "omfc_query_partition", {"metavar": "QUERY", "help": "Name==['a','b'] & ... expanded into one result per combination (crashes in MediScore)"}, "-qp"),
     ("--omfc-query-manipulation", "omfc_query_manipulation", {"action": "append", "metavar": "QUERY", "help": "keeps targets with at least one matching journal operation and every non-target; repeatable"}, "-qm"),
     ("--omfc-convention", "omfc_convention", {"choices": list(CONVENTIONS), "help": "mediscore (default: the portal's numbers) or plan (the evaluation plans' definitions)"}, ""),
+    ("--omfc-require", "omfc_require", {"action": "append", "metavar": "GATE", "help": "a metric gate such as AUC>=0.8, mask:OptimumMCC>0.3 or detection[q1]:EER<=0.2, checked by an item <sub>::require::GATE; repeatable"}, ""),
 ]  # fmt: skip
 
 #: Output paths: refused inside the submission or the dataset (never written there).

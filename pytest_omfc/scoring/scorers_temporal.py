@@ -221,5 +221,6 @@ TEMPORAL = register(
         footer=_footer,
         json_options=_json_options,
         null_keys=("metrics", "counts", "per_trial"),
+        metrics=("MCC",),
     )
 )
