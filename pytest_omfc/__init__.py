@@ -1,8 +1,10 @@
 """pytest-omfc: NIST media-forensics submission rules as pytest items.
 
 The public surface is small: the rule registry and its data types, for
-tools that want to list or reuse the rules.  The pytest plugin itself lives
-in :mod:`pytest_omfc.plugin` (entry point ``pytest11``).
+tools that want to list or reuse the rules, and :func:`omfc_score` (scoring as a
+plain function, :mod:`pytest_omfc.api`; imported on first use, so importing the
+package stays cheap).  The pytest plugin itself lives in :mod:`pytest_omfc.plugin`
+(entry point ``pytest11``).
 """
 
 from __future__ import annotations
@@ -19,4 +21,18 @@ from .registry import rules_for
 
 __version__ = "0.1.0"
 
-__all__ = ["Edition", "Finding", "Group", "REGISTRY", "Report", "Rule", "Severity", "Task", "__version__", "rules_for"]
+__all__ = ["Edition", "Finding", "Group", "NotScoredError", "REGISTRY", "Report", "Rule", "Scores", "Severity", "Task",
+           "__version__", "omfc_score", "rules_for"]  # fmt: skip
+
+
+def __getattr__(name: str) -> object:
+    """``omfc_score``, ``Scores`` and ``NotScoredError`` on first use (they import pandas and the engines)."""
+    if name == "omfc_score":
+        from .api import omfc_score
+
+        return omfc_score
+    if name in ("Scores", "NotScoredError"):
+        import importlib
+
+        return getattr(importlib.import_module(".scoring.results", __name__), name)
+    raise AttributeError(f"module 'pytest_omfc' has no attribute {name!r}")

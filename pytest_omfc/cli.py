@@ -57,7 +57,7 @@ OVERRIDE_PREFIXES = ("junit_", "console_output_style")
 PLUGINS = ("pytest_omfc.plugin",)
 
 #: Options holding paths taken from the current directory (made absolute before pytest starts elsewhere).
-PATH_OPTIONS = ("omfc_submission", "omfc_index", "omfc_dataset", "omfc_metrics_json", "omfc_plots", "omfc_per_probe_csv", "junitxml")
+PATH_OPTIONS = ("omfc_submission", "omfc_index", "omfc_dataset", "omfc_metrics_json", "omfc_plots", "omfc_per_probe_csv", "omfc_html", "junitxml")
 
 
 class UsageExit(Exception):

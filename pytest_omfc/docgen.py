@@ -2,12 +2,13 @@
 
     python -m pytest_omfc.docgen [--check] [README]      # README defaults to ./README.md
 
-Six blocks of the README are rewritten between HTML comment markers:
+Seven blocks of the README are rewritten between HTML comment markers:
 
 * ``options``: every ``--omfc-*`` option of :data:`pytest_omfc.plugin._OPTIONS` and its ini name;
 * ``scoring-options``: the scoring options of :data:`pytest_omfc.scoring_plugin._OPTIONS`, with
   the MediScore option each stands for;
 * ``conventions``: :func:`pytest_omfc.scoring.convention_table` (MediScore or the plans);
+* ``gate-metrics``: each scorer's metric names (``Scorer.metrics``), which ``--omfc-require`` accepts;
 * ``rules``: the rule table from :data:`pytest_omfc.REGISTRY` (ID, title, editions, tasks,
   severity), then the rules no check can decide, with the reason;
 * ``choices``: the RULES.md section 3 resolutions (D-xx) the package cites, one line each;
@@ -96,7 +97,7 @@ DEFECTS: dict[str, str] = {
 }
 
 START, END = "<!-- {name}:start -->", "<!-- {name}:end -->"
-BLOCKS = ("options", "scoring-options", "conventions", "rules", "choices", "defects")
+BLOCKS = ("options", "scoring-options", "conventions", "rules", "choices", "defects", "gate-metrics")
 
 
 # ------------------------------------------------------------------ citations
@@ -173,6 +174,16 @@ def scoring_options_block() -> str:
     return "\n".join(lines)
 
 
+def gate_metrics_block() -> str:
+    """Each scorer's metric names (``Scorer.metrics``): what ``--omfc-require`` and ``omfc.scores`` accept."""
+    from .pytest_glue.scoring import SCORERS
+
+    lines = ["| Scorer | Metrics |", "|---|---|"]
+    for scorer in SCORERS.values():
+        lines.append(f"| `{scorer.name}` | {', '.join(f'`{m}`' for m in scorer.metrics) or '(none declared)'} |")
+    return "\n".join(lines)
+
+
 def conventions_block() -> str:
     from .scoring import convention_table
 
@@ -218,6 +229,7 @@ def blocks() -> dict[str, str]:
         "rules": rules_block(),
         "choices": _cited_block(CHOICES, "D-"),
         "defects": _cited_block(DEFECTS, "B-"),
+        "gate-metrics": gate_metrics_block(),
     }
 
 

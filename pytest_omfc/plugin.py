@@ -21,6 +21,7 @@ from .pytest_glue.hooks import (
     pytest_report_header,
     resolve_settings,
 )
+from .pytest_glue.fixture import omfc  # noqa: F401  (the omfc fixture: pytest finds it here)
 from .pytest_glue.items import OmfcReporter, RuleItem, SubmissionDir, failure_repr
 from .pytest_glue.state import (
     SETTINGS_KEY,

@@ -77,7 +77,7 @@ def test_docgen_check_and_rewrite(tmp_path: Path, capsys: pytest.CaptureFixture[
     stale = tmp_path / "README.md"
     stale.write_text("".join(f"<!-- {n}:start -->\nSTALE-BODY\n<!-- {n}:end -->\n" for n in docgen.BLOCKS))
     assert docgen.main(["--check", str(stale)]) == 1
-    assert "out of date: options, scoring-options, conventions, rules, choices, defects" in capsys.readouterr().out
+    assert "out of date: options, scoring-options, conventions, rules, choices, defects, gate-metrics" in capsys.readouterr().out
     assert docgen.main([str(stale)]) == 0
     assert docgen.main(["--check", str(stale)]) == 0
     assert "STALE-BODY" not in stale.read_text()

@@ -160,7 +160,8 @@ def test_plan_convention_does_not_truncate(omfc: Any) -> None:
     res = case.run("--omfc-convention", "plan")
     assert res.outcome(ITEM) == "failed"
     assert res.first_line(ITEM) == (
-        "score::temporal: 1 of 2 trial(s) could not be scored: [ProbeFileID=v2] VideoFrameSegments: system interval "
+        "score::temporal: 1 of 2 trial(s) could not be scored: p-test_1/p-test_1.csv:3 [ProbeFileID=v2] "
+        "VideoFrameSegments: system interval "
         "[90, 150] must lie within the video [1, 101] (truncation is off) (got [90, 150]); trial not scored")
     assert props(res, ITEM)["MCC"] == pytest.approx(round(mcc(21, 59, 0, 21), 12), abs=1e-12)  # v1 alone
 
@@ -179,7 +180,7 @@ def test_reference_interval_outside_the_video_fails_that_trial(omfc: Any) -> Non
     res = case.run()
     assert res.outcome(ITEM) == "failed"
     assert res.first_line(ITEM).startswith(
-        "score::temporal: 1 of 2 trial(s) could not be scored: MFC2019-manipulation-video-ref-journalmask.csv "
+        "score::temporal: 1 of 2 trial(s) could not be scored: MFC2019-manipulation-video-ref-journalmask.csv:3 "
         "[ProbeFileID=v2] VideoFrame: reference interval [90, 200] of probe v2 must lie within the video [1, 101]")
 
 

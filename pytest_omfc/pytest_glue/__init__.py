@@ -8,6 +8,7 @@ Layers, bottom up (no module imports one above it):
 * this package: :mod:`.state` (stash keys, the shared submission accessor, usage errors),
   :mod:`.items` (the submission collector, rule items, the warnings reporter),
   :mod:`.scoring` (the generic scorer collector, score items, metrics JSON and summary tables),
-  :mod:`.hooks` (pytest hooks: options, settings, the configuration guards);
+  :mod:`.hooks` (pytest hooks: options, settings, the configuration guards),
+  :mod:`.fixture` (the ``omfc`` fixture), :mod:`.gates` (``--omfc-require`` items);
 * ``pytest_omfc.plugin``: the ``pytest11`` entry point, a facade over :mod:`.hooks`.
 """

@@ -36,6 +36,8 @@ from ..editions import (
 from ..findings import KEEP_FINDINGS
 from ..models import LAYOUTS
 from ..submission import Settings
+from . import html as _html
+from . import gates as _gates
 from . import scoring as _scoring
 from .items import OmfcReporter, RuleItem, SubmissionDir
 from .state import (
@@ -58,6 +60,8 @@ _OPTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("--omfc-allow-touching-segments", "omfc_allow_touching_segments", {"action": "store_true", "help": "VSEG-07: intervals may share an endpoint, e.g. [[1,10],[10,20]] (MediScore forbids it)"}),
     ("--omfc-ignore-overlap", "omfc_ignore_overlap", {"action": "store_true", "help": "VSEG-07: overlapping intervals are warnings, like MediScore's --ignore_overlap"}),
     ("--omfc-classes", "omfc_classes", {"metavar": "K", "help": "ForgeryNet classification: 2, 3 or 16 classes for image-classification, 2, 3 or 9 for video-classification (default 2)"}),
+    ("--omfc-html", "omfc_html", {"metavar": "PATH", "help": "write one self-contained HTML report here: verdict, rules, findings, scores, ROC/DET, mask thumbnails (once, by the xdist controller)"}),
+    ("--omfc-html-masks", "omfc_html_masks", {"metavar": "N", "help": "mask thumbnails in the HTML report: the N worst and N best probes, 0 to 100 (default 8)"}),
 ]
 
 
@@ -79,6 +83,7 @@ INT_BOUNDS: dict[str, tuple[int, int]] = {
     "omfc_max_findings": (-1, KEEP_FINDINGS),  # no more are kept (findings.py)
     "omfc_slices": (1, 64),
     "omfc_jobs": (0, 64),
+    "omfc_html_masks": (0, 100),  # each probe shown reads its masks in full
 }
 
 
@@ -448,6 +453,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args[:] = [target]
     _keep_cache_out(config, settings)
     _scoring.configure(config, settings.dataset_root, UsageProblem)
+    masks_text, _ = _option(config, "omfc_html_masks")
+    masks = 8 if masks_text is None else _int_setting("omfc_html_masks")(masks_text)
+    _html.configure(config, settings, _path(config, "omfc_html"), masks, UsageProblem)
+    _gates.configure(config, UsageProblem)
 
 
 def _keep_cache_out(config: pytest.Config, settings: Settings) -> None:

@@ -81,10 +81,11 @@ COMMON_OPTIONS: list[tuple[str, str, dict[str, Any], str]] = [
     ("--omfc-per-probe-csv", "omfc_per_probe_csv", {"metavar": "PATH", "help": "write the mask scorer's per-probe table here, pipe-separated (MediScore's perimage CSV)"}, "-o (perimage CSV)"),
     ("--omfc-plots", "omfc_plots", {"metavar": "DIR", "help": "write roc.png, roc.svg, det.png, det.svg into DIR: one curve per result, AUC and trial counts in the legend"}, "--plotType"),
     ("--omfc-optout", "omfc_optout", {"action": "store_true", "help": "score only trials whose IsOptOut/ProbeStatus says detection was done (METRICS.md 1.2)"}, "--optOut"),
-    ("--omfc-query", "omfc_query", {"action": "append", "metavar": "QUERY", "help": "pandas query over index, reference and journal columns; repeatable, one result per query"}, "-q"),
+    ("--omfc-query", "omfc_query", {"action": "append", "metavar": "QUERY", "help": "pandas query over index, reference and journal columns (\"*\": every trial, as MediScore's VTL scorer); repeatable, one result per query"}, "-q"),
     ("--omfc-query-partition", "omfc_query_partition", {"metavar": "QUERY", "help": "Name==['a','b'] & ... expanded into one result per combination (crashes in MediScore)"}, "-qp"),
     ("--omfc-query-manipulation", "omfc_query_manipulation", {"action": "append", "metavar": "QUERY", "help": "keeps targets with at least one matching journal operation and every non-target; repeatable"}, "-qm"),
     ("--omfc-convention", "omfc_convention", {"choices": list(CONVENTIONS), "help": "mediscore (default: the portal's numbers) or plan (the evaluation plans' definitions)"}, ""),
+    ("--omfc-require", "omfc_require", {"action": "append", "metavar": "GATE", "help": "a metric gate such as AUC>=0.8, mask:OptimumMCC>0.3 or detection[q1]:EER<=0.2, checked by an item <sub>::require::GATE; repeatable"}, ""),
 ]  # fmt: skip
 
 #: Output paths: refused inside the submission or the dataset (never written there).
@@ -335,7 +336,7 @@ def _score(config: pytest.Config, settings: ScoringSettings, scorer: Scorer) -> 
         system=table, index=index.df, column_rule=sub.column_rule, reference=settings.reference, task=sub.task,
         submission=sub.dir, dataset_root=sub.settings.dataset_root, queries=settings.queries,
         query_partition=settings.query_partition, optout=settings.optout, convention=settings.convention,
-        jobs=int(sub.settings.option("jobs", 0)), options=settings.options_for(scorer.name),
+        jobs=int(sub.settings.option("jobs", 0)), options=settings.options_for(scorer.name), index_table=index,
     )  # fmt: skip
     return list(scorer.run(inp))
 

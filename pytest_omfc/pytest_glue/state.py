@@ -6,6 +6,7 @@ module; it imports neither, so they never import each other's hooks.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -13,10 +14,12 @@ import pytest
 from ..editions import Edition
 from ..submission import Settings, Submission
 
-__all__ = ["SETTINGS_KEY", "SUBMISSION_KEY", "UsageProblem", "bounded_int", "settings_of", "submission_for"]
+__all__ = ["EXTRA_ITEMS_KEY", "SETTINGS_KEY", "SUBMISSION_KEY", "UsageProblem", "bounded_int", "settings_of", "submission_for"]
 
 SETTINGS_KEY = pytest.StashKey["Settings | None"]()
 SUBMISSION_KEY = pytest.StashKey[Submission]()
+#: Further item factories of a submission, collected after the rule and score items (the --omfc-require gates).
+EXTRA_ITEMS_KEY = pytest.StashKey["list[Callable[[pytest.Collector], Iterator[pytest.Item]]]"]()
 
 
 class UsageProblem(pytest.UsageError):

@@ -418,9 +418,13 @@ def select_query(
     """Apply one ``q``/``qm``/``qp`` query and de-duplicate on the trial key (METRICS.md 1.10).
 
     ``frame`` is the (JT-merged) trial frame. ``qm`` keeps a target when any of
-    its journal operations matches and keeps every non-target. Pass
+    its journal operations matches and keeps every non-target; ``"*"`` keeps every trial. Pass
     ``typed=typed_frame(frame)`` to reuse the typed copy across queries.
     """
+    if query.strip() == "*":
+        # MediScore's VTL scorer takes "*" for every probe (METRICS.md 4); every scorer reads it so, then
+        # one --omfc-query "*" serves detection and temporal alike instead of failing one of them.
+        return frame.drop_duplicates(subset=list(key), keep="first").reset_index(drop=True)
     if kind == "qm":
         expr = f"({query} and IsTarget == ['Y']) or IsTarget == ['N']"
     else:

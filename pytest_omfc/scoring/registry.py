@@ -111,6 +111,7 @@ class ScoringInput:
     jobs: int
     options: Mapping[str, Any]  # this scorer's own options, parsed (ScorerOption.key -> value)
     parsed: Any = None  # ForgeryNet (issue 12): the ForgeryNetSubmission, which parsed and validated the files
+    index_table: Table | None = None  # the index as read (file name and physical lines, for messages)
 
     @property
     def positions(self) -> int:
@@ -134,7 +135,9 @@ class Scorer:
     * ``json_options(opts, common)``: the scorer's part of the metrics JSON ``options``;
     * ``finish(entries, opts, title)``: extra outputs written once by the controller (plots), returning
       ``(written, errors)`` texts (``opts`` then also holds the common ``plots``/``per_probe_csv`` paths);
-    * ``null_keys``: the entry keys a not-scored result carries as null (beside ``skipped``).
+    * ``null_keys``: the entry keys a not-scored result carries as null (beside ``skipped``);
+    * ``metrics``: the names of its numeric results (the metrics JSON's ``metrics`` keys), known before
+      scoring so that ``--omfc-require`` can refuse an unknown name up front (exit 4) and list the valid ones.
     """
 
     name: str
@@ -150,6 +153,7 @@ class Scorer:
     json_options: Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]] = lambda opts, common: {}
     finish: Callable[[list[dict[str, Any]], Mapping[str, Any], str], tuple[list[str], list[str]]] | None = None
     null_keys: tuple[str, ...] = ("metrics",)  # entry keys set to null when a result is not scored
+    metrics: tuple[str, ...] = ()  # the metric names of its results (metrics-JSON keys), for gates and the fixture
 
     def applies(self, task: Task, reference_columns: Sequence[str] | None) -> bool:
         """True for a task it scores, when the reference names one of its switch columns."""

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..editions import Task
 from ..findings import Unavailable
-from .detection import DEFAULT_FAR_STOP, DetectionResult, RocCurve, score_detection
+from .detection import DEFAULT_FAR_STOP, METRIC_COLUMNS, DetectionResult, RocCurve, score_detection
 from .merge import SCORE_COLUMN, TASK_KEYS, ScoringError
 from .plots import write_plots
 from .registry import (
@@ -269,6 +269,7 @@ DETECTION = register(
         json_options=_detection_json_options,
         finish=_detection_finish,
         null_keys=("metrics", "counts", "roc"),
+        metrics=METRIC_COLUMNS,
     )
 )
 
@@ -483,6 +484,20 @@ def _mask_finish(entries: list[dict[str, Any]], opts: Mapping[str, Any], title: 
     return [f"per-probe CSV: {path}"], []
 
 
+#: The mask aggregate's numeric keys (mask/run.py): per-mask means, AUC averages and thresholds, bookkeeping;
+#: splice prefixes the per-side ones with p (probe) and d (donor).  Written out, not imported from mask.run
+#: (loaded only when masks are scored); tests/test_gates.py checks them against a mask run's keys.
+_MASK_SIDE_METRICS = (
+    "OptimumThreshold", "OptimumNMM", "OptimumMCC", "OptimumBWL1", "GWL1", "AUC", "EER",
+    "MaximumNMM", "MaximumMCC", "MaximumBWL1", "ActualNMM", "ActualMCC", "ActualBWL1",
+    "OptimumF1", "OptimumIoU", "MaximumF1", "MaximumIoU", "ActualF1", "ActualIoU",
+    "PixelAverageAUC", "MaskAverageAUC", "MaximumThreshold", "ActualThreshold",
+)  # fmt: skip
+MASK_METRICS: tuple[str, ...] = (
+    *_MASK_SIDE_METRICS, "TRR", "totalTrials", "totalOptIn", "totalOptOut", "ScoreableTrials",
+    *(side + m for side in ("p", "d") for m in _MASK_SIDE_METRICS), "ScoreableProbeTrials", "ScoreableDonorTrials",
+)  # fmt: skip
+
 MASK = register(
     Scorer(
         name="mask",
@@ -498,6 +513,7 @@ MASK = register(
         json_options=_mask_json_options,
         finish=_mask_finish,
         null_keys=("metrics", "stddev", "per_probe"),
+        metrics=MASK_METRICS,
     )
 )
 

@@ -129,7 +129,7 @@ CLASSIFICATION = register(Scorer(
     tasks={Task.FIC: "image-classification", Task.FVC: "video-classification"}, run=run_classification,
     options=(THRESHOLD,), columns=_classification_columns, row=_classification_row, footer=_classification_footer,
     json_options=lambda opts, common: {"forgerynet": {"threshold": opts.get("threshold", 0.5)}},
-    null_keys=("metrics", "per_class", "counts", "notes"),
+    null_keys=("metrics", "per_class", "counts", "notes"), metrics=_CLASS_METRICS,
 ))  # fmt: skip
 
 
@@ -213,6 +213,9 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
 
 
 _SPATIAL_SHOWN = ("IoU_agree@0.2", "L1")
+#: The spatial engine's metric names (``scoring/forgerynet/spatial.py``), each per image and pooled.
+_SPATIAL_METRICS = tuple(f"{m}_{s}" for m in ("IoU@0.1", "IoU@0.2", "IoU_agree@0.1", "IoU_agree@0.2", "IoU_diff@0.01",
+                                              "IoU_diff@0.05", "IoU_diff@0.1", "L1") for s in ("per_image", "pooled"))
 
 
 def _spatial_columns(opts: Mapping[str, Any]) -> list[str]:
@@ -231,7 +234,7 @@ SPATIAL = register(Scorer(
     columns=_spatial_columns, row=_spatial_row,
     footer=lambda opts, common: ("omfc: forgerynet-spatial: img = mean over images, pool = over all pixels; IoU_agree@t "
                                  "= 1 - IoU@t (pixel agreement, not an intersection over union); every metric is in the JSON"),
-    null_keys=("metrics", "per_image", "counts", "notes"),
+    null_keys=("metrics", "per_image", "counts", "notes"), metrics=_SPATIAL_METRICS,
 ))  # fmt: skip
 
 
@@ -281,6 +284,8 @@ def run_temporal(inp: ScoringInput) -> list[Outcome]:
     return [ScoreResult(entry, props)]
 
 
+#: The temporal engine's metric names (``scoring/forgerynet/temporal.py``).
+_TEMPORAL_METRICS = (*(f"AP@{t / 100:.2f}" for t in range(50, 100, 5)), "AP_avg", "AR@1", "AR@2", "AR@5", "AR@10")
 _TEMPORAL_SHOWN = ("AP@0.50", "AP@0.75", "AP@0.95", "AP_avg", "AR@1", "AR@2", "AR@5", "AR@10")
 
 
@@ -299,5 +304,5 @@ TEMPORAL_FNET = register(Scorer(
     columns=_temporal_columns, row=_temporal_row,
     footer=lambda opts, common: ("omfc: forgerynet-temporal: ActivityNet interpolated AP at tIoU 0.50..0.95 and AR@K with K "
                                  "proposals per video on average (max_avg_nr_proposals=100); top 10 predictions per video"),
-    null_keys=("metrics", "per_threshold", "counts", "notes"),
+    null_keys=("metrics", "per_threshold", "counts", "notes"), metrics=_TEMPORAL_METRICS,
 ))  # fmt: skip

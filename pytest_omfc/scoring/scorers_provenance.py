@@ -378,5 +378,6 @@ PROVENANCE = register(
         footer=_footer,
         json_options=_json_options,
         null_keys=("metrics", "per_trial"),
+        metrics=(*GRAPH_METRICS, *FILTER_METRICS),  # graph building (PG) and filtering (PF) respectively
     )
 )

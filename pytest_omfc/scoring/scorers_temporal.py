@@ -83,24 +83,27 @@ def _plain(v: float | None) -> float | None:
     return None if v is None or not math.isfinite(v) else float(v)
 
 
-def _trial_row(t: TemporalTrial) -> dict[str, Any]:
+def _trial_row(t: TemporalTrial, inp: ScoringInput) -> dict[str, Any]:
     """One ``per_trial`` row: MediScore's ``scores_probes.csv`` columns, then the confusion and status."""
     scored = t.status == "scored"
+    reason = None if t.reason is None else _where(t.reason, inp)
     return {"ProbeFileID": t.probe, "MCC": _plain(t.mcc), "TP": t.tp if scored else None, "TN": t.tn if scored else None,
-            "FP": t.fp if scored else None, "FN": t.fn if scored else None, "status": t.status, "reason": t.reason}  # fmt: skip
+            "FP": t.fp if scored else None, "FN": t.fn if scored else None, "status": t.status, "reason": reason}  # fmt: skip
 
 
-_SYS_LINE = re.compile(r"^system output:(\d+(?:, \d+)*)")
+_WHERE = re.compile(r"^(system output|index):(\d+(?:, \d+)*)")
 
 
 def _where(reason: str, inp: ScoringInput) -> str:
-    """The engine numbers system rows of a DataFrame as line = position + 2: give the file and its real lines."""
-    m = _SYS_LINE.match(reason)
-    if not m:
+    """Name the file and its physical lines where the engine, given DataFrames, wrote ``system output:N``
+    or ``index:N`` (line = position + 2): ``p-x/p-x.csv:3``, ``MFC2019-manipulation-video-index.csv:2``,
+    as the rule messages do."""
+    m = _WHERE.match(reason)
+    table = (inp.system if m.group(1) == "system output" else inp.index_table) if m else None
+    if m is None or table is None:
         return reason
-    table = inp.system
     try:
-        lines = ", ".join(str(table.line_of(int(n) - 2)) for n in m.group(1).split(", "))
+        lines = ", ".join(str(table.line_of(int(n) - 2)) for n in m.group(2).split(", "))
     except (IndexError, ValueError):
         return reason
     return f"{table.display}:{lines}{reason[m.end():]}"
@@ -127,7 +130,7 @@ def _result(r: TemporalResult, query: str | None, kind: str, inp: ScoringInput) 
         failure = _failure(r, inp)
         return NotScored(failure or reason, fail=failure is not None)
     entry = {"query": query, "query_kind": kind, "metrics": {"MCC": _plain(r.mcc)}, "counts": counts,
-             "per_trial": [_trial_row(t) for t in r.trials]}  # fmt: skip
+             "per_trial": [_trial_row(t, inp) for t in r.trials]}  # fmt: skip
     props: list[tuple[str, Any]] = [("MCC", float(r.mcc))] + [(f"count.{k}", v) for k, v in counts.items()]
     return ScoreResult(entry, props, _failure(r, inp))
 
@@ -218,5 +221,6 @@ TEMPORAL = register(
         footer=_footer,
         json_options=_json_options,
         null_keys=("metrics", "counts", "per_trial"),
+        metrics=("MCC",),
     )
 )

@@ -142,9 +142,9 @@ def parse_segments(text: str, *, max_segments: int = MAX_SEGMENTS) -> np.ndarray
         raise SegmentError(f"must hold at most {max_segments} intervals (got {len(obj)})")
     if not obj:
         return _EMPTY
+    num = (int, float)  # exact types: a JSON true/false is a bool and refused
     for pair in obj:
-        if not (isinstance(pair, list) and len(pair) == 2
-                and all(type(v) in (int, float) for v in pair)):
+        if not (type(pair) is list and len(pair) == 2 and type(pair[0]) in num and type(pair[1]) in num):
             raise SegmentError(f"must be a list of [start, end] number pairs (got element {_brief(pair)})")
     try:
         arr = np.array(obj, dtype=float)
@@ -286,6 +286,7 @@ class _Probe:
     sns: np.ndarray = field(default_factory=lambda: _EMPTY)
     processed: bool = True
     reason: str | None = None
+    where: str = ""  # "<system output>:<line>" of its row, for reasons about its segments
 
 
 def score_temporal(
@@ -447,7 +448,7 @@ def _system_probes(
             out[pid] = _Probe(fc, processed=False,
                               reason=f"opted out ({_brief(status[at])!r} is not {keep_status})")
             continue
-        probe = _Probe(fc)
+        probe = _Probe(fc, where=f"{sys_name}:{sys_lines[at]}")
         for col in columns:
             cell = str(cells[col][at])
             try:
@@ -474,6 +475,7 @@ def _score_probe(
         return TemporalTrial(pid, "error", reason=probe.reason)
     tag = f"[ProbeFileID={_brief(pid, 60)}]"
     parts: list[np.ndarray] = []
+    part_rows: list[int] = []
     for r in rows:
         cell = ref_cells[r]
         if isinstance(cell, str):
@@ -482,6 +484,7 @@ def _score_probe(
                                                       f"VideoFrame={_brief(raw)!r}: {cell}")
         if cell.size:
             parts.append(cell)
+            part_rows += [int(r)] * len(cell)
     ref_raw = np.concatenate(parts) if parts else _EMPTY
     fc = probe.frame_count
     sys, sns = probe.sys, probe.sns
@@ -496,9 +499,10 @@ def _score_probe(
         nz = ref_raw[:, 0] != ref_raw[:, 1]
         out = bad & (nz | plan)
         if out.any():
-            first = ref_raw[np.flatnonzero(out)[0]] - (np.array([0.0, 1.0]) if plan else 0.0)
+            at = int(np.flatnonzero(out)[0])
+            first = ref_raw[at] - (np.array([0.0, 1.0]) if plan else 0.0)
             return TemporalTrial(pid, "error", reason=(
-                f"{mask_name} {tag} VideoFrame: reference interval {_iv(first)} of probe {pid} must lie within "
+                f"{mask_name}:{frame.at[part_rows[at], _LINE]} {tag} VideoFrame: reference interval {_iv(first)} of probe {pid} must lie within "
                 f"the video [1, {_fmt(fc)}] (got {_iv(first)}); trial not scored"))
     ref = interval_union(ref_raw)
     if truncate:
@@ -510,7 +514,7 @@ def _score_probe(
             first = nz[np.flatnonzero(bad)[0]] - (np.array([0.0, 1.0]) if plan else 0.0)
             hint = "" if truncate else " (truncation is off)"
             return TemporalTrial(pid, "error", reason=(
-                f"{tag} {name}: system interval {_iv(first)} must lie within the video [1, {_fmt(fc)}]"
+                f"{probe.where} {tag} {name}: system interval {_iv(first)} must lie within the video [1, {_fmt(fc)}]"
                 f"{hint} (got {_iv(first)}); trial not scored"))
     collars = interval_union(_collars(ref, collar, lo, hi))
     tp, tn, fp, fn = _counts(ref, sys, collars, sns, lo, hi)

@@ -153,7 +153,7 @@ def test_truncation_mediscore_default_and_plan_only_when_asked(tmp_path: Path) -
     assert (t.tp, t.tn, t.mcc) == (10.0, 89.0, 1.0)
     t = _one(_score(p, convention="plan"))
     assert t.status == "error"
-    assert t.reason == ("[ProbeFileID=v] VideoFrameSegments: system interval [90, 150] must lie within the video "
+    assert t.reason == ("system.csv:2 [ProbeFileID=v] VideoFrameSegments: system interval [90, 150] must lie within the video "
                         "[1, 100] (truncation is off) (got [90, 150]); trial not scored")
     t = _one(_score(p, convention="plan", truncate=True))
     assert (t.tp, t.tn, t.mcc) == (11.0, 89.0, 1.0)
@@ -169,7 +169,7 @@ def test_reference_outside_video_fails_that_trial_only(tmp_path: Path) -> None:
     res = _score(p).results[0]
     bad, good = res.trials
     assert bad.status == "error"
-    assert bad.reason == ("journal_mask.csv [ProbeFileID=a] VideoFrame: reference interval [90, 120] of probe a "
+    assert bad.reason == ("journal_mask.csv:2 [ProbeFileID=a] VideoFrame: reference interval [90, 120] of probe a "
                           "must lie within the video [1, 100] (got [90, 120]); trial not scored")
     assert (good.status, good.mcc) == ("scored", 1.0)
     assert res.mcc == 1.0 and res.failed == (bad,)

@@ -1,0 +1,203 @@
+"""``omfc_score()``: the scorers as a plain function, for notebooks and scripts (no pytest needed).
+
+It computes what ``pytest --omfc-submission SUB --omfc-index INDEX
+--omfc-reference REF`` computes in its score items, and returns the same typed
+:class:`~pytest_omfc.scoring.results.Scores` as the ``omfc`` fixture::
+
+    from pytest_omfc import omfc_score
+    scores = omfc_score(submission="sub/", index="indexes/X-IMDL-index.csv", reference="reference/X-IMDL-ref.csv",
+                        query=["Collection=='A'"], optout=True)
+    scores.detection["q1"].AUC
+
+Options are the scoring options by their ini names, with or without the
+``omfc_`` prefix (``far_stop=0.05``, ``omfc_optout=True``, ``convention="plan"``,
+``query=[...]``), or the scorer's own key (``eks=15``); bounds are those of the
+command line (a bad value is a :class:`ValueError`, an unknown name a
+:class:`TypeError`, both naming the valid ones).  The rules are not run: a
+submission that cannot be read gives not-scored results naming the rule, as
+the score items skip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .editions import EditionTaskError, infer_from_index_name, parse_edition, parse_task
+from .findings import Unavailable
+from .scoring import scorers as _scorers  # noqa: F401  (registers detection, mask, provenance)
+from .scoring import scorers_temporal as _scorers_temporal  # noqa: F401  (registers temporal)
+from .scoring.merge import ScoringError, partition_query
+from .scoring.registry import SCORERS, NotScored, Outcome, Scorer, ScoringInput, scorers_for
+from .scoring.results import Scores, build_scores
+from .submission import Settings, Submission
+
+__all__ = ["COMMON_KEYS", "omfc_score", "reference_columns", "run_scorer", "scorer_options"]
+
+#: The options shared by every scorer (ini names without ``omfc_``), as ``omfc_score`` keywords.
+COMMON_KEYS = ("query", "query_manipulation", "query_partition", "optout", "convention", "score")
+CONVENTIONS = ("mediscore", "plan")
+
+
+def reference_columns(path: Path, limit: int = 1 << 20) -> tuple[str, ...]:
+    """The reference's header names (its first line, at most ``limit`` bytes): they switch scorers on."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.readline(limit)
+    except OSError:
+        return ()
+    text = head.decode("utf-8-sig", errors="replace").strip()
+    return tuple(c.strip().strip('"') for c in text.split("|")) if text else ()
+
+
+def _lookup() -> dict[str, tuple[Scorer, Any]]:
+    """Every accepted keyword of a scorer option -> (scorer, option): key, ini name, ini name without ``omfc_``."""
+    out: dict[str, tuple[Scorer, Any]] = {}
+    for scorer in SCORERS.values():
+        for opt in scorer.options:
+            for name in (opt.key, opt.ini, opt.ini.removeprefix("omfc_")):
+                out.setdefault(name, (scorer, opt))
+    return out
+
+
+def valid_keywords() -> list[str]:
+    """The option keywords ``omfc_score`` accepts (without the ``omfc_`` spellings)."""
+    names = [*COMMON_KEYS, "jobs", "dataset", "edition", "task"]
+    for scorer in SCORERS.values():
+        names += [opt.ini.removeprefix("omfc_") for opt in scorer.options]
+    return names
+
+
+def scorer_options(options: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per scorer, its options parsed and bounded (defaults filled in); TypeError/ValueError name the option."""
+    lookup = _lookup()
+    out = {name: {opt.key: opt.default for opt in s.options} for name, s in SCORERS.items()}
+    for given, value in options.items():
+        if given not in lookup:
+            raise TypeError(f"omfc_score() got an unknown option {given!r}; valid: {', '.join(valid_keywords())}")
+        scorer, opt = lookup[given]
+        if value is None:
+            continue
+        try:
+            out[scorer.name][opt.key] = opt.parse(value)
+        except ValueError as exc:
+            raise ValueError(f"{opt.ini.removeprefix('omfc_')}: {exc}") from None
+    return out
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None or value is False:
+        return []
+    return [value] if isinstance(value, str) else [str(v) for v in value]
+
+
+def _queries(query: Any, query_manipulation: Any, query_partition: Any) -> tuple[list[tuple[str, str]], str | None]:
+    """(query, kind) in order, and the error of a partition query that cannot be expanded (as the plugin's)."""
+    q, qm = _as_list(query), _as_list(query_manipulation)
+    given = [n for n, v in (("query", q), ("query_manipulation", qm), ("query_partition", query_partition)) if v]
+    if len(given) > 1:
+        raise ValueError(f"{' and '.join(given)} are mutually exclusive (as MediScore's -q, -qm and -qp)")
+    queries = [(x, "q") for x in q] + [(x, "qm") for x in qm]
+    if query_partition:
+        try:
+            return [(part, "qp") for part in partition_query(str(query_partition))], None
+        except ScoringError as exc:
+            return [(str(query_partition), "qp")], str(exc)
+    return queries, None
+
+
+def run_scorer(sub: Submission, scorer: Scorer, *, reference: Path, queries: Sequence[tuple[str, str]],
+               query_partition: str | None, optout: bool, convention: str, options: Mapping[str, Any],
+               query_error: str | None = None) -> list[Outcome]:  # fmt: skip
+    """One scorer on one parsed submission: one outcome per position; never raises (an engine bug fails)."""
+    n = max(1, len(queries))
+    if query_error:
+        return [NotScored(query_error, fail=True)] * n
+    try:
+        table = sub.sysout()  # CSV-01..08 when the file cannot be read as a table
+        index = sub.index()  # CSV-07
+    except Unavailable as exc:
+        return [NotScored(f"{exc.rule_id} failed: {exc.reason}")] * n
+    inp = ScoringInput(
+        system=table, index=index.df, column_rule=sub.column_rule, reference=reference, task=sub.task,
+        submission=sub.dir, dataset_root=sub.settings.dataset_root, queries=tuple(queries),
+        query_partition=query_partition, optout=optout, convention=convention,
+        jobs=int(sub.settings.option("jobs", 0)), options=dict(options),
+    )  # fmt: skip
+    try:
+        got = list(scorer.run(inp))
+        if len(got) != n:
+            raise ScoringError(f"the {scorer.name} scorer returned {len(got)} results for {n} queries")
+    except Exception as exc:  # an engine bug must not become a traceback in a user's notebook either
+        got = [NotScored(f"scoring could not run: {type(exc).__name__}: {exc}", fail=True)] * n
+    return got
+
+
+def _submission_csv(path: Path) -> tuple[Path, Path | None]:
+    """(submission directory, system output): ``<ID>/<ID>.csv``, else the only ``*.csv`` of the directory."""
+    if path.is_file():
+        return path.parent, path
+    exact = path / f"{path.name}.csv"
+    if exact.is_file():
+        return path, exact
+    found = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() == ".csv") if path.is_dir() else []
+    return path, (found[0] if len(found) == 1 else None)
+
+
+def omfc_score(*, submission: str | Path, reference: str | Path, index: str | Path, dataset: str | Path | None = None,
+               edition: str | None = None, task: str | None = None, jobs: int = 0, **options: Any) -> Scores:  # fmt: skip
+    """Score a submission against a reference: every scorer the task and reference allow (or ``score=NAME``).
+
+    ``reference`` relative paths are taken from the dataset root (``dataset``,
+    else the index's ``indexes/`` parent, else the index's directory), as
+    ``--omfc-reference`` does.  Raises :class:`FileNotFoundError` for a missing
+    input, :class:`TypeError` for an unknown option and :class:`ValueError` for
+    a bad value; bad *content* never raises (results are not scored, with the reason).
+    """
+    sub_path = Path(submission).expanduser().resolve()
+    idx = Path(index).expanduser().resolve()
+    if not sub_path.exists():
+        raise FileNotFoundError(f"submission: no such file or directory: {sub_path}")
+    if not idx.is_file():
+        raise FileNotFoundError(f"index: no such file: {idx}")
+    root = Path(dataset).expanduser().resolve() if dataset is not None else (
+        idx.parent.parent if idx.parent.name == "indexes" else idx.parent)
+    ref = Path(reference).expanduser()
+    if not ref.is_absolute():
+        ref = next((c for c in (root / ref, Path.cwd() / ref) if c.is_file()), root / ref)
+    ref = ref.resolve()
+    if not ref.is_file():
+        raise FileNotFoundError(f"reference: no such file: {ref} (a relative path is taken from the dataset root)")
+    try:
+        inferred_edition, inferred_task = infer_from_index_name(idx)
+        ed = parse_edition(edition) if edition else inferred_edition
+        tk = parse_task(task) if task else inferred_task
+    except EditionTaskError as exc:
+        raise ValueError(str(exc)) from None
+    if ed is None or tk is None:
+        raise ValueError(f"cannot infer the {'edition' if ed is None else 'task'} from {idx.name}; pass edition=... and task=...")
+    if not isinstance(jobs, int) or not 0 <= jobs <= 64:
+        raise ValueError(f"jobs: must be an integer from 0 to 64 (got {jobs!r})")
+
+    common = {k: options.pop(k, options.pop(f"omfc_{k}", None)) for k in COMMON_KEYS}
+    per_scorer = scorer_options(options)
+    convention = str(common["convention"] or "mediscore")
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention: must be mediscore or plan (got {convention!r})")
+    only = common["score"]
+    if only is not None and str(only) not in (*SCORERS, "all"):
+        raise ValueError(f"score: must be one of {', '.join((*SCORERS, 'all'))} (got {only!r})")
+    queries, query_error = _queries(common["query"], common["query_manipulation"], common["query_partition"])
+
+    sub_dir, csv = _submission_csv(sub_path)
+    sub = Submission(Settings(submission=sub_dir, csv=csv, index=idx, edition=ed, task=tk, dataset_root=root,
+                              options=(("jobs", jobs),)))  # fmt: skip
+    selected = None if only in (None, "all") else (str(only),)
+    outcomes = {
+        s.name: run_scorer(sub, s, reference=ref, queries=queries, query_partition=common["query_partition"] or None,
+                           optout=bool(common["optout"]), convention=convention, options=per_scorer[s.name],
+                           query_error=query_error)
+        for s in scorers_for(tk, reference_columns(ref), selected)
+    }  # fmt: skip
+    return build_scores(outcomes, queries)

@@ -1,0 +1,219 @@
+"""Metric gates: ``--omfc-require "AUC>=0.80"`` (repeatable; ini ``omfc_require``, one per line).
+
+Grammar (blanks around the parts are ignored)::
+
+    gate   := [scorer ["[" result "]"] ":"] metric op number
+    scorer := a scorer of this run (detection, mask, provenance, temporal, ...)
+    result := a result label: all, q1, qm2, qp3 (as in the item names), or a provenance node type
+    op     := ">=" | ">" | "<=" | "<" | "=="
+    number := a float ("0.8", ".8", "1e-3")
+
+The scorer may be left out when the metric name belongs to one scorer of the
+run; without a result label every result of the scorer (every query) must
+meet the bound.  Each gate is an item ``<sub>::require::<gate>`` that fails
+with the measured value, the bound and the result ("AUC must be >= 0.8 (got
+0.7312, detection, query all)") and fails with the reason when the result was
+not scored.  A malformed gate, an unknown or ambiguous metric, or a scorer or
+result that this run does not have is a usage error (exit 4) naming the valid
+ones, before anything runs: the metric names are the scorers'
+:attr:`~pytest_omfc.scoring.registry.Scorer.metrics`.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _pytest._code.code import TerminalRepr
+
+from .items import failure_repr
+from .scoring import SCORING_KEY, ScoringSettings, _get, outcomes_for
+from .state import EXTRA_ITEMS_KEY, SETTINGS_KEY
+
+__all__ = ["GATES_KEY", "Gate", "GateItem", "configure", "evaluate", "parse_gate"]
+
+GATES_KEY = pytest.StashKey["tuple[Gate, ...]"]()
+
+OPERATORS: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq,
+}  # fmt: skip
+
+_GATE = re.compile(
+    r"""^\s*(?:(?P<scorer>[A-Za-z][\w-]*)\s*(?:\[\s*(?P<label>[^\[\]]+?)\s*\])?\s*:)?
+        \s*(?P<metric>[A-Za-z][\w@.]*)\s*(?P<op>>=|<=|==|>|<)\s*(?P<bound>[^\s<>=!]+)\s*$""",
+    re.VERBOSE,
+)
+SYNTAX = ('must be [scorer[result]:]metric OP number with OP one of >=, >, <=, <, == '
+          '(e.g. "AUC>=0.8", "mask:OptimumMCC>0.3", "detection[q1]:EER<=0.2")')  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Gate:
+    """One ``--omfc-require`` expression, its scorer resolved."""
+
+    text: str  # as given, blanks removed (the item name)
+    metric: str
+    op: str
+    bound: float
+    scorer: str | None = None
+    label: str | None = None
+
+    def where(self) -> str:
+        return f"{self.scorer}" + (f"[{self.label}]" if self.label else "")
+
+
+def parse_gate(text: str) -> Gate:
+    """The gate's parts; :class:`ValueError` with :data:`SYNTAX` when it does not parse."""
+    m = _GATE.match(text)
+    if m is None:
+        raise ValueError(f"{text!r} is not a gate: {SYNTAX}")
+    try:
+        bound = float(m["bound"])
+    except ValueError:
+        raise ValueError(f"{text!r}: the bound must be a number (got {m['bound']!r})") from None
+    if math.isnan(bound):
+        raise ValueError(f"{text!r}: the bound must be a number (got {m['bound']!r})")
+    return Gate(re.sub(r"\s+", "", text), m["metric"], m["op"], bound, m["scorer"], m["label"])
+
+
+def _metric_list(settings: ScoringSettings) -> str:
+    from ..scoring.registry import SCORERS
+
+    return "; ".join(f"{name}: {', '.join(SCORERS[name].metrics) or '(none declared)'}" for name in settings.scorers) or "none"
+
+
+def resolve(gate: Gate, settings: ScoringSettings, task: str, reference: str) -> Gate:
+    """The gate with its scorer; :class:`ValueError` naming the valid scorers, metrics or results."""
+    from ..scoring.registry import SCORERS
+    from ..scoring.results import labels_for
+
+    running = settings.scorers
+    if gate.scorer is not None:
+        if gate.scorer not in running:
+            why = (f"is not scored in this run (task {task}, reference {reference})" if gate.scorer in SCORERS
+                   else "is not a scorer")  # fmt: skip
+            raise ValueError(f"{gate.text!r}: {gate.scorer} {why}; scored: {', '.join(running) or 'none'}")
+        names = SCORERS[gate.scorer].metrics
+        if gate.metric not in names:
+            raise ValueError(f"{gate.text!r}: unknown metric {gate.metric} of {gate.scorer}; valid: {', '.join(names)}")
+        scorer = gate.scorer
+    else:
+        owners = [s for s in running if gate.metric in SCORERS[s].metrics]
+        if not owners:
+            raise ValueError(f"{gate.text!r}: unknown metric {gate.metric}; valid: {_metric_list(settings)}")
+        if len(owners) > 1:
+            choices = " or ".join(f"{s}:{gate.metric}" for s in owners)
+            raise ValueError(f"{gate.text!r}: {gate.metric} is a metric of {' and '.join(owners)}: name the scorer ({choices})")
+        scorer = owners[0]
+    if gate.label is not None:
+        node_types = settings.options_for(scorer).get("node_types") or ()
+        valid = [*labels_for(settings.queries), *(str(t) for t in node_types)]
+        if gate.label not in valid:
+            raise ValueError(f"{gate.text!r}: {scorer} has no result {gate.label!r}; valid: {', '.join(dict.fromkeys(valid))}")
+    return Gate(gate.text, gate.metric, gate.op, gate.bound, scorer, gate.label)
+
+
+def configure(config: pytest.Config, usage_error: type[Exception]) -> tuple[Gate, ...]:
+    """Parse and resolve every gate up front; a bad one is ``usage_error`` (exit 4)."""
+    given, _ = _get(config, "omfc_require")
+    texts = [str(t) for t in (given or []) if str(t).strip()]
+    if not texts:
+        return ()
+    settings = config.stash.get(SCORING_KEY, None)
+    if settings is None:
+        raise usage_error("--omfc-require: needs --omfc-reference PATH (nothing is scored without a reference)")
+    sub = config.stash[SETTINGS_KEY]
+    assert sub is not None
+    gates: list[Gate] = []
+    for text in texts:
+        try:
+            gates.append(resolve(parse_gate(text), settings, sub.task.value, settings.reference.name))
+        except ValueError as exc:
+            raise usage_error(f"--omfc-require: {exc}") from None
+    config.stash[GATES_KEY] = tuple(gates)
+    config.stash.setdefault(EXTRA_ITEMS_KEY, []).append(gate_items)
+    return config.stash[GATES_KEY]
+
+
+def gate_items(parent: pytest.Collector) -> Iterator[pytest.Item]:
+    """One item per gate, ``<sub>::require::<gate>``, after the score items."""
+    sub = parent.config.stash[SETTINGS_KEY]
+    assert sub is not None
+    for gate in parent.config.stash.get(GATES_KEY, ()):
+        yield GateItem.from_parent(parent, name=f"{sub.submission.name}::require::{gate.text}", gate=gate)
+
+
+# ---------------------------------------------------------------------------- evaluation
+
+
+def _shown(v: Any) -> str:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, float) and math.isnan(v):
+        return "NaN"
+    return str(v) if isinstance(v, int) else f"{v:.6g}"
+
+
+def evaluate(gate: Gate, results: list[Any]) -> tuple[list[str], list[tuple[str, Any]]]:
+    """(failure lines, user_properties) of a gate over the selected results (:class:`~..scoring.results.Result`)."""
+    failures: list[str] = []
+    props: list[tuple[str, Any]] = []
+    must = f"{gate.metric} must be {gate.op} {gate.bound:g}"
+    for r in results:
+        if not r.scored:
+            failures.append(f"{gate.metric} cannot be checked: {r.where} was not scored: {r.skipped}")
+            continue
+        if gate.metric not in r.metrics:
+            failures.append(f"{gate.metric} cannot be checked: {r.where} has no such metric (it has: {', '.join(r.metric_names())})")
+            continue
+        value = r.get(gate.metric)
+        props.append((f"omfc.{r.scorer}" + ("" if r.label == "all" else f"[{r.label}]") + f":{gate.metric}", value))
+        number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+        if math.isnan(number) or not OPERATORS[gate.op](float(number), gate.bound):
+            failures.append(f"{must} (got {_shown(value)}, {r.where})")
+    if not results:
+        failures.append(f"{gate.metric} cannot be checked: {gate.where()} has no result")
+    return failures, props
+
+
+class GateFailed(Exception):
+    """A gate is not met; ``args[0]`` is the text (first line: the summary)."""
+
+
+class GateItem(pytest.Item):
+    """One ``--omfc-require`` gate on the scores of this run (shares the score items' cache)."""
+
+    def __init__(self, *, gate: Gate, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.gate = gate
+        self.add_marker("omfc")
+
+    def runtest(self) -> None:
+        from ..scoring.results import build_scores
+
+        settings = self.config.stash[SCORING_KEY]
+        assert settings is not None and self.gate.scorer is not None
+        self.user_properties.append(("omfc.require", self.gate.text))
+        scores = build_scores({self.gate.scorer: outcomes_for(self.config, self.gate.scorer)}, settings.queries)
+        results = [r for r in scores[self.gate.scorer] if self.gate.label is None or r.label == self.gate.label]
+        failures, props = evaluate(self.gate, results)
+        self.user_properties += props
+        if failures:
+            head = failures[0] if len(failures) == 1 else (
+                f"{self.gate.text}: {len(failures)} of {len(results)} results miss it")
+            raise GateFailed("\n".join([head, *failures]) if len(failures) > 1 else head)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> TerminalRepr:
+        text = str(excinfo.value.args[0]) if isinstance(excinfo.value, GateFailed) else (
+            f"require::{self.gate.text}: the gate could not be checked: {excinfo.exconly()}")
+        return failure_repr(self.reportinfo()[0], text)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        settings = self.config.stash[SCORING_KEY]
+        return (settings.reference if settings else self.path), None, f"[omfc] {self.name}"

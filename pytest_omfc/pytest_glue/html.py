@@ -1,0 +1,200 @@
+"""``--omfc-html PATH``: gather the run's outcomes and write the HTML report once, from the controller.
+
+The reporter reads what every process already reports (rule items: outcome, ``user_properties``,
+failure text; score items: the metrics-JSON entry they carry, see :mod:`.scoring`), so under xdist
+the controller sees it all and workers write nothing.  The page itself is built by the pure package
+:mod:`pytest_omfc.report`, imported only when a report is written.  A report that cannot be built or
+written is an error line and exit 1 (like ``--omfc-metrics-json``), never an INTERNALERROR.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..submission import Settings
+
+__all__ = ["HtmlReporter", "configure"]
+
+#: Rows of the rules table merge a sliced rule's items; the first status found in this order wins.
+_STATUS_ORDER = ("failed", "warning", "passed", "skipped")
+
+
+def configure(config: pytest.Config, settings: Settings, path: Path | None, masks: int,
+              usage_error: type[Exception]) -> None:
+    """Refuse a report path inside the submission or dataset (or a directory); register the reporter."""
+    if path is None:
+        return
+    guarded = [("submission", settings.submission.resolve())]
+    if settings.dataset_root is not None:
+        guarded.append(("dataset", settings.dataset_root.resolve()))
+    for kind, directory in guarded:
+        if path == directory or path.is_relative_to(directory):
+            raise usage_error(f"--omfc-html: must not point into the {kind} directory {directory} (got {path})")
+    if path.is_dir():
+        raise usage_error(f"--omfc-html: must be a file path (got the directory {path})")
+    config.pluginmanager.register(HtmlReporter(config, settings, path, masks), "omfc-html-reporter")
+
+
+class HtmlReporter:
+    """Collects rule and score reports; the controller (or the only process) writes the page at the end."""
+
+    def __init__(self, config: pytest.Config, settings: Settings, path: Path, masks: int) -> None:
+        self.config = config
+        self.settings = settings
+        self.path = path
+        self.masks = masks
+        self.rules: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}  # rule ID -> (outcome, text, props) per item
+        self.scores: dict[tuple[str, int], tuple[str, str, Any]] = {}  # (scorer, position) -> (outcome, text, result)
+        self.done: str | None = None
+        self.error: str | None = None
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not (report.when == "call" or (report.when == "setup" and not report.passed)):
+            return
+        props = dict(report.user_properties)
+        text = ""
+        if report.failed:
+            text = str(report.longrepr)
+        elif report.skipped:
+            longrepr = report.longrepr
+            text = str(longrepr[2] if isinstance(longrepr, tuple) else longrepr).removeprefix("Skipped: ")
+        if "omfc.rule" in props:
+            self.rules.setdefault(str(props["omfc.rule"]), []).append((report.outcome, text, props))
+        elif "omfc.score" in props:
+            key = (str(props["omfc.score"]), int(getattr(report, "omfc_position", 0) or 0))
+            self.scores[key] = (report.outcome, text, getattr(report, "omfc_result", None))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if hasattr(self.config, "workerinput"):
+            return
+        try:
+            page = self._page()
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(page, encoding="utf-8")
+            self.done = str(self.path)
+        except OSError as exc:
+            self.error = f"--omfc-html: cannot write {self.path}: {exc}"
+        except Exception as exc:  # noqa: BLE001  a report bug must not hide the run's verdict or crash it
+            self.error = f"--omfc-html: the report could not be built: {type(exc).__name__}: {exc}"
+        if self.error and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if hasattr(self.config, "workerinput"):
+            return
+        if self.done:
+            terminalreporter.write_line(f"omfc: wrote HTML report: {self.done}")
+        if self.error:
+            terminalreporter.write_line(f"omfc: ERROR {self.error}", red=True, bold=True)
+
+    # ------------------------------------------------------------------------------------ building
+
+    def _page(self) -> str:
+        from ..report import ReportData, render_page
+
+        s = self.settings
+        m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", s.index.name, re.IGNORECASE)  # IMDL, manipulation, ...
+        task = str(self.config.getoption("omfc_task") or (m.group("task") if m else s.task.value))
+        data = ReportData(submission=s.submission.name, edition=s.edition.value, task=task)
+        data.rules = self._rule_rows()
+        self._add_scores(data)
+        return render_page(data)
+
+    def _rule_rows(self) -> list[Any]:
+        from ..registry import REGISTRY
+        from ..report import RuleRow
+
+        order = {rid: i for i, rid in enumerate(REGISTRY)}
+        rows = []
+        for rid in sorted(self.rules, key=lambda r: (order.get(r, len(order)), r)):
+            items = self.rules[rid]
+            rule = REGISTRY.get(rid)
+            statuses = {("warning" if outcome == "passed" and "omfc.warning" in props else outcome) for outcome, _, props in items}
+            status = next((st for st in _STATUS_ORDER if st in statuses), "skipped")
+            severity = next((str(p["omfc.severity"]) for _, _, p in items if "omfc.severity" in p),
+                            rule.severity.value if rule else "")  # fmt: skip
+            failures = [t for o, t, _ in items if o == "failed"]
+            skips = [t for o, t, _ in items if o == "skipped"]
+            warnings = [str(p["omfc.warning"]) for _, _, p in items if "omfc.warning" in p]
+            text = "\n".join(failures) if status == "failed" else ("\n".join(dict.fromkeys(skips)) if status == "skipped" else "")
+            rows.append(RuleRow(rule=rid, title=rule.title if rule else "", family=rule.family if rule else rid.split("-")[0],
+                                severity=severity, status=status, text=text, warning="\n".join(warnings)))  # fmt: skip
+        return rows
+
+    def _add_scores(self, data: Any) -> None:
+        from .scoring import SCORING_KEY
+
+        scoring = self.config.stash.get(SCORING_KEY, None)
+        if scoring is None:
+            return
+        from ..report import Plot, ScoreTable
+        from ..scoring.registry import SCORERS
+
+        data.scored = True
+        data.score_failures = [text for (_, _), (outcome, text, _) in sorted(self.scores.items()) if outcome == "failed"]
+        title = f"{data.submission} ({data.edition} {data.task})"
+        for name in scoring.scorers:
+            scorer = SCORERS[name]
+            entries: list[tuple[int, dict[str, Any]]] = []
+            for (sname, pos), (_, _, result) in sorted(self.scores.items()):
+                if sname == name and result is not None:
+                    entries += [(pos, r) for r in (result if isinstance(result, list) else [result])]
+            if not entries:
+                continue
+            opts = scoring.options_for(name)
+            columns = scorer.columns(opts)
+            rows, notes = [], []
+            for pos, r in entries:
+                label = "all" if r.get("query") is None else f"{r.get('query_kind')}{pos + 1}"
+                if r.get("query") is not None:
+                    notes.append(f"{label}: {r['query']}")
+                if r.get("metrics") is None:
+                    notes.append(f"{label} not scored: {r.get('skipped', '')}")
+                    rows.append((label, *(["-"] * len(columns))))
+                    continue
+                rows.append((label, *scorer.row(r, opts)))
+            data.tables.append(ScoreTable(f"{scorer.title} scores", ("result", *columns), tuple(rows), tuple(notes)))
+            plain = [r for _, r in entries]
+            if name == "detection":
+                data.plots += [Plot(t, svg) for t, svg in _detection_svgs(plain, title)]
+            elif name == "mask":
+                self._add_masks(data, plain, opts)
+
+    def _add_masks(self, data: Any, entries: list[dict[str, Any]], opts: dict[str, Any]) -> None:
+        from ..report import mask_cards, pick_probes, primary_metric
+
+        rows = next((e["per_probe"] for e in entries if e.get("per_probe")), None)
+        if not rows:
+            data.mask_note = "No probe was scored: no thumbnails."
+            return
+        if self.masks == 0:
+            data.mask_note = "Thumbnails are off (--omfc-html-masks 0)."
+            return
+        worst, best = pick_probes(rows, self.masks)
+        bitplane = opts.get("jpeg2000") == "yes" or (opts.get("jpeg2000") == "auto" and "ProbeBitPlaneMaskFileName" in rows[0])
+        data.worst, data.best = (mask_cards(chosen, ref_root=self.settings.dataset_root, sys_root=self.settings.submission,
+                                            options=opts, bitplane=bitplane) for chosen in (worst, best))  # fmt: skip
+        first = entries[0].get("query")
+        scope = "all trials" if first is None else f"the first query ({first})"
+        scored = sum(1 for r in rows if isinstance(r.get(primary_metric(rows)), (int, float)))
+        data.mask_note = (f"The {len(worst)} worst and {len(best)} best of the {scored} scored probes of {scope} "
+                          f"by the scorer's per-probe {primary_metric(rows)}; each probe is shown once.")  # fmt: skip
+
+
+def _detection_svgs(entries: list[dict[str, Any]], title: str) -> list[tuple[str, str]]:
+    """ROC and DET of the scored detection results, as SVG text."""
+    from ..scoring.plots import det_svg, roc_svg
+    from ..scoring.scorers import _result_from_dict
+
+    scored = [_result_from_dict(e) for e in entries if e.get("metrics") is not None and e.get("roc")]
+    if not scored:
+        return []
+    size = (640, 480)
+    return [(f"{title} ROC", roc_svg(scored, title=f"{title} ROC", size=size)),
+            (f"{title} DET", det_svg(scored, title=f"{title} DET", size=size))]  # fmt: skip
