@@ -26,6 +26,10 @@ Outcome of an item (documented in the README, section Scoring):
   does not parse or names an unknown column, a reference or journal table that
   is unreadable, lacks a column or does not match the index), or the engine
   itself broke.  These are the user's to fix, so they must not pass silently.
+
+The plugin imports this module at load time (for :func:`add_options`): it
+imports the scorer registry and the scorer modules (light: option
+declarations), never an engine, numpy or pandas at module level.
 """
 
 from __future__ import annotations
@@ -38,14 +42,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from ..editions import Task
 from ..findings import Unavailable
 from ..scoring import scorers as _scorers  # noqa: F401  (registers every scorer)
 from ..scoring import scorers_temporal as _scorers_temporal  # noqa: F401  (registers the temporal scorer)
-from ..scoring.merge import ScoringError, partition_query
 from ..scoring.registry import (
     SCORERS,
     NotScored,
@@ -226,6 +228,8 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
     queries = [(str(x), "q") for x in (q or [])] + [(str(x), "qm") for x in (qm or [])]
     query_error = None
     if qp:
+        from ..scoring.merge import ScoringError, partition_query
+
         try:
             queries += [(part, "qp") for part in partition_query(str(qp))]
         except ScoringError as exc:  # fails its item (a query the user must fix), never INTERNALERROR
@@ -304,6 +308,8 @@ def outcomes_for(config: pytest.Config, name: str = "detection") -> list[Outcome
         assert settings is not None
         n = settings.positions
         try:
+            from ..scoring.merge import ScoringError
+
             got = list(_score(config, settings, SCORERS[name]))
             if len(got) != n:
                 raise ScoringError(f"the {name} scorer returned {len(got)} results for {n} queries")
@@ -538,6 +544,8 @@ class ScoringReporter:
 
 
 def _json_default(obj: Any) -> Any:
+    import numpy as np
+
     if isinstance(obj, (np.integer,)):
         return int(obj)
     if isinstance(obj, (np.floating,)):

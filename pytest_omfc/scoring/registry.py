@@ -19,11 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..csvio import Table
 from ..editions import Task
 from ..findings import tame
+
+if TYPE_CHECKING:  # csvio imports pandas: this module is read at plugin load (option declarations)
+    from ..csvio import Table
 
 __all__ = [
     "SCORERS",
