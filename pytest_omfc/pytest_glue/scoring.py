@@ -56,6 +56,7 @@ from ..scoring.registry import (
     ScoringInput,
     scorers_for,
 )
+from .progress import progress_for
 from .state import SETTINGS_KEY, submission_for
 
 __all__ = [
@@ -329,13 +330,18 @@ def _score(config: pytest.Config, settings: ScoringSettings, scorer: Scorer) -> 
         index = sub.index()  # CSV-07
     except Unavailable as exc:
         return [NotScored(f"{exc.rule_id} failed: {exc.reason}")] * n
+    bar = progress_for(config, f"score::{scorer.name}", scorer.progress_unit)
     inp = ScoringInput(
         system=table, index=index.df, column_rule=sub.column_rule, reference=settings.reference, task=sub.task,
         submission=sub.dir, dataset_root=sub.settings.dataset_root, queries=settings.queries,
         query_partition=settings.query_partition, optout=settings.optout, convention=settings.convention,
-        jobs=int(sub.settings.option("jobs", 0)), options=settings.options_for(scorer.name),
+        jobs=int(sub.settings.option("jobs", 0)), options=settings.options_for(scorer.name), progress=bar,
     )  # fmt: skip
-    return list(scorer.run(inp))
+    try:
+        return list(scorer.run(inp))
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 # ---------------------------------------------------------------------------- items

@@ -112,6 +112,9 @@ class ScoringInput:
     convention: str
     jobs: int
     options: Mapping[str, Any]  # this scorer's own options, parsed (ScorerOption.key -> value)
+    #: ``progress(done, total)`` for long work inside the item (the pytest layer draws a bar on a
+    #: terminal, or passes None); an engine calls it as it goes, in units of ``Scorer.progress_unit``.
+    progress: Callable[[int, int], None] | None = None
 
     @property
     def positions(self) -> int:
@@ -135,7 +138,8 @@ class Scorer:
     * ``json_options(opts, common)``: the scorer's part of the metrics JSON ``options``;
     * ``finish(entries, opts, title)``: extra outputs written once by the controller (plots), returning
       ``(written, errors)`` texts (``opts`` then also holds the common ``plots``/``per_probe_csv`` paths);
-    * ``null_keys``: the entry keys a not-scored result carries as null (beside ``skipped``).
+    * ``null_keys``: the entry keys a not-scored result carries as null (beside ``skipped``);
+    * ``progress_unit``: what ``ScoringInput.progress`` counts (shown beside the bar, e.g. "masks").
     """
 
     name: str
@@ -151,6 +155,7 @@ class Scorer:
     json_options: Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]] = lambda opts, common: {}
     finish: Callable[[list[dict[str, Any]], Mapping[str, Any], str], tuple[list[str], list[str]]] | None = None
     null_keys: tuple[str, ...] = ("metrics",)  # entry keys set to null when a result is not scored
+    progress_unit: str = "steps"
 
     def applies(self, task: Task, reference_columns: Sequence[str] | None) -> bool:
         """True for a task it scores, when the reference names one of its switch columns."""

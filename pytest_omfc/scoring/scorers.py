@@ -406,7 +406,7 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
         report = score_masks(
             inp.index, inp.reference, table.df, task=task, sys_dir=inp.submission, ref_dir=inp.dataset_root,
             optout=inp.optout, convention=inp.convention, jobs=inp.jobs or default_jobs(), **engine, **by_kind,
-            **extra,
+            **extra, progress=inp.progress,
         )  # fmt: skip
     except ScoringError as exc:
         msg = str(exc)
@@ -526,6 +526,7 @@ MASK = register(
         json_options=_mask_json_options,
         finish=_mask_finish,
         null_keys=("metrics", "stddev", "per_probe"),
+        progress_unit="masks",
     )
 )
 
