@@ -11,6 +11,7 @@ masks count as long).  The terminal runs use a pseudo-terminal (``pty``).
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
 import re
@@ -29,6 +30,7 @@ from test_mask_scoring_plugin import REF, SHIFTED, MaskCase
 
 from pytest_omfc.pytest_glue.progress import MIN_WORK_ENV, ProgressBar, wanted
 from pytest_omfc.scoring.mask.run import score_masks
+from pytest_omfc.scoring.provenance import score_filtering, score_graph_building
 
 ROOT = Path(__file__).resolve().parents[1]
 IMDL = ROOT / "examples" / "submissions" / "imdl" / "p-baseline_3_imdl"
@@ -65,6 +67,45 @@ def test_engine_without_a_callback_gives_the_same_numbers(omfc: Any) -> None:
     # MCC = (36*164 - 28*28) / sqrt(64*64*192*192) = 5120/12288 = 0.41667; mean 0.70833
     assert a["OptimumMCC"] == b["OptimumMCC"] == pytest.approx((1 + 5120 / 12288) / 2)
     assert score_masks.__kwdefaults__["progress"] is None
+
+
+def _provenance(tmp: Path) -> dict[str, Any]:
+    """One probe P (journal A -> P), three system rows: two good graphs and one malformed JSON."""
+    probe, pfile = "p" * 32, f"world/{'p' * 32}.jpg"
+
+    def table(name: str, rows: list[list[str]]) -> Path:
+        (tmp / name).write_text("\n".join("|".join(r) for r in rows) + "\n", encoding="utf-8")
+        return tmp / name
+
+    (tmp / "journals").mkdir()
+    (tmp / "journals" / "j1.json").write_text(json.dumps({"directed": True, "nodes": [
+        {"id": "A", "nodetype": "base", "file": "A.png"}, {"id": "P", "nodetype": "final", "file": "P.png"}],
+        "links": [{"source": 0, "target": 1, "op": "Blur"}]}))  # fmt: skip
+    graph = {"directed": True, "links": [{"source": 0, "target": 1, "relationshipConfidenceScore": 1}], "nodes": [
+        {"id": "0", "file": "world/A.jpg", "fileid": "A", "nodeConfidenceScore": 1.0},
+        {"id": "1", "file": pfile, "fileid": "P", "nodeConfidenceScore": 1.0}]}  # fmt: skip
+    (tmp / "jsons").mkdir()
+    (tmp / "jsons" / "s0.json").write_text(json.dumps(graph))
+    (tmp / "jsons" / "s1.json").write_text('{"nodes": [')
+    (tmp / "jsons" / "s2.json").write_text(json.dumps(graph))
+    return {
+        "index": table("index.csv", [["TaskID", "ProvenanceProbeFileID", "ProvenanceProbeFileName"], ["provenance", probe, pfile]]),
+        "reference": table("ref.csv", [["TaskID", "ProvenanceProbeFileID", "ProvenanceProbeFileName", "JournalName", "JournalFileName"],
+                                       ["provenance", probe, pfile, "J1", "journals/j1.json"]]),
+        "node": table("node.csv", [["ProvenanceProbeFileID", "WorldFileID", "WorldFileName", "JournalNodeID"],
+                                   [probe, probe, pfile, "P"], [probe, "wA", "world/A.jpg", "A"]]),
+        "world": table("world.csv", [["TaskID", "WorldFileID", "WorldFileName"], ["provenance", "wA", "world/A.jpg"]]),
+        "system": table("sys.csv", [["ProvenanceProbeFileID", "ProvenanceOutputFileName"]] + [[probe, f"jsons/s{i}.json"] for i in range(3)]),
+        "ref_dir": tmp, "sys_dir": tmp,
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("engine", [score_graph_building, score_filtering])
+def test_provenance_engines_report_each_trial_with_the_total(tmp_path: Path, engine: Any) -> None:
+    calls: list[tuple[int, int]] = []
+    res = engine(**_provenance(tmp_path), progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(0, 3), (1, 3), (2, 3), (3, 3)]  # the malformed JSON's trial counts too: it was looked at
+    assert len(res.trial_scores) == 2 and [r.reason.split(":")[0] for r in res.reasons] == [f"{tmp_path}/jsons/s1.json"]
 
 
 # ---------------------------------------------------------------------------- when a bar is wanted

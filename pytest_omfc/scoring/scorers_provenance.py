@@ -263,10 +263,10 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
                                   "system": inp.system.df, "ref_dir": _journal_root(inp, ref), "sys_dir": inp.submission}  # fmt: skip
         if inp.task is Task.PG:
             return [_graph_result(score_graph_building(**tables, direct=bool(opts.get("direct")),
-                                                       undirected=bool(opts.get("undirected"))), opts)]  # fmt: skip
+                                                       undirected=bool(opts.get("undirected")), progress=inp.progress), opts)]  # fmt: skip
         types = tuple(opts.get("node_types") or ("all",))
         return [
-            _filtering_result(score_filtering(**tables, node_types=types), types, opts)
+            _filtering_result(score_filtering(**tables, node_types=types, progress=inp.progress), types, opts)
         ]
     except (
         ScoringError
@@ -388,5 +388,6 @@ PROVENANCE = register(
         footer=_footer,
         json_options=_json_options,
         null_keys=("metrics", "per_trial"),
+        progress_unit="trials",
     )
 )
