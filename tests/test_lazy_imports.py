@@ -59,7 +59,7 @@ def _probe_run(tmp_path: Path, *args: str) -> tuple[Capped, list[str]]:
 
 
 def test_a_run_without_a_submission_imports_nothing_heavy(tmp_path: Path) -> None:
-    res, modules = _probe_run(tmp_path)
+    _, modules = _probe_run(tmp_path)
     assert "pytest_omfc.pytest_glue.hooks" in modules  # the plugin was loaded
     assert "pytest_omfc.scoring.scorers" in modules  # and its scorer options declared
     assert _heavy(modules) == []

@@ -110,7 +110,9 @@ class ProgressBar:
 
     def _start(self, total: int) -> None:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+        from rich.progress import (
+            BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn,
+        )
 
         reporter: Any = self.config.pluginmanager.getplugin("terminalreporter")
         if reporter is not None:
@@ -138,4 +140,3 @@ class ProgressBar:
 def progress_for(config: pytest.Config, label: str, unit: str) -> ProgressBar | None:
     """A bar for long work inside one item, or None when nobody watches (CI, not a tty, ``-q``, xdist)."""
     return ProgressBar(config, label, unit, _min_work()) if wanted(config) else None
-
