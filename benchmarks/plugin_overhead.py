@@ -17,11 +17,17 @@ of them alike:
 * the start-up of a check: the smallest bundled example (OpenMFC2020 VMD, 3 trials,
   all rules), through ``pytest --omfc-submission`` and through ``python -m pytest_omfc``.
 
+Byte code is cached in a temporary ``PYTHONPYCACHEPREFIX`` (``PYTHONDONTWRITEBYTECODE`` is
+dropped) and one untimed round runs first, so the figures are those of an installed package with
+its ``.pyc`` files, not of compiling the sources in every run; nothing is written into the checkout.
+
 ``--repo DIR`` measures another checkout's plugin (its directory goes first on
 ``PYTHONPATH``; the installed entry point ``omfc = pytest_omfc.plugin`` then
-loads that code), e.g. the main branch before a change.  Prints; asserts nothing.
+loads that code); ``--baseline DIR`` also times that checkout's plugin (e.g. the main branch
+before a change) in the same rounds, and prints its overhead beside this one's.  Prints; asserts
+nothing.
 
-Run: ``python benchmarks/plugin_overhead.py [--runs N] [--repo DIR]``
+Run: ``python benchmarks/plugin_overhead.py [--runs N] [--repo DIR] [--baseline DIR]``
 """
 
 from __future__ import annotations
@@ -41,9 +47,10 @@ HERE = Path(__file__).resolve().parents[1]
 ONE_TEST = "def test_one():\n    pass\n"
 
 
-def _env(repo: Path, *, autoload: bool = True) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+def _env(repo: Path, pycache: Path, *, autoload: bool = True) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(repo), os.environ.get("PYTHONPATH", "")) if p)
+    env["PYTHONPYCACHEPREFIX"] = str(pycache)
     env.pop("CI", None)
     if not autoload:
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
@@ -59,10 +66,10 @@ def _wall(args: list[str], cwd: Path, env: dict[str, str]) -> float:
     return took
 
 
-def _import_profile(repo: Path, cwd: Path) -> tuple[float, int, list[str]]:
+def _import_profile(repo: Path, cwd: Path, pycache: Path) -> tuple[float, int, list[str]]:
     """Cumulative import time of pytest_omfc.plugin (s), modules imported, heavy ones among them."""
     proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "import pytest_omfc.plugin"], cwd=cwd,
-                          env=_env(repo), capture_output=True, text=True, timeout=600)  # fmt: skip
+                          env=_env(repo, pycache), capture_output=True, text=True, timeout=600)  # fmt: skip
     rows = re.findall(r"^import time:\s+\d+ \|\s+(\d+) \|( *)(\S+)", proc.stderr, re.MULTILINE)
     top = [int(cum) for cum, indent, name in rows if name == "pytest_omfc.plugin"]
     heavy = sorted({name.split(".")[0] for _, _, name in rows}
@@ -74,8 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=11, help="fresh subprocesses per mode (median; default 11)")
     parser.add_argument("--repo", type=Path, default=HERE, help="the checkout whose plugin is measured (default: this one)")
+    parser.add_argument("--baseline", type=Path, help="another checkout timed in the same rounds (before/after)")
     ns = parser.parse_args(argv)
     repo = ns.repo.resolve()
+    baseline = ns.baseline.resolve() if ns.baseline else None
     examples = repo / "examples"
     vmd = examples / "submissions" / "vmd" / "p-baseline_3_vmd"
     vmd_index = examples / "datasets" / "OpenMFC2020" / "indexes" / "OpenMFC20_Video-VMD-index.csv"
@@ -85,27 +94,39 @@ def main(argv: list[str] | None = None) -> int:
               "'loaded' runs name the plugin with -p")  # fmt: skip
 
     with tempfile.TemporaryDirectory(prefix="omfc-overhead-") as tmp:
-        cwd = Path(tmp)
+        cwd = Path(tmp) / "run"
+        cwd.mkdir()
+        pycache = Path(tmp) / "pycache"
         (cwd / "test_one.py").write_text(ONE_TEST, encoding="utf-8")
         base = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_one.py"]
         check = ["--omfc-submission", str(vmd), "--omfc-index", str(vmd_index)]
         modes: dict[str, tuple[list[str], dict[str, str]]] = {
-            "one test, -p no:omfc": ([*base, "-p", "no:omfc"], _env(repo)),
-            "one test, plugin loaded, unused": (base + ([] if installed else ["-p", "pytest_omfc.plugin"]), _env(repo)),
-            "one test, autoload off, bare pytest": (base, _env(repo, autoload=False)),
-            "one test, autoload off, -p pytest_omfc.plugin": ([*base, "-p", "pytest_omfc.plugin"], _env(repo, autoload=False)),
-            "start-up: VMD example (3 trials), pytest": (["-m", "pytest", "-q", "-p", "no:cacheprovider", *check], _env(repo)),
-            "start-up: VMD example (3 trials), python -m pytest_omfc": (["-m", "pytest_omfc", "-q", *check], _env(repo)),
+            "one test, -p no:omfc": ([*base, "-p", "no:omfc"], _env(repo, pycache)),
+            "one test, plugin loaded, unused": (base + ([] if installed else ["-p", "pytest_omfc.plugin"]), _env(repo, pycache)),
+            "one test, autoload off, bare pytest": (base, _env(repo, pycache, autoload=False)),
+            "one test, autoload off, -p pytest_omfc.plugin": ([*base, "-p", "pytest_omfc.plugin"], _env(repo, pycache, autoload=False)),
+            "start-up: VMD example (3 trials), pytest": (["-m", "pytest", "-q", "-p", "no:cacheprovider", *check], _env(repo, pycache)),
+            "start-up: VMD example (3 trials), python -m pytest_omfc": (["-m", "pytest_omfc", "-q", *check], _env(repo, pycache)),
         }  # fmt: skip
+        if baseline is not None:
+            modes |= {
+                "baseline: one test, plugin loaded, unused": (modes["one test, plugin loaded, unused"][0], _env(baseline, pycache)),
+                "baseline: one test, autoload off, -p pytest_omfc.plugin": (
+                    [*base, "-p", "pytest_omfc.plugin"], _env(baseline, pycache, autoload=False)),
+                "baseline: start-up: VMD example (3 trials), pytest": (
+                    modes["start-up: VMD example (3 trials), pytest"][0], _env(baseline, pycache)),
+            }  # fmt: skip
         times: dict[str, list[float]] = {name: [] for name in modes}
-        for _ in range(ns.runs):
+        for i in range(ns.runs + 1):  # round 0 writes the byte code: not timed
             for name, (args, env) in modes.items():
-                times[name].append(_wall(args, cwd, env))
-        imp, count, heavy = _import_profile(repo, cwd)
+                took = _wall(args, cwd, env)
+                if i:
+                    times[name].append(took)
+        imp, count, heavy = _import_profile(repo, cwd, pycache)
 
     med = {name: statistics.median(t) for name, t in times.items()}
-    print(f"plugin of {repo} (python {sys.version.split()[0]}, median of {ns.runs} fresh runs each, "
-          f"load average {os.getloadavg()[0]:.1f})")  # fmt: skip
+    print(f"plugin of {repo}{f' (baseline: {baseline})' if baseline else ''} (python {sys.version.split()[0]}, "
+          f"median of {ns.runs} fresh runs each, load average {os.getloadavg()[0]:.1f})")  # fmt: skip
     width = max(map(len, med))
     for name, value in med.items():
         print(f"  {name:<{width}}  {value:6.3f} s  (min {min(times[name]):.3f})")
@@ -113,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
                     ("one test, autoload off, bare pytest", "one test, autoload off, -p pytest_omfc.plugin")):  # fmt: skip
         print(f"  overhead of the unused plugin ({on.split(', ', 1)[1]} vs {off.split(', ', 1)[1]}): "
               f"{med[on] - med[off]:+.3f} s, ratio {med[on] / med[off]:.2f}")  # fmt: skip
+        if baseline is not None:
+            was = med[f"baseline: {on}"]
+            print(f"    baseline: {was - med[off]:+.3f} s, ratio {was / med[off]:.2f}; "
+                  f"this checkout's run takes {med[on] / was:.2f} of the baseline's")  # fmt: skip
     print(f"  import pytest_omfc.plugin: {imp:.3f} s cumulative (pytest included), {count} modules; "
           f"heavy libraries imported: {', '.join(heavy) or 'none'}")  # fmt: skip
     return 0
