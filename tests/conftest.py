@@ -24,7 +24,9 @@ import sys
 
 import pytest
 
-import pytest_omfc.plugin  # noqa: F401  (import pandas & co. before freezing)
+import pytest_omfc.plugin
+
+pytest_omfc.plugin.preload()  # import pandas & co. (which loading the plugin defers) before freezing
 
 pytest_plugins = ["pytester"]
 

@@ -171,7 +171,8 @@ _RUNNER = textwrap.dedent("""
     import json, os, resource, sys
     resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]), int(sys.argv[1])))
     import pytest
-    import pytest_omfc.plugin  # imported once, before the first request
+    import pytest_omfc.plugin
+    pytest_omfc.plugin.preload()  # imported once, before the first request
 
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     devnull = os.open(os.devnull, os.O_WRONLY)

@@ -11,6 +11,14 @@ Nothing of the submission or the dataset may configure the run: a
 configfile, rootdir or conftest.py inside either is a usage error (exit 4)
 pointing to the ``pytest-omfc`` entry point (:mod:`pytest_omfc.cli`), which
 never reads them.
+
+This module is imported in every pytest run of an environment where the
+plugin is installed, also by test suites that never check a submission: at
+module level it imports only pytest, the standard library and light modules
+(editions, findings, the scorer registry's option declarations).  The rules,
+the submission (numpy, pandas, pydantic, Pillow) and the engines are imported
+by :func:`pytest_configure` when ``--omfc-submission`` is given
+(CONTRIBUTING.md, "Keeping the plugin light"; ``tests/test_lazy_imports.py``).
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -34,12 +42,7 @@ from ..editions import (
     parse_task,
 )
 from ..findings import KEEP_FINDINGS
-from ..models import LAYOUTS
-from ..submission import Settings
-from . import html as _html
-from . import gates as _gates
 from . import scoring as _scoring
-from .items import OmfcReporter, RuleItem, SubmissionDir
 from .state import (
     SETTINGS_KEY,
     SUBMISSION_KEY,
@@ -47,6 +50,9 @@ from .state import (
     bounded_int,
     submission_for,
 )
+
+if TYPE_CHECKING:  # imported when a submission is checked (see the module docstring)
+    from ..submission import Settings
 
 _OPTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("--omfc-submission", "omfc_submission", {"metavar": "DIR", "help": "submission directory <ID>/ holding <ID>.csv (turns the plugin on)"}),
@@ -143,6 +149,9 @@ def resolve_settings(config: pytest.Config) -> Settings | None:
         return None
     if not sub.exists():
         raise UsageProblem(f"--omfc-submission: no such file or directory: {sub}")
+    from ..models import LAYOUTS
+    from ..submission import Settings
+
     if sub.is_file():
         sub_dir, csv = sub.parent, sub
     else:
@@ -206,6 +215,7 @@ FNET_CLASSES: dict[Task, tuple[int, ...]] = {Task.FIC: (2, 3, 16), Task.FVC: (2,
 
 def _forgerynet_settings(config: pytest.Config, sub: Path, sub_dir: Path, task: Task | None, dataset: Path | None) -> Settings:
     """ForgeryNet (issue 12): no index, the reference lists the IDs; ``--omfc-reference`` is needed to validate."""
+    from ..submission import Settings
     names = ", ".join(t.value for t in sorted(FNET_TASKS, key=list(Task).index))
     if task is None:
         raise UsageProblem(f"--omfc-task: give the ForgeryNet task: {names}")
@@ -444,6 +454,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings is None:
         return
     _check_loaded(config, settings)
+    from .items import OmfcReporter  # the rules, the submission and their libraries: only now
+
     config.pluginmanager.register(OmfcReporter(), "omfc-reporter")
     target = str(settings.submission)
     if config.args_source == pytest.Config.ArgsSource.ARGS:
@@ -455,6 +467,9 @@ def pytest_configure(config: pytest.Config) -> None:
     _scoring.configure(config, settings.dataset_root, UsageProblem)
     masks_text, _ = _option(config, "omfc_html_masks")
     masks = 8 if masks_text is None else _int_setting("omfc_html_masks")(masks_text)
+    from . import gates as _gates
+    from . import html as _html
+
     _html.configure(config, settings, _path(config, "omfc_html"), masks, UsageProblem)
     _gates.configure(config, UsageProblem)
 
@@ -493,6 +508,8 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
     if settings is not None and path == settings.submission:
         # outside the rootdir (pytest-omfc's is a private directory) pytest would name it ".": use its name
         nodeid = None if path.is_relative_to(parent.config.rootpath) else path.name
+        from .items import SubmissionDir
+
         return SubmissionDir.from_parent(parent, path=path, nodeid=nodeid)
     return None
 
@@ -500,10 +517,6 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 __all__ = [
     "SETTINGS_KEY",
     "SUBMISSION_KEY",
-    "OmfcReporter",
-    "RuleItem",
-    "Settings",
-    "SubmissionDir",
     "UsageProblem",
     "bounded_int",
     "resolve_settings",

@@ -26,6 +26,10 @@ Outcome of an item (documented in the README, section Scoring):
   does not parse or names an unknown column, a reference or journal table that
   is unreadable, lacks a column or does not match the index), or the engine
   itself broke.  These are the user's to fix, so they must not pass silently.
+
+The plugin imports this module at load time (for :func:`add_options`): it
+imports the scorer registry and the scorer modules (light: option
+declarations), never an engine, numpy or pandas at module level.
 """
 
 from __future__ import annotations
@@ -38,7 +42,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from ..editions import Edition, Task
@@ -46,7 +49,6 @@ from ..findings import Unavailable
 from ..scoring import scorers as _scorers  # noqa: F401  (registers every scorer)
 from ..scoring import scorers_temporal as _scorers_temporal  # noqa: F401  (registers the temporal scorer)
 from ..scoring import scorers_forgerynet as _scorers_forgerynet  # noqa: F401  (registers the ForgeryNet scorers)
-from ..scoring.merge import ScoringError, partition_query
 from ..scoring.registry import (
     SCORERS,
     NotScored,
@@ -55,6 +57,7 @@ from ..scoring.registry import (
     ScoringInput,
     scorers_for,
 )
+from .progress import progress_for
 from .state import SETTINGS_KEY, submission_for
 
 __all__ = [
@@ -228,6 +231,8 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
     queries = [(str(x), "q") for x in (q or [])] + [(str(x), "qm") for x in (qm or [])]
     query_error = None
     if qp:
+        from ..scoring.merge import ScoringError, partition_query
+
         try:
             queries += [(part, "qp") for part in partition_query(str(qp))]
         except ScoringError as exc:  # fails its item (a query the user must fix), never INTERNALERROR
@@ -306,6 +311,8 @@ def outcomes_for(config: pytest.Config, name: str = "detection") -> list[Outcome
         assert settings is not None
         n = settings.positions
         try:
+            from ..scoring.merge import ScoringError
+
             got = list(_score(config, settings, SCORERS[name]))
             if len(got) != n:
                 raise ScoringError(f"the {name} scorer returned {len(got)} results for {n} queries")
@@ -332,13 +339,18 @@ def _score(config: pytest.Config, settings: ScoringSettings, scorer: Scorer) -> 
         index = sub.index()  # CSV-07
     except Unavailable as exc:
         return [NotScored(f"{exc.rule_id} failed: {exc.reason}")] * n
+    bar = progress_for(config, f"score::{scorer.name}", scorer.progress_unit)
     inp = ScoringInput(
         system=table, index=index.df, column_rule=sub.column_rule, reference=settings.reference, task=sub.task,
         submission=sub.dir, dataset_root=sub.settings.dataset_root, queries=settings.queries,
         query_partition=settings.query_partition, optout=settings.optout, convention=settings.convention,
-        jobs=int(sub.settings.option("jobs", 0)), options=settings.options_for(scorer.name), index_table=index,
+        jobs=int(sub.settings.option("jobs", 0)), options=settings.options_for(scorer.name), progress=bar, index_table=index,
     )  # fmt: skip
-    return list(scorer.run(inp))
+    try:
+        return list(scorer.run(inp))
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 # ---------------------------------------------------------------------------- items
@@ -547,6 +559,8 @@ class ScoringReporter:
 
 
 def _json_default(obj: Any) -> Any:
+    import numpy as np
+
     if isinstance(obj, (np.integer,)):
         return int(obj)
     if isinstance(obj, (np.floating,)):

@@ -2,22 +2,26 @@
 
 :mod:`.items` (rule items) and :mod:`.scoring` (score items) import this
 module; it imports neither, so they never import each other's hooks.
+Light: the plugin imports it at load time (the submission, with pandas, is
+imported on first use).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..editions import Edition
-from ..submission import Settings, Submission
+
+if TYPE_CHECKING:  # submission imports numpy and pandas: only when a submission is checked
+    from ..submission import Settings, Submission
 
 __all__ = ["EXTRA_ITEMS_KEY", "SETTINGS_KEY", "SUBMISSION_KEY", "UsageProblem", "bounded_int", "settings_of", "submission_for"]
 
 SETTINGS_KEY = pytest.StashKey["Settings | None"]()
-SUBMISSION_KEY = pytest.StashKey[Submission]()
+SUBMISSION_KEY = pytest.StashKey["Submission"]()
 #: Further item factories of a submission, collected after the rule and score items (the --omfc-require gates).
 EXTRA_ITEMS_KEY = pytest.StashKey["list[Callable[[pytest.Collector], Iterator[pytest.Item]]]"]()
 
@@ -46,6 +50,8 @@ def submission_for(config: pytest.Config) -> Submission:
     """The process-wide parsed submission (built on first use, never at collection)."""
     sub = config.stash.get(SUBMISSION_KEY, None)
     if sub is None:
+        from ..submission import Submission
+
         settings = config.stash[SETTINGS_KEY]
         assert settings is not None
         if settings.edition is Edition.ForgeryNet:

@@ -19,11 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..csvio import Table
 from ..editions import Task
 from ..findings import tame
+
+if TYPE_CHECKING:  # csvio imports pandas: this module is read at plugin load (option declarations)
+    from ..csvio import Table
 
 __all__ = [
     "SCORERS",
@@ -112,6 +114,9 @@ class ScoringInput:
     options: Mapping[str, Any]  # this scorer's own options, parsed (ScorerOption.key -> value)
     parsed: Any = None  # ForgeryNet (issue 12): the ForgeryNetSubmission, which parsed and validated the files
     index_table: Table | None = None  # the index as read (file name and physical lines, for messages)
+    #: ``progress(done, total)`` for long work inside the item (the pytest layer draws a bar on a
+    #: terminal, or passes None); an engine calls it as it goes, in units of ``Scorer.progress_unit``.
+    progress: Callable[[int, int], None] | None = None
 
     @property
     def positions(self) -> int:
@@ -138,6 +143,7 @@ class Scorer:
     * ``null_keys``: the entry keys a not-scored result carries as null (beside ``skipped``);
     * ``metrics``: the names of its numeric results (the metrics JSON's ``metrics`` keys), known before
       scoring so that ``--omfc-require`` can refuse an unknown name up front (exit 4) and list the valid ones.
+    * ``progress_unit``: what ``ScoringInput.progress`` counts (shown beside the bar, e.g. "masks").
     """
 
     name: str
@@ -154,6 +160,7 @@ class Scorer:
     finish: Callable[[list[dict[str, Any]], Mapping[str, Any], str], tuple[list[str], list[str]]] | None = None
     null_keys: tuple[str, ...] = ("metrics",)  # entry keys set to null when a result is not scored
     metrics: tuple[str, ...] = ()  # the metric names of its results (metrics-JSON keys), for gates and the fixture
+    progress_unit: str = "steps"
 
     def applies(self, task: Task, reference_columns: Sequence[str] | None) -> bool:
         """True for a task it scores, when the reference names one of its switch columns."""

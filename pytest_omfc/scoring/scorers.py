@@ -3,6 +3,11 @@
 Importing this module fills :data:`pytest_omfc.scoring.registry.SCORERS`
 (detection first, then mask: the order of items, metrics-JSON results and
 summary tables).  No pytest import.
+
+The plugin imports this module at load time, in every pytest run of the
+environment, for the option declarations: it imports no engine, numpy or
+pandas at module level (each adapter imports them when it runs; see
+CONTRIBUTING.md, "Keeping the plugin light").
 """
 
 from __future__ import annotations
@@ -11,16 +16,10 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..editions import Task
 from ..findings import Unavailable
-from .detection import DEFAULT_FAR_STOP, METRIC_COLUMNS, DetectionResult, RocCurve, score_detection
-from .merge import SCORE_COLUMN, TASK_KEYS, ScoringError
-from .plots import write_plots
 from .registry import (
     NotScored,
     Outcome,
@@ -30,6 +29,11 @@ from .registry import (
     ScoringInput,
     register,
 )
+
+if TYPE_CHECKING:  # annotations only; the adapters import the engines when they run
+    import pandas as pd
+
+    from .detection import DetectionResult
 
 __all__ = ["DETECTION", "DETECTION_TASKS", "MASK", "MASK_TASKS", "MAX_CI_ITERATIONS", "bounded", "flag", "integer"]
 
@@ -110,12 +114,19 @@ def is_query_error(msg: str) -> bool:
 
 
 def _far(opts: Mapping[str, Any], common: Mapping[str, Any]) -> float:
+    from .detection import DEFAULT_FAR_STOP
+
     far = opts.get("far_stop")
     return float(far) if far is not None else DEFAULT_FAR_STOP[str(common.get("convention", "mediscore"))]
 
 
 def _detection_system(inp: ScoringInput) -> pd.DataFrame:
     """The system output frame; :class:`Unavailable` names the rule that makes it unscorable."""
+    import numpy as np
+    import pandas as pd
+
+    from .merge import SCORE_COLUMN, TASK_KEYS
+
     table = inp.system
     for col in (SCORE_COLUMN, *TASK_KEYS[DETECTION_TASKS[inp.task]]):
         if not table.has(col):
@@ -162,6 +173,9 @@ def _detection_result(r: DetectionResult) -> ScoreResult:
 
 def run_detection(inp: ScoringInput) -> list[Outcome]:
     """Detection scoring of every query (METRICS.md 1); one outcome per position."""
+    from .detection import score_detection
+    from .merge import ScoringError
+
     n = inp.positions
     try:
         system = _detection_system(inp)
@@ -233,6 +247,10 @@ def _detection_json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) 
 
 def _result_from_dict(d: dict[str, Any]) -> DetectionResult:
     """Rebuild a result from its entry (the controller has no engine objects under xdist)."""
+    import numpy as np
+
+    from .detection import DetectionResult, RocCurve
+
     roc = d["roc"]
     arr = {k: np.array([np.nan if v is None else v for v in roc[k]], dtype=float) for k in ("fpr", "tpr", "thresholds")}
     counts = d["counts"]
@@ -244,6 +262,8 @@ def _result_from_dict(d: dict[str, Any]) -> DetectionResult:
 
 def _detection_finish(entries: list[dict[str, Any]], opts: Mapping[str, Any], title: str) -> tuple[list[str], list[str]]:
     """``--omfc-plots``: ROC and DET plots of the scored results."""
+    from .plots import write_plots
+
     plots: Path | None = opts.get("plots")
     scored = [_result_from_dict(e) for e in entries if e.get("metrics") is not None]
     if plots is None or not scored:
@@ -254,6 +274,13 @@ def _detection_finish(entries: list[dict[str, Any]], opts: Mapping[str, Any], ti
         return [], [f"--omfc-plots: cannot write into {plots}: {exc}"]
     return [f"plots: {', '.join(p.name for p in paths)} in {plots}"], []
 
+
+#: detection.METRIC_COLUMNS written out, so that registration imports no numpy (tests/test_lazy_imports.py checks they agree).
+DETECTION_METRICS: tuple[str, ...] = (
+    "TRR", "AUC", "EER", "FAR_STOP", "AUC@FAR", "CDR@FAR", "CI_LEVEL",
+    "AUC_CI_LOWER", "AUC_CI_UPPER", "AUC_CI_LOWER@FAR", "AUC_CI_UPPER@FAR",
+    "CDR_CI_LOWER@FAR", "CDR_CI_UPPER@FAR",
+)  # fmt: skip
 
 DETECTION = register(
     Scorer(
@@ -269,7 +296,7 @@ DETECTION = register(
         json_options=_detection_json_options,
         finish=_detection_finish,
         null_keys=("metrics", "counts", "roc"),
-        metrics=METRIC_COLUMNS,
+        metrics=DETECTION_METRICS,
     )
 )
 
@@ -332,6 +359,8 @@ _PER_PROBE_INPUTS = ("ProbeFileID", "DonorFileID", "ProbeMaskFileName", "ProbeBi
 
 def _plain(v: Any) -> Any:
     """A JSON/JUnit-ready value: numpy scalars unwrapped, NaN and "" as None."""
+    import numpy as np
+
     if isinstance(v, np.generic):
         v = v.item()
     if isinstance(v, float) and not math.isfinite(v):
@@ -356,7 +385,11 @@ def _mask_failure(not_scored: Sequence[tuple[str, str]], shown: int = 5) -> str 
 
 def run_masks(inp: ScoringInput) -> list[Outcome]:
     """Mask scoring of every query (METRICS.md 2); one outcome per position."""
+    import numpy as np
+    import pandas as pd
+
     from .mask.run import default_jobs, score_masks
+    from .merge import ScoringError
 
     n = inp.positions
     task: Any = MASK_TASKS[inp.task]  # "manipulation" or "splice"
@@ -381,7 +414,7 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
         report = score_masks(
             inp.index, inp.reference, table.df, task=task, sys_dir=inp.submission, ref_dir=inp.dataset_root,
             optout=inp.optout, convention=inp.convention, jobs=inp.jobs or default_jobs(), **engine, **by_kind,
-            **extra,
+            **extra, progress=inp.progress,
         )  # fmt: skip
     except ScoringError as exc:
         msg = str(exc)
@@ -466,6 +499,8 @@ def _mask_json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> di
 
 def _mask_finish(entries: list[dict[str, Any]], opts: Mapping[str, Any], title: str) -> tuple[list[str], list[str]]:
     """``--omfc-per-probe-csv``: the per-probe tables, pipe-separated (a Query column when several results)."""
+    import pandas as pd
+
     path: Path | None = opts.get("per_probe_csv")
     if path is None:
         return [], []
@@ -514,6 +549,7 @@ MASK = register(
         finish=_mask_finish,
         null_keys=("metrics", "stddev", "per_probe"),
         metrics=MASK_METRICS,
+        progress_unit="masks",
     )
 )
 

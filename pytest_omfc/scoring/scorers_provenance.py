@@ -7,6 +7,10 @@ one entry per node type with ``"node_type"``).  The node table and the world
 index are found by name beside the reference (options name them where the
 layout differs).  Trials the engine cannot score fail the item naming them;
 the numbers of the rest stay.  No pytest import.
+
+Read at plugin load for its option declarations: the engine, numpy and pandas
+are imported inside the functions that run (CONTRIBUTING.md, "Keeping the
+plugin light").
 """
 
 from __future__ import annotations
@@ -14,21 +18,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..editions import Task
-from .merge import ScoringError, read_table
-from .provenance import (
-    MEDISCORE_ALL_NODE_TYPES,
-    NODE_RECALL_NS,
-    NODE_TYPES,
-    score_filtering,
-    score_graph_building,
-)
-from .provenance.run import TrialReason
 from .registry import (
     NotScored,
     Outcome,
@@ -38,6 +30,11 @@ from .registry import (
     ScoringInput,
     register,
 )
+
+if TYPE_CHECKING:  # annotations only; the functions that run import the engine
+    import pandas as pd
+
+    from .provenance.run import TrialReason
 
 __all__ = [
     "PROVENANCE",
@@ -57,7 +54,15 @@ PROVENANCE_TASKS: dict[Task, str] = {
 NODE_TYPE_CHOICES: tuple[str, ...] = ("base", "donor", "interim", "final", "all")
 
 GRAPH_METRICS = ("MeanSimNLO", "MeanSimNO", "MeanSimLO", "MeanNodeRecall")
-FILTER_METRICS = tuple(f"NodeRecallAt{n}" for n in NODE_RECALL_NS)
+#: filter_metrics() written out for the registration (no engine import; tests/test_lazy_imports.py checks they agree).
+FILTER_METRICS = ("NodeRecallAt50", "NodeRecallAt100", "NodeRecallAt200", "NodeRecallAt300")
+
+
+def filter_metrics() -> tuple[str, ...]:
+    """The filtering metrics, ``NodeRecallAt<n>`` for the engine's ``NODE_RECALL_NS``."""
+    from .provenance import NODE_RECALL_NS
+
+    return tuple(f"NodeRecallAt{n}" for n in NODE_RECALL_NS)
 
 
 def _flag(value: Any) -> bool:
@@ -69,6 +74,8 @@ def node_types(value: Any) -> tuple[str, ...]:
 
     ``all`` expands to MediScore's ``--nodetype all``: the overall result plus one per journal node type.
     """
+    from .provenance import MEDISCORE_ALL_NODE_TYPES
+
     given = [value] if isinstance(value, str) else list(value or [])
     out: list[str] = []
     for v in given:
@@ -149,6 +156,8 @@ def find_world_index(inp: ScoringInput) -> Path:
 
 def _journal_root(inp: ScoringInput, ref: pd.DataFrame) -> Path:
     """The directory JournalFileName is relative to: the dataset root, or the reference's ancestors."""
+    import pandas as pd
+
     cands = ([inp.dataset_root] if inp.dataset_root else []) + [
         inp.reference.parent,
         *inp.reference.parent.parents,
@@ -170,6 +179,8 @@ def _journal_root(inp: ScoringInput, ref: pd.DataFrame) -> Path:
 
 def _plain(v: Any) -> Any:
     """A JSON/JUnit-ready value: numpy scalars unwrapped, NaN as None."""
+    import numpy as np
+
     if isinstance(v, np.generic):
         v = v.item()
     if isinstance(v, float) and not math.isfinite(v):
@@ -225,6 +236,9 @@ def _attach(
 
 def run_provenance(inp: ScoringInput) -> list[Outcome]:
     """Provenance scoring of a whole run (METRICS.md 3.1-3.4); one outcome (no queries)."""
+    from .merge import ScoringError, read_table
+    from .provenance import score_filtering, score_graph_building
+
     n = inp.positions
     if inp.queries:
         return [NotScored("provenance scoring takes no query (MediScore's provenance scorers have none): "
@@ -251,10 +265,10 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
                                   "system": inp.system.df, "ref_dir": _journal_root(inp, ref), "sys_dir": inp.submission}  # fmt: skip
         if inp.task is Task.PG:
             return [_graph_result(score_graph_building(**tables, direct=bool(opts.get("direct")),
-                                                       undirected=bool(opts.get("undirected"))), opts)]  # fmt: skip
+                                                       undirected=bool(opts.get("undirected")), progress=inp.progress), opts)]  # fmt: skip
         types = tuple(opts.get("node_types") or ("all",))
         return [
-            _filtering_result(score_filtering(**tables, node_types=types), types, opts)
+            _filtering_result(score_filtering(**tables, node_types=types, progress=inp.progress), types, opts)
         ]
     except (
         ScoringError
@@ -298,7 +312,7 @@ def _filtering_result(
             "All" if nt == "all" else nt
         )  # the engine's (MediScore's) NodeType of the overall result
         row = by_type.get(label, {})
-        metrics = {k: _plain(row.get(k)) for k in FILTER_METRICS}
+        metrics = {k: _plain(row.get(k)) for k in filter_metrics()}
         trials = [t for t in per_trial_all if t.get("NodeType") == label]
         entries.append({"scorer": "provenance-filtering", "query": None, "query_kind": "all", "node_type": nt,
                         "metrics": metrics, "counts": {"trials": len(trials), "not_scored": len(not_scored)},
@@ -362,8 +376,6 @@ def _json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[st
                            "world": None if opts.get("world") is None else str(opts["world"])}}  # fmt: skip
 
 
-assert set(NODE_TYPES) <= set(NODE_TYPE_CHOICES)
-
 PROVENANCE = register(
     Scorer(
         name="provenance",
@@ -379,5 +391,6 @@ PROVENANCE = register(
         json_options=_json_options,
         null_keys=("metrics", "per_trial"),
         metrics=(*GRAPH_METRICS, *FILTER_METRICS),  # graph building (PG) and filtering (PF) respectively
+        progress_unit="trials",
     )
 )

@@ -5,6 +5,9 @@ it (the pytest layer does) adds ``temporal`` to :data:`pytest_omfc.scoring.regis
 ``<sub>::score::temporal`` (or ``[q1]``... with ``--omfc-query``; ``*`` means every probe, as in
 MediScore's ``-q "*"``), metrics ``{"MCC": ...}`` and ``per_trial`` with MediScore's
 ``scores_probes.csv`` columns.  No pytest import.
+
+Read at plugin load for its option declarations: the engine is imported in
+:func:`run_temporal` (CONTRIBUTING.md, "Keeping the plugin light").
 """
 
 from __future__ import annotations
@@ -13,10 +16,9 @@ import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..editions import Task
-from .merge import ScoringError
 from .registry import (
     NotScored,
     Outcome,
@@ -27,7 +29,9 @@ from .registry import (
     register,
 )
 from .scorers import bounded, flag, integer
-from .temporal import TemporalResult, TemporalTrial, score_temporal
+
+if TYPE_CHECKING:  # annotations only; run_temporal imports the engine
+    from .temporal import TemporalResult, TemporalTrial
 
 __all__ = ["MAX_COLLAR", "TEMPORAL", "TEMPORAL_TASKS", "journal_paths", "run_temporal"]
 
@@ -137,6 +141,9 @@ def _result(r: TemporalResult, query: str | None, kind: str, inp: ScoringInput) 
 
 def run_temporal(inp: ScoringInput) -> list[Outcome]:
     """Temporal localization scoring of every ``--omfc-query`` (default ``*``); one outcome per position."""
+    from .merge import ScoringError
+    from .temporal import score_temporal
+
     n = inp.positions
     if inp.kind not in ("all", "q"):
         return [NotScored("temporal scoring selects with --omfc-query only (MediScore's -q); "

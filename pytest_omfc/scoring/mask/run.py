@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -221,10 +221,28 @@ def _score_job_raw(job: _Job) -> tuple[MaskScore | None, str | None]:
         return None, f"unexpected {type(exc).__name__}: {exc}"
 
 
-def _run_jobs(jobs: Sequence[_Job], executor: Executor) -> list[tuple[MaskScore | None, str | None]]:
-    """Score distinct jobs once, in input order, on ``executor`` (local processes or dask, :mod:`..executors`)."""
+#: ``progress(done, total)``: told after each distinct mask side of a run is scored (the caller draws it).
+Progress = Callable[[int, int], None]
+
+
+def _run_jobs(
+    jobs: Sequence[_Job], executor: Executor, progress: Progress | None = None
+) -> list[tuple[MaskScore | None, str | None]]:
+    """Score distinct jobs once, in input order, on ``executor`` (local processes or dask, :mod:`..executors`).
+
+    ``progress(k, n)`` is called after the k-th of the n distinct jobs (``(0, n)`` first), so the
+    caller can show progress on long runs; results arrive in input order, so k counts finished jobs.
+    """
     unique = list(dict.fromkeys(jobs))
-    done = list(executor.map(_score_job, unique))
+    if progress is None:
+        done = list(executor.map(_score_job, unique))
+    else:
+        total = len(unique)
+        progress(0, total)
+        done = []
+        for result in executor.map(_score_job, unique):
+            done.append(result)
+            progress(len(done), total)
     by_job = dict(zip(unique, done, strict=True))
     return [by_job[j] for j in jobs]
 
@@ -325,6 +343,7 @@ def score_masks(
     options: MaskOptions | None = None,
     dask: str | None = None,
     dask_timeout: float = 10.0,
+    progress: Progress | None = None,
     **overrides: Any,
 ) -> MaskReport:
     """Score localization masks as MediScore's MaskScorer (METRICS.md 2).
@@ -340,6 +359,9 @@ def score_masks(
     workers; any other string is the address of a dask.distributed scheduler (``tcp://host:8786``,
     reached within ``dask_timeout`` seconds) whose workers see the mask paths (:mod:`..executors`).
     Results are identical and in the same order on every executor.
+
+    ``progress(done, total)``: called as the masks of each run (each ``-qm`` query, or the one run)
+    are scored, ``total`` being that run's distinct mask sides; the pytest layer draws a bar with it.
     """
     opts = options or MaskOptions()
     if overrides:
@@ -468,7 +490,7 @@ def score_masks(
                 _score_run(
                     trials, run_failed, run_journal, qm_query, splice, bitplane, key, sides, ref_cols, sys_cols,
                     ref_root, sys_root, common, opts, bookkeeping, _query_list(query), query_partition,
-                    executor=executor,
+                    executor=executor, progress=progress,
                 )
             )
     return MaskReport(task=task, options=opts, runs=tuple(runs))
@@ -498,6 +520,7 @@ def _score_run(
     query_partition: str | None,
     *,
     executor: Executor,
+    progress: Progress | None = None,
 ) -> MaskRun:
     """Score the selected trials of one run, then aggregate per query."""
     jobs: list[_Job] = []
@@ -530,7 +553,7 @@ def _score_run(
                 selected = colours.get(str(row["ProbeFileID"]), ()) if journal is not None else None
             jobs.append(_Job(mode, ref_path, sys_path, selected, listed, evaluated, nspx, error=error, **common))
             missing.append(sys_path is None and error is None)
-    outcomes = _run_jobs(jobs, executor)
+    outcomes = _run_jobs(jobs, executor, progress)
 
     # per-image table
     n = len(trials)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -302,22 +302,29 @@ def _unresolved(g: pd.DataFrame | None, journal: Journal) -> str | None:
 
 
 def _scorable(
-    trials: pd.DataFrame, journals: _Journals, groups: dict[str, pd.DataFrame], reasons: list[TrialReason]
+    trials: pd.DataFrame, journals: _Journals, groups: dict[str, pd.DataFrame], reasons: list[TrialReason],
+    progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[tuple[Any, str, str, str, Journal, pd.DataFrame | None]]:
     """Each trial whose journal can be read, with its node-table rows: ``(row, probe, output, journal
     name, journal, rows)``.  Both scorers share this: an unreadable journal is the trial's reason
-    (not scored), node ids the journal lacks a note (scored)."""
-    for t in trials.itertuples(index=False):
+    (not scored), node ids the journal lacks a note (scored).  ``progress(k, n)`` is told after the
+    k-th of the n trials is done (``(0, n)`` first): the caller may draw it."""
+    total = len(trials)
+    if progress is not None:
+        progress(0, total)
+    for k, t in enumerate(trials.itertuples(index=False), 1):
         pid, out = t.ProvenanceProbeFileID, t.ProvenanceOutputFileName
         journal = journals.get(t.JournalFileName)
         if isinstance(journal, str):
             reasons.append(TrialReason(pid, out, journal, False))
-            continue
-        g = groups.get(pid)
-        note = _unresolved(g, journal)
-        if note:
-            reasons.append(TrialReason(pid, out, note, True))
-        yield t, pid, out, t.JournalName, journal, g
+        else:
+            g = groups.get(pid)
+            note = _unresolved(g, journal)
+            if note:
+                reasons.append(TrialReason(pid, out, note, True))
+            yield t, pid, out, t.JournalName, journal, g
+        if progress is not None:
+            progress(k, total)
 
 
 def _fmt_conf(v: Any) -> Any:
@@ -336,6 +343,7 @@ def score_graph_building(
     direct: bool = False,
     undirected: bool = False,
     max_json_bytes: int = MAX_JSON_BYTES,
+    progress: Callable[[int, int], None] | None = None,
 ) -> GraphBuildingResult:
     """Score a graph-building run (METRICS.md 3.1-3.3), as MediScore's ``-d``/``-u``/``-c`` allow.
 
@@ -359,7 +367,7 @@ def score_graph_building(
     raw: list[dict[str, float]] = []
     nmap: list[tuple[Any, ...]] = []
     lmap: list[tuple[Any, ...]] = []
-    for t, pid, out, jname, journal, g in _scorable(trials, journals, groups, reasons):
+    for t, pid, out, jname, journal, g in _scorable(trials, journals, groups, reasons, progress):
         present: dict[str, str] = {}
         ids: dict[str, str] = {t.ProvenanceProbeFileName: pid}
         if g is not None:
@@ -521,6 +529,7 @@ def score_filtering(
     *,
     node_types: Sequence[str] = ("all",),
     max_json_bytes: int = MAX_JSON_BYTES,
+    progress: Callable[[int, int], None] | None = None,
 ) -> FilteringResult:
     """Score a filtering run (METRICS.md 3.4): NodeRecallAt50/100/200/300 per node type.
 
@@ -548,7 +557,7 @@ def score_filtering(
     sys_dir = Path(sys_dir)
     rows: list[dict[str, Any]] = []
     nmap: list[tuple[Any, ...]] = []
-    for t, pid, out, jname, journal, g in _scorable(trials, journals, groups, reasons):
+    for t, pid, out, jname, journal, g in _scorable(trials, journals, groups, reasons, progress):
         ref_files: list[str] = []
         ref_types: list[str] = []
         ids: dict[str, str] = {t.ProvenanceProbeFileName: pid}

@@ -1,0 +1,147 @@
+"""What installing pytest-omfc costs a pytest run that does not use it, and the start-up of one that does.
+
+Every pytest run of an environment loads the ``pytest11`` entry point, also a
+team's unrelated test suite, so loading the plugin must cost (almost) nothing.
+Each figure is the median wall time of ``--runs`` fresh subprocesses, the
+modes interleaved round by round so that a change of machine load hits all
+of them alike:
+
+* a one-test run (``def test_one(): pass``) with ``-p no:omfc`` (the plugin
+  disabled; every other installed plugin loads, as in a team's environment)
+  against the same run with the plugin loaded and unused; the difference is
+  the overhead, printed with the ratio;
+* the same pair with plugin autoload off (``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``)
+  and the plugin named by ``-p pytest_omfc.plugin``: only pytest and the plugin;
+* ``python -X importtime -c "import pytest_omfc.plugin"``: the cumulative import time of the
+  entry-point module (pytest included) and the count of modules it imports;
+* the start-up of a check: the smallest bundled example (OpenMFC2020 VMD, 3 trials,
+  all rules), through ``pytest --omfc-submission`` and through ``python -m pytest_omfc``.
+
+Byte code is cached in a temporary ``PYTHONPYCACHEPREFIX`` (``PYTHONDONTWRITEBYTECODE`` is
+dropped) and one untimed round runs first, so the figures are those of an installed package with
+its ``.pyc`` files, not of compiling the sources in every run; nothing is written into the checkout.
+
+``--repo DIR`` measures another checkout's plugin (its directory goes first on
+``PYTHONPATH``; the installed entry point ``omfc = pytest_omfc.plugin`` then
+loads that code); ``--baseline DIR`` also times that checkout's plugin (e.g. the main branch
+before a change) in the same rounds, and prints its overhead beside this one's.  Prints; asserts
+nothing.
+
+Run: ``python benchmarks/plugin_overhead.py [--runs N] [--repo DIR] [--baseline DIR]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from importlib.metadata import entry_points
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]
+ONE_TEST = "def test_one():\n    pass\n"
+
+
+def _env(repo: Path, pycache: Path, *, autoload: bool = True) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(repo), os.environ.get("PYTHONPATH", "")) if p)
+    env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    env.pop("CI", None)
+    if not autoload:
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    return env
+
+
+def _wall(args: list[str], cwd: Path, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    took = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"failed ({proc.returncode}): {' '.join(args)}\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+    return took
+
+
+def _import_profile(repo: Path, cwd: Path, pycache: Path) -> tuple[float, int, list[str]]:
+    """Cumulative import time of pytest_omfc.plugin (s), modules imported, heavy ones among them."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "import pytest_omfc.plugin"], cwd=cwd,
+                          env=_env(repo, pycache), capture_output=True, text=True, timeout=600)  # fmt: skip
+    rows = re.findall(r"^import time:\s+\d+ \|\s+(\d+) \|( *)(\S+)", proc.stderr, re.MULTILINE)
+    top = [int(cum) for cum, indent, name in rows if name == "pytest_omfc.plugin"]
+    heavy = sorted({name.split(".")[0] for _, _, name in rows}
+                   & {"pandas", "numpy", "PIL", "pydantic", "h5py", "rich", "glymur", "jsonschema", "scipy"})  # fmt: skip
+    return (top[0] / 1e6 if top else float("nan")), len(rows), heavy
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=11, help="fresh subprocesses per mode (median; default 11)")
+    parser.add_argument("--repo", type=Path, default=HERE, help="the checkout whose plugin is measured (default: this one)")
+    parser.add_argument("--baseline", type=Path, help="another checkout timed in the same rounds (before/after)")
+    ns = parser.parse_args(argv)
+    repo = ns.repo.resolve()
+    baseline = ns.baseline.resolve() if ns.baseline else None
+    examples = repo / "examples"
+    vmd = examples / "submissions" / "vmd" / "p-baseline_3_vmd"
+    vmd_index = examples / "datasets" / "OpenMFC2020" / "indexes" / "OpenMFC20_Video-VMD-index.csv"
+    installed = any(ep.value == "pytest_omfc.plugin" for ep in entry_points(group="pytest11"))
+    if not installed:
+        print("note: the pytest11 entry point is not installed; '-p no:omfc' changes nothing and the "
+              "'loaded' runs name the plugin with -p")  # fmt: skip
+
+    with tempfile.TemporaryDirectory(prefix="omfc-overhead-") as tmp:
+        cwd = Path(tmp) / "run"
+        cwd.mkdir()
+        pycache = Path(tmp) / "pycache"
+        (cwd / "test_one.py").write_text(ONE_TEST, encoding="utf-8")
+        base = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_one.py"]
+        check = ["--omfc-submission", str(vmd), "--omfc-index", str(vmd_index)]
+        modes: dict[str, tuple[list[str], dict[str, str]]] = {
+            "one test, -p no:omfc": ([*base, "-p", "no:omfc"], _env(repo, pycache)),
+            "one test, plugin loaded, unused": (base + ([] if installed else ["-p", "pytest_omfc.plugin"]), _env(repo, pycache)),
+            "one test, autoload off, bare pytest": (base, _env(repo, pycache, autoload=False)),
+            "one test, autoload off, -p pytest_omfc.plugin": ([*base, "-p", "pytest_omfc.plugin"], _env(repo, pycache, autoload=False)),
+            "start-up: VMD example (3 trials), pytest": (["-m", "pytest", "-q", "-p", "no:cacheprovider", *check], _env(repo, pycache)),
+            "start-up: VMD example (3 trials), python -m pytest_omfc": (["-m", "pytest_omfc", "-q", *check], _env(repo, pycache)),
+        }  # fmt: skip
+        if baseline is not None:
+            modes |= {
+                "baseline: one test, plugin loaded, unused": (modes["one test, plugin loaded, unused"][0], _env(baseline, pycache)),
+                "baseline: one test, autoload off, -p pytest_omfc.plugin": (
+                    [*base, "-p", "pytest_omfc.plugin"], _env(baseline, pycache, autoload=False)),
+                "baseline: start-up: VMD example (3 trials), pytest": (
+                    modes["start-up: VMD example (3 trials), pytest"][0], _env(baseline, pycache)),
+            }  # fmt: skip
+        times: dict[str, list[float]] = {name: [] for name in modes}
+        for i in range(ns.runs + 1):  # round 0 writes the byte code: not timed
+            for name, (args, env) in modes.items():
+                took = _wall(args, cwd, env)
+                if i:
+                    times[name].append(took)
+        imp, count, heavy = _import_profile(repo, cwd, pycache)
+
+    med = {name: statistics.median(t) for name, t in times.items()}
+    print(f"plugin of {repo}{f' (baseline: {baseline})' if baseline else ''} (python {sys.version.split()[0]}, "
+          f"median of {ns.runs} fresh runs each, load average {os.getloadavg()[0]:.1f})")  # fmt: skip
+    width = max(map(len, med))
+    for name, value in med.items():
+        print(f"  {name:<{width}}  {value:6.3f} s  (min {min(times[name]):.3f})")
+    for off, on in (("one test, -p no:omfc", "one test, plugin loaded, unused"),
+                    ("one test, autoload off, bare pytest", "one test, autoload off, -p pytest_omfc.plugin")):  # fmt: skip
+        print(f"  overhead of the unused plugin ({on.split(', ', 1)[1]} vs {off.split(', ', 1)[1]}): "
+              f"{med[on] - med[off]:+.3f} s, ratio {med[on] / med[off]:.2f}")  # fmt: skip
+        if baseline is not None:
+            was = med[f"baseline: {on}"]
+            print(f"    baseline: {was - med[off]:+.3f} s, ratio {was / med[off]:.2f}; "
+                  f"this checkout's run takes {med[on] / was:.2f} of the baseline's")  # fmt: skip
+    print(f"  import pytest_omfc.plugin: {imp:.3f} s cumulative (pytest included), {count} modules; "
+          f"heavy libraries imported: {', '.join(heavy) or 'none'}")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,142 @@
+"""Installed but unused, the plugin costs nothing (issue 13, "A plugin that costs nothing when it is not used").
+
+The ``pytest11`` entry point is loaded by every pytest run of the environment,
+also by a team's unrelated test suite: loading it registers options and hooks
+and imports none of the heavy libraries; ``--omfc-submission`` imports them.
+Each run is a fresh subprocess (this process has them imported already), with
+plugin autoload off and the plugin named by ``-p``, so that no other installed
+plugin's imports are counted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import Capped, run_capped
+
+import pytest_omfc
+
+#: What loading the plugin must not import (top-level package names).
+HEAVY = ("pandas", "numpy", "PIL", "pydantic", "h5py", "rich", "glymur", "jsonschema", "scipy", "dask")
+
+PACKAGE = Path(pytest_omfc.__file__).resolve().parent
+EXAMPLES = PACKAGE.parent / "examples"
+IMDL = EXAMPLES / "submissions" / "imdl" / "p-baseline_3_imdl"
+IMDL_DATASET = EXAMPLES / "datasets" / "OpenMFC2020"
+
+PROBE = '''
+import json, os, sys
+
+def test_probe():
+    with open(os.environ["OMFC_MODULES_OUT"], "w") as fh:
+        json.dump(sorted(sys.modules), fh)
+'''
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")) if p)
+    return env | extra
+
+
+def _heavy(modules: list[str]) -> list[str]:
+    return sorted({m.split(".")[0] for m in modules} & set(HEAVY))
+
+
+def _probe_run(tmp_path: Path, *args: str) -> tuple[Capped, list[str]]:
+    (tmp_path / "test_probe.py").write_text(PROBE, encoding="utf-8")
+    out = tmp_path / "modules.json"
+    res = run_capped(["-m", "pytest", "-p", "pytest_omfc.plugin", "-p", "no:cacheprovider", "test_probe.py", *args],
+                     cwd=tmp_path, env=_env(OMFC_MODULES_OUT=str(out)), timeout=120)  # fmt: skip
+    assert res.ret == 0, res.out[-2000:] + res.err[-2000:]
+    return res, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_a_run_without_a_submission_imports_nothing_heavy(tmp_path: Path) -> None:
+    _, modules = _probe_run(tmp_path)
+    assert "pytest_omfc.pytest_glue.hooks" in modules  # the plugin was loaded
+    assert "pytest_omfc.scoring.scorers" in modules  # and its scorer options declared
+    assert _heavy(modules) == []
+    assert not [m for m in modules if m.startswith(("pytest_omfc.rules", "pytest_omfc.submission", "pytest_omfc.models"))]
+
+
+def test_with_a_submission_the_bundled_example_is_still_checked_and_scored(tmp_path: Path) -> None:
+    res, modules = _probe_run(
+        tmp_path, "--omfc-submission", str(IMDL), "--omfc-dataset", str(IMDL_DATASET), "--omfc-task", "IMDL",
+        "--omfc-reference", "reference/IMDL/OpenMFC20_Image-IMDL-ref.csv", "--omfc-jobs", "1",
+    )  # fmt: skip
+    assert {"pandas", "numpy", "pydantic"} <= set(_heavy(modules))  # the probe ran after configure imported them
+    assert "omfc mask scores" in res.out and "omfc detection scores" in res.out
+    assert re.search(r"\b\d+ passed\b", res.out) and " failed" not in res.out
+
+
+def test_help_lists_every_option_and_imports_nothing_heavy(tmp_path: Path) -> None:
+    from pytest_omfc.pytest_glue.hooks import _OPTIONS
+    from pytest_omfc.pytest_glue.scoring import option_table
+
+    res = run_capped(["-X", "importtime", "-m", "pytest", "-p", "pytest_omfc.plugin", "--help"], cwd=tmp_path,
+                     env=_env(), timeout=120)  # fmt: skip
+    assert res.ret == 0, res.err[-2000:]
+    flags = [flag for flag, _, _ in _OPTIONS] + [row[0] for row in option_table()]
+    assert "--omfc-kernel" in flags and "--omfc-far-stop" in flags
+    assert [f for f in flags if f not in res.out] == []
+    imported = re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", res.err, re.MULTILINE)
+    assert "pytest_omfc.plugin" in imported
+    assert _heavy(imported) == []
+
+
+def test_every_module_read_at_load_time_is_light(tmp_path: Path) -> None:
+    """The entry point, the scorer registrations (scorers*.py: a new scorer module is checked too) and cli."""
+    modules = ["pytest_omfc.plugin", "pytest_omfc.cli", "pytest_omfc.scoring_plugin", "pytest_omfc.pytest_glue.progress"]
+    modules += [f"pytest_omfc.scoring.{p.stem}" for p in sorted((PACKAGE / "scoring").glob("scorers*.py"))]
+    code = (f"import sys\nfor m in {modules!r}: __import__(m)\n"
+            f"print(sorted({{k.split('.')[0] for k in sys.modules}} & set({HEAVY!r})))")  # fmt: skip
+    res = run_capped(["-c", code], cwd=tmp_path, env=_env(), timeout=120)
+    assert res.ret == 0, res.err[-2000:]
+    assert res.out.strip() == "[]", f"imported at plugin load: {res.out.strip()} (see CONTRIBUTING.md, Keeping the plugin light)"
+
+
+def test_lazy_names_resolve_to_the_real_objects() -> None:
+    from pytest_omfc import plugin, scoring
+    from pytest_omfc.pytest_glue import items
+    from pytest_omfc.scoring import detection
+    from pytest_omfc.submission import Settings
+
+    assert (plugin.RuleItem, plugin.SubmissionDir, plugin.OmfcReporter) == (items.RuleItem, items.SubmissionDir, items.OmfcReporter)
+    assert plugin.Settings is Settings
+    assert scoring.score_detection is detection.score_detection
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        plugin.nothing  # noqa: B018
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        scoring.nothing  # noqa: B018
+
+
+def test_provenance_node_type_choices_cover_the_engine_types() -> None:
+    """Was a module-level assert of scorers_provenance.py, which would import the engine at plugin load."""
+    from pytest_omfc.scoring.provenance import NODE_TYPES
+    from pytest_omfc.scoring.scorers_provenance import NODE_TYPE_CHOICES, filter_metrics
+
+    assert set(NODE_TYPES) <= set(NODE_TYPE_CHOICES)
+    assert filter_metrics() == ("NodeRecallAt50", "NodeRecallAt100", "NodeRecallAt200", "NodeRecallAt300")
+
+
+def test_the_test_process_sees_what_it_imports() -> None:
+    """Sanity of the probe's premise: this process (conftest preloads) has them, so only a fresh one can tell."""
+    assert "pandas" in sys.modules
+
+
+def test_declared_metric_names_match_the_engines() -> None:
+    """The gates' metric names are written out in the light scorer modules; they must be the engines' own."""
+    from pytest_omfc.scoring.detection import METRIC_COLUMNS
+    from pytest_omfc.scoring.scorers import DETECTION, DETECTION_METRICS
+    from pytest_omfc.scoring.scorers_provenance import FILTER_METRICS, filter_metrics
+
+    assert DETECTION_METRICS == METRIC_COLUMNS
+    assert DETECTION.metrics == METRIC_COLUMNS
+    assert FILTER_METRICS == filter_metrics()
