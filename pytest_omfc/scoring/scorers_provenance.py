@@ -233,6 +233,7 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
         if not inp.system.has(col):
             return [NotScored(f"{inp.column_rule} failed: column {col} is absent")] * n
     opts = inp.options
+    convention = "plan" if inp.convention == "plan" else "mediscore"
     node, world = find_node_table(inp), find_world_index(inp)
     for what, path, flag in (
         ("node table", node, "--omfc-provenance-node"),
@@ -251,10 +252,10 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
                                   "system": inp.system.df, "ref_dir": _journal_root(inp, ref), "sys_dir": inp.submission}  # fmt: skip
         if inp.task is Task.PG:
             return [_graph_result(score_graph_building(**tables, direct=bool(opts.get("direct")),
-                                                       undirected=bool(opts.get("undirected"))), opts)]  # fmt: skip
+                                                       undirected=bool(opts.get("undirected")), convention=convention), opts)]  # fmt: skip
         types = tuple(opts.get("node_types") or ("all",))
         return [
-            _filtering_result(score_filtering(**tables, node_types=types), types, opts)
+            _filtering_result(score_filtering(**tables, node_types=types, convention=convention), types, opts)
         ]
     except (
         ScoringError
@@ -352,7 +353,8 @@ def _header(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
 
 
 def _footer(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
-    return f"omfc: provenance: {_settings(opts)}; tied nodeConfidenceScore keep the system JSON's order (stable sort)"
+    return (f"omfc: provenance: convention {common.get('convention', 'mediscore')}, {_settings(opts)}; "
+            "tied nodeConfidenceScore keep the system JSON's order (stable sort)")  # fmt: skip
 
 
 def _json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,13 +78,16 @@ def filter_trial(
     ranked_sys_files: Sequence[str],
     node_type: str = "all",
     ns: Sequence[int] = NODE_RECALL_NS,
+    exclude: Collection[str] = (),
 ) -> FilteringTrial:
     """Outer-join semantics of MediScore (reference rows x top-n system rows on the file path).
 
     ``ref_files``/``ref_types`` include the probe (type ``probe``), which is counted
     in ``NumRefNodes`` for ``all`` (METRICS.md 3.4). For a node type, only reference
     nodes of that type are kept; system nodes of other types become false alarms.
-    Duplicate rows multiply as in a pandas merge.
+    Duplicate rows multiply as in a pandas merge.  ``exclude`` names system files
+    that keep their rank but are neither reference nor false alarm (the probe's
+    own entry under the ``plan`` convention, METRICS.md 7.12).
     """
     ref = Counter(
         f
@@ -100,7 +103,7 @@ def filter_trial(
         c = sum(k * top[f] for f, k in ref.items() if f in top)
         correct.append(c)
         missing.append(sum(k for f, k in ref.items() if f not in top))
-        fa.append(sum(k for f, k in top.items() if f not in ref))
+        fa.append(sum(k for f, k in top.items() if f not in ref and f not in exclude))
     return FilteringTrial(
         node_type=node_type,
         num_sys_nodes=len(ranked_sys_files),

@@ -14,7 +14,7 @@ import os
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pytest_omfc.scoring.merge import ScoringError
 
@@ -27,10 +27,13 @@ __all__ = [
     "match_graphs",
     "parse_journal",
     "reference_graph",
+    "restrict_direct",
     "system_graph",
 ]
 
 Link = tuple[str, str]
+#: ``mediscore`` reproduces MediScore; ``plan`` follows the evaluation plans where METRICS.md 7.12 says they differ.
+Convention = Literal["mediscore", "plan"]
 
 
 class GraphInputError(ValueError):
@@ -265,20 +268,51 @@ def _direct(links: set[Link], probe: str) -> set[Link]:
 
 
 def reference_graph(
-    journal: Journal, present: Mapping[str, str], probe_path: str, direct: bool
+    journal: Journal,
+    present: Mapping[str, str],
+    probe_path: str,
+    direct: bool,
+    convention: Convention = "mediscore",
 ) -> RefGraph:
     """Reference graph of one trial (METRICS.md 3.2 steps 2-5).
 
     ``present`` maps journal node id -> file path for the present nodes (world
     files of this probe, plus the probe's own node mapped to the probe path).
-    Isolated present nodes are not counted, as in MediScore (METRICS.md 7.12).
+    ``mediscore``: the nodes are the endpoints of the remaining links, so an
+    isolated present node is not counted (METRICS.md 3.2 step 5, 7.12).
+    ``plan``: every present node counts, linked or not ("all images related to
+    the probe ... must be in the graph", MFC2019 plan 2.1.4.4); in direct mode
+    the probe and the nodes with a directed path to or from it.
     """
     reduced = _reduce(journal.links, present)
     path_links = {(present[s], present[t]) for s, t in reduced}
     if direct:
         path_links = _direct(path_links, probe_path)
-    nodes = frozenset(v for link in path_links for v in link)
-    return RefGraph(nodes=nodes, links=frozenset(path_links))
+    nodes = {v for link in path_links for v in link}
+    if convention == "plan":
+        paths = set(present.values())
+        nodes |= ({probe_path} & paths) if direct else paths
+    return RefGraph(nodes=frozenset(nodes), links=frozenset(path_links))
+
+
+def restrict_direct(sys: SysGraph, probe_path: str) -> SysGraph:
+    """The system graph's direct part (``plan`` convention, MFC2019 plan 2.1.4.4).
+
+    Under the direct graph condition the plan restricts "the node set ... to
+    ancestors and descendants of the probe"; MediScore restricts the reference
+    only (METRICS.md 7.12).  Here the system graph is restricted the same way
+    as the reference: the links reached upward and downward from the probe's
+    file, their endpoints, and the probe's node itself.
+    """
+    links = _direct(set(sys.links), probe_path)
+    nodes = {v for link in links for v in link} | ({probe_path} & sys.nodes)
+    return SysGraph(
+        nodes=frozenset(nodes),
+        links=frozenset(links),
+        node_confidence=sys.node_confidence,
+        link_confidence=sys.link_confidence,
+        has_cycle=sys.has_cycle,
+    )
 
 
 def system_graph(doc: Any, what: str) -> SysGraph:

@@ -28,12 +28,14 @@ from pytest_omfc.scoring.provenance.filtering import (
     rank_system_nodes,
 )
 from pytest_omfc.scoring.provenance.graph import (
+    Convention,
     GraphInputError,
     Journal,
     file_id,
     match_graphs,
     parse_journal,
     reference_graph,
+    restrict_direct,
     system_graph,
 )
 from pytest_omfc.scoring.provenance.jsonio import (
@@ -320,6 +322,11 @@ def _scorable(
         yield t, pid, out, t.JournalName, journal, g
 
 
+def _check_convention(convention: str) -> None:
+    if convention not in ("mediscore", "plan"):
+        raise ScoringError(f"unknown convention {convention!r}; use 'mediscore' or 'plan'")
+
+
 def _fmt_conf(v: Any) -> Any:
     return "" if v is None else v
 
@@ -335,6 +342,7 @@ def score_graph_building(
     *,
     direct: bool = False,
     undirected: bool = False,
+    convention: Convention = "mediscore",
     max_json_bytes: int = MAX_JSON_BYTES,
 ) -> GraphBuildingResult:
     """Score a graph-building run (METRICS.md 3.1-3.3), as MediScore's ``-d``/``-u``/``-c`` allow.
@@ -342,7 +350,11 @@ def score_graph_building(
     Present nodes are the probe's node.csv rows whose WorldFileID is in world.csv,
     plus the probe's own row (WorldFileID == ProvenanceProbeFileID), keyed by the
     index's ProvenanceProbeFileName. A system cycle is scored and noted.
+    ``convention="plan"`` counts isolated present nodes and, in direct mode,
+    restricts the system graph too (METRICS.md 7.12; :func:`.graph.reference_graph`,
+    :func:`.graph.restrict_direct`).
     """
+    _check_convention(convention)
     idx, ref = (
         _frame(index, "provenance index"),
         _frame(reference, "provenance reference"),
@@ -386,7 +398,9 @@ def score_graph_building(
                 TrialReason(pid, out, f"{exc}: trial not scored (PROV-02)", False)
             )
             continue
-        rg = reference_graph(journal, present, t.ProvenanceProbeFileName, direct)
+        rg = reference_graph(journal, present, t.ProvenanceProbeFileName, direct, convention)
+        if direct and convention == "plan":
+            sg = restrict_direct(sg, t.ProvenanceProbeFileName)
         if sg.has_cycle:
             reasons.append(
                 TrialReason(
@@ -520,6 +534,7 @@ def score_filtering(
     sys_dir: str | Path,
     *,
     node_types: Sequence[str] = ("all",),
+    convention: Convention = "mediscore",
     max_json_bytes: int = MAX_JSON_BYTES,
 ) -> FilteringResult:
     """Score a filtering run (METRICS.md 3.4): NodeRecallAt50/100/200/300 per node type.
@@ -528,7 +543,11 @@ def score_filtering(
     journal node types; MediScore's ``--nodetype all`` is
     ``("all", "donor", "base", "final", "interim")``. Ties in
     ``nodeConfidenceScore`` keep JSON order (see :mod:`.filtering`).
+    ``convention="plan"``: the probe is not a reference node (recall over its
+    ancestors and descendants, NC2017 plan 2.1.3); its own entry in the system
+    list keeps its rank and is no false alarm (METRICS.md 7.12).
     """
+    _check_convention(convention)
     bad = [nt for nt in node_types if nt != "all" and nt not in NODE_TYPES]
     if bad:
         raise ScoringError(
@@ -561,8 +580,11 @@ def score_filtering(
                     ref_files.append(r.WorldFileName)
                     ref_types.append(journal.node_types[r.JournalNodeID])
                     ids.setdefault(r.WorldFileName, r.WorldFileID)
-        ref_files.append(t.ProvenanceProbeFileName)
-        ref_types.append("probe")
+        plan = convention == "plan"
+        if not plan:
+            ref_files.append(t.ProvenanceProbeFileName)
+            ref_types.append("probe")
+        exclude = {t.ProvenanceProbeFileName} if plan else set()
         try:
             files, scores, conf = _sys_nodes(
                 _read_system(sys_dir, out, max_json_bytes), out
@@ -579,7 +601,7 @@ def score_filtering(
         ranked = rank_system_nodes(files, scores)
         type_of = dict(zip(ref_files, ref_types, strict=True))
         for nt in node_types:
-            ft = filter_trial(ref_files, ref_types, ranked, nt)
+            ft = filter_trial(ref_files, ref_types, ranked, nt, exclude=exclude)
             rows.append(
                 {
                     "JournalName": jname,
@@ -593,6 +615,8 @@ def score_filtering(
             for n in NODE_RECALL_NS:
                 top = set(ranked[:n])
                 for f in dict.fromkeys(ref_files + ranked[:n]):
+                    if f in exclude:
+                        continue
                     kind = (
                         "Correct"
                         if f in top and f in type_of
