@@ -252,10 +252,12 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
                                   "system": inp.system.df, "ref_dir": _journal_root(inp, ref), "sys_dir": inp.submission}  # fmt: skip
         if inp.task is Task.PG:
             return [_graph_result(score_graph_building(**tables, direct=bool(opts.get("direct")),
-                                                       undirected=bool(opts.get("undirected")), convention=convention), opts)]  # fmt: skip
+                                                       undirected=bool(opts.get("undirected")), convention=convention,
+                                                       mappings=bool(opts.get("mappings"))), opts)]  # fmt: skip
         types = tuple(opts.get("node_types") or ("all",))
         return [
-            _filtering_result(score_filtering(**tables, node_types=types, convention=convention), types, opts)
+            _filtering_result(score_filtering(**tables, node_types=types, convention=convention,
+                                             mappings=bool(opts.get("mappings"))), types, opts)
         ]
     except (
         ScoringError

@@ -10,8 +10,10 @@ sort), so two runs on the same file always give the same result.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from operator import mul
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +24,7 @@ __all__ = [
     "FilteringTrial",
     "filter_trial",
     "rank_system_nodes",
+    "top_counts",
 ]
 
 #: The four cut-offs MediScore reports together (METRICS.md 3.4, 7.12).
@@ -72,6 +75,23 @@ def rank_system_nodes(files: Sequence[str], scores: Sequence[float]) -> list[str
     return [files[i] for i in order]
 
 
+def top_counts(
+    ranked_sys_files: Sequence[str], files: Collection[str], ns: Sequence[int] = NODE_RECALL_NS
+) -> dict[str, tuple[int, ...]]:
+    """How many times each of ``files`` is among the top n of the ranked list, for every n.
+
+    One pass over the list collects the 0-based ranks of the wanted files; the top n
+    then holds ``bisect(ranks, n)`` copies.  Files never ranked are left out (0 everywhere).
+    Computed once per trial and shared by every node type.
+    """
+    wanted = set(files)
+    ranks: dict[str, list[int]] = {}
+    for i, f in enumerate(ranked_sys_files):
+        if f in wanted:
+            ranks.setdefault(f, []).append(i)
+    return {f: tuple(bisect_left(r, n) for n in ns) for f, r in ranks.items()}
+
+
 def filter_trial(
     ref_files: Sequence[str],
     ref_types: Sequence[str],
@@ -79,6 +99,7 @@ def filter_trial(
     node_type: str = "all",
     ns: Sequence[int] = NODE_RECALL_NS,
     exclude: Collection[str] = (),
+    counts: Mapping[str, tuple[int, ...]] | None = None,
 ) -> FilteringTrial:
     """Outer-join semantics of MediScore (reference rows x top-n system rows on the file path).
 
@@ -87,28 +108,27 @@ def filter_trial(
     nodes of that type are kept; system nodes of other types become false alarms.
     Duplicate rows multiply as in a pandas merge.  ``exclude`` names system files
     that keep their rank but are neither reference nor false alarm (the probe's
-    own entry under the ``plan`` convention, METRICS.md 7.12).
+    own entry under the ``plan`` convention, METRICS.md 7.12).  ``counts`` is
+    :func:`top_counts` of the reference and excluded files, when already computed.
     """
     ref = Counter(
         f
         for f, t in zip(ref_files, ref_types, strict=True)
         if node_type == "all" or t == node_type
     )
-    num_ref = sum(ref.values())
-    correct: list[int] = []
-    missing: list[int] = []
-    fa: list[int] = []
-    for n in ns:
-        top = Counter(ranked_sys_files[:n])
-        c = sum(k * top[f] for f, k in ref.items() if f in top)
-        correct.append(c)
-        missing.append(sum(k for f, k in ref.items() if f not in top))
-        fa.append(sum(k for f, k in top.items() if f not in ref and f not in exclude))
+    wanted = ref.keys() | set(exclude)
+    if counts is None:
+        counts = top_counts(ranked_sys_files, wanted, ns)
+    zero = (0,) * len(ns)
+    ks = list(ref.values())
+    in_ref = list(zip(*(counts.get(f, zero) for f in ref), strict=True)) or [()] * len(ns)
+    in_wanted = [sum(c) for c in zip(*(counts.get(f, zero) for f in wanted), strict=True)] or [0] * len(ns)
+    total = len(ranked_sys_files)
     return FilteringTrial(
         node_type=node_type,
-        num_sys_nodes=len(ranked_sys_files),
-        num_ref_nodes=num_ref,
-        correct=tuple(correct),
-        missing=tuple(missing),
-        false_alarm=tuple(fa),
+        num_sys_nodes=total,
+        num_ref_nodes=sum(ks),
+        correct=tuple(sum(map(mul, ks, col)) for col in in_ref),
+        missing=tuple(sum(k for k, c in zip(ks, col) if not c) for col in in_ref),
+        false_alarm=tuple(min(n, total) - w for n, w in zip(ns, in_wanted, strict=True)),
     )

@@ -9,6 +9,8 @@ module is used, with ``object_pairs_hook`` refusing duplicate keys.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -23,23 +25,30 @@ class JsonReadError(Exception):
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """Build a dict, refusing a key given twice (json would keep the last)."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise JsonReadError(f"duplicate key {key!r}")
-        out[key] = value
+    """Build a dict, refusing a key given twice (json would keep the last).
+
+    ``dict(pairs)`` in C and a length comparison; the Python loop runs only to
+    name the key of an object that has a duplicate (it is called per object).
+    """
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise JsonReadError(f"duplicate key {key!r}")
+            seen.add(key)
     return out
 
 
 def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES) -> Any:
     """Parse ``path`` after checking its size; raise :class:`JsonReadError` on any problem."""
     try:
-        size = path.stat().st_size
+        st = os.stat(path)
     except OSError as exc:
         raise JsonReadError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    if not path.is_file():
+    if not stat.S_ISREG(st.st_mode):
         raise JsonReadError(f"{path}: is not a regular file")
+    size = st.st_size
     if size > max_bytes:
         raise JsonReadError(
             f"{path}: is {size} bytes, over the {max_bytes}-byte limit; not read"
@@ -69,6 +78,8 @@ def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES) -> Any:
         ) from None
     except RecursionError:
         raise JsonReadError(f"{path}: nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer past Python's 4300-digit conversion limit
+        raise JsonReadError(f"{path}: malformed JSON ({exc})") from None
 
 
 def _refuse_constant(name: str) -> Any:
