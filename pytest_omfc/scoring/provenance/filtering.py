@@ -13,7 +13,8 @@ import math
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
-from operator import mul
+from itertools import compress, repeat
+from operator import mul, not_
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +24,7 @@ __all__ = [
     "NODE_TYPES",
     "FilteringTrial",
     "filter_trial",
+    "filter_trials",
     "rank_system_nodes",
     "top_counts",
 ]
@@ -99,7 +101,6 @@ def filter_trial(
     node_type: str = "all",
     ns: Sequence[int] = NODE_RECALL_NS,
     exclude: Collection[str] = (),
-    counts: Mapping[str, tuple[int, ...]] | None = None,
 ) -> FilteringTrial:
     """Outer-join semantics of MediScore (reference rows x top-n system rows on the file path).
 
@@ -108,27 +109,50 @@ def filter_trial(
     nodes of that type are kept; system nodes of other types become false alarms.
     Duplicate rows multiply as in a pandas merge.  ``exclude`` names system files
     that keep their rank but are neither reference nor false alarm (the probe's
-    own entry under the ``plan`` convention, METRICS.md 7.12).  ``counts`` is
-    :func:`top_counts` of the reference and excluded files, when already computed.
+    own entry under the ``plan`` convention, METRICS.md 7.12).
     """
-    ref = Counter(
-        f
-        for f, t in zip(ref_files, ref_types, strict=True)
-        if node_type == "all" or t == node_type
-    )
-    wanted = ref.keys() | set(exclude)
-    if counts is None:
-        counts = top_counts(ranked_sys_files, wanted, ns)
+    return filter_trials(ref_files, ref_types, ranked_sys_files, (node_type,), ns, exclude)[0]
+
+
+def filter_trials(
+    ref_files: Sequence[str],
+    ref_types: Sequence[str],
+    ranked_sys_files: Sequence[str],
+    node_types: Sequence[str],
+    ns: Sequence[int] = NODE_RECALL_NS,
+    exclude: Collection[str] = (),
+) -> list[FilteringTrial]:
+    """:func:`filter_trial` for several node types of one trial: the ranked list is read once."""
+    counts = top_counts(ranked_sys_files, {*ref_files, *exclude}, ns)
+    every: Counter[str] = Counter(ref_files)
+    by_type: dict[str, Counter[str]] = {}
+    for f, t in zip(ref_files, ref_types, strict=True):
+        by_type.setdefault(t, Counter())[f] += 1
+    return [
+        _count(nt, every if nt == "all" else by_type.get(nt, Counter()), len(ranked_sys_files), counts, ns, exclude)
+        for nt in node_types
+    ]
+
+
+def _count(
+    node_type: str,
+    ref: Counter[str],
+    total: int,
+    counts: Mapping[str, tuple[int, ...]],
+    ns: Sequence[int],
+    exclude: Collection[str],
+) -> FilteringTrial:
+    """Correct / Missing / FalseAlarm at every n from the per-file top-n counts (``top_counts``)."""
     zero = (0,) * len(ns)
     ks = list(ref.values())
-    in_ref = list(zip(*(counts.get(f, zero) for f in ref), strict=True)) or [()] * len(ns)
-    in_wanted = [sum(c) for c in zip(*(counts.get(f, zero) for f in wanted), strict=True)] or [0] * len(ns)
-    total = len(ranked_sys_files)
+    cols = list(zip(*map(counts.get, ref, repeat(zero)), strict=True)) or [()] * len(ns)
+    others = [counts.get(f, zero) for f in exclude if f not in ref]
+    inside = [sum(col) + sum(o[j] for o in others) for j, col in enumerate(cols)]
     return FilteringTrial(
         node_type=node_type,
         num_sys_nodes=total,
         num_ref_nodes=sum(ks),
-        correct=tuple(sum(map(mul, ks, col)) for col in in_ref),
-        missing=tuple(sum(k for k, c in zip(ks, col) if not c) for col in in_ref),
-        false_alarm=tuple(min(n, total) - w for n, w in zip(ns, in_wanted, strict=True)),
+        correct=tuple(sum(map(mul, ks, col)) for col in cols),
+        missing=tuple(sum(compress(ks, map(not_, col))) for col in cols),
+        false_alarm=tuple(min(n, total) - w for n, w in zip(ns, inside, strict=True)),
     )

@@ -306,7 +306,7 @@ def _reduce(links: frozenset[Link], present: Mapping[str, str]) -> set[Link]:
         if t in present:
             out.add((s, t))
             continue
-        front = _frontier(t, children, present, memo)
+        front = memo[t] if t in memo else _frontier(t, children, present, memo)
         if front is None:
             return _bypass(links, present)
         out.update((s, w) for w in front if w != s)
@@ -446,13 +446,13 @@ def system_graph(doc: Any, what: str) -> SysGraph:
                 f"{what}: nodes[{i}] must be an object with a string 'file'"
             )
     files: list[str] = [node["file"] for node in nodes]
-    conf: dict[str, Any] = {}
-    for node in nodes:
-        conf.setdefault(node["file"], node.get("nodeConfidenceScore"))
-    lconf: dict[Link, Any] = {}
+    # first-seen confidences: a reversed comprehension lets the first node (link) of a key win
+    conf: dict[str, Any] = {node["file"]: node.get("nodeConfidenceScore") for node in reversed(nodes)}
     ends = _ends(links, len(files), what)
-    for (s, t), link in zip(ends, links):
-        lconf.setdefault((files[s], files[t]), link.get("relationshipConfidenceScore"))
+    lconf: dict[Link, Any] = {
+        (files[s], files[t]): link.get("relationshipConfidenceScore")
+        for (s, t), link in zip(reversed(ends), reversed(links))
+    }
     # files unique: node indexes are the graph's nodes; otherwise number the collapsed files
     cyclic = _has_cycle_idx(len(files), ends) if len(conf) == len(files) else _has_cycle(lconf)
     return SysGraph(

@@ -67,9 +67,7 @@ def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES) -> Any:
     except UnicodeDecodeError as exc:
         raise JsonReadError(f"{path}: is not UTF-8 (byte {exc.start})") from None
     try:
-        return json.loads(
-            text, object_pairs_hook=_no_duplicates, parse_constant=_refuse_constant
-        )
+        return _DECODER.decode(text)
     except JsonReadError as exc:
         raise JsonReadError(f"{path}: {exc}") from None
     except json.JSONDecodeError as exc:
@@ -85,3 +83,7 @@ def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES) -> Any:
 def _refuse_constant(name: str) -> Any:
     """NaN/Infinity are not JSON; a score of NaN would poison every mean."""
     raise JsonReadError(f"non-standard constant {name}")
+
+
+#: One decoder for every file (``json.loads`` with hooks builds a new one per call).
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_refuse_constant)

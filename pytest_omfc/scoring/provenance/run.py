@@ -24,9 +24,8 @@ from pytest_omfc.scoring.merge import ScoringError, read_table
 from pytest_omfc.scoring.provenance.filtering import (
     NODE_RECALL_NS,
     NODE_TYPES,
-    filter_trial,
+    filter_trials,
     rank_system_nodes,
-    top_counts,
 )
 from pytest_omfc.scoring.provenance.graph import (
     Convention,
@@ -393,7 +392,8 @@ def score_graph_building(
                     present[jid] = t.ProvenanceProbeFileName
                 elif wid in world_ids:
                     present.setdefault(jid, wname)
-                    ids.setdefault(wname, wid)
+                    if mappings:
+                        ids.setdefault(wname, wid)
         if not any(v == t.ProvenanceProbeFileName for v in present.values()):
             reasons.append(
                 TrialReason(
@@ -528,10 +528,19 @@ def _sys_nodes(doc: Any, what: str) -> tuple[list[str], list[float], dict[str, A
     """Files and numeric confidences of a filtering JSON; a bad node is a per-trial reason."""
     if not isinstance(doc, dict) or not isinstance(doc.get("nodes"), list):
         raise GraphInputError(f"{what}: must be an object with a 'nodes' array")
-    files: list[str] = []
-    scores: list[float] = []
-    conf: dict[str, Any] = {}
-    for i, n in enumerate(doc["nodes"]):
+    nodes = doc["nodes"]
+    try:  # fast path: every node an object with a string file and a finite int/float score
+        files: list[str] = [n["file"] for n in nodes]
+        raw = [n.get("nodeConfidenceScore") for n in nodes]
+        if all(type(f) is str for f in files) and all(type(v) is float or type(v) is int for v in raw):
+            scores = [float(v) for v in raw]
+            if all(map(math.isfinite, scores)):
+                conf = {f: v for f, v in zip(reversed(files), reversed(raw))}  # first node of a file wins
+                return files, scores, conf
+    except (TypeError, KeyError, AttributeError, OverflowError):
+        pass
+    files, scores, conf = [], [], {}
+    for i, n in enumerate(nodes):
         if not isinstance(n, dict) or type(n.get("file")) is not str:
             raise GraphInputError(
                 f"{what}: nodes[{i}] must be an object with a string 'file'"
@@ -622,9 +631,7 @@ def score_filtering(
             )
         ranked = rank_system_nodes(files, scores)
         type_of = dict(zip(ref_files, ref_types, strict=True))
-        counts = top_counts(ranked, type_of.keys() | exclude)
-        for nt in node_types:
-            ft = filter_trial(ref_files, ref_types, ranked, nt, exclude=exclude, counts=counts)
+        for nt, ft in zip(node_types, filter_trials(ref_files, ref_types, ranked, node_types, exclude=exclude), strict=True):
             rows.append(
                 {
                     "JournalName": jname,
