@@ -77,8 +77,8 @@ def test_node_table_id_missing_from_the_journal_is_a_warning(omfc: Any) -> None:
     res, doc = c.json()
     assert res.outcome("provenance") == "passed", res.text("provenance")
     assert doc["results"][0]["metrics"]["MeanSimNLO"] == pytest.approx(10 / 12)
-    assert _warnings(res) == [f"trial {PROBE}: node table JournalNodeID ['G'] not in journal "
-                              "reference/provenance/journals/j1.json: ignored"]  # fmt: skip
+    want = f"trial {PROBE}: node table JournalNodeID ['G'] not in journal reference/provenance/journals/j1.json: ignored"
+    assert _warnings(res) == [want]
 
 
 def test_empty_system_graph_scores_zero_with_a_warning(omfc: Any) -> None:

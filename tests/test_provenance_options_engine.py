@@ -16,8 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from pytest_omfc.scoring.provenance import filter_trial, score_filtering, score_graph_building
-from pytest_omfc.scoring.provenance.graph import _bypass, _find_cycle, _has_cycle, _reduce
+from pytest_omfc.scoring.provenance import (
+    filter_trial,
+    score_filtering,
+    score_graph_building,
+)
+from pytest_omfc.scoring.provenance.graph import (
+    _bypass,
+    _find_cycle,
+    _has_cycle,
+    _reduce,
+)
 from pytest_omfc.scoring.provenance.jsonio import JsonReadError, read_json
 
 
@@ -112,7 +121,7 @@ def test_mappings_only_when_asked_and_scores_unchanged(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("score", "first"), [
     ("1" + "0" * 400, "s.json: nodes[0].nodeConfidenceScore must be a finite number (got 1000"),  # int past float range
-    ("1" + "0" * 5000, "malformed JSON (Exceeds the limit"),  # past Python's int digit limit
+    ("1" + "0" * 5000, "s.json: must be valid JSON (got Exceeds the limit"),  # past Python's int digit limit
 ])  # fmt: skip
 def test_huge_numbers_are_reasons_not_tracebacks(tmp_path: Path, score: str, first: str) -> None:
     text = json.dumps(SYS).replace("0.9", score, 1)

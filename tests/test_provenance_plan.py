@@ -18,7 +18,11 @@ import pytest
 from test_provenance_scoring_plugin import FULL, ProvCase, _ranked, graph
 
 from pytest_omfc.scoring.provenance import filter_trial, reference_graph, system_graph
-from pytest_omfc.scoring.provenance.graph import match_graphs, parse_journal, restrict_direct
+from pytest_omfc.scoring.provenance.graph import (
+    match_graphs,
+    parse_journal,
+    restrict_direct,
+)
 
 
 def _journal(nodes: list[str], links: list[tuple[str, str, str]]) -> Any:

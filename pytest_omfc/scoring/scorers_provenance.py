@@ -28,6 +28,7 @@ from .provenance import (
     score_filtering,
     score_graph_building,
 )
+from .provenance.graph import Convention
 from .provenance.run import TrialReason
 from .registry import (
     NotScored,
@@ -233,7 +234,7 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
         if not inp.system.has(col):
             return [NotScored(f"{inp.column_rule} failed: column {col} is absent")] * n
     opts = inp.options
-    convention = "plan" if inp.convention == "plan" else "mediscore"
+    convention: Convention = "plan" if inp.convention == "plan" else "mediscore"
     node, world = find_node_table(inp), find_world_index(inp)
     for what, path, flag in (
         ("node table", node, "--omfc-provenance-node"),

@@ -13,9 +13,9 @@ import math
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import mul, not_
-from dataclasses import dataclass
 
 import numpy as np
 

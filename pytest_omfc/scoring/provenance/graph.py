@@ -13,8 +13,8 @@ import math
 import os
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Mapping
-from itertools import chain
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, Literal
 
 from pytest_omfc.scoring.merge import ScoringError

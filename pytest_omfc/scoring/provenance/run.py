@@ -551,7 +551,7 @@ def _sys_nodes(doc: Any, what: str) -> tuple[list[str], list[float], dict[str, A
                 f"{what}: nodes[{i}].nodeConfidenceScore must be a finite number (got {s!r})"
             )
         files.append(n["file"])
-        scores.append(float(s))
+        scores.append(float(s))  # type: ignore[arg-type]  # _finite: a real number
         conf.setdefault(n["file"], s)
     return files, scores, conf
 
