@@ -18,7 +18,9 @@ It prints, in one run:
    direct / undirected, filtering with ``--nodetype all``: overall + 4 types);
 2. wall and CPU time of the engine and of the baseline for each mode, on the
    same files (both read the CSVs and JSONs: the whole run is timed), the
-   per-trial cost, and the time at N/4, N/2 and N trials (linearity);
+   per-trial cost, and the time at N/4, N/2 and N trials (linearity); the
+   engine is called as the plugin calls it (node and link mappings only with
+   ``--omfc-provenance-mappings``: the "graph mappings" row);
 3. peak Python heap (tracemalloc) of one engine and one baseline run, and the
    process's peak RSS (VmHWM).
 
@@ -326,14 +328,15 @@ def baseline_filtering(p: dict[str, Path], root: Path, node_types: tuple[str, ..
 # --------------------------------------------------------------------------- engine calls
 
 
-def engine_graph(p: dict[str, Path], root: Path, direct: bool, undirected: bool) -> Any:
+def engine_graph(p: dict[str, Path], root: Path, direct: bool, undirected: bool, mappings: bool = False) -> Any:
+    """The plugin's call: mappings only with ``--omfc-provenance-mappings`` (the baseline builds none)."""
     return score_graph_building(p["index"], p["ref"], p["node"], p["world"], p["system"], root, root,
-                                direct=direct, undirected=undirected)
+                                direct=direct, undirected=undirected, mappings=mappings)
 
 
-def engine_filtering(p: dict[str, Path], root: Path) -> Any:
+def engine_filtering(p: dict[str, Path], root: Path, mappings: bool = False) -> Any:
     return score_filtering(p["index"], p["ref"], p["node"], p["world"], p["system"], root, root,
-                           node_types=MEDISCORE_ALL_NODE_TYPES)
+                           node_types=MEDISCORE_ALL_NODE_TYPES, mappings=mappings)
 
 
 # --------------------------------------------------------------------------- checks and timing
@@ -447,10 +450,13 @@ def main() -> None:
                           partial(_on, baseline_graph, root=root, direct=direct, undirected=und)))
     modes.append(("filtering all", partial(_on, engine_filtering, root=root),
                   partial(_on, baseline_filtering, root=root, node_types=MEDISCORE_ALL_NODE_TYPES)))
+    # with --omfc-provenance-mappings the engine also builds the node and link mapping tables (the baseline none)
+    extra = [("graph mappings", partial(_on, engine_graph, root=root, direct=False, undirected=False, mappings=True),
+              partial(_on, baseline_graph, root=root, direct=False, undirected=False))]
 
     print(f"\n{'mode':<16}{'engine wall':>12}{'CPU':>8}{'ms/trial':>10}{'baseline wall':>15}{'CPU':>8}"
           f"{'ms/trial':>10}{'base/eng CPU':>14}")
-    for name, eng, base in modes:
+    for name, eng, base in modes + extra:
         we, ce = timed(partial(eng, full), repeat)
         wb, cb = timed(partial(base, full), repeat)
         print(f"{name:<16}{we:>11.2f}s{ce:>7.2f}s{1000 * ce / trials:>10.2f}{wb:>14.2f}s{cb:>7.2f}s"

@@ -424,7 +424,7 @@ def test_oversize_sparse_system_json_fails_fast_without_memory(
     assert first.startswith(
         f"score::provenance: 1 trial(s) could not be scored (trial {PROBE} 'jsons/s0.json': "
     ), first
-    assert "limit" in first
+    assert "must be a provenance JSON of at most 64 MB (got 4096.0 MB)" in first
 
 
 # ---------------------------------------------------------------- conformance

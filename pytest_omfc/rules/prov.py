@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import json
-import stat
 import weakref
 from dataclasses import dataclass
 from dataclasses import field
@@ -42,6 +41,9 @@ from ..findings import Severity
 from ..findings import Unavailable
 from ..findings import plural
 from ..findings import shorten
+from ..jsonio import MAX_JSON_BYTES
+from ..jsonio import JsonProblem
+from ..jsonio import load_json
 from ..models.provenance import ProvenanceFiltering
 from ..models.provenance import ProvenanceGraph
 from ..models.provenance import SchemaError
@@ -59,7 +61,7 @@ N17, M18, M19 = Group.N17, Group.M18, Group.M19
 PF, PG = Task.PF, Task.PG
 REF = "ProvenanceOutputFileName"
 #: A provenance JSON of 500 nodes is ~100 KB; anything this large is not one (and would stall the run).
-MAX_BYTES = 64 * 2**20
+MAX_BYTES = MAX_JSON_BYTES
 #: ~2-5 ms per file: a pool process (``--omfc-jobs``) pays off from a few hundred files on.
 MIN_FILES_PER_JOB = 250
 #: Status values whose row needs no JSON (PROV-17, D-19).
@@ -241,66 +243,15 @@ def _world_index(ctx: Submission) -> tuple[dict[str, str] | None, str]:
 # --------------------------------------------------------------------------- reading one file
 
 
-class _NonStandard(ValueError):
-    """NaN or Infinity: accepted by Python's json module, but not JSON."""
-
-
-def _reject_constant(name: str) -> Any:
-    raise _NonStandard(name)
-
-
-class _DuplicateKey(ValueError):
-    """A key repeated in one object: Python's json module keeps the last value silently (RFC 8259 §4: names
-    "SHOULD be unique", and readers then disagree on the value), so PROV-02 rejects it."""
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
-    return obj
-
-
 def _load(path: Path) -> tuple[Any, str | None, bool]:
-    """``(object, None, False)`` or ``(None, why, missing)``; never raises, never blocks on a FIFO."""
+    """``(object, None, False)`` or ``(None, why, missing)``; never raises, never blocks on a FIFO.
+
+    The strict, bounded reading is :func:`pytest_omfc.jsonio.load_json`, shared with the scorer.
+    """
     try:
-        st = path.stat()
-    except FileNotFoundError:
-        return None, "must name an existing JSON file (got no such file)", True
-    except (OSError, ValueError) as exc:
-        return None, f"must be a readable file (got {getattr(exc, 'strerror', None) or exc})", False
-    if not stat.S_ISREG(st.st_mode):
-        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a special file"
-        return None, f"must name a regular JSON file (got {kind})", False
-    try:
-        size = st.st_size
-        if size > MAX_BYTES:
-            return None, f"must be a provenance JSON of at most {MAX_BYTES // 2**20} MB (got {size / 2**20:.1f} MB)", False
-        raw = path.read_bytes()
-    except (OSError, ValueError) as exc:
-        return None, f"must be a readable file (got {getattr(exc, 'strerror', None) or exc})", False
-    if not raw.strip():
-        return None, "must hold a JSON object (got an empty file)", False
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return None, f"must be UTF-8 JSON text (got byte 0x{raw[exc.start]:02x} at offset {exc.start})", False
-    try:
-        doc = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
-    except json.JSONDecodeError as exc:
-        return None, f"must be valid JSON (got {exc.msg} at line {exc.lineno} column {exc.colno})", False
-    except _NonStandard as exc:
-        return None, f"must be valid JSON (got the non-standard constant {exc})", False
-    except _DuplicateKey as exc:
-        return None, f"must be valid JSON with unique keys in each object (got the key {shorten(exc.args[0], 40)!r} twice)", False
-    except RecursionError:
-        return None, "must be valid JSON (got nesting too deep to parse)", False
-    except ValueError as exc:  # e.g. an integer beyond Python's digit limit
-        return None, f"must be valid JSON (got {shorten(exc, 80)})", False
+        doc = load_json(path, MAX_BYTES)
+    except JsonProblem as exc:
+        return None, exc.why, exc.missing
     if not isinstance(doc, dict):
         return None, f"must hold a JSON object with a nodes array (got {_json_kind(doc)})", False
     return doc, None, False

@@ -68,6 +68,25 @@ CONVENTION_DIFFERENCES: tuple[ConventionDifference, ...] = (
         "Truncated at FrameCount always (its truncate flag is a non-empty tuple)",
         "Not truncated: the trial is not scored and the item fails naming probe and interval",
     ),
+    ConventionDifference(
+        "Provenance graph building: reference nodes", "7.12, 3.2",
+        "Endpoints of the reduced reference links only: an isolated present node (e.g. a donor whose link an "
+        "AntiForensic operation voids) is not counted",
+        "Every present node (world file or probe), linked or not (MFC2019 2.1.4.4: all images related to the "
+        "probe must be in the graph); in direct mode the probe and the nodes with a directed path to or from it",
+    ),
+    ConventionDifference(
+        "Provenance direct mode (--omfc-provenance-direct)", "7.12, 3.2",
+        "Restricts the reference graph only: system nodes and links off the probe's directed paths are false alarms",
+        "Restricts both graphs, each to the probe and the nodes with a directed path to or from it "
+        "(MFC2019 2.1.4.4: \"the node set ... is restricted to ancestors and descendants of the probe\")",
+    ),
+    ConventionDifference(
+        "Provenance filtering: the probe node", "7.12, 3.4",
+        "The probe is a reference node (type probe): counted in NumRefNodes and in the overall recall",
+        "Not a reference node: recall over the probe's ancestors and descendants (NC2017 2.1.3); its own entry "
+        "keeps its rank in the system list and is no false alarm; per-node-type results are the same",
+    ),
 )  # fmt: skip
 
 

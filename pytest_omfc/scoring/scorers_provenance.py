@@ -34,6 +34,7 @@ from .registry import (
 if TYPE_CHECKING:  # annotations only; the functions that run import the engine
     import pandas as pd
 
+    from .provenance.graph import Convention
     from .provenance.run import TrialReason
 
 __all__ = [
@@ -247,6 +248,7 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
         if not inp.system.has(col):
             return [NotScored(f"{inp.column_rule} failed: column {col} is absent")] * n
     opts = inp.options
+    convention: Convention = "plan" if inp.convention == "plan" else "mediscore"
     node, world = find_node_table(inp), find_world_index(inp)
     for what, path, flag in (
         ("node table", node, "--omfc-provenance-node"),
@@ -265,10 +267,12 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
                                   "system": inp.system.df, "ref_dir": _journal_root(inp, ref), "sys_dir": inp.submission}  # fmt: skip
         if inp.task is Task.PG:
             return [_graph_result(score_graph_building(**tables, direct=bool(opts.get("direct")),
-                                                       undirected=bool(opts.get("undirected")), progress=inp.progress), opts)]  # fmt: skip
+                                                       undirected=bool(opts.get("undirected")), convention=convention,
+                                                       mappings=bool(opts.get("mappings")), progress=inp.progress), opts)]  # fmt: skip
         types = tuple(opts.get("node_types") or ("all",))
         return [
-            _filtering_result(score_filtering(**tables, node_types=types, progress=inp.progress), types, opts)
+            _filtering_result(score_filtering(**tables, node_types=types, convention=convention,
+                                             mappings=bool(opts.get("mappings")), progress=inp.progress), types, opts)
         ]
     except (
         ScoringError
@@ -366,7 +370,8 @@ def _header(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
 
 
 def _footer(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
-    return f"omfc: provenance: {_settings(opts)}; tied nodeConfidenceScore keep the system JSON's order (stable sort)"
+    return (f"omfc: provenance: convention {common.get('convention', 'mediscore')}, {_settings(opts)}; "
+            "tied nodeConfidenceScore keep the system JSON's order (stable sort)")  # fmt: skip
 
 
 def _json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:

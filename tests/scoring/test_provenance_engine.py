@@ -340,10 +340,11 @@ def test_bad_system_inputs_are_per_trial_reasons(tmp_path: Path) -> None:
     assert len(res.trial_scores) == 1 and res.scores.loc[0, "MeanSimNLO"] == 1.0
     msgs = [r.reason for r in res.reasons if not r.scored]
     assert len(msgs) == 5
-    assert msgs[0].startswith(f"{tmp_path}/jsons/s1.json:1: malformed JSON")
+    assert msgs[0].startswith(f"{tmp_path}/jsons/s1.json: must be valid JSON (got Expecting value at line 1")
     assert (
         msgs[1]
-        == f"{tmp_path}/jsons/s2.json: duplicate key 'nodes': trial not scored (PROV-02)"
+        == f"{tmp_path}/jsons/s2.json: must be valid JSON with unique keys in each object (got the key 'nodes' twice): "
+        "trial not scored (PROV-02)"
     )
     assert (
         msgs[2]
@@ -353,7 +354,7 @@ def test_bad_system_inputs_are_per_trial_reasons(tmp_path: Path) -> None:
         msgs[3]
         == "ProvenanceOutputFileName is blank (PROV-01): trial not scored (PROV-02)"
     )
-    assert msgs[4].startswith(f"{tmp_path}/jsons/missing.json: cannot be read")
+    assert msgs[4].startswith(f"{tmp_path}/jsons/missing.json: must name an existing JSON file (got no such file)")
 
 
 def test_missing_column_is_a_scoring_error(tmp_path: Path) -> None:
@@ -516,8 +517,8 @@ def test_oversize_json_is_not_read(tmp_path: Path) -> None:
     out = _run_capped(ds)
     assert out[0] == "0"
     assert out[1] == (
-        f"{tmp_path}/jsons/s0.json: is {MAX_JSON_BYTES + 1} bytes, over the {MAX_JSON_BYTES}-byte limit; "
-        "not read: trial not scored (PROV-02)"
+        f"{tmp_path}/jsons/s0.json: must be a provenance JSON of at most 64 MB (got 64.0 MB): "
+        "trial not scored (PROV-02)"
     )
 
 
@@ -533,7 +534,7 @@ def test_deeply_nested_json_is_a_reason(tmp_path: Path) -> None:
     out = _run_capped(ds)
     assert out == [
         "0",
-        f"{tmp_path}/jsons/s0.json: nested too deeply: trial not scored (PROV-02)",
+        f"{tmp_path}/jsons/s0.json: must be valid JSON (got nesting too deep to parse): trial not scored (PROV-02)",
     ]
 
 

@@ -10,9 +10,12 @@ sort), so two runs on the same file always give the same result.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import mul, not_
 
 import numpy as np
 
@@ -21,7 +24,9 @@ __all__ = [
     "NODE_TYPES",
     "FilteringTrial",
     "filter_trial",
+    "filter_trials",
     "rank_system_nodes",
+    "top_counts",
 ]
 
 #: The four cut-offs MediScore reports together (METRICS.md 3.4, 7.12).
@@ -72,40 +77,82 @@ def rank_system_nodes(files: Sequence[str], scores: Sequence[float]) -> list[str
     return [files[i] for i in order]
 
 
+def top_counts(
+    ranked_sys_files: Sequence[str], files: Collection[str], ns: Sequence[int] = NODE_RECALL_NS
+) -> dict[str, tuple[int, ...]]:
+    """How many times each of ``files`` is among the top n of the ranked list, for every n.
+
+    One pass over the list collects the 0-based ranks of the wanted files; the top n
+    then holds ``bisect(ranks, n)`` copies.  Files never ranked are left out (0 everywhere).
+    Computed once per trial and shared by every node type.
+    """
+    wanted = set(files)
+    ranks: dict[str, list[int]] = {}
+    for i, f in enumerate(ranked_sys_files):
+        if f in wanted:
+            ranks.setdefault(f, []).append(i)
+    return {f: tuple(bisect_left(r, n) for n in ns) for f, r in ranks.items()}
+
+
 def filter_trial(
     ref_files: Sequence[str],
     ref_types: Sequence[str],
     ranked_sys_files: Sequence[str],
     node_type: str = "all",
     ns: Sequence[int] = NODE_RECALL_NS,
+    exclude: Collection[str] = (),
 ) -> FilteringTrial:
     """Outer-join semantics of MediScore (reference rows x top-n system rows on the file path).
 
     ``ref_files``/``ref_types`` include the probe (type ``probe``), which is counted
     in ``NumRefNodes`` for ``all`` (METRICS.md 3.4). For a node type, only reference
     nodes of that type are kept; system nodes of other types become false alarms.
-    Duplicate rows multiply as in a pandas merge.
+    Duplicate rows multiply as in a pandas merge.  ``exclude`` names system files
+    that keep their rank but are neither reference nor false alarm (the probe's
+    own entry under the ``plan`` convention, METRICS.md 7.12).
     """
-    ref = Counter(
-        f
-        for f, t in zip(ref_files, ref_types, strict=True)
-        if node_type == "all" or t == node_type
-    )
-    num_ref = sum(ref.values())
-    correct: list[int] = []
-    missing: list[int] = []
-    fa: list[int] = []
-    for n in ns:
-        top = Counter(ranked_sys_files[:n])
-        c = sum(k * top[f] for f, k in ref.items() if f in top)
-        correct.append(c)
-        missing.append(sum(k for f, k in ref.items() if f not in top))
-        fa.append(sum(k for f, k in top.items() if f not in ref))
+    return filter_trials(ref_files, ref_types, ranked_sys_files, (node_type,), ns, exclude)[0]
+
+
+def filter_trials(
+    ref_files: Sequence[str],
+    ref_types: Sequence[str],
+    ranked_sys_files: Sequence[str],
+    node_types: Sequence[str],
+    ns: Sequence[int] = NODE_RECALL_NS,
+    exclude: Collection[str] = (),
+) -> list[FilteringTrial]:
+    """:func:`filter_trial` for several node types of one trial: the ranked list is read once."""
+    counts = top_counts(ranked_sys_files, {*ref_files, *exclude}, ns)
+    every: Counter[str] = Counter(ref_files)
+    by_type: dict[str, Counter[str]] = {}
+    for f, t in zip(ref_files, ref_types, strict=True):
+        by_type.setdefault(t, Counter())[f] += 1
+    return [
+        _count(nt, every if nt == "all" else by_type.get(nt, Counter()), len(ranked_sys_files), counts, ns, exclude)
+        for nt in node_types
+    ]
+
+
+def _count(
+    node_type: str,
+    ref: Counter[str],
+    total: int,
+    counts: Mapping[str, tuple[int, ...]],
+    ns: Sequence[int],
+    exclude: Collection[str],
+) -> FilteringTrial:
+    """Correct / Missing / FalseAlarm at every n from the per-file top-n counts (``top_counts``)."""
+    zero = (0,) * len(ns)
+    ks = list(ref.values())
+    cols = list(zip(*map(counts.get, ref, repeat(zero)), strict=True)) or [()] * len(ns)
+    others = [counts.get(f, zero) for f in exclude if f not in ref]
+    inside = [sum(col) + sum(o[j] for o in others) for j, col in enumerate(cols)]
     return FilteringTrial(
         node_type=node_type,
-        num_sys_nodes=len(ranked_sys_files),
-        num_ref_nodes=num_ref,
-        correct=tuple(correct),
-        missing=tuple(missing),
-        false_alarm=tuple(fa),
+        num_sys_nodes=total,
+        num_ref_nodes=sum(ks),
+        correct=tuple(sum(map(mul, ks, col)) for col in cols),
+        missing=tuple(sum(compress(ks, map(not_, col))) for col in cols),
+        false_alarm=tuple(min(n, total) - w for n, w in zip(ns, inside, strict=True)),
     )

@@ -14,7 +14,8 @@ import os
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from itertools import chain
+from typing import Any, Literal
 
 from pytest_omfc.scoring.merge import ScoringError
 
@@ -27,10 +28,13 @@ __all__ = [
     "match_graphs",
     "parse_journal",
     "reference_graph",
+    "restrict_direct",
     "system_graph",
 ]
 
 Link = tuple[str, str]
+#: ``mediscore`` reproduces MediScore; ``plan`` follows the evaluation plans where METRICS.md 7.12 says they differ.
+Convention = Literal["mediscore", "plan"]
 
 
 class GraphInputError(ValueError):
@@ -139,45 +143,106 @@ def _index(link: Any, key: str, n: int, what: str, i: int) -> int:
     return v
 
 
-def parse_journal(doc: Any, name: str, check_cycles: bool = True) -> Journal:
+def _ends(links: list[Any], n: int, what: str) -> list[tuple[int, int]]:
+    """``(source, target)`` node indexes of every link, checked (PROV-09).
+
+    The fast path reads all pairs at once and checks them in one expression; only
+    when something is wrong does :func:`_index` walk the links to name the bad one.
+    """
+    try:
+        ends = [(link["source"], link["target"]) for link in links]
+    except (TypeError, KeyError):
+        ends = None
+    if ends is not None and all(
+        type(s) is int and type(t) is int and 0 <= s < n and 0 <= t < n for s, t in ends
+    ):
+        return ends
+    return [
+        (_index(link, "source", n, what, i), _index(link, "target", n, what, i))
+        for i, link in enumerate(links)
+    ]
+
+
+def parse_journal(
+    doc: Any, name: str, check_cycles: bool = True, links: bool = True
+) -> Journal:
     """Journal JSON -> id links, after the AntiForensic donor rule (METRICS.md 3.2 step 1).
 
     A link with ``op == "Donor"`` is dropped when its target has an incoming link
     whose ``op`` starts with ``"AntiForensic"``. A cycle raises :class:`ScoringError`
     naming the journal, because a journal is reference data and a cyclic one
-    makes every trial built on it meaningless.
+    makes every trial built on it meaningless.  ``links=False`` (filtering, which
+    needs the node types only) neither reads nor checks the links.
     """
-    nodes, links = _graph_parts(doc, f"journal {name}", need_links=True)
-    ids: list[str] = []
-    types: dict[str, str] = {}
-    for i, node in enumerate(nodes):
-        if not isinstance(node, dict) or not isinstance(node.get("id"), str):
-            raise GraphInputError(
-                f"journal {name}: nodes[{i}] must be an object with a string 'id'"
-            )
-        ids.append(node["id"])
-        nt = node.get("nodetype")
-        types.setdefault(node["id"], nt if isinstance(nt, str) else "")
-    n = len(ids)
-    raw: list[tuple[str, str, str]] = []
-    af_targets: set[str] = set()
-    for i, link in enumerate(links):
-        s = ids[_index(link, "source", n, f"journal {name}", i)]
-        t = ids[_index(link, "target", n, f"journal {name}", i)]
-        op = link.get("op")
-        op = op if isinstance(op, str) else ""
-        raw.append((s, t, op))
-        if op.startswith("AntiForensic"):
-            af_targets.add(t)
-    kept = frozenset(
-        (s, t) for s, t, op in raw if not (op == "Donor" and t in af_targets)
-    )
-    cycle = _find_cycle(kept) if check_cycles else []
+    nodes, jlinks = _graph_parts(doc, f"journal {name}", need_links=links)
+    try:
+        ids: list[str] = [node["id"] for node in nodes]
+        ok = all(type(i) is str for i in ids)
+    except (TypeError, KeyError):
+        ok = False
+    if not ok:
+        for i, node in enumerate(nodes):
+            if not isinstance(node, dict) or type(node.get("id")) is not str:
+                raise GraphInputError(
+                    f"journal {name}: nodes[{i}] must be an object with a string 'id'"
+                )
+    types_of = [node.get("nodetype") for node in nodes]
+    # the first node of an id gives its type: a reversed comprehension lets the first win
+    types: dict[str, str] = {
+        i: (nt if type(nt) is str else "") for i, nt in zip(reversed(ids), reversed(types_of))
+    }
+    if not links:
+        return Journal(name=name, node_ids=tuple(ids), node_types=types, links=frozenset())
+    ends = _ends(jlinks, len(ids), f"journal {name}")
+    ops = [link.get("op") for link in jlinks]
+    af_targets = {
+        ids[t] for (_, t), op in zip(ends, ops) if type(op) is str and op.startswith("AntiForensic")
+    }
+    kept_idx = [
+        (s, t) for (s, t), op in zip(ends, ops) if not (op == "Donor" and ids[t] in af_targets)
+    ]
+    kept = frozenset((ids[s], ids[t]) for s, t in kept_idx)
+    unique = len(types) == len(ids)  # node ids unique: their indexes are the graph's nodes
+    cyclic = check_cycles and (_has_cycle_idx(len(ids), kept_idx) if unique else _has_cycle(kept))
+    cycle = _find_cycle(kept) if cyclic else []
     if cycle:
         raise ScoringError(
             f"journal {name}: has a cycle ({' -> '.join(cycle)}); a journal must be acyclic (PROV-15)"
         )
     return Journal(name=name, node_ids=tuple(ids), node_types=types, links=kept)
+
+
+def _has_cycle(links: Iterable[Link]) -> bool:
+    """Whether path- or id-keyed links have a cycle (numbers the nodes, then :func:`_has_cycle_idx`)."""
+    links = list(links)
+    code = {v: i for i, v in enumerate(dict.fromkeys(chain.from_iterable(links)))}
+    return _has_cycle_idx(len(code), [(code[s], code[t]) for s, t in links])
+
+
+def _has_cycle_idx(n: int, pairs: list[tuple[int, int]]) -> bool:
+    """Whether links between nodes ``0..n-1`` have a cycle: Kahn's algorithm on lists (the per-trial check).
+
+    When every link goes from a lower to a higher number (journals listed parent
+    first) that order is topological and the walk is skipped.  :func:`_find_cycle`
+    then names a cycle for the message.
+    """
+    if all(s < t for s, t in pairs):
+        return False
+    indeg = [0] * n
+    out: list[list[int]] = [[] for _ in range(n)]
+    for s, t in pairs:
+        out[s].append(t)
+        indeg[t] += 1
+    stack = [v for v in range(n) if not indeg[v]]
+    seen = 0
+    while stack:
+        v = stack.pop()
+        seen += 1
+        for w in out[v]:
+            indeg[w] -= 1
+            if not indeg[w]:
+                stack.append(w)
+    return seen != n
 
 
 def _find_cycle(links: Iterable[Link]) -> list[str]:
@@ -222,7 +287,67 @@ def _find_cycle(links: Iterable[Link]) -> list[str]:
 
 
 def _reduce(links: frozenset[Link], present: Mapping[str, str]) -> set[Link]:
-    """Transitive bypass of absent nodes (METRICS.md 3.2 step 3), on id links."""
+    """Transitive bypass of absent nodes (METRICS.md 3.2 step 3), on id links.
+
+    A present node p gets a link to a present node w when a path p -> ... -> w runs
+    through absent nodes only: w is in the "present frontier" of p's absent child,
+    computed once per absent node (memoised, iteratively).  Only on a cycle among
+    absent nodes (not in a journal that passed the cycle check) does the node-by-node
+    bypass of :func:`_bypass` run instead.
+    """
+    children: dict[str, list[str]] = defaultdict(list)
+    for s, t in links:
+        children[s].append(t)
+    memo: dict[str, set[str]] = {}
+    out: set[Link] = set()
+    for s, t in links:
+        if s not in present:
+            continue
+        if t in present:
+            out.add((s, t))
+            continue
+        front = memo[t] if t in memo else _frontier(t, children, present, memo)
+        if front is None:
+            return _bypass(links, present)
+        out.update((s, w) for w in front if w != s)
+    return out
+
+
+def _frontier(
+    x: str, children: Mapping[str, list[str]], present: Mapping[str, str], memo: dict[str, set[str]]
+) -> set[str] | None:
+    """Present nodes reachable from absent ``x`` through absent nodes only; None on a cycle.
+
+    An iterative depth-first walk over absent nodes (no recursion limit); ``path``
+    holds the nodes of the current walk, so a child on it closes a cycle.
+    """
+    stack = [(x, iter(children.get(x, ())))]
+    path = {x}
+    while stack:
+        v, it = stack[-1]
+        for c in it:
+            if c in present or c in memo:
+                continue
+            if c in path:
+                return None
+            path.add(c)
+            stack.append((c, iter(children.get(c, ()))))
+            break
+        else:
+            acc: set[str] = set()
+            for c in children.get(v, ()):
+                if c in present:
+                    acc.add(c)
+                else:
+                    acc |= memo[c]
+            memo[v] = acc
+            path.discard(v)
+            stack.pop()
+    return memo[x]
+
+
+def _bypass(links: frozenset[Link], present: Mapping[str, str]) -> set[Link]:
+    """Node-by-node transitive bypass (MediScore's reduction), for graphs with a cycle among absent nodes."""
     ins: dict[str, set[str]] = defaultdict(set)
     outs: dict[str, set[str]] = defaultdict(set)
     for s, t in links:
@@ -265,48 +390,77 @@ def _direct(links: set[Link], probe: str) -> set[Link]:
 
 
 def reference_graph(
-    journal: Journal, present: Mapping[str, str], probe_path: str, direct: bool
+    journal: Journal,
+    present: Mapping[str, str],
+    probe_path: str,
+    direct: bool,
+    convention: Convention = "mediscore",
 ) -> RefGraph:
     """Reference graph of one trial (METRICS.md 3.2 steps 2-5).
 
     ``present`` maps journal node id -> file path for the present nodes (world
     files of this probe, plus the probe's own node mapped to the probe path).
-    Isolated present nodes are not counted, as in MediScore (METRICS.md 7.12).
+    ``mediscore``: the nodes are the endpoints of the remaining links, so an
+    isolated present node is not counted (METRICS.md 3.2 step 5, 7.12).
+    ``plan``: every present node counts, linked or not ("all images related to
+    the probe ... must be in the graph", MFC2019 plan 2.1.4.4); in direct mode
+    the probe and the nodes with a directed path to or from it.
     """
     reduced = _reduce(journal.links, present)
     path_links = {(present[s], present[t]) for s, t in reduced}
     if direct:
         path_links = _direct(path_links, probe_path)
-    nodes = frozenset(v for link in path_links for v in link)
-    return RefGraph(nodes=nodes, links=frozenset(path_links))
+    nodes = {v for link in path_links for v in link}
+    if convention == "plan":
+        paths = set(present.values())
+        nodes |= ({probe_path} & paths) if direct else paths
+    return RefGraph(nodes=frozenset(nodes), links=frozenset(path_links))
+
+
+def restrict_direct(sys: SysGraph, probe_path: str) -> SysGraph:
+    """The system graph's direct part (``plan`` convention, MFC2019 plan 2.1.4.4).
+
+    Under the direct graph condition the plan restricts "the node set ... to
+    ancestors and descendants of the probe"; MediScore restricts the reference
+    only (METRICS.md 7.12).  Here the system graph is restricted the same way
+    as the reference: the links reached upward and downward from the probe's
+    file, their endpoints, and the probe's node itself.
+    """
+    links = _direct(set(sys.links), probe_path)
+    nodes = {v for link in links for v in link} | ({probe_path} & sys.nodes)
+    return SysGraph(
+        nodes=frozenset(nodes),
+        links=frozenset(links),
+        node_confidence=sys.node_confidence,
+        link_confidence=sys.link_confidence,
+        has_cycle=sys.has_cycle,
+    )
 
 
 def system_graph(doc: Any, what: str) -> SysGraph:
     """System graph JSON -> path-keyed sets (METRICS.md 3.3); a cycle is recorded, not fatal."""
     nodes, links = _graph_parts(doc, what, need_links=False)
-    files: list[str] = []
-    conf: dict[str, Any] = {}
     for i, node in enumerate(nodes):
-        if not isinstance(node, dict) or not isinstance(node.get("file"), str):
+        if not isinstance(node, dict) or type(node.get("file")) is not str:
             raise GraphInputError(
                 f"{what}: nodes[{i}] must be an object with a string 'file'"
             )
-        files.append(node["file"])
-        conf.setdefault(node["file"], node.get("nodeConfidenceScore"))
-    n = len(files)
-    lconf: dict[Link, Any] = {}
-    for i, link in enumerate(links):
-        key = (
-            files[_index(link, "source", n, what, i)],
-            files[_index(link, "target", n, what, i)],
-        )
-        lconf.setdefault(key, link.get("relationshipConfidenceScore"))
+    files: list[str] = [node["file"] for node in nodes]
+    # first-seen confidences: a reversed comprehension lets the first node (link) of a key win
+    conf: dict[str, Any] = {node["file"]: node.get("nodeConfidenceScore") for node in reversed(nodes)}
+    ends = _ends(links, len(files), what)
+    lconf: dict[Link, Any] = {
+        (files[s], files[t]): link.get("relationshipConfidenceScore")
+        for (s, t), link in zip(reversed(ends), reversed(links))
+    }
+    # files unique: node indexes are the graph's nodes; otherwise number the collapsed files
+    cyclic = _has_cycle_idx(len(files), ends) if len(conf) == len(files) else _has_cycle(lconf)
     return SysGraph(
         nodes=frozenset(files),
         links=frozenset(lconf),
         node_confidence=conf,
         link_confidence=lconf,
-        has_cycle=bool(_find_cycle(lconf)),
+        has_cycle=cyclic,
     )
 
 

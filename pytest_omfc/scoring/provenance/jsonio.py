@@ -1,76 +1,30 @@
-"""Bounded, strict JSON reading for journals and system graphs.
+"""Bounded, strict JSON reading for journals and system graphs: the scorer's face of :mod:`pytest_omfc.jsonio`.
 
 Why: a provenance JSON comes from a performer (or a hand-edited journal); a
 multi-GB file or a duplicated key must become a per-trial reason, never an
-out-of-memory kill or a silently overwritten value. Only the stdlib ``json``
-module is used, with ``object_pairs_hook`` refusing duplicate keys.
+out-of-memory kill or a silently overwritten value.  The reading itself is the
+one the PROV rules use (:func:`pytest_omfc.jsonio.load_json`), so the validator
+and the scorer agree on what is readable; here the reason is prefixed with the
+file's path, as the scorer's per-trial reasons are.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_JSON_BYTES", "JsonReadError", "read_json"]
+from pytest_omfc.jsonio import MAX_JSON_BYTES, JsonProblem, load_json
 
-#: Files larger than this are not read (64 MiB): far above any real graph.
-MAX_JSON_BYTES = 64 * 1024 * 1024
+__all__ = ["MAX_JSON_BYTES", "JsonReadError", "read_json"]
 
 
 class JsonReadError(Exception):
     """A JSON file cannot be used; the message names the file and the reason."""
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """Build a dict, refusing a key given twice (json would keep the last)."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise JsonReadError(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
 def read_json(path: Path, max_bytes: int = MAX_JSON_BYTES) -> Any:
-    """Parse ``path`` after checking its size; raise :class:`JsonReadError` on any problem."""
+    """Parse ``path``; raise :class:`JsonReadError` ("<path>: must ... (got ...)") on any problem."""
     try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise JsonReadError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    if not path.is_file():
-        raise JsonReadError(f"{path}: is not a regular file")
-    if size > max_bytes:
-        raise JsonReadError(
-            f"{path}: is {size} bytes, over the {max_bytes}-byte limit; not read"
-        )
-    try:
-        with path.open("rb") as fh:
-            raw = fh.read(max_bytes + 1)
-    except OSError as exc:
-        raise JsonReadError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    if len(raw) > max_bytes:
-        raise JsonReadError(
-            f"{path}: grew over the {max_bytes}-byte limit while read; not read"
-        )
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise JsonReadError(f"{path}: is not UTF-8 (byte {exc.start})") from None
-    try:
-        return json.loads(
-            text, object_pairs_hook=_no_duplicates, parse_constant=_refuse_constant
-        )
-    except JsonReadError as exc:
-        raise JsonReadError(f"{path}: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise JsonReadError(
-            f"{path}:{exc.lineno}: malformed JSON ({exc.msg})"
-        ) from None
-    except RecursionError:
-        raise JsonReadError(f"{path}: nested too deeply") from None
-
-
-def _refuse_constant(name: str) -> Any:
-    """NaN/Infinity are not JSON; a score of NaN would poison every mean."""
-    raise JsonReadError(f"non-standard constant {name}")
+        return load_json(path, max_bytes)
+    except JsonProblem as exc:
+        raise JsonReadError(f"{path}: {exc.why}") from None

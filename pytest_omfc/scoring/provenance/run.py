@@ -24,16 +24,18 @@ from pytest_omfc.scoring.merge import ScoringError, read_table
 from pytest_omfc.scoring.provenance.filtering import (
     NODE_RECALL_NS,
     NODE_TYPES,
-    filter_trial,
+    filter_trials,
     rank_system_nodes,
 )
 from pytest_omfc.scoring.provenance.graph import (
+    Convention,
     GraphInputError,
     Journal,
     file_id,
     match_graphs,
     parse_journal,
     reference_graph,
+    restrict_direct,
     system_graph,
 )
 from pytest_omfc.scoring.provenance.jsonio import (
@@ -247,14 +249,14 @@ def _trials(
 
 
 class _Journals:
-    """Journal cache: each journal file is read and checked once per run."""
+    """Journal cache: each journal file is read and checked once per run.
 
-    def __init__(self, ref_dir: Path, max_bytes: int, check_cycles: bool) -> None:
-        self.ref_dir, self.max_bytes, self.check_cycles = (
-            ref_dir,
-            max_bytes,
-            check_cycles,
-        )
+    Graph building reads the links and refuses a cycle; filtering (``links=False``)
+    needs the node types only.
+    """
+
+    def __init__(self, ref_dir: Path, max_bytes: int, links: bool) -> None:
+        self.ref_dir, self.max_bytes, self.links = ref_dir, max_bytes, links
         self.cache: dict[str, Journal | str] = {}
 
     def get(self, rel: str) -> Journal | str:
@@ -263,7 +265,7 @@ class _Journals:
             try:
                 doc = read_json(self.ref_dir / rel, self.max_bytes)
                 self.cache[rel] = parse_journal(
-                    doc, rel, check_cycles=self.check_cycles
+                    doc, rel, check_cycles=self.links, links=self.links
                 )
             except (JsonReadError, GraphInputError) as exc:
                 self.cache[rel] = (
@@ -272,13 +274,22 @@ class _Journals:
         return self.cache[rel]
 
 
-def _node_groups(node: pd.DataFrame) -> dict[str, pd.DataFrame]:
+#: One node-table row of a probe: (WorldFileID, WorldFileName, JournalNodeID).
+NodeRow: TypeAlias = tuple[str, str, str]
+
+
+def _node_groups(node: pd.DataFrame) -> dict[str, list[NodeRow]]:
+    """Node-table rows per probe, as plain lists built in one pass (per-trial pandas work was the cost)."""
     _require(
         node,
         ["ProvenanceProbeFileID", "WorldFileID", "WorldFileName", "JournalNodeID"],
         "provenance node table",
     )
-    return {k: g for k, g in node.groupby("ProvenanceProbeFileID", sort=False)}
+    groups: dict[str, list[NodeRow]] = {}
+    cols = (node[c].tolist() for c in ("ProvenanceProbeFileID", "WorldFileID", "WorldFileName", "JournalNodeID"))
+    for pid, wid, wname, jid in zip(*cols, strict=True):
+        groups.setdefault(pid, []).append((wid, wname, jid))
+    return groups
 
 
 def _read_system(sys_dir: Path, rel: str, max_bytes: int) -> Any:
@@ -290,11 +301,11 @@ def _read_system(sys_dir: Path, rel: str, max_bytes: int) -> Any:
     return read_json(path, max_bytes)
 
 
-def _unresolved(g: pd.DataFrame | None, journal: Journal) -> str | None:
+def _unresolved(g: list[NodeRow] | None, journal: Journal) -> str | None:
     """A note naming node-table JournalNodeIDs the journal lacks (they cannot be present nodes)."""
     if g is None:
         return None
-    bad = sorted(set(g["JournalNodeID"]) - set(journal.node_types))
+    bad = sorted({jid for _, _, jid in g} - journal.node_types.keys())
     if not bad:
         return None
     more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
@@ -302,9 +313,9 @@ def _unresolved(g: pd.DataFrame | None, journal: Journal) -> str | None:
 
 
 def _scorable(
-    trials: pd.DataFrame, journals: _Journals, groups: dict[str, pd.DataFrame], reasons: list[TrialReason],
+    trials: pd.DataFrame, journals: _Journals, groups: dict[str, list[NodeRow]], reasons: list[TrialReason],
     progress: Callable[[int, int], None] | None = None,
-) -> Iterator[tuple[Any, str, str, str, Journal, pd.DataFrame | None]]:
+) -> Iterator[tuple[Any, str, str, str, Journal, list[NodeRow] | None]]:
     """Each trial whose journal can be read, with its node-table rows: ``(row, probe, output, journal
     name, journal, rows)``.  Both scorers share this: an unreadable journal is the trial's reason
     (not scored), node ids the journal lacks a note (scored).  ``progress(k, n)`` is told after the
@@ -327,6 +338,11 @@ def _scorable(
             progress(k, total)
 
 
+def _check_convention(convention: str) -> None:
+    if convention not in ("mediscore", "plan"):
+        raise ScoringError(f"unknown convention {convention!r}; use 'mediscore' or 'plan'")
+
+
 def _fmt_conf(v: Any) -> Any:
     return "" if v is None else v
 
@@ -342,6 +358,8 @@ def score_graph_building(
     *,
     direct: bool = False,
     undirected: bool = False,
+    convention: Convention = "mediscore",
+    mappings: bool = True,
     max_json_bytes: int = MAX_JSON_BYTES,
     progress: Callable[[int, int], None] | None = None,
 ) -> GraphBuildingResult:
@@ -350,7 +368,13 @@ def score_graph_building(
     Present nodes are the probe's node.csv rows whose WorldFileID is in world.csv,
     plus the probe's own row (WorldFileID == ProvenanceProbeFileID), keyed by the
     index's ProvenanceProbeFileName. A system cycle is scored and noted.
+    ``convention="plan"`` counts isolated present nodes and, in direct mode,
+    restricts the system graph too (METRICS.md 7.12; :func:`.graph.reference_graph`,
+    :func:`.graph.restrict_direct`).  ``mappings=False`` leaves the node and link
+    mapping tables empty (they cost as much as the scores; the plugin builds them
+    only for ``--omfc-provenance-mappings``).
     """
+    _check_convention(convention)
     idx, ref = (
         _frame(index, "provenance index"),
         _frame(reference, "provenance reference"),
@@ -360,8 +384,8 @@ def score_graph_building(
     _require(wld, ["WorldFileID"], "world index")
     trials, reasons = _trials(idx, ref, sysdf)
     groups = _node_groups(nodes)
-    world_ids = set(wld["WorldFileID"])
-    journals = _Journals(Path(ref_dir), max_json_bytes, check_cycles=True)
+    world_ids = set(wld["WorldFileID"].tolist())
+    journals = _Journals(Path(ref_dir), max_json_bytes, links=True)
     sys_dir = Path(sys_dir)
     rows: list[dict[str, Any]] = []
     raw: list[dict[str, float]] = []
@@ -371,12 +395,13 @@ def score_graph_building(
         present: dict[str, str] = {}
         ids: dict[str, str] = {t.ProvenanceProbeFileName: pid}
         if g is not None:
-            for r in g.itertuples(index=False):
-                if r.WorldFileID == pid:
-                    present[r.JournalNodeID] = t.ProvenanceProbeFileName
-                elif r.WorldFileID in world_ids:
-                    present.setdefault(r.JournalNodeID, r.WorldFileName)
-                    ids.setdefault(r.WorldFileName, r.WorldFileID)
+            for wid, wname, jid in g:
+                if wid == pid:
+                    present[jid] = t.ProvenanceProbeFileName
+                elif wid in world_ids:
+                    present.setdefault(jid, wname)
+                    if mappings:
+                        ids.setdefault(wname, wid)
         if not any(v == t.ProvenanceProbeFileName for v in present.values()):
             reasons.append(
                 TrialReason(
@@ -394,7 +419,9 @@ def score_graph_building(
                 TrialReason(pid, out, f"{exc}: trial not scored (PROV-02)", False)
             )
             continue
-        rg = reference_graph(journal, present, t.ProvenanceProbeFileName, direct)
+        rg = reference_graph(journal, present, t.ProvenanceProbeFileName, direct, convention)
+        if direct and convention == "plan":
+            sg = restrict_direct(sg, t.ProvenanceProbeFileName)
         if sg.has_cycle:
             reasons.append(
                 TrialReason(
@@ -436,6 +463,8 @@ def score_graph_building(
                 **{k: round(v, 12) for k, v in met.items()},
             }
         )
+        if not mappings:
+            continue
         head = (jname, pid, direct, out)
         for f in sorted(rg.nodes | sg.nodes):
             kind = (
@@ -491,29 +520,46 @@ def score_graph_building(
     )
 
 
+def _finite(v: Any) -> bool:
+    """A real number (not a bool) that is finite as a float; an int past float range is not (no OverflowError)."""
+    if type(v) is float:
+        return math.isfinite(v)
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        return False
+    try:
+        return math.isfinite(float(v))
+    except (OverflowError, ValueError):
+        return False
+
+
 def _sys_nodes(doc: Any, what: str) -> tuple[list[str], list[float], dict[str, Any]]:
     """Files and numeric confidences of a filtering JSON; a bad node is a per-trial reason."""
     if not isinstance(doc, dict) or not isinstance(doc.get("nodes"), list):
         raise GraphInputError(f"{what}: must be an object with a 'nodes' array")
-    files: list[str] = []
-    scores: list[float] = []
-    conf: dict[str, Any] = {}
-    for i, n in enumerate(doc["nodes"]):
-        if not isinstance(n, dict) or not isinstance(n.get("file"), str):
+    nodes = doc["nodes"]
+    try:  # fast path: every node an object with a string file and a finite int/float score
+        files: list[str] = [n["file"] for n in nodes]
+        raw = [n.get("nodeConfidenceScore") for n in nodes]
+        if all(type(f) is str for f in files) and all(type(v) is float or type(v) is int for v in raw):
+            scores = [float(v) for v in raw]
+            if all(map(math.isfinite, scores)):
+                conf = {f: v for f, v in zip(reversed(files), reversed(raw))}  # first node of a file wins
+                return files, scores, conf
+    except (TypeError, KeyError, AttributeError, OverflowError):
+        pass
+    files, scores, conf = [], [], {}
+    for i, n in enumerate(nodes):
+        if not isinstance(n, dict) or type(n.get("file")) is not str:
             raise GraphInputError(
                 f"{what}: nodes[{i}] must be an object with a string 'file'"
             )
         s = n.get("nodeConfidenceScore")
-        if (
-            isinstance(s, bool)
-            or not isinstance(s, numbers.Real)
-            or not math.isfinite(s)
-        ):
+        if not _finite(s):
             raise GraphInputError(
                 f"{what}: nodes[{i}].nodeConfidenceScore must be a finite number (got {s!r})"
             )
         files.append(n["file"])
-        scores.append(float(s))
+        scores.append(float(s))  # type: ignore[arg-type]  # _finite: a real number
         conf.setdefault(n["file"], s)
     return files, scores, conf
 
@@ -528,6 +574,8 @@ def score_filtering(
     sys_dir: str | Path,
     *,
     node_types: Sequence[str] = ("all",),
+    convention: Convention = "mediscore",
+    mappings: bool = True,
     max_json_bytes: int = MAX_JSON_BYTES,
     progress: Callable[[int, int], None] | None = None,
 ) -> FilteringResult:
@@ -537,7 +585,12 @@ def score_filtering(
     journal node types; MediScore's ``--nodetype all`` is
     ``("all", "donor", "base", "final", "interim")``. Ties in
     ``nodeConfidenceScore`` keep JSON order (see :mod:`.filtering`).
+    ``convention="plan"``: the probe is not a reference node (recall over its
+    ancestors and descendants, NC2017 plan 2.1.3); its own entry in the system
+    list keeps its rank and is no false alarm (METRICS.md 7.12).
+    ``mappings=False`` leaves the node mapping table empty.
     """
+    _check_convention(convention)
     bad = [nt for nt in node_types if nt != "all" and nt not in NODE_TYPES]
     if bad:
         raise ScoringError(
@@ -552,8 +605,8 @@ def score_filtering(
     _require(wld, ["WorldFileID", "WorldFileName"], "world index")
     trials, reasons = _trials(idx, ref, sysdf)
     groups = _node_groups(nodes)
-    world_pairs = set(zip(wld["WorldFileID"], wld["WorldFileName"], strict=True))
-    journals = _Journals(Path(ref_dir), max_json_bytes, check_cycles=False)
+    world_pairs = set(zip(wld["WorldFileID"].tolist(), wld["WorldFileName"].tolist(), strict=True))
+    journals = _Journals(Path(ref_dir), max_json_bytes, links=False)
     sys_dir = Path(sys_dir)
     rows: list[dict[str, Any]] = []
     nmap: list[tuple[Any, ...]] = []
@@ -562,16 +615,16 @@ def score_filtering(
         ref_types: list[str] = []
         ids: dict[str, str] = {t.ProvenanceProbeFileName: pid}
         if g is not None:
-            for r in g.itertuples(index=False):
-                if (
-                    r.WorldFileID,
-                    r.WorldFileName,
-                ) in world_pairs and r.JournalNodeID in journal.node_types:
-                    ref_files.append(r.WorldFileName)
-                    ref_types.append(journal.node_types[r.JournalNodeID])
-                    ids.setdefault(r.WorldFileName, r.WorldFileID)
-        ref_files.append(t.ProvenanceProbeFileName)
-        ref_types.append("probe")
+            for wid, wname, jid in g:
+                if (wid, wname) in world_pairs and jid in journal.node_types:
+                    ref_files.append(wname)
+                    ref_types.append(journal.node_types[jid])
+                    ids.setdefault(wname, wid)
+        plan = convention == "plan"
+        if not plan:
+            ref_files.append(t.ProvenanceProbeFileName)
+            ref_types.append("probe")
+        exclude = {t.ProvenanceProbeFileName} if plan else set()
         try:
             files, scores, conf = _sys_nodes(
                 _read_system(sys_dir, out, max_json_bytes), out
@@ -587,8 +640,7 @@ def score_filtering(
             )
         ranked = rank_system_nodes(files, scores)
         type_of = dict(zip(ref_files, ref_types, strict=True))
-        for nt in node_types:
-            ft = filter_trial(ref_files, ref_types, ranked, nt)
+        for nt, ft in zip(node_types, filter_trials(ref_files, ref_types, ranked, node_types, exclude=exclude), strict=True):
             rows.append(
                 {
                     "JournalName": jname,
@@ -597,11 +649,13 @@ def score_filtering(
                     **ft.row(),
                 }
             )
-            if nt != "all":
+            if nt != "all" or not mappings:
                 continue
             for n in NODE_RECALL_NS:
                 top = set(ranked[:n])
                 for f in dict.fromkeys(ref_files + ranked[:n]):
+                    if f in exclude:
+                        continue
                     kind = (
                         "Correct"
                         if f in top and f in type_of
