@@ -20,16 +20,17 @@ the score items skip.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .editions import EditionTaskError, infer_from_index_name, parse_edition, parse_task
+from .editions import FNET_CLASSES, FNET_TASKS, Edition, EditionTaskError, Task, infer_from_index_name, parse_edition, parse_task
 from .findings import Unavailable
 from .scoring import scorers as _scorers  # noqa: F401  (registers detection, mask, provenance)
 from .scoring import scorers_temporal as _scorers_temporal  # noqa: F401  (registers temporal)
+from .scoring import scorers_forgerynet as _scorers_forgerynet  # noqa: F401  (registers the ForgeryNet scorers)
 from .scoring.merge import ScoringError, partition_query
-from .scoring.registry import SCORERS, NotScored, Outcome, Scorer, ScoringInput, scorers_for
+from .scoring.registry import SCORERS, NotScored, Outcome, Scorer, ScoringInput, reference_columns, scorers_for
 from .scoring.results import Scores, build_scores
 from .submission import Settings, Submission
 
@@ -38,17 +39,6 @@ __all__ = ["COMMON_KEYS", "omfc_score", "reference_columns", "run_scorer", "scor
 #: The options shared by every scorer (ini names without ``omfc_``), as ``omfc_score`` keywords.
 COMMON_KEYS = ("query", "query_manipulation", "query_partition", "optout", "convention", "score")
 CONVENTIONS = ("mediscore", "plan")
-
-
-def reference_columns(path: Path, limit: int = 1 << 20) -> tuple[str, ...]:
-    """The reference's header names (its first line, at most ``limit`` bytes): they switch scorers on."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.readline(limit)
-    except OSError:
-        return ()
-    text = head.decode("utf-8-sig", errors="replace").strip()
-    return tuple(c.strip().strip('"') for c in text.split("|")) if text else ()
 
 
 def _lookup() -> dict[str, tuple[Scorer, Any]]:
@@ -109,29 +99,80 @@ def _queries(query: Any, query_manipulation: Any, query_partition: Any) -> tuple
 
 def run_scorer(sub: Submission, scorer: Scorer, *, reference: Path, queries: Sequence[tuple[str, str]],
                query_partition: str | None, optout: bool, convention: str, options: Mapping[str, Any],
-               query_error: str | None = None) -> list[Outcome]:  # fmt: skip
-    """One scorer on one parsed submission: one outcome per position; never raises (an engine bug fails)."""
+               query_error: str | None = None, progress: Callable[[int, int], None] | None = None) -> list[Outcome]:  # fmt: skip
+    """One scorer on one parsed submission: one outcome per position; never raises (an engine bug fails).
+
+    The plugin's score items, the ``omfc`` fixture and :func:`omfc_score` all come through here.
+    """
     n = max(1, len(queries))
     if query_error:
         return [NotScored(query_error, fail=True)] * n
-    try:
-        table = sub.sysout()  # CSV-01..08 when the file cannot be read as a table
-        index = sub.index()  # CSV-07
-    except Unavailable as exc:
-        return [NotScored(f"{exc.rule_id} failed: {exc.reason}")] * n
-    inp = ScoringInput(
-        system=table, index=index.df, column_rule=sub.column_rule, reference=reference, task=sub.task,
-        submission=sub.dir, dataset_root=sub.settings.dataset_root, queries=tuple(queries),
-        query_partition=query_partition, optout=optout, convention=convention,
-        jobs=int(sub.settings.option("jobs", 0)), options=dict(options),
+    common: dict[str, Any] = dict(
+        column_rule=sub.column_rule, reference=reference, task=sub.task, submission=sub.dir,
+        dataset_root=sub.settings.dataset_root, queries=tuple(queries), query_partition=query_partition, optout=optout,
+        convention=convention, jobs=int(sub.settings.option("jobs", 0)), options=dict(options), progress=progress,
     )  # fmt: skip
+    if sub.edition is Edition.ForgeryNet:  # no index: the scorer reads the parsed ForgeryNetSubmission (issue 12)
+        inp = ScoringInput(system=None, index=None, parsed=sub, **common)
+    else:
+        try:
+            table = sub.sysout()  # CSV-01..08 when the file cannot be read as a table
+            index = sub.index()  # CSV-07
+        except Unavailable as exc:
+            return [NotScored(f"{exc.rule_id} failed: {exc.reason}")] * n
+        inp = ScoringInput(system=table, index=index.df, index_table=index, **common)
     try:
         got = list(scorer.run(inp))
         if len(got) != n:
             raise ScoringError(f"the {scorer.name} scorer returned {len(got)} results for {n} queries")
-    except Exception as exc:  # an engine bug must not become a traceback in a user's notebook either
+    except Exception as exc:  # an engine bug must not become a traceback (in a run or in a user's notebook)
         got = [NotScored(f"scoring could not run: {type(exc).__name__}: {exc}", fail=True)] * n
     return got
+
+
+def _forgerynet_score(submission: str | Path, reference: str | Path, dataset: str | Path | None, task: str | None,
+                      jobs: int, options: dict[str, Any]) -> Scores:  # fmt: skip
+    """:func:`omfc_score` for the ForgeryNet tasks (issue 12): the parsed submission checks and scores itself."""
+    from .fnet import ForgeryNetSubmission
+
+    sub_path = Path(submission).expanduser().resolve()
+    if not sub_path.exists():
+        raise FileNotFoundError(f"submission: no such file or directory: {sub_path}")
+    root = Path(dataset).expanduser().resolve() if dataset is not None else None
+    ref = Path(reference).expanduser()
+    ref = (ref if ref.is_absolute() else (root or Path.cwd()) / ref).resolve()
+    if not ref.is_file():
+        raise FileNotFoundError(f"reference: no such file: {ref}")
+    try:
+        tk = parse_task(task) if task else None
+    except EditionTaskError as exc:
+        raise ValueError(str(exc)) from None
+    if tk not in FNET_TASKS:
+        raise ValueError(f"task: must be one of {', '.join(sorted(t.value for t in FNET_TASKS))} for ForgeryNet (got {task!r})")
+    classes = options.pop("classes", options.pop("omfc_classes", 2))
+    allowed = FNET_CLASSES.get(tk, (2,))
+    if classes not in allowed:
+        raise ValueError(f"classes: must be one of {', '.join(map(str, allowed))} for {tk.value} (got {classes!r})")
+    if not isinstance(jobs, int) or not 0 <= jobs <= 64:
+        raise ValueError(f"jobs: must be an integer from 0 to 64 (got {jobs!r})")
+    if any(options.get(k) for k in ("query", "query_manipulation", "query_partition")):
+        raise ValueError("ForgeryNet scoring takes no query (queries select NIST index rows)")
+    convention = str(options.pop("convention", None) or "mediscore")
+    for k in COMMON_KEYS:
+        options.pop(k, None)
+        options.pop(f"omfc_{k}", None)
+    per_scorer = scorer_options(options)
+    sub_dir = sub_path.parent if sub_path.is_file() else sub_path
+    system = sub_path if sub_path.is_file() else sub_dir / f"{sub_dir.name}{'.json' if tk is Task.FTL else '.csv'}"
+    sub = ForgeryNetSubmission(Settings(submission=sub_dir, csv=system, index=ref, edition=Edition.ForgeryNet, task=tk,
+                                        dataset_root=root or ref.parent,
+                                        options=(("classes", classes), ("reference", ref), ("jobs", jobs))))  # fmt: skip
+    outcomes = {
+        s.name: run_scorer(sub, s, reference=ref, queries=(), query_partition=None, optout=False,
+                           convention=convention, options=per_scorer[s.name])
+        for s in scorers_for(tk, None)
+    }  # fmt: skip
+    return build_scores(outcomes, ())
 
 
 def _submission_csv(path: Path) -> tuple[Path, Path | None]:
@@ -145,8 +186,9 @@ def _submission_csv(path: Path) -> tuple[Path, Path | None]:
     return path, (found[0] if len(found) == 1 else None)
 
 
-def omfc_score(*, submission: str | Path, reference: str | Path, index: str | Path, dataset: str | Path | None = None,
-               edition: str | None = None, task: str | None = None, jobs: int = 0, **options: Any) -> Scores:  # fmt: skip
+def omfc_score(*, submission: str | Path, reference: str | Path, index: str | Path | None = None,
+               dataset: str | Path | None = None, edition: str | None = None, task: str | None = None, jobs: int = 0,
+               **options: Any) -> Scores:  # fmt: skip
     """Score a submission against a reference: every scorer the task and reference allow (or ``score=NAME``).
 
     ``reference`` relative paths are taken from the dataset root (``dataset``,
@@ -154,7 +196,16 @@ def omfc_score(*, submission: str | Path, reference: str | Path, index: str | Pa
     ``--omfc-reference`` does.  Raises :class:`FileNotFoundError` for a missing
     input, :class:`TypeError` for an unknown option and :class:`ValueError` for
     a bad value; bad *content* never raises (results are not scored, with the reason).
+    ForgeryNet (``edition="ForgeryNet"``, ``task=...``, ``classes=2|3|16|9``) takes no index:
+    the reference lists the IDs, and a relative reference is taken from ``dataset`` or the
+    current directory, as on the command line.
     """
+    if edition is not None and edition.strip().lower() == "forgerynet":
+        if index is not None:
+            raise ValueError("index: ForgeryNet takes no index (the reference lists the IDs)")
+        return _forgerynet_score(submission, reference, dataset, task, jobs, options)
+    if index is None:
+        raise TypeError("omfc_score() needs index=... (the task index file) for the NIST editions")
     sub_path = Path(submission).expanduser().resolve()
     idx = Path(index).expanduser().resolve()
     if not sub_path.exists():

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..editions import (
+    FNET_CLASSES,
     FNET_TASKS,
     Edition,
     EditionTaskError,
@@ -209,8 +210,6 @@ def resolve_settings(config: pytest.Config) -> Settings | None:
     )
 
 
-#: Classes accepted per ForgeryNet classification task (METRICS.md 5.1: k = 2, 3, 16 for images; 9 for video n-way).
-FNET_CLASSES: dict[Task, tuple[int, ...]] = {Task.FIC: (2, 3, 16), Task.FVC: (2, 3, 9)}
 
 
 def _forgerynet_settings(config: pytest.Config, sub: Path, sub_dir: Path, task: Task | None, dataset: Path | None) -> Settings:

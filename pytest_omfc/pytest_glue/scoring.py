@@ -44,7 +44,7 @@ from typing import Any
 
 import pytest
 
-from ..editions import Edition, Task
+from ..editions import Task
 from ..findings import Unavailable
 from ..scoring import scorers as _scorers  # noqa: F401  (registers every scorer)
 from ..scoring import scorers_temporal as _scorers_temporal  # noqa: F401  (registers the temporal scorer)
@@ -55,6 +55,7 @@ from ..scoring.registry import (
     Outcome,
     Scorer,
     ScoringInput,
+    reference_columns,
     scorers_for,
 )
 from .progress import progress_for
@@ -183,17 +184,6 @@ def _as_path(value: Any, base: Path) -> Path | None:
     return (p if p.is_absolute() else base / p).resolve()
 
 
-def reference_columns(path: Path, limit: int = 1 << 20) -> tuple[str, ...]:
-    """The reference's header names (its first line, at most ``limit`` bytes): they switch scorers on."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.readline(limit)
-    except OSError:
-        return ()
-    text = head.decode("utf-8-sig", errors="replace").strip()
-    return tuple(c.strip().strip('"') for c in text.split("|")) if text else ()
-
-
 def _scorer_options(config: pytest.Config, scorer: Scorer, usage_error: type[Exception]) -> tuple[tuple[str, Any], ...]:
     """A scorer's options, parsed and bounded; a bad value is a usage error naming the flag."""
     out: list[tuple[str, Any]] = []
@@ -309,45 +299,20 @@ def outcomes_for(config: pytest.Config, name: str = "detection") -> list[Outcome
     if name not in cache:
         settings = config.stash[SCORING_KEY]
         assert settings is not None
-        n = settings.positions
-        try:
-            from ..scoring.merge import ScoringError
-
-            got = list(_score(config, settings, SCORERS[name]))
-            if len(got) != n:
-                raise ScoringError(f"the {name} scorer returned {len(got)} results for {n} queries")
-        except Exception as exc:  # an engine bug must fail the items, not crash the run
-            got = [NotScored(f"scoring could not run: {type(exc).__name__}: {exc}", fail=True)] * n
-        cache[name] = got
+        cache[name] = _score(config, settings, SCORERS[name])
     return cache[name]
 
 
 def _score(config: pytest.Config, settings: ScoringSettings, scorer: Scorer) -> list[Outcome]:
-    n = settings.positions
-    if settings.query_error:
-        return [NotScored(settings.query_error, fail=True)] * n
-    sub = submission_for(config)
-    if sub.edition is Edition.ForgeryNet:  # no index: the scorer reads the parsed ForgeryNetSubmission
-        return list(scorer.run(ScoringInput(
-            system=None, index=None, column_rule=sub.column_rule, reference=settings.reference, task=sub.task,
-            submission=sub.dir, dataset_root=sub.settings.dataset_root, queries=settings.queries,
-            query_partition=settings.query_partition, optout=settings.optout, convention=settings.convention,
-            jobs=int(sub.settings.option("jobs", 0)), options=settings.options_for(scorer.name), parsed=sub,
-        )))  # fmt: skip
-    try:
-        table = sub.sysout()  # CSV-01..08 when the file cannot be read as a table
-        index = sub.index()  # CSV-07
-    except Unavailable as exc:
-        return [NotScored(f"{exc.rule_id} failed: {exc.reason}")] * n
+    """One scorer's outcomes through :func:`pytest_omfc.api.run_scorer` (shared with ``omfc_score``), with a bar."""
+    from ..api import run_scorer  # the submission and its libraries: only when scoring
+
     bar = progress_for(config, f"score::{scorer.name}", scorer.progress_unit)
-    inp = ScoringInput(
-        system=table, index=index.df, column_rule=sub.column_rule, reference=settings.reference, task=sub.task,
-        submission=sub.dir, dataset_root=sub.settings.dataset_root, queries=settings.queries,
-        query_partition=settings.query_partition, optout=settings.optout, convention=settings.convention,
-        jobs=int(sub.settings.option("jobs", 0)), options=settings.options_for(scorer.name), progress=bar, index_table=index,
-    )  # fmt: skip
     try:
-        return list(scorer.run(inp))
+        return run_scorer(submission_for(config), scorer, reference=settings.reference, queries=settings.queries,
+                          query_partition=settings.query_partition, optout=settings.optout,
+                          convention=settings.convention, options=settings.options_for(scorer.name),
+                          query_error=settings.query_error, progress=bar)  # fmt: skip
     finally:
         if bar is not None:
             bar.close()

@@ -34,6 +34,7 @@ __all__ = [
     "Scorer",
     "ScorerOption",
     "ScoringInput",
+    "reference_columns",
     "register",
     "scorers_for",
 ]
@@ -185,6 +186,17 @@ def register(scorer: Scorer) -> Scorer:
         raise ValueError(f"scorer {scorer.name!r}: option(s) {clash} already registered")
     SCORERS[scorer.name] = scorer
     return scorer
+
+
+def reference_columns(path: Path, limit: int = 1 << 20) -> tuple[str, ...]:
+    """The reference's header names (its first line, at most ``limit`` bytes): they switch scorers on."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.readline(limit)
+    except OSError:
+        return ()
+    text = head.decode("utf-8-sig", errors="replace").strip()
+    return tuple(c.strip().strip('"') for c in text.split("|")) if text else ()
 
 
 def scorers_for(task: Task, reference_columns: Sequence[str] | None, only: Sequence[str] | None = None) -> list[Scorer]:

@@ -54,6 +54,21 @@ def _not_scored(exc: Unavailable) -> NotScored:
     return NotScored(f"{exc.rule_id} failed: {exc.reason}")
 
 
+def _tabular(inp: ScoringInput) -> Any:
+    """``(submission, reference, system table)`` of a pipe-separated task, or the :class:`NotScored` why not."""
+    sub = _setup(inp)
+    if isinstance(sub, NotScored):
+        return sub
+    try:
+        ref = sub.reference_or_skip()
+        table = sub.sysout()
+    except Unavailable as exc:
+        return _not_scored(exc)
+    if sorted(table.header) != sorted(sub.expected_columns):
+        return NotScored(f"FNET-03 failed: the header must be {sub.header_text()} (got {'|'.join(table.header)})")
+    return sub, ref, table
+
+
 def _left_out(what: list[tuple[int, str, str]]) -> list[str]:
     """``left out of scoring: 2 rows with ...`` for each non-zero count of (count, noun, why)."""
     return [f"left out of scoring: {plural(n, noun)} {why}" for n, noun, why in what if n]
@@ -69,16 +84,10 @@ def run_classification(inp: ScoringInput) -> list[Outcome]:
     from .forgerynet.classification import score_binary, score_multiclass
 
     n = inp.positions
-    sub = _setup(inp)
-    if isinstance(sub, NotScored):
-        return [sub] * n
-    try:
-        ref = sub.reference_or_skip()
-        table = sub.sysout()
-    except Unavailable as exc:
-        return [_not_scored(exc)] * n
-    if sorted(table.header) != sorted(sub.expected_columns):
-        return [NotScored(f"FNET-03 failed: the header must be {sub.header_text()} (got {'|'.join(table.header)})")] * n
+    got = _tabular(inp)
+    if isinstance(got, NotScored):
+        return [got] * n
+    sub, ref, table = got
     id_ok, prob_ok = sub.id_ok, sub.prob_ok
     ok = id_ok & prob_ok
     ids = sub.sys_ids[ok].tolist()
@@ -159,16 +168,10 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
     from .forgerynet.spatial import SpatialAccumulator
 
     n = inp.positions
-    sub = _setup(inp)
-    if isinstance(sub, NotScored):
-        return [sub] * n
-    try:
-        ref = sub.reference_or_skip()
-        table = sub.sysout()
-    except Unavailable as exc:
-        return [_not_scored(exc)] * n
-    if sorted(table.header) != sorted(sub.expected_columns):
-        return [NotScored(f"FNET-03 failed: the header must be {sub.header_text()} (got {'|'.join(table.header)})")] * n
+    got = _tabular(inp)
+    if isinstance(got, NotScored):
+        return [got] * n
+    sub, ref, table = got
     id_ok = sub.id_ok
     acc = SpatialAccumulator()
     bad_mask = bad_ref = undecodable = 0
