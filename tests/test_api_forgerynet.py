@@ -57,3 +57,18 @@ def test_bad_arguments_name_what_to_fix(kwargs: dict, error: type[Exception], te
 def test_nist_still_needs_an_index() -> None:
     with pytest.raises(TypeError, match="needs index="):
         omfc_score(submission=IMAGE, reference=IMAGE_REF)
+
+
+def test_a_query_is_refused_but_a_lone_star_means_all(pytester: pytest.Pytester) -> None:
+    """ForgeryNet has no index rows to select: a query fails its item; "*" (MediScore's "all") is no selection."""
+    base = ["-p", "no:cacheprovider", "-rA", f"--omfc-submission={TEMPORAL}", "--omfc-edition=ForgeryNet",
+            "--omfc-task=temporal", f"--omfc-reference={GT}"]  # fmt: skip
+    res = pytester.runpytest(*base, "--omfc-query", "Label=='x'")
+    assert res.ret == 1
+    res.stdout.fnmatch_lines(["*forgerynet-temporal*ForgeryNet scoring takes no --omfc-query*"])
+    out = pytester.path / "m.json"
+    res = pytester.runpytest(*base, "--omfc-query", "*", f"--omfc-metrics-json={out}")
+    assert res.ret == 0
+    entry = next(e for e in json.loads(out.read_text())["results"] if e["scorer"] == "forgerynet-temporal")
+    plain = omfc_score(submission=TEMPORAL, reference=GT, edition="ForgeryNet", task="temporal").forgerynet_temporal["all"]
+    assert entry["metrics"]["AP_avg"] == plain.AP_avg

@@ -323,6 +323,11 @@ def test_score_option_selects_provenance_and_a_query_fails(omfc: Any) -> None:
     assert res.first_line("provenance[q1]").startswith(
         "score::provenance: provenance scoring takes no query"
     )
+    # a lone "*" is MediScore's "all" (METRICS.md 4): the same numbers as without a query
+    plain = props(c.run())
+    star = c.run("--omfc-query", "*")
+    assert star.outcome("provenance[q1]") == "passed"
+    assert props(star, "provenance[q1]")["MeanSimNLO"] == plain["MeanSimNLO"]
 
 
 # ---------------------------------------------------------------- filtering

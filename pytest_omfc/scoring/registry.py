@@ -124,6 +124,12 @@ class ScoringInput:
         return max(1, len(self.queries))
 
     @property
+    def selective(self) -> bool:
+        """Whether a query selects trials: ``"*"`` (MediScore's "all", METRICS.md 4) alone does not,
+        so scorers that take no query (provenance, ForgeryNet) accept it."""
+        return len(self.queries) > 1 or any(q.strip() != "*" for q, _ in self.queries)
+
+    @property
     def kind(self) -> str:
         return self.queries[0][1] if self.queries else "all"
 

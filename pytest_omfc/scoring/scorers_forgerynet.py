@@ -44,7 +44,7 @@ def _setup(inp: ScoringInput) -> Any:
     sub = inp.parsed
     if sub is None:
         return NotScored("ForgeryNet scoring needs --omfc-edition ForgeryNet", fail=True)
-    if inp.queries:
+    if inp.selective:  # a lone "*" means all trials, as for every scorer
         return NotScored("ForgeryNet scoring takes no --omfc-query, --omfc-query-manipulation or "
                          "--omfc-query-partition (they select NIST index rows)", fail=True)  # fmt: skip
     return sub

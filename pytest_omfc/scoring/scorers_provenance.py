@@ -241,7 +241,7 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
     from .provenance import score_filtering, score_graph_building
 
     n = inp.positions
-    if inp.queries:
+    if inp.selective:  # a lone "*" means all trials, as for every scorer
         return [NotScored("provenance scoring takes no query (MediScore's provenance scorers have none): "
                           "drop --omfc-query/--omfc-query-manipulation/--omfc-query-partition", fail=True)] * n  # fmt: skip
     for col in ("ProvenanceProbeFileID", "ProvenanceOutputFileName"):
