@@ -87,7 +87,9 @@ def test_help_lists_every_option_and_imports_nothing_heavy(tmp_path: Path) -> No
     assert "--omfc-kernel" in flags and "--omfc-far-stop" in flags
     assert [f for f in flags if f not in res.out] == []
     imported = re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", res.err, re.MULTILINE)
-    assert "pytest_omfc.plugin" in imported
+    # the plugin's own line may be missing (pytest imports an installed pytest11 plugin through its
+    # assertion-rewriting loader, which -X importtime does not always report); its hooks module is not
+    assert "pytest_omfc.pytest_glue.hooks" in imported
     assert _heavy(imported) == []
 
 
