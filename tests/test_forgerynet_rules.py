@@ -202,6 +202,15 @@ def test_fnet06_accepts_a_rounding_error_below_1e_6(fnet: Fnet) -> None:
     assert run.outcome.outcome("FNET-06") == "passed" and run.outcome.warning("FNET-06") is None
 
 
+def test_fnet06_boundary_is_decimal_exactly_1e_6(fnet: Fnet) -> None:
+    """0.650001 + 0.1 + 0.25 is 1.000001 in decimal, "within 1e-6", though float64 makes it 1.0000010000000001;
+    0.6500011 (1.0000011) is past it."""
+    on = _k3(fnet, sub=(K3_SUB[0], [*K3_SUB[1][:3], ["d", "0.650001", "0.1", "0.25"]]))
+    assert on.outcome.warning("FNET-06") is None
+    past = _k3(fnet, sub=(K3_SUB[0], [*K3_SUB[1][:3], ["d", "0.6500011", "0.1", "0.25"]]))
+    assert "should be 1 within 1e-06 (got 1.0000011)" in (past.outcome.warning("FNET-06") or "")
+
+
 def test_fnet06_is_skipped_for_2_way(fnet: Fnet) -> None:
     run = _bin(fnet)
     assert run.outcome.text("FNET-06") == "FNET-06 skipped: 2-way classification has one Score column: there is no sum to check"

@@ -205,7 +205,8 @@ def fnet_06(sub: Submission) -> Report:
     table = ctx.sysout()
     ok = ctx.prob_ok
     sums = ctx.probs.sum(axis=1)
-    bad = np.nonzero(ok & (np.abs(sums - 1.0) > SUM_TOLERANCE))[0]
+    # + 1e-12: a sum that is 1 +- 1e-6 in decimal (e.g. '0.500001|0.5') must not fail on float64 rounding
+    bad = np.nonzero(ok & (np.abs(sums - 1.0) > SUM_TOLERANCE + 1e-12))[0]
     cols = f"P0+...+P{len(ctx.prob_columns) - 1}"
     found = [Finding(f"{cols} should be 1 within {SUM_TOLERANCE:g} (got {sums[pos]:.9g})",
                      **ctx.loc(int(pos), cols, f"{sums[pos]:.9g}")) for pos in bad.tolist()]  # fmt: skip
