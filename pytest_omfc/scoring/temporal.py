@@ -8,9 +8,11 @@ query, never an exception for the whole run.
 
 Frame model (METRICS.md 4): continuous coordinates on ``[1, FrameCount]``; ``[a, b]`` has length
 ``b - a``.  Each probe is scored by a sweep over boundary events: every endpoint of the reference,
-system, collar and opt-out (SNS) unions is sorted once, each elementary piece is classified by its
-midpoint, and the piece lengths are summed.  Nothing is allocated per frame, so a video of millions
-of frames costs what its few intervals cost.
+system, collar and opt-out (SNS) unions is sorted once, each elementary piece is classified by
+whether it lies inside each union, and the piece lengths are summed.  Nothing is allocated per
+frame, so a video of millions of frames costs what its few intervals cost; and all probes of a query
+are swept together by a few numpy calls (a per-probe numpy call costs more than an ordinary
+video's whole sweep), with the numbers of the per-probe :func:`confusion_counts`, bit for bit.
 
 ``convention="plan"`` (METRICS.md section 7 point 11 and the issue): frames are counted
 inclusively (``[a, b]`` covers frames a..b, i.e. ``[a, b + 1)`` in continuous coordinates, and the
@@ -25,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from itertools import chain
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -174,22 +177,6 @@ def interval_union(intervals: np.ndarray) -> np.ndarray:
     starts = iv[new, 0]
     ends = np.maximum.reduceat(iv[:, 1], np.flatnonzero(new))
     return np.column_stack([starts, ends])
-
-
-def _truncate(union: np.ndarray, last: float) -> np.ndarray:
-    """MediScore's ``truncate``: drop intervals starting at or after ``last``, cut the ends at it."""
-    if union.size == 0:
-        return union
-    kept = union[union[:, 0] < last]
-    return np.column_stack([kept[:, 0], np.minimum(kept[:, 1], last)])
-
-
-def _collars(ref_union: np.ndarray, collar: float, lo: float, hi: float) -> np.ndarray:
-    """``[x - c, x + c]`` clipped to ``[lo, hi]`` around every reference endpoint (MediScore ``compute_collars``)."""
-    if collar <= 0 or ref_union.size == 0:
-        return _EMPTY
-    x = np.sort(ref_union.ravel())
-    return np.clip(np.column_stack([x - collar, x + collar]), lo, hi)
 
 
 def _inside(mid: np.ndarray, union: np.ndarray) -> np.ndarray:
@@ -419,16 +406,16 @@ def score_temporal(
 def _parse_cells(cells: list[str], max_segments: int) -> _Cells:
     """Parse a column of segment cells into one flat ``(n, 2)`` array of sorted pairs.
 
-    Each distinct cell is decoded once with ``json.loads`` and checked in plain Python as
-    :func:`parse_segments` does; the float conversion, the finiteness check and the pair sort run
-    once for the whole column.  A refused cell is re-read by :func:`parse_segments` for its reason.
+    Each distinct cell is decoded once with ``json.loads``; the pair and number type checks (those of
+    :func:`parse_segments`), the float conversion, the finiteness check and the pair sort run once
+    for the whole column.  A refused cell is re-read by :func:`parse_segments` for its reason.
     """
     codes, uniques = pd.factorize(pd.Series(cells, dtype=object), sort=False)
+    texts: list[str] = uniques.tolist()
     limit = max_segments * _CHARS_PER_SEGMENT + 16
-    num = (int, float)  # exact types: a JSON true/false is a bool and refused
-    objs: list[list[list[float]]] = []
+    objs: list[list[object]] = []
     errors: list[str | None] = []
-    for cell in uniques.tolist():
+    for cell in texts:
         s = cell.strip()
         obj: object = []
         if s:
@@ -438,45 +425,47 @@ def _parse_cells(cells: list[str], max_segments: int) -> _Cells:
                     obj = json.loads(s)
                 except (ValueError, RecursionError):
                     obj = None
-        if type(obj) is list and len(obj) <= max_segments and all(
-            type(p) is list and len(p) == 2 and type(p[0]) in num and type(p[1]) in num for p in obj
-        ):
+        if type(obj) is list and len(obj) <= max_segments:
             objs.append(obj)
             errors.append(None)
         else:
             objs.append([])
             errors.append(_reason(cell, max_segments))
-    flat, counts = _to_array(objs, errors, max_segments)
+    pairs = list(chain.from_iterable(objs))
+    # exact types: a JSON true/false is a bool and refused; the checks are C loops over the whole column
+    if not (set(map(type, pairs)) <= {list} and set(map(len, pairs)) <= {2}  # type: ignore[arg-type]
+            and set(map(type, chain.from_iterable(pairs))) <= {int, float}):  # type: ignore[arg-type]
+        num = (int, float)
+        for k, obj in enumerate(objs):
+            if not all(type(p) is list and len(p) == 2 and type(p[0]) in num and type(p[1]) in num for p in obj):
+                errors[k], objs[k] = _reason(texts[k], max_segments), []
+    flat, counts = _to_array(objs, texts, errors, max_segments)
     starts = np.cumsum(counts) - counts
     code_arr = np.asarray(codes, dtype=np.intp)
     return _Cells(flat, starts[code_arr], counts[code_arr], code_arr.tolist(), errors)
 
 
-def _to_array(objs: list[list[list[float]]], errors: list[str | None],
+def _to_array(objs: list[list[object]], texts: list[str], errors: list[str | None],
               max_segments: int) -> tuple[np.ndarray, np.ndarray]:
-    """All pairs as one sorted-pair float array and the count per cell; cells with an integer too large
-    for a float or a non-finite number get their reason in ``errors`` and count 0."""
+    """All pairs as one sorted-pair float array and the count per cell; a cell with an integer too
+    large for a float or a non-finite number gets its reason in ``errors`` and count 0."""
     while True:
         counts = np.fromiter((len(o) for o in objs), dtype=np.intp, count=len(objs))
         try:
-            flat = np.array([p for o in objs for p in o], dtype=float).reshape(-1, 2)
+            flat = np.array(list(chain.from_iterable(chain.from_iterable(objs))), dtype=float).reshape(-1, 2)
         except OverflowError:
             for k, o in enumerate(objs):  # rare: find the cells at fault, then convert again
                 try:
                     np.array(o, dtype=float)
                 except OverflowError:
-                    errors[k], objs[k] = _reason_of(o, max_segments), []
+                    errors[k], objs[k] = _reason(texts[k], max_segments), []
             continue
         finite = np.isfinite(flat).all(axis=1)
         if finite.all():
             return np.sort(flat, axis=1), counts
         cell_of = np.repeat(np.arange(len(objs)), counts)
         for k in np.unique(cell_of[~finite]).tolist():
-            errors[k], objs[k] = _reason_of(objs[k], max_segments), []
-
-
-def _reason_of(obj: list[list[float]], max_segments: int) -> str:
-    return _reason(json.dumps(obj), max_segments)
+            errors[k], objs[k] = _reason(texts[k], max_segments), []
 
 
 def _reason(cell: str, max_segments: int) -> str:
@@ -515,6 +504,17 @@ def _grouped_union(g: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndar
     opens = ~end & (count == 1)
     closes = end & (count == 0)
     return gg[opens], pos[opens], pos[closes]
+
+
+def _sorted_union(g: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_grouped_union` of intervals already sorted by (g, a) whose ends also ascend within each g
+    (collars around sorted endpoints): the running maximum of the ends is the previous end, so no sort."""
+    if len(a) == 0:
+        return g, a, b
+    new = np.ones(len(a), dtype=bool)
+    new[1:] = (g[1:] != g[:-1]) | (a[1:] > b[:-1])
+    last = np.append(np.flatnonzero(new)[1:] - 1, len(a) - 1)
+    return g[new], a[new], b[last]
 
 
 def _nonzero_g(g: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -765,7 +765,7 @@ def _score_batch(
         # MediScore's compute_collars: [x - c, x + c] clipped to [lo, hi] around every endpoint of the union.
         xg = np.repeat(ref_u[0], 2)
         x = np.column_stack([ref_u[1], ref_u[2]]).ravel()
-        collars = _grouped_union(xg, np.clip(x - collar, lo[xg], hi[xg]), np.clip(x + collar, lo[xg], hi[xg]))
+        collars = _sorted_union(xg, np.clip(x - collar, lo[xg], hi[xg]), np.clip(x + collar, lo[xg], hi[xg]))
     new_id = np.full(len(system_.lo), -1, dtype=np.intp)
     new_id[k[ok]] = np.arange(n)
     sums = _sweep(lo, hi, [_nonzero_g(*ref_u), _select(system_.sys, new_id), _nonzero_g(*collars),
