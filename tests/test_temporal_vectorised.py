@@ -276,3 +276,21 @@ def test_collar_inside_optout_segment_by_hand() -> None:
     assert (got.tp, got.fn, got.fp, got.tn) == (12.0, 2.0, 5.0, 66.0)
     assert got.mcc == round(782 / (17 * 14 * 71 * 68) ** 0.5, 12)
     assert got == _old_report([case], None, collar=3, plan=False, truncate=True, video_optout=True)[0]
+
+
+def test_adjacent_float_cut_points_classified_as_the_midpoint_test_does() -> None:
+    """Collars around 10.6 and 16.6 (collar 3) end at 13.6 and start at 13.600000000000001: a piece one
+    float wide.  The per-probe path classifies each piece by its midpoint, which here rounds onto the
+    upper end, so the piece takes the state beyond it; the sweep must do the same (TP stays 0.0 rather
+    than 1.8e-15, which would move the MCC from 0 to 8.8e-09)."""
+    case = _Case("v0000", "29", [("Clone", "[[14.5, 14.5], [10.6, 16.6]]"), ("Clone", "[]"),
+                                 ("Blur", "[[22, 23.5], [3, 8], [28, 29], [20, 23.5], [26, 27]]")],
+                 "Processed", "[[10.5, 17.4], [17.4, 20.4], [20.4, 42], [29, 42], [9, 13]]", "[]")
+    tables = _tables([case])
+    for query, mcc_want in (("*", 0.0), ("Operation == 'Clone'", 0.0)):
+        report = score_temporal(tables["index"], None, tables["system"], journal_join=tables["journal_join"],
+                                journal_mask=tables["journal_mask"], query=query, collar=3)
+        (got,) = report.results[0].trials
+        ops = None if query == "*" else {"Clone"}
+        assert got == _old_report([case], ops, collar=3, plan=False, truncate=True, video_optout=True)[0]
+        assert (got.tp, got.fn, got.mcc) == (0.0, 0.0, mcc_want)

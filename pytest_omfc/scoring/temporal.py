@@ -547,12 +547,22 @@ def _sweep(lo: np.ndarray, hi: np.ndarray, sets: Sequence[tuple[np.ndarray, np.n
     gv = np.concatenate(gid)[order]
     d = np.zeros((len(p), len(sets)), dtype=np.int32)
     d[np.arange(len(p)), np.concatenate(col)[order]] = np.concatenate(delta)[order]
-    inside = np.cumsum(d, axis=0) > 0
+    inside = np.cumsum(d, axis=0) > 0  # row k: the state after event k
+    same = gv[1:] == gv[:-1]
+    length = np.diff(p)
+    state = np.arange(len(p) - 1)  # the piece after event k is classified by row k ...
+    # ... except where the per-probe path's midpoint rounds up onto the next position (the two are
+    # adjacent floats): its test then sees the state at that position, i.e. after its last event.
+    up = ((p[:-1] + p[1:]) / 2.0 == p[1:]) & (length > 0) & same
+    if up.any():
+        run_last = np.append(np.flatnonzero((p[1:] != p[:-1]) | ~same), len(p) - 1)
+        nxt = np.flatnonzero(up) + 1
+        state[up] = run_last[np.searchsorted(run_last, nxt)]
+    inside = inside[state]
     code = inside[:, 0].astype(np.intp) + 2 * inside[:, 1]
     code[inside[:, 2] | inside[:, 3]] = 4
-    same = gv[1:] == gv[:-1]
-    bins = (gv * 5 + code)[:-1][same]
-    sums = np.bincount(bins, weights=np.diff(p)[same], minlength=5 * n)
+    bins = (gv[:-1] * 5 + code)[same]
+    sums = np.bincount(bins, weights=length[same], minlength=5 * n)
     return sums.reshape(n, 5)
 
 
