@@ -294,3 +294,15 @@ def test_adjacent_float_cut_points_classified_as_the_midpoint_test_does() -> Non
         ops = None if query == "*" else {"Clone"}
         assert got == _old_report([case], ops, collar=3, plan=False, truncate=True, video_optout=True)[0]
         assert (got.tp, got.fn, got.mcc) == (0.0, 0.0, mcc_want)
+
+
+def test_segment_cells_parsed_in_small_chunks_give_the_same_trials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cells are converted a chunk of pairs at a time; chunks of 3 pairs (bad cells at their edges too)
+    must give what the per-probe path gives."""
+    import pytest_omfc.scoring.temporal as engine
+
+    monkeypatch.setattr(engine, "_CHUNK_PAIRS", 3)
+    report = score_temporal(TABLES["index"], None, TABLES["system"], journal_join=TABLES["journal_join"],
+                            journal_mask=TABLES["journal_mask"], collar=2)
+    want = _old_report(CASES, None, collar=2, plan=False, truncate=True, video_optout=True)
+    assert list(report.results[0].trials) == want

@@ -56,6 +56,8 @@ MAX_SEGMENTS = 100_000
 _CHARS_PER_SEGMENT = 64
 #: MediScore rounds per-probe MCCs and their mean to 12 decimals (METRICS.md 4, Reporting).
 _DECIMALS = 12
+#: Decoded segment pairs converted to floats at a time (bounds the Python lists held while parsing).
+_CHUNK_PAIRS = 200_000
 
 _JOIN_KEYS = ["JournalName", "StartNodeID", "EndNodeID"]
 _LINE = "_omfc_line"
@@ -408,14 +410,19 @@ def _parse_cells(cells: list[str], max_segments: int) -> _Cells:
 
     Each distinct cell is decoded once with ``json.loads``; the pair and number type checks (those of
     :func:`parse_segments`), the float conversion, the finiteness check and the pair sort run once
-    for the whole column.  A refused cell is re-read by :func:`parse_segments` for its reason.
+    per chunk of about ``_CHUNK_PAIRS`` pairs (so the decoded Python lists, ten times the size of the
+    floats, never pile up for a whole column).  A refused cell is re-read by :func:`parse_segments`
+    for its reason.
     """
     codes, uniques = pd.factorize(pd.Series(cells, dtype=object), sort=False)
     texts: list[str] = uniques.tolist()
     limit = max_segments * _CHARS_PER_SEGMENT + 16
-    objs: list[list[object]] = []
     errors: list[str | None] = []
-    for cell in texts:
+    flats: list[np.ndarray] = []
+    counts: list[np.ndarray] = []
+    chunk: list[list[object]] = []
+    base = size = 0
+    for k, cell in enumerate(texts):
         s = cell.strip()
         obj: object = []
         if s:
@@ -426,29 +433,37 @@ def _parse_cells(cells: list[str], max_segments: int) -> _Cells:
                 except (ValueError, RecursionError):
                     obj = None
         if type(obj) is list and len(obj) <= max_segments:
-            objs.append(obj)
+            chunk.append(obj)
             errors.append(None)
+            size += len(obj)
         else:
-            objs.append([])
+            chunk.append([])
             errors.append(_reason(cell, max_segments))
+        if size >= _CHUNK_PAIRS or k == len(texts) - 1:
+            flat, count = _to_array(chunk, base, texts, errors, max_segments)
+            flats.append(flat)
+            counts.append(count)
+            chunk, base, size = [], k + 1, 0
+    flat = np.concatenate(flats) if flats else _EMPTY
+    count = np.concatenate(counts) if counts else np.zeros(0, dtype=np.intp)
+    starts = np.cumsum(count) - count
+    code_arr = np.asarray(codes, dtype=np.intp)
+    return _Cells(flat, starts[code_arr], count[code_arr], code_arr.tolist(), errors)
+
+
+def _to_array(objs: list[list[object]], base: int, texts: list[str], errors: list[str | None],
+              max_segments: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs of the decoded cells ``base, base + 1, ...`` as one sorted-pair float array and the
+    count per cell; a cell that is not a list of number pairs (exact types: a JSON true/false is a
+    bool and refused), or holds an integer too large for a float or a non-finite number, gets its
+    reason in ``errors`` and count 0.  The checks are C loops over the whole chunk."""
     pairs = list(chain.from_iterable(objs))
-    # exact types: a JSON true/false is a bool and refused; the checks are C loops over the whole column
     if not (set(map(type, pairs)) <= {list} and set(map(len, pairs)) <= {2}  # type: ignore[arg-type]
             and set(map(type, chain.from_iterable(pairs))) <= {int, float}):  # type: ignore[arg-type]
         num = (int, float)
         for k, obj in enumerate(objs):
             if not all(type(p) is list and len(p) == 2 and type(p[0]) in num and type(p[1]) in num for p in obj):
-                errors[k], objs[k] = _reason(texts[k], max_segments), []
-    flat, counts = _to_array(objs, texts, errors, max_segments)
-    starts = np.cumsum(counts) - counts
-    code_arr = np.asarray(codes, dtype=np.intp)
-    return _Cells(flat, starts[code_arr], counts[code_arr], code_arr.tolist(), errors)
-
-
-def _to_array(objs: list[list[object]], texts: list[str], errors: list[str | None],
-              max_segments: int) -> tuple[np.ndarray, np.ndarray]:
-    """All pairs as one sorted-pair float array and the count per cell; a cell with an integer too
-    large for a float or a non-finite number gets its reason in ``errors`` and count 0."""
+                errors[base + k], objs[k] = _reason(texts[base + k], max_segments), []
     while True:
         counts = np.fromiter((len(o) for o in objs), dtype=np.intp, count=len(objs))
         try:
@@ -458,14 +473,14 @@ def _to_array(objs: list[list[object]], texts: list[str], errors: list[str | Non
                 try:
                     np.array(o, dtype=float)
                 except OverflowError:
-                    errors[k], objs[k] = _reason(texts[k], max_segments), []
+                    errors[base + k], objs[k] = _reason(texts[base + k], max_segments), []
             continue
         finite = np.isfinite(flat).all(axis=1)
         if finite.all():
             return np.sort(flat, axis=1), counts
         cell_of = np.repeat(np.arange(len(objs)), counts)
         for k in np.unique(cell_of[~finite]).tolist():
-            errors[k], objs[k] = _reason(texts[k], max_segments), []
+            errors[base + k], objs[k] = _reason(texts[base + k], max_segments), []
 
 
 def _reason(cell: str, max_segments: int) -> str:
