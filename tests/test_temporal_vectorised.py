@@ -306,3 +306,15 @@ def test_segment_cells_parsed_in_small_chunks_give_the_same_trials(monkeypatch: 
                             journal_mask=TABLES["journal_mask"], collar=2)
     want = _old_report(CASES, None, collar=2, plan=False, truncate=True, video_optout=True)
     assert list(report.results[0].trials) == want
+
+
+@pytest.mark.parametrize("groups", [50, 40_000])  # probe numbers within 16 bits (radix sort), and beyond
+def test_event_order_is_lexsort_order(groups: int) -> None:
+    """The sweep's stable (probe, position) order equals ``np.lexsort``, ties kept in input order."""
+    from pytest_omfc.scoring.temporal import _order
+
+    rng = np.random.default_rng(groups)
+    g = rng.integers(0, groups, 5_000)
+    pos = rng.integers(0, 30, 5_000) / 2.0
+    assert np.array_equal(_order(g, pos), np.lexsort((pos, g)))
+    assert _order(np.zeros(0, dtype=np.intp), np.zeros(0)).size == 0

@@ -501,6 +501,14 @@ def _ranges(start: np.ndarray, count: np.ndarray) -> np.ndarray:
     return np.repeat(start - (ends - count), count) + np.arange(total)
 
 
+def _order(g: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """Stable order by (g, pos), as ``np.lexsort((pos, g))``: a stable sort by position, then a stable
+    sort by probe number, which numpy does by radix when the numbers fit 16 bits (most runs)."""
+    first = np.argsort(pos, kind="stable")
+    small = np.int16 if len(g) == 0 or int(g.max()) < 2**15 else np.int64
+    return first[np.argsort(g[first].astype(small), kind="stable")]
+
+
 def _grouped_union(g: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`interval_union` of every probe at once (pairs sorted: ``a <= b``); output sorted by (g, a).
 
@@ -513,7 +521,7 @@ def _grouped_union(g: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndar
     pos = np.concatenate([a, b])
     gg = np.concatenate([g, g])
     end = np.repeat(np.array([False, True]), n)
-    order = np.lexsort((end, pos, gg))
+    order = _order(gg, pos)  # stable: at equal (g, position) the starts (first half) stay first
     end, pos, gg = end[order], pos[order], gg[order]
     count = np.cumsum(np.where(end, -1, 1))
     opens = ~end & (count == 1)
@@ -557,7 +565,7 @@ def _sweep(lo: np.ndarray, hi: np.ndarray, sets: Sequence[tuple[np.ndarray, np.n
         col.append(np.full(2 * len(a), s, dtype=np.intp))
         delta.append(np.repeat(np.array([1, -1], dtype=np.int32), len(a)))
     p = np.concatenate(pos)
-    order = np.lexsort((p, np.concatenate(gid)))
+    order = _order(np.concatenate(gid), p)
     p = p[order]
     gv = np.concatenate(gid)[order]
     d = np.zeros((len(p), len(sets)), dtype=np.int32)
