@@ -27,10 +27,10 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from itertools import chain
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -420,7 +420,7 @@ def _parse_cells(cells: list[str], max_segments: int) -> _Cells:
     errors: list[str | None] = []
     flats: list[np.ndarray] = []
     counts: list[np.ndarray] = []
-    chunk: list[list[object]] = []
+    chunk: list[list[Any]] = []
     base = size = 0
     for k, cell in enumerate(texts):
         s = cell.strip()
@@ -451,7 +451,7 @@ def _parse_cells(cells: list[str], max_segments: int) -> _Cells:
     return _Cells(flat, starts[code_arr], count[code_arr], code_arr.tolist(), errors)
 
 
-def _to_array(objs: list[list[object]], base: int, texts: list[str], errors: list[str | None],
+def _to_array(objs: list[list[Any]], base: int, texts: list[str], errors: list[str | None],
               max_segments: int) -> tuple[np.ndarray, np.ndarray]:
     """The pairs of the decoded cells ``base, base + 1, ...`` as one sorted-pair float array and the
     count per cell; a cell that is not a list of number pairs (exact types: a JSON true/false is a
@@ -467,7 +467,7 @@ def _to_array(objs: list[list[object]], base: int, texts: list[str], errors: lis
     while True:
         counts = np.fromiter((len(o) for o in objs), dtype=np.intp, count=len(objs))
         try:
-            flat = np.array(list(chain.from_iterable(chain.from_iterable(objs))), dtype=float).reshape(-1, 2)
+            flat = np.array(list(chain.from_iterable(chain.from_iterable(objs))), dtype=np.float64).reshape(-1, 2)
         except OverflowError:
             for k, o in enumerate(objs):  # rare: find the cells at fault, then convert again
                 try:
