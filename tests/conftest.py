@@ -144,6 +144,17 @@ def run_untouched(pytester: pytest.Pytester, submission: Path, index: Path, *ext
     assert snapshot(submission, index.parent) == before, "the run wrote into the MediScore test data"
     return res
 
+def write_file(root: Path, rel: str, content: str | bytes) -> Path:
+    """Write ``root/rel`` (parents made), text as UTF-8 with the newlines given, bytes as they are."""
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8", newline="")
+    return path
+
+
 class OmfcFactory:
     """Writes datasets and submissions under the pytester directory."""
 
@@ -152,13 +163,7 @@ class OmfcFactory:
         self.root = pytester.path
 
     def write(self, rel: str, content: str | bytes) -> Path:
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8", newline="")
-        return path
+        return write_file(self.root, rel, content)
 
     def case(
         self,

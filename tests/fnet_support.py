@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import RunOutcome, psv
+from conftest import RunOutcome, psv, write_file
 
 TASK_FILE = {"image-classification": "csv", "video-classification": "csv", "spatial": "csv", "temporal": "json"}
 
@@ -43,13 +43,7 @@ class Fnet:
         self.root = pytester.path
 
     def write(self, rel: str, content: str | bytes) -> Path:
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8", newline="")
-        return path
+        return write_file(self.root, rel, content)
 
     def case(self, task: str, *, reference: Any, submission: Any, files: dict[str, str | bytes] | None = None,
              ref_files: dict[str, str | bytes] | None = None, sub_id: str = "p-test_1") -> FnetCase:
