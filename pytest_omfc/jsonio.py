@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .findings import shorten
+from .paths import mode_kind
 
 __all__ = ["MAX_JSON_BYTES", "JsonProblem", "load_json"]
 
@@ -60,16 +61,20 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-#: One decoder for every file (``json.loads`` with hooks builds a new one per call).
+#: One decoder for every file (``json.loads`` with hooks builds a new one per call); the second keeps
+#: NaN/Infinity as floats, for readers whose own rule names such a value where it stands (FNET-11).
 _DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_reject_constant)
+_DECODER_NAN = json.JSONDecoder(object_pairs_hook=_unique_keys)
 
 
 def _mb(n: int) -> str:
     return f"{n / 2**20:g} MB" if n % 2**20 == 0 else f"{n / 2**20:.1f} MB"
 
 
-def load_json(path: Path, max_bytes: int = MAX_JSON_BYTES) -> Any:
-    """The parsed document of ``path``; raise :class:`JsonProblem` on any problem (never blocks on a FIFO)."""
+def load_json(path: Path, max_bytes: int = MAX_JSON_BYTES, *, what: str = "provenance JSON", allow_nan: bool = False) -> Any:
+    """The parsed document of ``path``; raise :class:`JsonProblem` on any problem (never blocks on a FIFO).
+
+    ``what`` names the file in the size message; ``allow_nan`` parses NaN/Infinity as floats."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -77,17 +82,16 @@ def load_json(path: Path, max_bytes: int = MAX_JSON_BYTES) -> Any:
     except (OSError, ValueError) as exc:
         raise JsonProblem(f"must be a readable file (got {getattr(exc, 'strerror', None) or exc})") from None
     if not stat.S_ISREG(st.st_mode):
-        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a special file"
-        raise JsonProblem(f"must name a regular JSON file (got {kind})")
+        raise JsonProblem(f"must name a regular JSON file (got {mode_kind(st.st_mode)})")
     if st.st_size > max_bytes:
-        raise JsonProblem(f"must be a provenance JSON of at most {_mb(max_bytes)} (got {st.st_size / 2**20:.1f} MB)")
+        raise JsonProblem(f"must be a {what} of at most {_mb(max_bytes)} (got {st.st_size / 2**20:.1f} MB)")
     try:
         with open(path, "rb") as fh:
             raw = fh.read(max_bytes + 1)
     except (OSError, ValueError) as exc:
         raise JsonProblem(f"must be a readable file (got {getattr(exc, 'strerror', None) or exc})") from None
     if len(raw) > max_bytes:
-        raise JsonProblem(f"must be a provenance JSON of at most {_mb(max_bytes)} (got a file that grew past it)")
+        raise JsonProblem(f"must be a {what} of at most {_mb(max_bytes)} (got a file that grew past it)")
     if not raw.strip():
         raise JsonProblem("must hold a JSON object (got an empty file)")
     try:
@@ -95,7 +99,7 @@ def load_json(path: Path, max_bytes: int = MAX_JSON_BYTES) -> Any:
     except UnicodeDecodeError as exc:
         raise JsonProblem(f"must be UTF-8 JSON text (got byte 0x{raw[exc.start]:02x} at offset {exc.start})") from None
     try:
-        return _DECODER.decode(text)
+        return (_DECODER_NAN if allow_nan else _DECODER).decode(text)
     except json.JSONDecodeError as exc:
         raise JsonProblem(f"must be valid JSON (got {exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except _NonStandard as exc:

@@ -39,11 +39,11 @@ def test_a_1mb_video_id_and_nan_scores_in_json(fnet: Fnet) -> None:
 
 
 @pytest.mark.parametrize(("content", "first"), [
-    ("[" * 100_000, "FNET-01: p-test_1/p-test_1.json must not be nested so deeply"),
-    (b"\xff\xfe{\x00}\x00", "FNET-01: p-test_1/p-test_1.json must be UTF-8 text"),
+    ("[" * 100_000, "FNET-01: p-test_1/p-test_1.json must be valid JSON (got nesting too deep to parse)"),
+    (b"\xff\xfe{\x00}\x00", "FNET-01: p-test_1/p-test_1.json must be UTF-8 JSON text (got byte 0xff at offset 0)"),
     ("[1, 2]", 'FNET-01: p-test_1/p-test_1.json must be an object with a "results" object (got a JSON list)'),
     ('{"results": []}', 'FNET-01: p-test_1/p-test_1.json must be an object with a "results" object (got results as a JSON list)'),
-    ("", "FNET-01: p-test_1/p-test_1.json must be valid JSON (got Expecting value at line 1, column 1)"),
+    ("", "FNET-01: p-test_1/p-test_1.json must hold a JSON object (got an empty file)"),
 ])  # fmt: skip
 def test_malformed_result_files_fail_fnet01(fnet: Fnet, content: str | bytes, first: str) -> None:
     run = fnet.case("temporal", reference=TL_REF, submission=content).run()
@@ -57,7 +57,7 @@ def test_a_result_file_larger_than_the_reference_justifies_is_not_read(fnet: Fne
     # 3 reference videos justify 3 * 64 KiB + 1 MiB; a 2 MB file is refused before a byte is parsed
     padding = " " * 2_000_000
     run = fnet.case("temporal", reference=TL_REF, submission=json.dumps(TL_SUB) + padding).run()
-    assert run.outcome.first_line("FNET-01").startswith("FNET-01: p-test_1/p-test_1.json must be at most 1.2 MiB (got 1.9 MiB); not read")
+    assert run.outcome.first_line("FNET-01").startswith("FNET-01: p-test_1/p-test_1.json must be a JSON file of at most 1.2 MB (got 1.9 MB)")
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
@@ -65,7 +65,7 @@ def test_a_fifo_as_result_file_never_blocks(fnet: Fnet) -> None:
     case = fnet.case("temporal", reference=TL_REF, submission=None)
     os.mkfifo(case.submission / "p-test_1.json")
     run = case.run()
-    assert run.outcome.first_line("FNET-01").startswith("FNET-01: p-test_1/p-test_1.json must be a regular file (got a FIFO)")
+    assert run.outcome.first_line("FNET-01").startswith("FNET-01: p-test_1/p-test_1.json must name a regular JSON file (got a FIFO)")
 
 
 def test_a_mask_symlink_leaving_the_submission_is_never_opened(fnet: Fnet) -> None:
@@ -133,3 +133,10 @@ def test_an_index_is_refused_for_forgerynet(fnet: Fnet) -> None:
     res = fnet.pytester.runpytest(*case.args(), "--omfc-index", str(case.reference), "-p", "no:cacheprovider")
     assert res.ret == 4
     assert "--omfc-index: ForgeryNet takes no index (the reference lists the IDs); drop it" in res.stderr.str()
+
+
+def test_a_number_past_pythons_digit_limit_is_a_finding(fnet: Fnet) -> None:
+    """A 5,000-digit score used to escape the reader as ValueError ("the check could not run")."""
+    doc = '{"version": "1", "results": {"v1": [{"segment": [0, 1], "score": ' + "9" * 5000 + "}]}}"
+    run = fnet.case("temporal", reference=TL_REF, submission=doc).run()
+    assert run.outcome.first_line("FNET-01").startswith("FNET-01: p-test_1/p-test_1.json must be valid JSON (got Exceeds the limit")

@@ -94,7 +94,7 @@ def test_fnet01_fails_on_malformed_json(fnet: Fnet) -> None:
 
 def test_fnet01_fails_on_a_duplicated_video_key(fnet: Fnet) -> None:
     run = _tl(fnet, sub='{"results": {"v1": [], "v1": []}}')
-    assert _first(run, "FNET-01") == ("FNET-01: p-test_1/p-test_1.json must not repeat a key (got 'v1' twice in one object) (showing 1)")
+    assert _first(run, "FNET-01") == ("FNET-01: p-test_1/p-test_1.json must be valid JSON with unique keys in each object (got the key 'v1' twice) (showing 1)")
 
 
 def test_fnet01_fails_on_results_that_are_not_lists(fnet: Fnet) -> None:

@@ -150,7 +150,7 @@ def test_prov02_unreadable_json_is_a_finding_not_a_crash(omfc):
         f"  {s}/{s}.csv:6 [P5] ProvenanceOutputFileName='jsons/P5.json': must be UTF-8 JSON text (got byte 0xff at offset 20)",
         f"  {s}/{s}.csv:7 [P6] ProvenanceOutputFileName='jsons/P6.json': must be valid JSON (got the non-standard constant NaN)",
         f"  {s}/{s}.csv:8 [P7] ProvenanceOutputFileName='jsons/P7.json': must be valid JSON (got nesting too deep to parse)",
-        f"  {s}/{s}.csv:9 [P8] ProvenanceOutputFileName='jsons/P8.json': must name a regular JSON file (got a special file)",
+        f"  {s}/{s}.csv:9 [P8] ProvenanceOutputFileName='jsons/P8.json': must name a regular JSON file (got a FIFO)",
         f"  {s}/{s}.csv:10 [P9] ProvenanceOutputFileName='jsons/P9.json': must name a regular JSON file (got a directory)",
     ]
     # nothing could be read: the content rules say so instead of passing
