@@ -174,7 +174,8 @@ def _temporal_ids(ctx: ForgeryNetSubmission) -> Report:
 # ------------------------------------------------------------------ probabilities
 
 
-@rule("FNET-05", "Probabilities are finite numbers in [0, 1]", groups=FNET, tasks=CSV_TASKS, requires=("FNET-03",))
+@rule("FNET-05", "Probabilities are finite numbers in [0, 1]", groups=FNET, tasks=CSV_TASKS,
+      requires=("FNET-01", "FNET-03"))  # fmt: skip
 def fnet_05(sub: Submission) -> Report:
     """``Score`` (2-way, spatial) and every ``P<i>`` (k-way); such rows are left out of scoring."""
     ctx = _ctx(sub)
@@ -195,7 +196,7 @@ def fnet_05(sub: Submission) -> Report:
 
 
 @rule("FNET-06", "k-way probabilities sum to 1 within 1e-6", groups=FNET, tasks=CLASSIFICATION,
-      severity=Severity.WARNING, requires=("FNET-03",))  # fmt: skip
+      severity=Severity.WARNING, requires=("FNET-01", "FNET-03"))  # fmt: skip
 def fnet_06(sub: Submission) -> Report:
     """A warning (issue 12): scoring uses the probabilities as given (argmax, and P1+...+P<k-1> as the
     fake score).  Rows failing FNET-05 are not judged again here."""
@@ -218,7 +219,7 @@ def fnet_06(sub: Submission) -> Report:
 
 
 @rule("FNET-07", "Masks exist inside the submission and are grey (mode L) or 1-bit PNGs", groups=FNET,
-      tasks={Task.FSL}, requires=("FNET-03",))  # fmt: skip
+      tasks={Task.FSL}, requires=("FNET-01", "FNET-03"))  # fmt: skip
 def fnet_07(sub: Submission) -> Report:
     """``MaskFileName`` is relative to the CSV's folder and must stay inside the submission; only the
     PNG header is read (signature, IHDR, chunk CRCs), as for the NIST masks."""
@@ -229,7 +230,7 @@ def fnet_07(sub: Submission) -> Report:
 
 
 @rule("FNET-08", "Masks have the size of the reference map", groups=FNET, tasks={Task.FSL},
-      requires=("FNET-02", "FNET-03"))  # fmt: skip
+      requires=("FNET-01", "FNET-02", "FNET-03"))  # fmt: skip
 def fnet_08(sub: Submission) -> Report:
     """Compared from the PNG headers; rows with an unusable mask (FNET-07) or an unknown ID (FNET-04)
     are not judged here, and a real image without a reference map has no size to match."""
