@@ -24,9 +24,12 @@ import textwrap
 import threading
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 import pytest_omfc
 
@@ -337,3 +340,16 @@ def verdicts(junit: Path) -> dict[str, tuple[str, str, bool]]:
         warned = any(p.get("name") == "omfc.warning" for p in tc.iter("property"))
         out[tc.get("name", "")] = (outcome, message, warned)
     return out
+
+
+@pytest.fixture(scope="module")
+def runner() -> Iterator[Runner]:
+    r = Runner()
+    yield r
+    r.close()
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Callable[[], Path]:
+    """A new empty directory per example (module-scoped: hypothesis reuses function fixtures)."""
+    return lambda: tmp_path_factory.mktemp("fuzz")

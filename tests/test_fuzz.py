@@ -26,7 +26,6 @@ import shutil
 import struct
 import zlib
 from collections.abc import Callable
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +37,8 @@ from fuzz_support import PROV_PROBES
 from fuzz_support import VIDEO_MASK
 from fuzz_support import Built
 from fuzz_support import Runner
+from fuzz_support import fresh  # noqa: F401  (fixture)
+from fuzz_support import runner  # noqa: F401  (fixture)
 from fuzz_support import RunResult
 from fuzz_support import assert_properties
 from fuzz_support import imdl
@@ -72,19 +73,6 @@ PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
 settings.load_profile(PROFILE)
 #: examples of the (costly: one -n 2 subprocess each) xdist comparison
 XDIST_EXAMPLES = {"default": 2, "deep": 30}.get(PROFILE, 2)
-
-
-@pytest.fixture(scope="module")
-def runner() -> Iterator[Runner]:
-    r = Runner()
-    yield r
-    r.close()
-
-
-@pytest.fixture(scope="module")
-def fresh(tmp_path_factory: pytest.TempPathFactory) -> Callable[[], Path]:
-    """A new empty directory per example (module-scoped: hypothesis reuses function fixtures)."""
-    return lambda: tmp_path_factory.mktemp("fuzz")
 
 
 def judge(runner: Runner, built: Built, *extra: str) -> RunResult:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,8 @@ import pytest
 from fuzz_support import EXAMPLES
 from fuzz_support import Built
 from fuzz_support import Runner
+from fuzz_support import fresh  # noqa: F401  (fixture)
+from fuzz_support import runner  # noqa: F401  (fixture)
 from fuzz_support import RunResult
 from fuzz_support import assert_properties
 from fuzz_support import snapshot
@@ -80,19 +81,6 @@ def fnet_case(root: Path, task: str) -> FnetBuilt:
     shutil.copytree(FNET_SUBS / task / sub_id, root / sub_id)
     shutil.copytree(FNET_DATA, root / "dataset")
     return FnetBuilt(root, root / sub_id, root / "dataset" / ref, task=task, classes=classes, ext=ext)
-
-
-@pytest.fixture(scope="module")
-def runner() -> Iterator[Runner]:
-    r = Runner()
-    yield r
-    r.close()
-
-
-@pytest.fixture(scope="module")
-def fresh(tmp_path_factory: pytest.TempPathFactory) -> Callable[[], Path]:
-    """A new empty directory per example (module-scoped: hypothesis reuses function fixtures)."""
-    return lambda: tmp_path_factory.mktemp("fnetfuzz")
 
 
 def judge(runner: Runner, built: FnetBuilt) -> RunResult:
