@@ -16,10 +16,11 @@ import io
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
+
+from _timing import best  # benchmarks/_timing.py: the scripts run from this folder
 
 import numpy as np
 
@@ -38,12 +39,8 @@ MPL_DISTS = ("matplotlib", "contourpy", "cycler", "fonttools", "kiwisolver", "py
 
 
 def _best(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+    """Best wall time of ``repeat`` runs (least disturbed by other load)."""
+    return best(fn, repeat).wall
 
 
 def _import_time(code: str, repeat: int) -> float:

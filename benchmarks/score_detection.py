@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
+
+from _timing import best  # benchmarks/_timing.py: the scripts run from this folder
 
 import numpy as np
 import pandas as pd
@@ -25,12 +26,7 @@ from pytest_omfc.scoring import score_detection, score_trials
 
 def _best(fn: Callable[[], object], repeat: int) -> float:
     """Best wall time of ``repeat`` runs (least disturbed by other load)."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+    return best(fn, repeat).wall
 
 
 def synthetic(n: int, seed: int = 2024) -> tuple[np.ndarray, np.ndarray]:

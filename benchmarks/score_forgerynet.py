@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+
+from _timing import best  # benchmarks/_timing.py: the scripts run from this folder
 from typing import Any
 
 import numpy as np
@@ -48,13 +49,8 @@ TESTS = Path(__file__).resolve().parent.parent / "tests"
 
 def _best(fn: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
     """(best CPU seconds, best wall seconds, last result) over ``repeat`` runs."""
-    cpu, wall, out = [], [], None
-    for _ in range(repeat):
-        c0, w0 = time.process_time(), time.perf_counter()
-        out = fn()
-        cpu.append(time.process_time() - c0)
-        wall.append(time.perf_counter() - w0)
-    return min(cpu), min(wall), out
+    b = best(fn, repeat)
+    return b.cpu, b.wall, b.result
 
 
 def _row(name: str, t: tuple[float, float, Any], ref: tuple[float, float, Any] | None = None) -> None:

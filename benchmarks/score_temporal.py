@@ -43,6 +43,8 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+
+from _timing import best  # benchmarks/_timing.py: the scripts run from this folder
 from typing import Any
 
 from pytest_omfc.scoring.temporal import TemporalReport, score_temporal
@@ -238,12 +240,8 @@ def check(p: dict[str, Path], queries: list[str], collar: int) -> tuple[int, lis
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
     """Best (wall, CPU) seconds over ``repeat`` runs: the least disturbed on a shared machine."""
-    best = (math.inf, math.inf)
-    for _ in range(repeat):
-        w0, c0 = time.perf_counter(), time.process_time()
-        fn()
-        best = min(best, (time.perf_counter() - w0, time.process_time() - c0))
-    return best
+    b = best(fn, repeat)
+    return b.wall, b.cpu
 
 
 def profile(p: dict[str, Path], queries: list[str], collar: int) -> None:
