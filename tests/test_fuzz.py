@@ -402,7 +402,11 @@ def _walk(doc: Any, path: list[int]) -> tuple[Any, Any] | None:
 
 
 def mutate_json(kind: str, ops: list[tuple[Any, ...]], text_op: tuple[Any, ...], raw: list[tuple[Any, ...]]) -> bytes:
-    doc: Any = prov_doc(kind, PROV_PROBES[0])
+    return mutate_json_doc(prov_doc(kind, PROV_PROBES[0]), ops, text_op, raw)
+
+
+def mutate_json_doc(doc: Any, ops: list[tuple[Any, ...]], text_op: tuple[Any, ...], raw: list[tuple[Any, ...]]) -> bytes:
+    """Structural edits at wrapped paths (a value set, deleted or repeated), then text, then bytes (also ForgeryNet's)."""
     for op in ops:
         spot = _walk(doc, op[1])
         if op[0] == "set":
@@ -412,6 +416,8 @@ def mutate_json(kind: str, ops: list[tuple[Any, ...]], text_op: tuple[Any, ...],
                 spot[0][spot[1]] = op[2]
         elif op[0] == "delete" and spot is not None:
             del spot[0][spot[1]]
+        elif op[0] == "dup" and spot is not None and isinstance(spot[0], list):
+            spot[0][spot[1]:spot[1]] = [spot[0][spot[1]]] * op[2]
     text = json.dumps(doc, indent=1)
     encoding = "utf-8"
     if text_op[0] == "duplicate-key" and text.startswith("{"):
@@ -422,6 +428,8 @@ def mutate_json(kind: str, ops: list[tuple[Any, ...]], text_op: tuple[Any, ...],
         encoding = text_op[1]
     elif text_op[0] == "long-string" and text.startswith("{"):
         text = '{"comment": "' + "x" * text_op[1] + '", ' + text[1:]
+    elif text_op[0] == "number":  # a literal put in place of the first score and segment end (ForgeryNet)
+        text = text.replace("0.95", text_op[1], 1).replace("2.0", text_op[1], 1)
     return apply_bytes(text.encode(encoding, errors="replace"), raw)
 
 

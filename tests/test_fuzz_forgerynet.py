@@ -36,10 +36,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_fuzz import ENCODINGS
 from test_fuzz import NEWLINES
-from test_fuzz import _walk
 from test_fuzz import apply_bytes
 from test_fuzz import byte_op
 from test_fuzz import mutate_csv
+from test_fuzz import mutate_json_doc as mutate_json
 from test_fuzz import mutate_png
 from test_fuzz import png_mutation
 
@@ -124,32 +124,6 @@ json_text = st.one_of(
 json_mutation = st.tuples(st.lists(json_op, max_size=4), json_text, st.lists(byte_op, max_size=2))
 
 
-def mutate_json(doc: Any, ops: list[tuple[Any, ...]], text_op: tuple[Any, ...], raw: list[tuple[Any, ...]]) -> bytes:
-    """Structural edits at wrapped paths (a value replaced, deleted or repeated), then text, then bytes."""
-    for op in ops:
-        spot = _walk(doc, op[1])
-        if op[0] == "set":
-            if spot is None:
-                doc = op[2]
-            else:
-                spot[0][spot[1]] = op[2]
-        elif op[0] == "delete" and spot is not None:
-            del spot[0][spot[1]]
-        elif op[0] == "dup" and spot is not None and isinstance(spot[0], list):
-            spot[0][spot[1]:spot[1]] = [spot[0][spot[1]]] * op[2]
-    text = json.dumps(doc, indent=1)
-    encoding = "utf-8"
-    if text_op[0] == "duplicate-key" and text.startswith("{"):
-        text = "{" + json.dumps(text_op[1]) + ": " + json.dumps(text_op[2]) + ", " + text[1:]
-    elif text_op[0] == "nest":
-        text = "[" * text_op[1] + text + "]" * text_op[1]
-    elif text_op[0] == "encoding":
-        encoding = text_op[1]
-    elif text_op[0] == "long-string" and text.startswith("{"):
-        text = '{"comment": "' + "x" * text_op[1] + '", ' + text[1:]
-    elif text_op[0] == "number":
-        text = text.replace("0.95", text_op[1], 1).replace("2.0", text_op[1], 1)
-    return apply_bytes(text.encode(encoding, errors="replace"), raw)
 
 
 @example(mutation=([], ("nest", 100_000), []))  # deeper than Python's recursion limit
