@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .editions import FNET_CLASSES, FNET_TASKS, Edition, EditionTaskError, Task, infer_from_index_name, parse_edition, parse_task
+from .editions import FNET_CLASSES, FNET_TASKS, Edition, EditionTaskError, infer_from_index_name, parse_edition, parse_task
 from .findings import Unavailable
 from .scoring import scorers as _scorers  # noqa: F401  (registers detection, mask, provenance)
 from .scoring import scorers_temporal as _scorers_temporal  # noqa: F401  (registers temporal)
@@ -133,7 +133,7 @@ def run_scorer(sub: Submission, scorer: Scorer, *, reference: Path, queries: Seq
 def _forgerynet_score(submission: str | Path, reference: str | Path, dataset: str | Path | None, task: str | None,
                       jobs: int, options: dict[str, Any]) -> Scores:  # fmt: skip
     """:func:`omfc_score` for the ForgeryNet tasks (issue 12): the parsed submission checks and scores itself."""
-    from .fnet import ForgeryNetSubmission
+    from .fnet import ForgeryNetSubmission, forgerynet_settings
 
     sub_path = Path(submission).expanduser().resolve()
     if not sub_path.exists():
@@ -162,11 +162,7 @@ def _forgerynet_score(submission: str | Path, reference: str | Path, dataset: st
         options.pop(k, None)
         options.pop(f"omfc_{k}", None)
     per_scorer = scorer_options(options)
-    sub_dir = sub_path.parent if sub_path.is_file() else sub_path
-    system = sub_path if sub_path.is_file() else sub_dir / f"{sub_dir.name}{'.json' if tk is Task.FTL else '.csv'}"
-    sub = ForgeryNetSubmission(Settings(submission=sub_dir, csv=system, index=ref, edition=Edition.ForgeryNet, task=tk,
-                                        dataset_root=root or ref.parent,
-                                        options=(("classes", classes), ("reference", ref), ("jobs", jobs))))  # fmt: skip
+    sub = ForgeryNetSubmission(forgerynet_settings(sub_path, ref, tk, classes, root, jobs=jobs))
     outcomes = {
         s.name: run_scorer(sub, s, reference=ref, queries=(), query_partition=None, optout=False,
                            convention=convention, options=per_scorer[s.name])

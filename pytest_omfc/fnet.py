@@ -25,11 +25,11 @@ import pandas as pd
 
 from . import png
 from .csvio import Limits, Table, limits_for, read_psv
-from .editions import Task
+from .editions import Edition, Task
 from .findings import Finding, Severity, Unavailable
 from .fnetio import json_limit, read_json
 from .paths import resolve_inside
-from .submission import Submission
+from .submission import Settings, Submission
 
 __all__ = ["MAX_SEGMENTS", "SUM_TOLERANCE", "ForgeryNetSubmission", "MaskInfo", "Predictions", "Reference", "json_path", "show_json"]
 
@@ -99,6 +99,18 @@ class Predictions:
     videos: list[str] = field(default_factory=list)  # the result's video IDs, in file order
     structure: list[Finding] = field(default_factory=list)  # FNET-01: entries that are not objects, ...
     fatal: str | None = None
+
+
+def forgerynet_settings(sub: Path, reference: Path, task: Task, classes: int, dataset_root: Path | None,
+                        max_findings: int = 20, jobs: int = 0) -> Settings:
+    """The settings of a ForgeryNet check (the plugin's and ``omfc_score``'s): the system file is the file
+    given, else ``<ID>/<ID>.json`` (temporal) or ``<ID>/<ID>.csv``; the reference stands in for the index."""
+    sub_dir = sub.parent if sub.is_file() else sub
+    system = sub if sub.is_file() else sub_dir / f"{sub_dir.name}{'.json' if task is Task.FTL else '.csv'}"
+    options: tuple[tuple[str, Any], ...] = (("classes", classes), ("reference", reference))
+    return Settings(submission=sub_dir, csv=system, index=reference, edition=Edition.ForgeryNet, task=task,
+                    dataset_root=dataset_root if dataset_root is not None else reference.parent,
+                    max_findings=max_findings, options=options + ((("jobs", jobs),) if jobs else ()))  # fmt: skip
 
 
 class ForgeryNetSubmission(Submission):

@@ -172,7 +172,7 @@ def resolve_settings(config: pytest.Config) -> Settings | None:
     if dataset is not None and not dataset.is_dir():
         raise UsageProblem(f"--omfc-dataset: no such directory: {dataset}")
     if edition is Edition.ForgeryNet or (edition is None and task in FNET_TASKS):
-        return _forgerynet_settings(config, sub, sub_dir, task, dataset)
+        return _forgerynet_settings(config, sub, task, dataset)
     if task in FNET_TASKS:
         raise UsageProblem(f"--omfc-task: task {task.value} is a ForgeryNet task; add --omfc-edition ForgeryNet")
     if index is None:
@@ -212,9 +212,8 @@ def resolve_settings(config: pytest.Config) -> Settings | None:
 
 
 
-def _forgerynet_settings(config: pytest.Config, sub: Path, sub_dir: Path, task: Task | None, dataset: Path | None) -> Settings:
+def _forgerynet_settings(config: pytest.Config, sub: Path, task: Task | None, dataset: Path | None) -> Settings:
     """ForgeryNet (issue 12): no index, the reference lists the IDs; ``--omfc-reference`` is needed to validate."""
-    from ..submission import Settings
     names = ", ".join(t.value for t in sorted(FNET_TASKS, key=list(Task).index))
     if task is None:
         raise UsageProblem(f"--omfc-task: give the ForgeryNet task: {names}")
@@ -245,18 +244,11 @@ def _forgerynet_settings(config: pytest.Config, sub: Path, sub_dir: Path, task: 
         if classes not in allowed:
             raise UsageProblem(f"--omfc-classes: must be {', '.join(map(str, allowed[:-1]))} or {allowed[-1]} for "
                                f"{task.value} (got {str(classes_text).strip()!r})")  # fmt: skip
-    if sub.is_file():
-        system: Path | None = sub
-    else:
-        ext = ".json" if task is Task.FTL else ".csv"
-        system = sub_dir / f"{sub_dir.name}{ext}"
     max_text, _ = _option(config, "omfc_max_findings")
     max_findings = 20 if max_text is None else _int_setting("omfc_max_findings")(max_text)
-    return Settings(
-        submission=sub_dir, csv=system, index=ref, edition=Edition.ForgeryNet, task=task,
-        dataset_root=dataset if dataset is not None else ref.parent, max_findings=max_findings,
-        options=(("classes", classes), ("reference", ref)),
-    )
+    from ..fnet import forgerynet_settings  # numpy and pandas: only for a ForgeryNet check
+
+    return forgerynet_settings(sub, ref, task, classes, dataset, max_findings)
 
 
 def _find_csv(sub_dir: Path) -> Path | None:
