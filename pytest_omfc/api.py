@@ -30,7 +30,16 @@ from .scoring import scorers as _scorers  # noqa: F401  (registers detection, ma
 from .scoring import scorers_temporal as _scorers_temporal  # noqa: F401  (registers temporal)
 from .scoring import scorers_forgerynet as _scorers_forgerynet  # noqa: F401  (registers the ForgeryNet scorers)
 from .scoring.merge import ScoringError, partition_query
-from .scoring.registry import SCORERS, NotScored, Outcome, Scorer, ScoringInput, reference_columns, scorers_for
+from .scoring.registry import (
+    SCORERS,
+    NotScored,
+    Outcome,
+    Scorer,
+    ScoringInput,
+    nothing_scored,
+    reference_columns,
+    scorers_for,
+)
 from .scoring.results import Scores, build_scores
 from .submission import Settings, Submission
 
@@ -122,7 +131,7 @@ def run_scorer(sub: Submission, scorer: Scorer, *, reference: Path, queries: Seq
             return [NotScored(f"{exc.rule_id} failed: {exc.reason}")] * n
         inp = ScoringInput(system=table, index=index.df, index_table=index, **common)
     try:
-        got = list(scorer.run(inp))
+        got = [nothing_scored(o) for o in scorer.run(inp)]
         if len(got) != n:
             raise ScoringError(f"the {scorer.name} scorer returned {len(got)} results for {n} queries")
     except Exception as exc:  # an engine bug must not become a traceback (in a run or in a user's notebook)

@@ -505,22 +505,34 @@ class ScoringReporter:
         for col in cols:
             table.add_column(col, justify="right", no_wrap=True)
         notes: list[str] = []
+        alarms: list[str] = []  # results that scored nothing: printed in red under the table
+        settings_notes: list[str] = []
         for pos, r in entries:
             label = "all" if r["query"] is None else f"{r['query_kind']}{pos + 1}"
             if r["query"] is not None:
                 notes.append(f"  {label}: {r['query']}")
+            for note in r.get("notes") or ():
+                if isinstance(note, str) and note not in settings_notes:
+                    settings_notes.append(note)
             if r.get("metrics") is None:
                 notes.append(f"  {label} not scored: {r.get('skipped', '')}")
                 table.add_row(label, *(["-"] * len(cols)))
                 continue
+            tally = r.get("scored")
+            if isinstance(tally, dict) and tally.get("targets") and not tally.get("scored"):
+                why = "; ".join(f"{n} {d}" for d, n in (tally.get("not_scored") or {}).items())
+                alarms.append(f"  {label}: NOTHING SCORED: 0 of {tally['targets']} {tally.get('unit', 'targets')} scored"
+                              + (f": {why}" if why else ""))  # fmt: skip
             table.add_row(label, *scorer.row(r, opts))
         buf = io.StringIO()
         Console(file=buf, width=max(100, terminalreporter._tw.fullwidth), force_terminal=terminalreporter.hasmarkup).print(table)
         terminalreporter.write_line("")
         terminalreporter.write(buf.getvalue())
         footer = scorer.footer(opts, common)
-        for line in ([footer] if footer else []) + notes:
+        for line in ([footer] if footer else []) + [f"omfc: {scorer.title}: {n}" for n in settings_notes] + notes:
             terminalreporter.write_line(line)
+        for line in alarms:
+            terminalreporter.write_line(line, red=True, bold=True)
 
 
 def _json_default(obj: Any) -> Any:

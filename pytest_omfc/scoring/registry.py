@@ -34,6 +34,8 @@ __all__ = [
     "Scorer",
     "ScorerOption",
     "ScoringInput",
+    "Tally",
+    "nothing_scored",
     "reference_columns",
     "register",
     "scorers_for",
@@ -76,6 +78,31 @@ class NotScored:
 
 
 @dataclass(frozen=True)
+class Tally:
+    """What a result scored: ``scored`` of ``targets`` (in ``unit``) and why the rest was not.
+
+    ``reasons``: (description, count) of the unscored ones, most frequent first; a description reads
+    after a count ("20 have no reference mask ...").  A result that scored nothing never passes
+    (:func:`nothing_scored`): it fails when there were targets, and is not scored when there were none.
+    """
+
+    unit: str
+    targets: int
+    scored: int
+    reasons: tuple[tuple[str, int], ...] = ()
+
+    def text(self) -> str:
+        """``0 of 20 targets scored: 20 have ...; 1 has ...``."""
+        head = f"{self.scored} of {self.targets} {self.unit} scored"
+        why = "; ".join(f"{n} {d}" for d, n in self.reasons if n)
+        return f"{head}: {why}" if why else head
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"unit": self.unit, "targets": self.targets, "scored": self.scored,
+                "not_scored": {d: n for d, n in self.reasons}}  # fmt: skip
+
+
+@dataclass(frozen=True)
 class ScoreResult:
     """One computed result, in builtin types (it crosses xdist and lands in JSON and JUnit).
 
@@ -87,13 +114,28 @@ class ScoreResult:
     entry: dict[str, Any]
     properties: list[tuple[str, Any]] = field(default_factory=list)
     failure: str | None = None  # the result is computed, but the item fails with this (e.g. unscorable masks)
+    tally: Tally | None = None  # what it scored, when the scorer counts targets (mask, provenance, temporal, ...)
 
     def __post_init__(self) -> None:
+        if self.tally is not None:
+            self.entry.setdefault("scored", self.tally.as_dict())
         if self.failure is not None:
             object.__setattr__(self, "failure", tame(self.failure))
 
 
 Outcome = ScoreResult | NotScored
+
+
+def nothing_scored(outcome: Outcome) -> Outcome:
+    """No score item passes on nothing: a result whose tally scored 0 of N > 0 targets fails saying why
+    (counted by reason); one with no target at all is not scored.  Other outcomes are returned as they are."""
+    if not isinstance(outcome, ScoreResult) or outcome.tally is None or outcome.tally.scored:
+        return outcome
+    tally = outcome.tally
+    if tally.targets == 0:
+        return NotScored(f"nothing to score: no {tally.unit.rstrip('s') if tally.unit.endswith('s') else tally.unit} selected")
+    failure = tally.text() if outcome.failure is None else f"{tally.text()}. {outcome.failure}"
+    return ScoreResult(outcome.entry, outcome.properties, failure, tally)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from .registry import (
     ScoreResult,
     ScorerOption,
     ScoringInput,
+    Tally,
     register,
 )
 
@@ -383,6 +384,24 @@ def _mask_failure(not_scored: Sequence[tuple[str, str]], shown: int = 5) -> str 
     return f"{len(not_scored)} mask(s) could not be scored ({head}{more})"
 
 
+def _mask_tally(run: Any, rows: Any) -> Tally:
+    """Scored of target mask sides among ``rows`` (per-image rows of ``run``), unscored counted by reason."""
+    positions = [int(i) for i in rows.index]
+    counts: dict[str, int] = {}
+    targets = scored = 0
+    for side_codes in run.codes:
+        for i in positions:
+            targets += 1
+            code = side_codes[i]
+            if code is None:
+                scored += 1
+            else:
+                counts[code] = counts.get(code, 0) + 1
+    order = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return Tally("targets" if len(run.codes) == 1 else "mask sides", targets, scored,
+                 tuple((run.descriptions.get(c, c), k) for c, k in order))  # fmt: skip
+
+
 def run_masks(inp: ScoringInput) -> list[Outcome]:
     """Mask scoring of every query (METRICS.md 2); one outcome per position."""
     import numpy as np
@@ -431,7 +450,9 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
                 frame = typed_frame(rows.drop(columns=[c for c in rows.columns if c not in inputs]))
                 hit = select_query(frame.assign(_row=np.arange(len(rows))), r.query, "q", ["_row"])
                 rows = rows.iloc[hit["_row"].to_numpy()]
+            tally = _mask_tally(run, rows)
             entry: dict[str, Any] = {"query": r.query, "query_kind": r.kind if r.kind != "all" else "all",
+                     "notes": list(report.notes),
                      "metrics": {k: _plain(v) for k, v in r.aggregate.items()},
                      "stddev": {k: _plain(v) for k, v in r.stddev.items()},
                      "per_probe": _per_probe(rows, inputs)}  # fmt: skip
@@ -440,7 +461,7 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
             for k, v in metrics.items():
                 props.append((k, v if isinstance(v, (str, int)) and not isinstance(v, bool) else (math.nan if v is None else float(v))))
             props.append(("count.not_scored", len(run.not_scored)))
-            found[(r.query, r.kind)] = ScoreResult(entry, props, failure)
+            found[(r.query, r.kind)] = ScoreResult(entry, props, failure, tally)
     out: list[Outcome] = []
     for query, qkind in inp.queries or ((None, "all"),):
         got = found.get((query, qkind))
@@ -468,10 +489,11 @@ def _mask_row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
     """One result: Optimum metrics (splice: probe/donor)."""
     m = entry["metrics"]
     cols = _mask_metric_columns(opts)
+    tally = entry.get("scored") or {}
+    scored = f"{tally.get('scored')} of {tally.get('targets')}" if tally else str(m.get("ScoreableTrials"))
     if "pOptimumMCC" in m:
-        scored = f"{m.get('ScoreableProbeTrials')}/{m.get('ScoreableDonorTrials')}"
         return [str(m.get("totalTrials")), scored] + [f"{_fmt(m.get('p' + c))}/{_fmt(m.get('d' + c))}" for _, c in cols]
-    return [str(m.get("totalTrials")), str(m.get("ScoreableTrials"))] + [_fmt(m.get(c)) for _, c in cols]
+    return [str(m.get("totalTrials")), scored] + [_fmt(m.get(c)) for _, c in cols]
 
 
 def _mask_settings(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:

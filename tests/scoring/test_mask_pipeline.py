@@ -266,7 +266,7 @@ def test_a_missing_reference_mask_and_an_escaping_path_give_reasons(tmp_path: Pa
     (tmp_path / "ref" / "gone.png").unlink()
     d.sys[1]["OutputProbeMaskFileName"] = "../../etc/passwd"
     rep = d.score()
-    assert row(rep, "gone")["NotScoredReason"].startswith("gone.png: file not found (")
+    assert row(rep, "gone")["NotScoredReason"].startswith("reference mask gone.png: file not found (")
     assert row(rep, "escape")["NotScoredReason"].startswith("system mask '../../etc/passwd' must stay inside")
 
 

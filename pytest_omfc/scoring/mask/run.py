@@ -129,7 +129,11 @@ class MaskRun:
     perimage: pd.DataFrame
     journal: pd.DataFrame | None
     results: tuple[MaskResult, ...]
-    not_scored: tuple[tuple[str, str], ...]  # (trial, reason) of every side that could not be scored
+    not_scored: tuple[tuple[str, str], ...]  # (trial, reason) of every side whose reason is a failure (FAILURES)
+    reasons: tuple[tuple[str, int], ...] = ()  # NOT_SCORED code -> sides, most frequent first
+    sides: int = 0  # target mask sides of the run (trials, or probe + donor sides for splice)
+    codes: tuple[tuple[str | None, ...], ...] = ()  # per side ("" or p, d), per per-image row: NOT_SCORED code
+    descriptions: Mapping[str, str] = field(default_factory=dict)  # code -> what the count says ("have ...")
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,8 @@ class _Job:
     sbin: int | None = None
     max_pixels: int = MAX_PIXELS
     error: str | None = None  # a reason known before reading (unsafe path, ...)
+    error_code: str = "path"  # its code (NOT_SCORED)
+    alternative: str | None = None  # no reference here, but the other mask column names this file
 
 
 def _bit_capacity(planes: np.ndarray) -> int:
@@ -179,55 +185,80 @@ def _one_line(reason: str, width: int = 300) -> str:
     return text if len(text) <= width else f"{text[: width - 30]}... ({len(text)} chars)"
 
 
-def _score_job(job: _Job) -> tuple[MaskScore | None, str | None]:
-    """Score one side: ``(score, None)``, or ``(None, reason)`` when it cannot be scored.  Never raises."""
-    score, reason = _score_job_raw(job)
-    return score, None if reason is None else _one_line(reason)
+#: Why a mask side was not scored, by code (the per-image table carries the text; counts use the code).
+#: ``FAILURES`` are the user's to fix and fail the item; the others are MediScore's "not scoreable".
+NOT_SCORED: dict[str, str] = {
+    "white-reference": "have no reference mask (white reference: no region to score)",
+    "no-region": "have no selected region in the reference mask",
+    "other-column": "have no reference mask in the chosen column while the other mask column names one",
+    "reference": "have a reference mask that cannot be read",
+    "system": "have a system mask that cannot be read",
+    "rule": "have a system mask that a rule rejects",
+    "path": "name a mask outside its directory",
+    "engine": "have journal values the engine refuses",
+}
+FAILURES = frozenset({"other-column", "reference", "system", "rule", "path", "engine"})
+
+#: One side's outcome: (score, code, reason); code and reason are None when it was scored.
+JobOutcome = tuple["MaskScore | None", "str | None", "str | None"]
 
 
-def _score_job_raw(job: _Job) -> tuple[MaskScore | None, str | None]:
+def _score_job(job: _Job) -> JobOutcome:
+    """Score one side: ``(score, None, None)``, or ``(score|None, code, reason)`` when it cannot be scored.
+
+    Never raises.  ``code`` is a key of :data:`NOT_SCORED`.
+    """
+    score, code, reason = _score_job_raw(job)
+    return score, code, None if reason is None else _one_line(reason)
+
+
+def _score_job_raw(job: _Job) -> JobOutcome:
     if job.error is not None:
-        return None, job.error
+        return None, job.error_code, job.error
     if job.ref is None:
-        return MaskScore(scored=False), "no reference mask (white reference: no region to score)"
+        if job.alternative is not None:
+            return MaskScore(scored=False), "other-column", job.alternative
+        return MaskScore(scored=False), "white-reference", "no reference mask (white reference: no region to score)"
     try:
-        if job.mode == "bitplane":
-            planes = read_bitplanes(job.ref, max_pixels=job.max_pixels)
-            bits = [int(b) for b in job.listed if b not in ("", "None")]
-            cap = _bit_capacity(planes)
-            above = [b for b in bits if b > cap]
-            if above:
-                return None, f"BitPlane {max(above)} is above the {cap} bit planes {Path(job.ref).name} holds"
-            reference = bitplane_reference(planes, job.listed, job.evaluated)
-        else:
-            image = read_colour_reference(job.ref, max_pixels=job.max_pixels, grey=True)  # (H, W) for grey files: B = G = R
-            reference = colour_reference(image, job.selected, mode=job.mode)
+        try:
+            if job.mode == "bitplane":
+                planes = read_bitplanes(job.ref, max_pixels=job.max_pixels)
+                bits = [int(b) for b in job.listed if b not in ("", "None")]
+                cap = _bit_capacity(planes)
+                above = [b for b in bits if b > cap]
+                if above:
+                    return None, "reference", f"BitPlane {max(above)} is above the {cap} bit planes {Path(job.ref).name} holds"
+                reference = bitplane_reference(planes, job.listed, job.evaluated)
+            else:
+                image = read_colour_reference(job.ref, max_pixels=job.max_pixels, grey=True)  # (H, W) for grey files: B = G = R
+                reference = colour_reference(image, job.selected, mode=job.mode)
+        except MaskReadError as exc:
+            return None, "reference", f"reference mask {exc}"
         if not reference.scoreable:
-            return MaskScore(scored=False), "no selected region in the reference mask"
+            return MaskScore(scored=False), "no-region", "no selected region in the reference mask"
         shape = (int(reference.bw.shape[0]), int(reference.bw.shape[1]))
-        system = None if job.sys is None else read_system_mask(job.sys, shape, max_pixels=job.max_pixels)
+        try:
+            system = None if job.sys is None else read_system_mask(job.sys, shape, max_pixels=job.max_pixels)
+        except MaskReadError as exc:
+            return None, "system", str(exc)
         score = score_mask(
             reference.bw, system, unselected=reference.unselected, eks=job.eks, dks=job.dks, ntdks=job.ntdks,
             kernel_shape=job.kernel, no_score_value=job.nspx, actual_threshold=job.sbin,
         )
-        return score, None
-    except MaskReadError as exc:
-        return None, str(exc)
+        return score, None, None
     except (ValueError, TypeError) as exc:  # journal values the engine refuses (bad colour, bit plane, nspx)
-        return None, f"{type(exc).__name__}: {exc}"
+        return None, "engine", f"{type(exc).__name__}: {exc}"
     except MemoryError:
-        return None, "out of memory while scoring this mask"
+        return None, "engine", "out of memory while scoring this mask"
     except Exception as exc:  # noqa: BLE001  never let one mask abort the run
-        return None, f"unexpected {type(exc).__name__}: {exc}"
+        return None, "engine", f"unexpected {type(exc).__name__}: {exc}"
 
 
 #: ``progress(done, total)``: told after each distinct mask side of a run is scored (the caller draws it).
 Progress = Callable[[int, int], None]
 
 
-def _run_jobs(
-    jobs: Sequence[_Job], executor: Executor, progress: Progress | None = None
-) -> list[tuple[MaskScore | None, str | None]]:
+def _run_jobs(jobs: Sequence[_Job], executor: Executor, progress: Progress | None = None) -> list[JobOutcome]:
     """Score distinct jobs once, in input order, on ``executor`` (local processes or dask, :mod:`..executors`).
 
     ``progress(k, n)`` is called after the k-th of the n distinct jobs (``(0, n)`` first), so the
@@ -325,6 +356,40 @@ def _means(rows: pd.DataFrame, prefix: str) -> tuple[dict[str, float | int | Non
     return agg, std
 
 
+# --- which reference masks ----------------------------------------------------------------------
+
+_PNG_COLUMN, _BP_COLUMN = "ProbeMaskFileName", "ProbeBitPlaneMaskFileName"
+
+
+def _named(df: pd.DataFrame, col: str) -> pd.Series:
+    return df[col].astype(str).str.strip().ne("") if col in df.columns else pd.Series(False, index=df.index)
+
+
+def reference_mode(ref_df: pd.DataFrame, jpeg2000: str) -> tuple[bool, str]:
+    """``(bit planes?, why)``: which manipulation reference column is scored (METRICS.md 2.2).
+
+    ``auto`` decides from content, not from the header: MFC2019 references carry both columns, and
+    either may be empty.  Bit planes are used when ``ProbeBitPlaneMaskFileName`` names a file for at
+    least as many targets as ``ProbeMaskFileName`` does (and for at least one); PNG otherwise, as
+    MediScore does without ``--jpeg2000``.  Targets whose chosen column is empty while the other names
+    a file are reported by :func:`_score_run` (code ``other-column``), never silently white.
+    """
+    has_bp, has_png = _BP_COLUMN in ref_df.columns, _PNG_COLUMN in ref_df.columns
+    if jpeg2000 == "yes":
+        if not has_bp:
+            raise ScoringError(f"jpeg2000='yes' needs the reference column {_BP_COLUMN}")
+        return True, f"JPEG 2000 bit planes ({_BP_COLUMN}): --omfc-jpeg2000 yes"
+    if jpeg2000 == "no" or not has_bp:
+        why = "--omfc-jpeg2000 no" if jpeg2000 == "no" else f"the reference has no {_BP_COLUMN} column"
+        return False, f"PNG ({_PNG_COLUMN}): {why}"
+    targets = ref_df[ref_df["IsTarget"].astype(str).str.strip() == "Y"] if "IsTarget" in ref_df.columns else ref_df
+    n, n_bp, n_png = len(targets), int(_named(targets, _BP_COLUMN).sum()), int(_named(targets, _PNG_COLUMN).sum())
+    counts = f"{_BP_COLUMN} names a file for {n_bp} of {n} targets, {_PNG_COLUMN} for {n_png}"
+    if not has_png or (n_bp > 0 and n_bp >= n_png):
+        return True, f"JPEG 2000 bit planes ({_BP_COLUMN}): --omfc-jpeg2000 auto, {counts}"
+    return False, f"PNG ({_PNG_COLUMN}): --omfc-jpeg2000 auto, {counts}"
+
+
 # --- the scorer ----------------------------------------------------------------------------------
 
 
@@ -344,6 +409,7 @@ def score_masks(
     dask: str | None = None,
     dask_timeout: float = 10.0,
     progress: Progress | None = None,
+    rejected: Mapping[str, str] | None = None,
     **overrides: Any,
 ) -> MaskReport:
     """Score localization masks as MediScore's MaskScorer (METRICS.md 2).
@@ -359,6 +425,9 @@ def score_masks(
     workers; any other string is the address of a dask.distributed scheduler (``tcp://host:8786``,
     reached within ``dask_timeout`` seconds) whose workers see the mask paths (:mod:`..executors`).
     Results are identical and in the same order on every executor.
+
+    ``rejected``: absolute system mask path -> the finding of a rule that fails the file (``"MASK-04:
+    ..."``); such a side is not scored with that reason (code ``rule``), so rules and scorer agree.
 
     ``progress(done, total)``: called as the masks of each run (each ``-qm`` query, or the one run)
     are scored, ``total`` being that run's distinct mask sides; the pytest layer draws a bar with it.
@@ -388,12 +457,7 @@ def score_masks(
     sys_root = Path(sys_dir) if sys_dir is not None else None
     ref_root = Path(ref_dir) if ref_dir is not None else None
 
-    bitplane = False
-    if not splice:
-        has_bp = "ProbeBitPlaneMaskFileName" in ref_df.columns
-        bitplane = opts.jpeg2000 == "yes" or (opts.jpeg2000 == "auto" and has_bp)
-        if bitplane and not has_bp:
-            raise ScoringError("jpeg2000='yes' needs the reference column ProbeBitPlaneMaskFileName")
+    bitplane, mode_note = (False, "") if splice else reference_mode(ref_df, opts.jpeg2000)
     ref_cols = {
         "": "ProbeBitPlaneMaskFileName" if bitplane else "ProbeMaskFileName",
         "p": "BinaryProbeMaskFileName",
@@ -490,10 +554,11 @@ def score_masks(
                 _score_run(
                     trials, run_failed, run_journal, qm_query, splice, bitplane, key, sides, ref_cols, sys_cols,
                     ref_root, sys_root, common, opts, bookkeeping, _query_list(query), query_partition,
-                    executor=executor, progress=progress,
+                    executor=executor, progress=progress, rejected=rejected or {},
+                    failures=FAILURES if opts.jpeg2000 == "auto" else FAILURES - {"other-column"},
                 )
             )
-    return MaskReport(task=task, options=opts, runs=tuple(runs))
+    return MaskReport(task=task, options=opts, runs=tuple(runs), notes=(f"reference masks: {mode_note}",) if mode_note else ())
 
 
 def _trial_label(row: Mapping[str, Any], key: Sequence[str]) -> str:
@@ -521,22 +586,37 @@ def _score_run(
     *,
     executor: Executor,
     progress: Progress | None = None,
+    rejected: Mapping[str, str],
+    failures: frozenset[str] = FAILURES,
 ) -> MaskRun:
     """Score the selected trials of one run, then aggregate per query."""
     jobs: list[_Job] = []
     missing: list[bool] = []
     colours = journal.colours() if journal is not None and not splice and not bitplane else {}
     planes = journal.bitplanes() if journal is not None and bitplane else {}
+    other_col = {_PNG_COLUMN: _BP_COLUMN, _BP_COLUMN: _PNG_COLUMN}.get(ref_cols[""]) if not splice else None
+    describe = dict(NOT_SCORED)
+    if other_col is not None:
+        describe["other-column"] = (f"have an empty {ref_cols['']} while {other_col} names a mask "
+                                    f"(use --omfc-jpeg2000 {'no' if other_col == _PNG_COLUMN else 'yes'})")
     for i, row in enumerate(trials.to_dict("records")):
         for s in sides:
             ref_name = str(row[ref_cols[s]]).strip()
             sys_name = "" if failed[s].iloc[i] else str(row.get(sys_cols[s], "")).strip()
             error: str | None = None
+            code = "path"
             ref_path = sys_path = None
+            alternative = None
             if ref_name:
                 ref_path, error = _path(ref_root, ref_name, "reference mask")
+            elif other_col is not None and str(row.get(other_col, "")).strip():
+                fix = "no" if other_col == _PNG_COLUMN else "yes"
+                alternative = (f"{ref_cols[s]} is empty while {other_col} names {str(row[other_col]).strip()!r} "
+                               f"(use --omfc-jpeg2000 {fix})")
             if sys_name and error is None:
                 sys_path, error = _path(sys_root, sys_name, "system mask")
+                if sys_path is not None and rejected and sys_path in rejected:
+                    error, code = rejected[sys_path], "rule"
             px_col = "DonorOptOutPixelValue" if s == "d" else "ProbeOptOutPixelValue"
             nspx = str(row.get(px_col, "")).strip() if opts.pppns else str(opts.nspx)
             selected: tuple[str, ...] | None = None
@@ -551,7 +631,8 @@ def _score_run(
             else:
                 mode = "manipulation"
                 selected = colours.get(str(row["ProbeFileID"]), ()) if journal is not None else None
-            jobs.append(_Job(mode, ref_path, sys_path, selected, listed, evaluated, nspx, error=error, **common))
+            jobs.append(_Job(mode, ref_path, sys_path, selected, listed, evaluated, nspx, error=error,
+                             error_code=code, alternative=alternative, **common))
             missing.append(sys_path is None and error is None)
     outcomes = _run_jobs(jobs, executor, progress)
 
@@ -559,10 +640,12 @@ def _score_run(
     n = len(trials)
     columns: dict[str, list[Any]] = {}
     not_scored: list[tuple[str, str]] = []
+    reasons: dict[str, int] = {}
+    codes: dict[str, list[str | None]] = {s: [None] * n for s in sides}
     scores_by_side: dict[str, list[MaskScore | None]] = {s: [] for s in sides}
     missing_by_side: dict[str, list[bool]] = {s: [] for s in sides}
     records = trials.to_dict("records")
-    for j, (score, reason) in enumerate(outcomes):
+    for j, (score, code, reason) in enumerate(outcomes):
         i, k = divmod(j, len(sides))
         side = sides[k]
         scored = score is not None and score.scored
@@ -581,7 +664,10 @@ def _score_run(
             row[f"{side}ActualIoU"] = _num(act.iou) if act else None
         reason_col = "NotScoredReason" if not side else ("ProbeNotScoredReason" if side == "p" else "DonorNotScoredReason")
         row[reason_col] = "" if scored else (reason or "")
-        if reason is not None and not (score is not None and not score.scored):
+        codes[side][i] = code
+        if code is not None:
+            reasons[code] = reasons.get(code, 0) + 1
+        if code in failures:
             not_scored.append((_trial_label(records[i], key) + (f" ({'probe' if side == 'p' else 'donor'})" if side else ""), reason))
         for col, value in row.items():
             columns.setdefault(col, [None] * n)[i] = value
@@ -683,7 +769,9 @@ def _score_run(
         agg.update(scoreable)
         results.append(MaskResult(q_text if kind != "qm" else qm_query, kind, agg, std, len(rows)))
     del scored_cols
-    return MaskRun(qm_query, perimage, journal_out, tuple(results), tuple(not_scored))
+    return MaskRun(qm_query, perimage, journal_out, tuple(results), tuple(not_scored),
+                   tuple(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))), len(outcomes),
+                   tuple(tuple(codes[s]) for s in sides), describe)
 
 
 def default_jobs() -> int:
