@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 from conftest import psv
 from test_mask_scoring_plugin import NOKERN, REF, REF_REL, SHIFTED, MaskCase, png_bytes, props
@@ -96,3 +97,33 @@ def test_query_selecting_no_target_is_not_scored_never_passed(omfc: Any) -> None
     res = c.run(*NOKERN, "--omfc-query", "Collection=='Z'")
     rid = next(r for r in res.reports if r.startswith("mask"))
     assert res.outcome(rid) == "skipped", res.text(rid)
+
+
+# ---------------------------------------------------------------------------- every scorer, not only masks
+
+
+def test_forgerynet_classification_with_no_usable_row_fails(pytester: pytest.Pytester) -> None:
+    """Every row names an unknown ID: 0 of 4 reference IDs scored fails (it was a skip: a gate-less CI passed)."""
+    from fnet_support import Fnet
+    from test_forgerynet_rules import BIN_REF
+
+    sub = (["ID", "Score"], [["zz1", 0.2], ["zz2", 0.9]])
+    run = Fnet(pytester).case("image-classification", reference=BIN_REF, submission=sub).run()
+    text = run.outcome.text("score::forgerynet-classification")
+    assert run.outcome.outcome("score::forgerynet-classification") == "failed"
+    assert text.startswith("score::forgerynet-classification: 0 of 4 reference IDs scored: no row can be scored")
+
+
+def test_forgerynet_spatial_with_no_usable_mask_fails(pytester: pytest.Pytester) -> None:
+    """The only row's mask has the wrong size (FNET-08): 0 of 1 reference images scored fails the score item."""
+    from fnet_support import Fnet
+    from fnet_support import png_bytes as fpng
+
+    run = Fnet(pytester).case(
+        "spatial", reference=(["ID", "Label", "MaskFileName"], [["a", 1, "gt/a.png"]]),
+        submission=(["ID", "Score", "MaskFileName"], [["a", 0.9, "m/a.png"]]),
+        files={"m/a.png": fpng(np.zeros((3, 3), np.uint8))}, ref_files={"gt/a.png": fpng(np.zeros((2, 2), np.uint8))},
+    ).run()  # fmt: skip
+    assert run.outcome.outcome("score::forgerynet-spatial") == "failed"
+    assert run.outcome.text("score::forgerynet-spatial").startswith(
+        "score::forgerynet-spatial: 0 of 1 reference images scored: no image can be scored")

@@ -111,7 +111,7 @@ def test_metrics_json_has_a_mask_entry_with_per_probe_rows(omfc: Any) -> None:
     doc = c.json(*NOKERN)
     det, mask = doc["results"]
     assert (det["scorer"], mask["scorer"]) == ("detection", "mask")
-    assert list(mask) == ["scorer", "query", "query_kind", "notes", "metrics", "stddev", "per_probe", "scored"]
+    assert list(mask) == ["scorer", "query", "query_kind", "notes", "reference_column", "metrics", "stddev", "per_probe", "scored"]
     assert mask["metrics"]["OptimumMCC"] == pytest.approx((1 + 5 / 12) / 2, abs=1e-12)
     assert mask["metrics"]["MaximumMCC"] is None and mask["metrics"]["OptimumThreshold"] == 0
     assert mask["stddev"]["OptimumMCC"] == pytest.approx(np.std([1, 5 / 12], ddof=1), abs=1e-12)

@@ -63,7 +63,7 @@ def test_unresolved_system_link_index_fails_naming_trial_and_link(omfc: Any) -> 
     res = ProvCase(omfc, "provenance", doc).run()
     assert res.outcome("provenance") == "failed"
     assert res.first_line("provenance") == (
-        f"score::provenance: 1 trial(s) could not be scored (trial {PROBE} 'jsons/s0.json': jsons/s0.json: "
+        f"score::provenance: 0 of 1 trials scored. 1 trial(s) could not be scored (trial {PROBE} 'jsons/s0.json': jsons/s0.json: "
         "links[0].target must be a node index in [0, 4) (got 7): trial not scored (PROV-02))"
     )
     assert "Traceback" not in res.text("provenance")
@@ -100,6 +100,6 @@ def test_missing_filtering_json_fails_naming_the_trial(omfc: Any) -> None:
     res, doc = ProvCase(omfc, "provenancefiltering", None).json()
     assert res.outcome("provenance") == "failed"
     first = res.first_line("provenance")
-    assert first.startswith(f"score::provenance: 1 trial(s) could not be scored (trial {PROBE} 'jsons/s0.json': "), first
+    assert first.startswith(f"score::provenance: 0 of 1 trials scored. 1 trial(s) could not be scored (trial {PROBE} 'jsons/s0.json': "), first
     assert first.endswith("trial not scored (PROV-02))") and "Traceback" not in res.text("provenance")
     assert doc["results"][0]["not_scored"][0]["ProvenanceProbeFileID"] == PROBE

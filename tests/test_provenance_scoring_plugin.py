@@ -268,7 +268,7 @@ def test_missing_system_json_fails_naming_the_trial(omfc: Any) -> None:
     assert res.outcome("provenance") == "failed"
     first = res.first_line("provenance")
     assert first.startswith(
-        f"score::provenance: 1 trial(s) could not be scored (trial {PROBE} 'jsons/s0.json': "
+        f"score::provenance: 0 of 1 trials scored. 1 trial(s) could not be scored (trial {PROBE} 'jsons/s0.json': "
     ), first
     assert "PROV-02" in first
 
@@ -427,7 +427,7 @@ def test_oversize_sparse_system_json_fails_fast_without_memory(
     assert failure is not None
     first = (failure.text or failure.get("message") or "").splitlines()[0]
     assert first.startswith(
-        f"score::provenance: 1 trial(s) could not be scored (trial {PROBE} 'jsons/s0.json': "
+        f"score::provenance: 0 of 1 trials scored. 1 trial(s) could not be scored (trial {PROBE} 'jsons/s0.json': "
     ), first
     assert "must be a provenance JSON of at most 64 MB (got 4096.0 MB)" in first
 

@@ -128,7 +128,7 @@ class HtmlReporter:
         return rows
 
     def _add_scores(self, data: Any) -> None:
-        from .scoring import SCORING_KEY
+        from .scoring import SCORING_KEY, summary_rows
 
         scoring = self.config.stash.get(SCORING_KEY, None)
         if scoring is None:
@@ -149,16 +149,8 @@ class HtmlReporter:
                 continue
             opts = scoring.options_for(name)
             columns = scorer.columns(opts)
-            rows, notes = [], []
-            for pos, r in entries:
-                label = "all" if r.get("query") is None else f"{r.get('query_kind')}{pos + 1}"
-                if r.get("query") is not None:
-                    notes.append(f"{label}: {r['query']}")
-                if r.get("metrics") is None:
-                    notes.append(f"{label} not scored: {r.get('skipped', '')}")
-                    rows.append((label, *(["-"] * len(columns))))
-                    continue
-                rows.append((label, *scorer.row(r, opts)))
+            rows, notes, alarms = summary_rows(scorer, entries, opts)
+            data.score_failures += [f"score::{name} {a}" for a in alarms]
             data.tables.append(ScoreTable(f"{scorer.title} scores", ("result", *columns), tuple(rows), tuple(notes)))
             plain = [r for _, r in entries]
             if name == "detection":
@@ -177,7 +169,7 @@ class HtmlReporter:
             data.mask_note = "Thumbnails are off (--omfc-html-masks 0)."
             return
         worst, best = pick_probes(rows, self.masks)
-        bitplane = opts.get("jpeg2000") == "yes" or (opts.get("jpeg2000") == "auto" and "ProbeBitPlaneMaskFileName" in rows[0])
+        bitplane = entries[0].get("reference_column") == "ProbeBitPlaneMaskFileName"  # the engine's choice
         data.worst, data.best = (mask_cards(chosen, ref_root=self.settings.dataset_root, sys_root=self.settings.submission,
                                             options=opts, bitplane=bitplane) for chosen in (worst, best))  # fmt: skip
         first = entries[0].get("query")

@@ -504,35 +504,51 @@ class ScoringReporter:
         table.add_column("result", no_wrap=True)
         for col in cols:
             table.add_column(col, justify="right", no_wrap=True)
-        notes: list[str] = []
-        alarms: list[str] = []  # results that scored nothing: printed in red under the table
-        settings_notes: list[str] = []
-        for pos, r in entries:
-            label = "all" if r["query"] is None else f"{r['query_kind']}{pos + 1}"
-            if r["query"] is not None:
-                notes.append(f"  {label}: {r['query']}")
-            for note in r.get("notes") or ():
-                if isinstance(note, str) and note not in settings_notes:
-                    settings_notes.append(note)
-            if r.get("metrics") is None:
-                notes.append(f"  {label} not scored: {r.get('skipped', '')}")
-                table.add_row(label, *(["-"] * len(cols)))
-                continue
-            tally = r.get("scored")
-            if isinstance(tally, dict) and tally.get("targets") and not tally.get("scored"):
-                why = "; ".join(f"{n} {d}" for d, n in (tally.get("not_scored") or {}).items())
-                alarms.append(f"  {label}: NOTHING SCORED: 0 of {tally['targets']} {tally.get('unit', 'targets')} scored"
-                              + (f": {why}" if why else ""))  # fmt: skip
-            table.add_row(label, *scorer.row(r, opts))
+        rows, notes, alarms = summary_rows(scorer, entries, opts)
+        for row in rows:
+            table.add_row(*row)
         buf = io.StringIO()
         Console(file=buf, width=max(100, terminalreporter._tw.fullwidth), force_terminal=terminalreporter.hasmarkup).print(table)
         terminalreporter.write_line("")
         terminalreporter.write(buf.getvalue())
         footer = scorer.footer(opts, common)
-        for line in ([footer] if footer else []) + [f"omfc: {scorer.title}: {n}" for n in settings_notes] + notes:
+        for line in ([footer] if footer else []) + [f"  {n}" for n in notes]:
             terminalreporter.write_line(line)
         for line in alarms:
-            terminalreporter.write_line(line, red=True, bold=True)
+            terminalreporter.write_line(f"  {line}", red=True, bold=True)
+
+
+def summary_rows(scorer: Scorer, entries: list[tuple[int, dict[str, Any]]],
+                 opts: dict[str, Any]) -> tuple[list[tuple[str, ...]], list[str], list[str]]:  # fmt: skip
+    """The summary table of one scorer, shared by the terminal and the HTML report.
+
+    Returns ``(rows, notes, alarms)``: a row per result (label first), the notes under the table (the
+    scorer's set-up notes once, e.g. which reference mask column was scored; the query texts; why a
+    result was not scored), and the alarms (results that scored nothing), which both show in red.
+    """
+    rows: list[tuple[str, ...]] = []
+    notes: list[str] = []
+    alarms: list[str] = []
+    width = len(scorer.columns(opts))
+    for pos, r in entries:
+        for note in r.get("notes") or ():
+            if isinstance(note, str) and note not in notes:
+                notes.append(note)
+    for pos, r in entries:
+        label = "all" if r.get("query") is None else f"{r.get('query_kind')}{pos + 1}"
+        if r.get("query") is not None:
+            notes.append(f"{label}: {r['query']}")
+        if r.get("metrics") is None:
+            notes.append(f"{label} not scored: {r.get('skipped', '')}")
+            rows.append((label, *(["-"] * width)))
+            continue
+        tally = r.get("scored")
+        if isinstance(tally, dict) and tally.get("targets") and not tally.get("scored"):
+            why = "; ".join(f"{n} {d}" for d, n in (tally.get("not_scored") or {}).items())
+            alarms.append(f"{label}: NOTHING SCORED: 0 of {tally['targets']} {tally.get('unit', 'targets')} scored"
+                          + (f": {why}" if why else ""))  # fmt: skip
+        rows.append((label, *scorer.row(r, opts)))
+    return rows, notes, alarms
 
 
 def _json_default(obj: Any) -> Any:

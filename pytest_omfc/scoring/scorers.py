@@ -452,7 +452,7 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
                 rows = rows.iloc[hit["_row"].to_numpy()]
             tally = _mask_tally(run, rows)
             entry: dict[str, Any] = {"query": r.query, "query_kind": r.kind if r.kind != "all" else "all",
-                     "notes": list(report.notes),
+                     "notes": list(report.notes), "reference_column": report.reference_column,
                      "metrics": {k: _plain(v) for k, v in r.aggregate.items()},
                      "stddev": {k: _plain(v) for k, v in r.stddev.items()},
                      "per_probe": _per_probe(rows, inputs)}  # fmt: skip

@@ -97,7 +97,9 @@ def run_classification(inp: ScoringInput) -> list[Outcome]:
                        (missing, "reference ID", "without a row (FNET-04)")])  # fmt: skip
     counts = {"reference": len(ref.ids), "rows": len(table), "scored": len(ids)}
     if not ids:
-        return [NotScored(f"no row can be scored ({'; '.join(notes) or 'the file has no rows'})")] * n
+        # nothing scored: a failure when the reference lists IDs (no score item passes on nothing)
+        return [NotScored(f"0 of {len(ref.ids)} reference IDs scored: no row can be scored "
+                          f"({'; '.join(notes) or 'the file has no rows'})", fail=bool(ref.ids))] * n
     labels = np.array([ref.labels[i] for i in ids], dtype=np.int64)
     probs = sub.probs[ok]
     threshold = float(inp.options.get("threshold", 0.5))
@@ -205,7 +207,8 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
     notes += failed[:5]
     counts = {"reference": len(ref.ids), "rows": len(table), "scored": scored}
     if not scored:
-        return [NotScored(f"no image can be scored ({'; '.join(notes) or 'the file has no rows'})")] * n
+        return [NotScored(f"0 of {len(ref.ids)} reference images scored: no image can be scored "
+                          f"({'; '.join(notes) or 'the file has no rows'})", fail=bool(ref.ids))] * n
     body = acc.report().to_entry()
     entry = {"query": None, "query_kind": "all", "metrics": body["metrics"], "per_image": body["per_image"],
              "counts": counts, "notes": notes}  # fmt: skip

@@ -28,6 +28,7 @@ from .registry import (
     ScoreResult,
     ScorerOption,
     ScoringInput,
+    Tally,
     register,
 )
 
@@ -195,7 +196,7 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
 
 def _failure(reasons: Sequence[TrialReason], shown: int = 5) -> str | None:
     """The item's failure when trials could not be scored (opted-out trials are not failures)."""
-    bad = [r for r in reasons if not r.scored and "METRICS.md 3.1" not in r.reason]
+    bad = [r for r in reasons if not r.scored and not r.opted_out]
     if not bad:
         return None
     head = "; ".join(
@@ -203,6 +204,12 @@ def _failure(reasons: Sequence[TrialReason], shown: int = 5) -> str | None:
     )
     more = f"; ... and {len(bad) - shown} more" if len(bad) > shown else ""
     return f"{len(bad)} trial(s) could not be scored ({head}{more})"
+
+
+def _tally(scored: int, reasons: Sequence[TrialReason]) -> Tally:
+    """Scored trials of those the system did not opt out; the failures counted as one reason."""
+    failed = sum(1 for r in reasons if not r.scored and not r.opted_out)
+    return Tally("trials", scored + failed, scored)  # the failure text lists the unscored ones
 
 
 def _reason_dicts(reasons: Sequence[TrialReason], scored: bool) -> list[dict[str, str]]:
@@ -298,7 +305,9 @@ def _graph_result(res: Any, opts: Mapping[str, Any]) -> ScoreResult:
         ("count.trials", len(per_trial)),
         ("count.not_scored", entry["counts"]["not_scored"]),
     ]
-    return ScoreResult(entry, props + _warnings(res.reasons), _failure(res.reasons))
+    tally = _tally(len(per_trial), res.reasons)
+    entry["scored"] = tally.as_dict()
+    return ScoreResult(entry, props + _warnings(res.reasons), _failure(res.reasons), tally)
 
 
 def _filtering_result(
@@ -328,8 +337,13 @@ def _filtering_result(
         ]
         props.append((f"{prefix}count.trials", len(trials)))
     props.append(("count.not_scored", len(not_scored)))
+    first = "All" if types[0] == "all" else types[0]
+    tally = _tally(len({(t.get("ProvenanceProbeFileID"), t.get("ProvenanceOutputFileName"))
+                        for t in per_trial_all if t.get("NodeType") == first}), res.reasons)  # fmt: skip
+    for e in entries:
+        e["scored"] = tally.as_dict()
     return ScoreResult(
-        {"entries": entries}, props + _warnings(res.reasons), _failure(res.reasons)
+        {"entries": entries}, props + _warnings(res.reasons), _failure(res.reasons), tally
     )
 
 

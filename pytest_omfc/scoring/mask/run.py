@@ -144,6 +144,7 @@ class MaskReport:
     options: MaskOptions
     runs: tuple[MaskRun, ...]
     notes: tuple[str, ...] = field(default=())
+    reference_column: str = ""  # the reference column whose masks were scored (manipulation: PNG or bit planes)
 
     @property
     def results(self) -> tuple[MaskResult, ...]:
@@ -558,7 +559,8 @@ def score_masks(
                     failures=FAILURES if opts.jpeg2000 == "auto" else FAILURES - {"other-column"},
                 )
             )
-    return MaskReport(task=task, options=opts, runs=tuple(runs), notes=(f"reference masks: {mode_note}",) if mode_note else ())
+    return MaskReport(task=task, options=opts, runs=tuple(runs), notes=(f"reference masks: {mode_note}",) if mode_note else (),
+                      reference_column=" and ".join(ref_cols[s] for s in sides))
 
 
 def _trial_label(row: Mapping[str, Any], key: Sequence[str]) -> str:

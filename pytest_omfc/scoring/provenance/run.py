@@ -146,6 +146,7 @@ class TrialReason:
     output_file: str
     reason: str
     scored: bool
+    opted_out: bool = False  # not scored by the system's own status (METRICS.md 3.1): not a failure
 
 
 @dataclass(frozen=True, eq=False)
@@ -217,6 +218,7 @@ def _trials(
                     row["ProvenanceOutputFileName"],
                     f"{status}: not scored and not in the mean (METRICS.md 3.1)",
                     False,
+                    opted_out=True,
                 )
             )
         system = system[keep]
