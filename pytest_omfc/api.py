@@ -106,6 +106,23 @@ def _queries(query: Any, query_manipulation: Any, query_partition: Any) -> tuple
     return queries, None
 
 
+def _rejected_files(sub: Submission) -> Callable[[], Mapping[str, str]]:
+    """The system files the rules fail (MASK-03/04/05/07), computed once when a scorer first asks."""
+    memo: list[Mapping[str, str]] = []
+
+    def rejected() -> Mapping[str, str]:
+        if not memo:
+            from .rules.mask import rejected_masks
+
+            try:
+                memo.append(rejected_masks(sub))
+            except Exception:  # noqa: BLE001  the rules report their own trouble; scoring goes on
+                memo.append({})
+        return memo[0]
+
+    return rejected
+
+
 def run_scorer(sub: Submission, scorer: Scorer, *, reference: Path, queries: Sequence[tuple[str, str]],
                query_partition: str | None, optout: bool, convention: str, options: Mapping[str, Any],
                query_error: str | None = None, progress: Callable[[int, int], None] | None = None) -> list[Outcome]:  # fmt: skip
@@ -129,7 +146,7 @@ def run_scorer(sub: Submission, scorer: Scorer, *, reference: Path, queries: Seq
             index = sub.index()  # CSV-07
         except Unavailable as exc:
             return [NotScored(f"{exc.rule_id} failed: {exc.reason}")] * n
-        inp = ScoringInput(system=table, index=index.df, index_table=index, **common)
+        inp = ScoringInput(system=table, index=index.df, index_table=index, rejected=_rejected_files(sub), **common)
     try:
         got = [nothing_scored(o) for o in scorer.run(inp)]
         if len(got) != n:

@@ -14,8 +14,10 @@ The file is never opened unless it is a regular file, and never read past
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -61,9 +63,32 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
+class _Overflow(ValueError):
+    """A number no double holds (``1e400``, a 400-digit integer): Python's json gives inf or a big int,
+    which the scorers cannot use, so the reader refuses it as the rules' finding (PROV-02)."""
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        raise _Overflow(text)
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    digits = len(text) - (text[0] == "-")
+    if digits > 308:  # past 1.8e308 (checked exactly only near the edge)
+        if digits > 309 or abs(int(text)) > _MAX_DOUBLE_INT:
+            raise _Overflow(text)
+    return int(text)
+
+
+_MAX_DOUBLE_INT = int(sys.float_info.max)
+
 #: One decoder for every file (``json.loads`` with hooks builds a new one per call); the second keeps
 #: NaN/Infinity as floats, for readers whose own rule names such a value where it stands (FNET-11).
-_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_reject_constant)
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_reject_constant,
+                            parse_float=_finite_float, parse_int=_bounded_int)
 _DECODER_NAN = json.JSONDecoder(object_pairs_hook=_unique_keys)
 
 
@@ -104,6 +129,9 @@ def load_json(path: Path, max_bytes: int = MAX_JSON_BYTES, *, what: str = "prove
         raise JsonProblem(f"must be valid JSON (got {exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except _NonStandard as exc:
         raise JsonProblem(f"must be valid JSON (got the non-standard constant {exc})") from None
+    except _Overflow as exc:
+        raise JsonProblem(f"must be valid JSON with numbers a double can hold (got {shorten(exc.args[0], 40)}, "
+                          "which overflows)") from None
     except _DuplicateKey as exc:
         raise JsonProblem(
             f"must be valid JSON with unique keys in each object (got the key {shorten(exc.args[0], 40)!r} twice)"

@@ -22,11 +22,13 @@ never opened, so a hostile submission cannot make a check hang.
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import struct
 import zlib
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -51,12 +53,16 @@ __all__ = [
     "BLACK",
     "NOT_BLACK",
     "BAD_DATA",
+    "CriticalChunks",
+    "open_checked",
 ]
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _BLOCK = 1 << 18  # the largest read: memory per file stays below this whatever the file declares
 _MAX_CHUNK = 2**31 - 1
 _CRITICAL = (b"IHDR", b"PLTE", b"IDAT", b"IEND")
+_MAX_TRNS = 256  # the largest valid tRNS (a full palette's alphas); a larger one is not handed to decoders
+_IEND = b"\x00\x00\x00\x00IEND\xaeB`\x82"
 
 # File states (MASK-03: MISSING, NOT_FILE; MASK-04: UNREADABLE, NOT_PNG, CORRUPT; PKG-04: UNSAFE).
 # LINK: the name is a symlink, not followed; the caller decides whether it stays inside.
@@ -97,6 +103,11 @@ class HeaderResult:
     idat: int = 0  # file offset of the first IDAT chunk
     dev: int = 0
     ino: int = 0
+    idat_end: int = 0  # end of the first run of consecutive IDAT chunks (the image data decoders read)
+    plte_at: int = 0  # offset and whole-chunk size of PLTE / a small tRNS before IDAT (0: none kept)
+    plte_size: int = 0
+    trns_at: int = 0
+    trns_size: int = 0
 
 
 def colour_name(colour: int, trns: bool) -> str:
@@ -216,7 +227,8 @@ def _parse(r: _Reader, dev: int, ino: int) -> HeaderResult:
     if comp != 0 or filt != 0 or inter not in (0, 1):
         return HeaderResult(CORRUPT, f"must use standard compression, filter and interlace methods (got {comp}, {filt}, {inter})")
     plte = trns = False
-    idat = 0
+    idat = idat_end = 0
+    kept = {b"PLTE": (0, 0), b"tRNS": (0, 0)}
     zhead = b""  # the first two bytes of the image data: the zlib header
     pos = 33
     while True:  # every chunk up to IEND: its length stays inside the file and its CRC matches
@@ -237,14 +249,19 @@ def _parse(r: _Reader, dev: int, ino: int) -> HeaderResult:
         if ctype == b"IDAT":
             if not idat:
                 idat = pos
+            if idat_end in (0, pos):  # still the first run of consecutive IDAT chunks
+                idat_end = pos + 12 + length
             if len(zhead) < 2:
                 zhead += r.get(pos + 8, min(length, 2 - len(zhead)))
         elif ctype == b"IEND":
             break
         elif not idat and ctype == b"PLTE":
             plte = True
+            kept[b"PLTE"] = (pos, 12 + length)
         elif not idat and ctype == b"tRNS":
             trns = True
+            if length <= _MAX_TRNS:
+                kept[b"tRNS"] = (pos, 12 + length)
         pos += 12 + length
     if not idat:
         return HeaderResult(CORRUPT, "must contain image data (got IEND before any IDAT chunk)")
@@ -252,7 +269,8 @@ def _parse(r: _Reader, dev: int, ino: int) -> HeaderResult:
         return HeaderResult(CORRUPT, "must have a PLTE chunk for its palette colour type (got none)")
     if len(zhead) < 2 or zhead[0] & 0x0F != 8 or zhead[0] >> 4 > 7 or (zhead[0] << 8 | zhead[1]) % 31 or zhead[1] & 0x20:
         return HeaderResult(CORRUPT, f"pixel data must start with a zlib header (got {zhead!r})")
-    return HeaderResult(OK, "", w, h, bd, ct, inter, plte, trns, idat, dev, ino)
+    return HeaderResult(OK, "", w, h, bd, ct, inter, plte, trns, idat, dev, ino, idat_end,
+                        *kept[b"PLTE"], *kept[b"tRNS"])
 
 
 def read_headers(paths: list[str]) -> list[HeaderResult]:
@@ -370,3 +388,83 @@ def decode_pixels(path: str, width: int, height: int, bit_depth: int, colour: in
 def decode_many(items: list[tuple[str, int, int, int, int, int, int]]) -> list[tuple[str, str]]:
     """:func:`decode_pixels` over a slice of masks (a unit of work for the process pool)."""
     return [decode_pixels(*item) for item in items]
+
+
+# ---------------------------------------------------------------------------- decoding through the same reading
+
+
+class CriticalChunks(io.RawIOBase):
+    """A checked PNG as a decoder should see it: the signature, IHDR, PLTE, a small tRNS, the first run
+    of IDAT chunks and an IEND, read from the file with ``pread`` as the decoder asks.
+
+    Ancillary chunks (text, ICC profiles, private chunks: up to 2 GiB each) are left out, so a decoder
+    (Pillow reads every chunk it meets into memory, and refuses a zTXt over 1 MB) holds at most its own
+    read buffer of compressed data plus the image.  The pixels are those of the whole file: ancillary
+    chunks carry none, and decoders stop at the first non-IDAT chunk after the image data.  Built only
+    from a header that :func:`read_header` found ``OK`` (every CRC checked).
+    """
+
+    def __init__(self, path: str, header: HeaderResult) -> None:
+        super().__init__()
+        self._fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        pieces = [(0, 33)]  # signature + IHDR
+        pieces += [(at, size) for at, size in sorted(((header.plte_at, header.plte_size),
+                                                      (header.trns_at, header.trns_size))) if size]  # fmt: skip
+        pieces.append((header.idat, header.idat_end - header.idat))
+        self._pieces: list[tuple[int, int, int]] = []  # (virtual start, file offset, size)
+        start = 0
+        for at, size in pieces:
+            self._pieces.append((start, at, size))
+            start += size
+        self._size = start + len(_IEND)
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence]
+        self._pos = max(0, base + offset)
+        return self._pos
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        done = 0
+        while done < len(view) and self._pos < self._size:
+            got = self._read_at(self._pos, len(view) - done)
+            if not got:
+                break
+            view[done:done + len(got)] = got
+            done += len(got)
+            self._pos += len(got)
+        return done
+
+    def _read_at(self, pos: int, n: int) -> bytes:
+        for start, at, size in self._pieces:
+            if start <= pos < start + size:
+                return os.pread(self._fd, min(n, start + size - pos), at + pos - start)
+        tail = pos - (self._size - len(_IEND))
+        return _IEND[tail:tail + n] if tail >= 0 else b""
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self._fd)
+        super().close()
+
+
+def open_checked(path: str, follow: bool = True) -> tuple[HeaderResult, io.BufferedReader | None]:
+    """The header pass of the rules (:func:`read_header`), then, for an ``OK`` file, a stream of its
+    critical chunks (:class:`CriticalChunks`) for a decoder.  Special files are never opened."""
+    header = read_header(path, follow=follow)
+    if header.state != OK:
+        return header, None
+    try:
+        return header, io.BufferedReader(CriticalChunks(path, header), buffer_size=_BLOCK)
+    except OSError as exc:
+        return HeaderResult(UNREADABLE, f"must be readable (got {exc.strerror or exc})"), None

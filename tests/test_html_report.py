@@ -232,7 +232,7 @@ def test_a_mask_that_cannot_be_read_is_a_reason_not_a_crash(tmp_path: Path) -> N
     rows = [{"ProbeFileID": "P", "ProbeMaskFileName": "ref.png", "OutputProbeMaskFileName": "sys.png", "OptimumThreshold": 0, "OptimumMCC": 0.0},
             {"ProbeFileID": "Q", "ProbeMaskFileName": "../outside.png", "OutputProbeMaskFileName": None, "OptimumThreshold": 0, "OptimumMCC": 0.0}]  # fmt: skip
     got = mask_cards(rows, ref_root=tmp_path, sys_root=tmp_path, options={})
-    assert got[0].panels == () and got[0].error == "cannot draw: sys.png: not a PNG file"
+    assert got[0].panels == () and got[0].error == "cannot draw: sys.png: must be a PNG file (got GIF data)"
     assert got[1].error is not None and "must stay inside the submission directory" in got[1].error
 
 

@@ -21,6 +21,7 @@ the probe mask, ``DonorStatus`` the donor mask and ``IsOptOut`` both.
 
 from __future__ import annotations
 
+import os
 import re
 import weakref
 from dataclasses import dataclass
@@ -633,3 +634,53 @@ def oopix_04(ctx: Submission) -> Report:
             found.append(Finding(f"NC2017 has no pixel opt-out: the column should be left out (got {col} with {values})",
                                  file=table.display, line=1, column=col))
     return Report(found, headline=f"{plural(len(found), 'pixel opt-out column')} in an NC2017 file" if found else None)
+
+
+# ---------------------------------------------------------------------------- the scorer's view of the same files
+
+
+def rejected_masks(ctx: Submission) -> dict[str, str]:
+    """Every system mask file that a file rule fails with an error, as ``{absolute path: "MASK-0x: ..."}``.
+
+    The mask scorer does not score these (the trial is "not scored: MASK-04 ..."), so a file the rules
+    reject is never scored and a file they accept is read by the scorer through the same header pass
+    (:func:`pytest_omfc.png.open_checked`).  MASK-04's image-data verdicts are those of this process
+    (inflated once, shared with MASK-04 and MASK-08).  Rules that are warnings for the edition do not
+    reject a file.  Nothing when the system output cannot be read (the scorer says why itself).
+    """
+    from ..registry import REGISTRY
+
+    try:
+        facts = mask_facts(ctx)
+    except Unavailable:
+        return {}
+    refs = _checked(facts)
+    if refs.empty:
+        return {}
+
+    def error(rid: str) -> bool:
+        return REGISTRY[rid].severity_for(ctx.group) is Severity.ERROR
+
+    out: dict[str, str] = {}
+
+    def reject(rows: pd.DataFrame, rid: str, message: Any) -> None:
+        for ref in rows.itertuples(index=False):
+            if ref.path:
+                out.setdefault(os.path.abspath(ref.path), f"{rid}: {_show(ref.name)} {message(ref)}")
+
+    state = refs["state"]
+    if error("MASK-03"):
+        reject(refs[state.isin([png.MISSING, png.NOT_FILE]).to_numpy()], "MASK-03", lambda r: r.msg)
+    if error("MASK-04"):
+        reject(refs[state.isin([png.UNREADABLE, png.NOT_PNG, png.CORRUPT]).to_numpy()], "MASK-04", lambda r: r.msg)
+        decoded = _decoded(ctx, facts, refs)
+        bad = np.array([decoded.get(f, ("", ""))[0] == png.BAD_DATA for f in refs["fid"].tolist()], dtype=bool)
+        reject(refs[bad], "MASK-04", lambda r: decoded[r.fid][1])
+    ok = refs[(state == png.OK).to_numpy()]
+    if error("MASK-05"):
+        reject(ok[((ok["colour"] != 0) | ok["trns"]).to_numpy()], "MASK-05",
+               lambda r: f"must be single-channel grey (got {png.colour_name(int(r.colour), bool(r.trns))})")
+    if error("MASK-07"):
+        reject(ok[(ok["bit_depth"] > 8).to_numpy()], "MASK-07",
+               lambda r: f"must use one byte per pixel, 8 bits or fewer (got {r.bit_depth}-bit samples)")
+    return out

@@ -160,6 +160,9 @@ class ScoringInput:
     #: ``progress(done, total)`` for long work inside the item (the pytest layer draws a bar on a
     #: terminal, or passes None); an engine calls it as it goes, in units of ``Scorer.progress_unit``.
     progress: Callable[[int, int], None] | None = None
+    #: ``rejected()``: absolute path -> "MASK-04: ..." of the system files that a rule fails with an error
+    #: (computed by the rule layer on first call); such files are not scored, so rules and scorers agree.
+    rejected: Callable[[], Mapping[str, str]] | None = None
 
     @property
     def positions(self) -> int:

@@ -433,7 +433,7 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
         report = score_masks(
             inp.index, inp.reference, table.df, task=task, sys_dir=inp.submission, ref_dir=inp.dataset_root,
             optout=inp.optout, convention=inp.convention, jobs=inp.jobs or default_jobs(), **engine, **by_kind,
-            **extra, progress=inp.progress,
+            **extra, progress=inp.progress, rejected=inp.rejected() if inp.rejected is not None else None,
         )  # fmt: skip
     except ScoringError as exc:
         msg = str(exc)

@@ -132,7 +132,7 @@ def test_a_local_cluster_scores_exactly_as_the_local_run(tmp_path: Path) -> None
     row = mine.perimage.set_index("ProbeFileID")
     assert row.loc[["fp0", "absent", "same"], "OptimumMCC"].tolist() == [1.0, 0.0, 1.0]
     assert 0 < row.loc["fp3", "OptimumMCC"] < row.loc["fp1", "OptimumMCC"] < 1
-    assert row.loc["notpng", "NotScoredReason"].startswith("notpng.png: not a PNG file")
+    assert row.loc["notpng", "NotScoredReason"].startswith("notpng.png: must be a PNG file (got ")
     assert row.loc["bomb", "NotScoredReason"].startswith("bomb.png: declared size 60000x60000 (HxW) exceeds")
 
 

@@ -233,10 +233,10 @@ def png_header_only(width: int, height: int, payload: int = 64) -> bytes:
     ("system", "reason"),
     [
         (np.zeros((5, 4), dtype=np.uint8), "bad.png: size 5x4 (HxW) differs from the reference's 4x4"),
-        (b"\xff\xd8\xff\xe0 a JPEG, not a PNG", "bad.png: not a PNG file"),
-        (b"", "bad.png: not a PNG file"),
-        (png_header_only(4, 4)[:40], "bad.png: unreadable image"),
-        ("cut-idat", "bad.png: cannot decode"),  # header fine, file cut inside the pixel data
+        (b"\xff\xd8\xff\xe0 a JPEG, not a PNG", "bad.png: must be a PNG file (got JPEG data)"),
+        (b"", "bad.png: must be a PNG file (got an empty file)"),
+        (png_header_only(4, 4)[:40], "bad.png: must be a complete PNG file (got 40 bytes, truncated before the image data)"),
+        ("cut-idat", "bad.png: must be a complete PNG file (got 55 bytes with no IEND chunk: truncated)"),  # header fine, file cut inside the pixel data
     ],
     ids=["wrong-size", "jpeg-bytes", "empty-file", "truncated-header", "truncated-data"],
 )

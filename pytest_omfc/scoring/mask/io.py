@@ -18,6 +18,7 @@ pixels than ``max_pixels``, is refused without allocating it (a decompression bo
 
 from __future__ import annotations
 
+import os
 import struct
 import warnings
 from pathlib import Path
@@ -25,6 +26,9 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 from PIL import Image
+
+from ... import png
+from ...paths import not_regular
 
 __all__ = [
     "MAX_PIXELS",
@@ -56,16 +60,50 @@ def _label(path: Path | str, width: int = 80) -> str:
 
 
 def _signature(path: Path) -> bytes:
-    """The first 24 bytes: the signature, and for a PNG its IHDR width and height."""
+    """The first 24 bytes: the signature, and for a PNG its IHDR width and height.
+
+    ``stat`` comes first: a FIFO, a device or a socket is refused without being opened (``open`` on a
+    FIFO blocks until a writer comes; MASK-04 calls it a special file too), and the file is opened
+    non-blocking.
+    """
+    kind = not_regular(path)
+    if kind == "no such file":
+        raise MaskReadError(f"{_label(path)}: file not found (in {_label(str(path.parent), 120)})")
+    if kind is not None:
+        raise MaskReadError(f"{_label(path)}: must name a regular file (got {kind})")
     try:
-        with path.open("rb") as fh:
-            return fh.read(24)
-    except FileNotFoundError:
-        raise MaskReadError(f"{_label(path)}: file not found (in {_label(str(path.parent), 120)})") from None
-    except IsADirectoryError:
-        raise MaskReadError(f"{_label(path)}: is a directory, not a mask file") from None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise MaskReadError(f"{_label(path)}: cannot open ({exc.strerror or exc})") from None
+    try:
+        return os.pread(fd, 24, 0)
+    except OSError as exc:
+        raise MaskReadError(f"{_label(path)}: cannot read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
+def _checked_png(path: Path, expected: tuple[int, int] | None, max_pixels: int) -> Image.Image:
+    """A PNG read exactly as the rules read it (:func:`pytest_omfc.png.open_checked`): the header pass
+    (signature, IHDR, every chunk's CRC, IEND) refuses what MASK-04 refuses, with MASK-04's words; the
+    declared size is checked before decoding; Pillow then sees only the critical chunks, so an ancillary
+    chunk of any size costs no memory and a large zTXt cannot fail the decode."""
+    header, stream = png.open_checked(str(path))
+    if header.state != png.OK or stream is None:
+        raise MaskReadError(f"{_label(path)}: {header.message}")
+    try:
+        _check_size(_label(path), header.height, header.width, expected, max_pixels)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # max_pixels decided above
+            im = Image.open(stream, formats=("PNG",))
+    except MaskReadError:
+        stream.close()
+        raise
+    except Exception as exc:  # noqa: BLE001  Pillow raises many types
+        stream.close()
+        raise MaskReadError(f"{_label(path)}: unreadable image ({type(exc).__name__}: {exc})") from None
+    im.omfc_stream = stream  # type: ignore[attr-defined]  closed by _decode/_bgr with the image
+    return im
 
 
 def _check_size(name: str, height: int, width: int, expected: tuple[int, int] | None, max_pixels: int) -> None:
@@ -103,6 +141,12 @@ def _open(path: Path, expected: tuple[int, int] | None, max_pixels: int) -> Imag
     return im
 
 
+def _close_stream(im: Image.Image) -> None:
+    stream = getattr(im, "omfc_stream", None)
+    if stream is not None:
+        stream.close()
+
+
 def _decode(im: Image.Image, path: Path, mode: str | None) -> NDArray[np.generic]:
     try:
         with im, warnings.catch_warnings():
@@ -113,6 +157,8 @@ def _decode(im: Image.Image, path: Path, mode: str | None) -> NDArray[np.generic
         raise MaskReadError(f"{_label(path)}: out of memory while decoding") from None
     except Exception as exc:  # noqa: BLE001  truncated data, bad CRC, ...
         raise MaskReadError(f"{_label(path)}: cannot decode ({type(exc).__name__}: {exc})") from None
+    finally:
+        _close_stream(im)
     return arr
 
 
@@ -123,9 +169,9 @@ def read_system_mask(
     p = Path(path)
     sig = _signature(p)
     if not sig.startswith(_PNG):
-        raise MaskReadError(f"{_label(p)}: not a PNG file")
+        raise MaskReadError(f"{_label(p)}: must be a PNG file (got {png.sniff(sig[:16])})")
     _png_header(sig, _label(p), expected, max_pixels)
-    im = _open(p, expected, max_pixels)
+    im = _checked_png(p, expected, max_pixels)
     if im.mode in ("I", "I;16", "I;16B", "I;16L", "F"):
         # a 16-bit PNG: cv2.imread(IMREAD_GRAYSCALE) keeps the high byte
         arr = _decode(im, p, None).astype(np.uint32)
@@ -148,6 +194,8 @@ def _bgr(im: Image.Image, path: Path) -> NDArray[np.uint8]:
         raise MaskReadError(f"{_label(path)}: out of memory while decoding") from None
     except Exception as exc:  # noqa: BLE001  truncated data, bad CRC, ...
         raise MaskReadError(f"{_label(path)}: cannot decode ({type(exc).__name__}: {exc})") from None
+    finally:
+        _close_stream(im)
     width, height = rgb.size
     return np.frombuffer(data, dtype=np.uint8).reshape(height, width, 3)
 
@@ -166,7 +214,9 @@ def read_colour_reference(
     sig = _signature(p)
     if sig.startswith(_PNG):
         _png_header(sig, _label(p), expected, max_pixels)
-    im = _open(p, expected, max_pixels)
+        im = _checked_png(p, expected, max_pixels)
+    else:  # MediScore reads references with OpenCV: any format it reads (the file is regular: _signature)
+        im = _open(p, expected, max_pixels)
     if im.mode in _GREY_MODES:
         g = np.asarray(_decode(im, p, "L"), dtype=np.uint8)
         if grey:
@@ -225,7 +275,9 @@ def read_bitplanes(
             raise MaskReadError(f"{_label(p)}: neither JPEG 2000 nor PNG")
         if sig.startswith(_PNG):
             _png_header(sig, _label(p), expected, max_pixels)
-        arr = _decode(_open(p, expected, max_pixels), p, None)
+            arr = _decode(_checked_png(p, expected, max_pixels), p, None)
+        else:
+            arr = _decode(_open(p, expected, max_pixels), p, None)
     if arr.dtype.kind == "b":
         arr = arr.astype(np.uint8)
     if arr.dtype.kind == "i":

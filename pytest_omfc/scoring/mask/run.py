@@ -617,8 +617,8 @@ def _score_run(
                                f"(use --omfc-jpeg2000 {fix})")
             if sys_name and error is None:
                 sys_path, error = _path(sys_root, sys_name, "system mask")
-                if sys_path is not None and rejected and sys_path in rejected:
-                    error, code = rejected[sys_path], "rule"
+                if sys_path is not None and rejected and os.path.abspath(sys_path) in rejected:
+                    error, code = rejected[os.path.abspath(sys_path)], "rule"
             px_col = "DonorOptOutPixelValue" if s == "d" else "ProbeOptOutPixelValue"
             nspx = str(row.get(px_col, "")).strip() if opts.pppns else str(opts.nspx)
             selected: tuple[str, ...] | None = None
