@@ -153,8 +153,13 @@ def _grey_map(path: Path, size: tuple[int, int]) -> np.ndarray | str:
     import numpy as np
     from PIL import Image
 
+    from .. import png
+
+    header, stream = png.open_checked(str(path))  # the FNET rules' header pass; critical chunks only
+    if stream is None:
+        return header.message
     try:
-        with Image.open(path) as im:
+        with stream, Image.open(stream, formats=("PNG",)) as im:
             if im.mode not in ("L", "1") or im.size != size:
                 return f"must be a {size[0]}x{size[1]} grey or 1-bit PNG (got mode {im.mode}, {im.size[0]}x{im.size[1]})"
             im.load()
