@@ -178,3 +178,33 @@ def test_gates_and_the_fixture_under_xdist(omfc: Any) -> None:
         "FAILED *p-test_1::require::EER<0.25*", "EER must be < 0.25 (got 0.25, detection, query all)",
     ])  # fmt: skip
     assert res.ret == 1
+
+
+# ---------------------------------------------------------------------------- hostile gate texts (issue 17)
+
+
+@pytest.mark.parametrize("text", [
+    "detection[" + " " * 100_000 + "q1",
+    "detection[" + " " * 100_000 + "q1]:AUC>=",
+    " " * 100_000 + "AUC" + " " * 100_000 + ">=" + " " * 100_000 + "x",
+    "a:" * 50_000 + "AUC>=1",
+    "[" * 100_000 + "AUC>=1",
+])  # fmt: skip
+def test_a_pathological_gate_is_refused_at_once(text: str) -> None:
+    """The one-piece regex backtracked: "detection[" + 3,000 blanks + "q1" took 33 s, 10,000 over a minute.
+    The parser now splits the text in one pass; a hang guard, not a speed claim (it takes milliseconds)."""
+    import time
+
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="is not a gate|the bound must be a number"):
+        parse_gate(text)
+    assert time.monotonic() - start < 5
+
+
+def test_junit_name_equals_the_gate_text(omfc: Any) -> None:
+    """The JUnit testcase name is the gate as given, blanks removed (a label's brackets included)."""
+    s = make(omfc)
+    xml = s.root / "out" / "junit.xml"
+    gates(s, "detection[q1]:AUC>=0", "detection [ q2 ] : EER <= 1", extra=("--junitxml", str(xml), *QUERIES))
+    names = [c.get("name") for c in ET.parse(xml).iter("testcase") if c.get("classname", "").endswith(".require")]
+    assert names == ["detection[q1]:AUC>=0", "detection[q2]:EER<=1"]

@@ -32,6 +32,7 @@ from typing import Any
 import pytest
 from _pytest._code.code import TerminalRepr
 
+from ..findings import shorten
 from .items import failure_repr
 from .scoring import SCORING_KEY, ScoringSettings, _get, outcomes_for
 from .state import EXTRA_ITEMS_KEY, SETTINGS_KEY
@@ -44,11 +45,11 @@ OPERATORS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq,
 }  # fmt: skip
 
-_GATE = re.compile(
-    r"""^\s*(?:(?P<scorer>[A-Za-z][\w-]*)\s*(?:\[\s*(?P<label>[^\[\]]+?)\s*\])?\s*:)?
-        \s*(?P<metric>[A-Za-z][\w@.]*)\s*(?P<op>>=|<=|==|>|<)\s*(?P<bound>[^\s<>=!]+)\s*$""",
-    re.VERBOSE,
-)
+#: The parts' shapes, matched one part at a time (each pattern is one character class, so matching is
+#: linear: the old one-piece regex backtracked for seconds on "detection[" + 3,000 blanks).
+_SCORER = re.compile(r"[A-Za-z][\w-]*")
+_METRIC = re.compile(r"[A-Za-z][\w@.]*")
+_BOUND = re.compile(r"[^\s<>=!]+")
 SYNTAX = ('must be [scorer[result]:]metric OP number with OP one of >=, >, <=, <, == '
           '(e.g. "AUC>=0.8", "mask:OptimumMCC>0.3", "detection[q1]:EER<=0.2")')  # fmt: skip
 
@@ -69,17 +70,44 @@ class Gate:
 
 
 def parse_gate(text: str) -> Gate:
-    """The gate's parts; :class:`ValueError` with :data:`SYNTAX` when it does not parse."""
-    m = _GATE.match(text)
-    if m is None:
-        raise ValueError(f"{text!r} is not a gate: {SYNTAX}")
+    """The gate's parts; :class:`ValueError` with :data:`SYNTAX` when it does not parse.
+
+    A hand-written split, linear in the length of the text: the operator is the first of ``<``, ``>``,
+    ``=``; left of it an optional ``scorer[label]:`` and the metric, right of it the bound.
+    """
+    bad = ValueError(f"{shorten(text, 120)!r} is not a gate: {SYNTAX}")
+    at = next((i for i, ch in enumerate(text) if ch in "<>="), -1)
+    if at < 0:
+        raise bad
+    left, right = text[:at], text[at:]
+    op = right[:2] if right[:2] in (">=", "<=", "==") else right[:1]
+    if op not in OPERATORS:
+        raise bad
+    bound_text = right[len(op):].strip()
+    head, colon, metric = left.rpartition(":")
+    metric = metric.strip()
+    scorer = label = None
+    if colon:
+        name, bracket, rest = head.partition("[")
+        scorer = name.strip()
+        if bracket:
+            rest = rest.rstrip()
+            if not rest.endswith("]") or "[" in rest or "]" in rest[:-1]:
+                raise bad
+            label = rest[:-1].strip() or None
+            if label is None:
+                raise bad
+        if not _SCORER.fullmatch(scorer):
+            raise bad
+    if not _METRIC.fullmatch(metric) or not _BOUND.fullmatch(bound_text):
+        raise bad
     try:
-        bound = float(m["bound"])
+        bound = float(bound_text)
     except ValueError:
-        raise ValueError(f"{text!r}: the bound must be a number (got {m['bound']!r})") from None
+        raise ValueError(f"{shorten(text, 120)!r}: the bound must be a number (got {bound_text!r})") from None
     if math.isnan(bound):
-        raise ValueError(f"{text!r}: the bound must be a number (got {m['bound']!r})")
-    return Gate(re.sub(r"\s+", "", text), m["metric"], m["op"], bound, m["scorer"], m["label"])
+        raise ValueError(f"{shorten(text, 120)!r}: the bound must be a number (got {bound_text!r})")
+    return Gate(re.sub(r"\s+", "", text), metric, op, bound, scorer, label)
 
 
 def _metric_list(settings: ScoringSettings) -> str:
