@@ -26,6 +26,7 @@ from typing import Any
 
 from .editions import FNET_CLASSES, FNET_TASKS, Edition, EditionTaskError, infer_from_index_name, parse_edition, parse_task
 from .findings import Unavailable
+from .paths import not_regular
 from .scoring import scorers as _scorers  # noqa: F401  (registers detection, mask, provenance)
 from .scoring import scorers_temporal as _scorers_temporal  # noqa: F401  (registers temporal)
 from .scoring import scorers_forgerynet as _scorers_forgerynet  # noqa: F401  (registers the ForgeryNet scorers)
@@ -202,7 +203,7 @@ def _submission_csv(path: Path) -> tuple[Path, Path | None]:
     if path.is_file():
         return path.parent, path
     exact = path / f"{path.name}.csv"
-    if exact.is_file():
+    if not_regular(exact) is None:  # never raises (a name past the file system's limit)
         return path, exact
     found = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() == ".csv") if path.is_dir() else []
     return path, (found[0] if len(found) == 1 else None)

@@ -18,9 +18,10 @@ import stat
 from pathlib import Path
 from pathlib import PurePosixPath
 
-__all__ = ["resolve_inside", "not_regular", "mode_kind"]
+__all__ = ["WINDOWS_ABS", "mode_kind", "not_regular", "resolve_inside"]
 
-_WINDOWS_ABS = re.compile(r"^([A-Za-z]:|[\\/]{2})")
+#: a Windows absolute path: ``C:\\x``, ``C:/x``, ``\\\\server`` (a drive letter alone is not: "a::b.csv" is a name)
+WINDOWS_ABS = re.compile(r"^([A-Za-z]:[\\/]|[\\/]{2})")
 
 
 def resolve_inside(sub_dir: Path, ref: str) -> tuple[Path | None, str | None]:
@@ -29,7 +30,7 @@ def resolve_inside(sub_dir: Path, ref: str) -> tuple[Path | None, str | None]:
     if not text:
         return None, "must name a file (got an empty path)"
     norm = text.replace("\\", "/")
-    if norm.startswith("/") or _WINDOWS_ABS.match(text):
+    if norm.startswith("/") or WINDOWS_ABS.match(text):
         return None, f"must be a path relative to the submission directory (got absolute path {text!r})"
     if ".." in PurePosixPath(norm).parts:
         return None, f"must stay inside the submission directory (got '..' in {text!r})"

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -43,6 +44,7 @@ from ..editions import (
     parse_task,
 )
 from ..findings import KEEP_FINDINGS
+from ..paths import not_regular
 from . import scoring as _scoring
 from .state import (
     SETTINGS_KEY,
@@ -256,7 +258,7 @@ def _find_csv(sub_dir: Path) -> Path | None:
     ``<ID>.<ext>`` that is not the description (PKG-02 reports the extension, e.g. ``.tsv``).
     ``None`` (CSV-08) when there is no candidate or more than one."""
     exact = sub_dir / f"{sub_dir.name}.csv"
-    if exact.is_file():
+    if not_regular(exact) is None:  # never raises (a 255-character folder name makes the file name too long)
         return exact
     try:
         files = sorted(p for p in sub_dir.iterdir() if p.is_file())
@@ -448,7 +450,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from .items import OmfcReporter  # the rules, the submission and their libraries: only now
 
     config.pluginmanager.register(OmfcReporter(), "omfc-reporter")
-    target = str(settings.submission)
+    target = _collection_argument(config, settings.submission)
     if config.args_source == pytest.Config.ArgsSource.ARGS:
         if target not in config.args:
             config.args.append(target)
@@ -463,6 +465,30 @@ def pytest_configure(config: pytest.Config) -> None:
 
     _html.configure(config, settings, _path(config, "omfc_html"), masks, UsageProblem)
     _gates.configure(config, UsageProblem)
+
+
+#: The alias directory of a submission whose path pytest cannot take as a collection argument.
+ALIAS_KEY = pytest.StashKey[Path]()
+
+
+def _collection_argument(config: pytest.Config, submission: Path) -> str:
+    """The argument that makes pytest collect the submission directory.
+
+    pytest reads ``[`` in an argument as parametrization ("path cannot contain [] parametrization", exit
+    4) and ``::`` as a node separator ("file or directory not found").  A submission named so (a
+    participant's folder name is theirs to choose) is collected through a symlink named ``submission``
+    in a private temporary directory (outside the submission and dataset; removed at the end); the
+    collector is still the submission's, named by its real name (:func:`pytest_collect_directory`).
+    """
+    text = str(submission)
+    if "[" not in text and "::" not in text:
+        return text
+    alias_dir = Path(tempfile.mkdtemp(prefix="pytest-omfc-alias-"))
+    alias = alias_dir / "submission"
+    alias.symlink_to(submission, target_is_directory=True)
+    config.stash[ALIAS_KEY] = alias
+    config.add_cleanup(lambda: shutil.rmtree(alias_dir, ignore_errors=True))
+    return str(alias)
 
 
 def _keep_cache_out(config: pytest.Config, settings: Settings) -> None:
@@ -496,9 +522,10 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
 
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     settings = parent.config.stash.get(SETTINGS_KEY, None)
-    if settings is not None and path == settings.submission:
+    if settings is not None and (path == settings.submission or path == parent.config.stash.get(ALIAS_KEY, None)):
         # outside the rootdir (pytest-omfc's is a private directory) pytest would name it ".": use its name
-        nodeid = None if path.is_relative_to(parent.config.rootpath) else path.name
+        aliased = path != settings.submission
+        nodeid = None if path.is_relative_to(parent.config.rootpath) and not aliased else settings.submission.name
         from .items import SubmissionDir
 
         return SubmissionDir.from_parent(parent, path=path, nodeid=nodeid)

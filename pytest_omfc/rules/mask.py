@@ -40,6 +40,7 @@ from ..findings import Severity
 from ..findings import Unavailable
 from ..findings import plural
 from ..findings import shorten
+from ..paths import WINDOWS_ABS
 from ..paths import resolve_inside
 from ..pool import map_slices
 from ..registry import Part
@@ -145,7 +146,7 @@ def _probe_files(ctx: Submission, refs: pd.DataFrame) -> None:
         norm = name.replace("\\", "/")
         head, _, leaf = norm.rpartition("/")
         why: str | None = None
-        if leaf in ("", ".", "..") or norm.startswith("/") or _WINDOWS_ABS.match(name):
+        if leaf in ("", ".", "..") or norm.startswith("/") or WINDOWS_ABS.match(name):
             where, why = resolve_inside(root, name)
             path = str(where) if where is not None else None
         else:
@@ -186,7 +187,6 @@ def _probe_files(ctx: Submission, refs: pd.DataFrame) -> None:
 
 
 _UNSAFE_RESULT = png.HeaderResult(png.UNSAFE)
-_WINDOWS_ABS = re.compile(r"^([A-Za-z]:|[\\/]{2})")
 
 #: Pool thresholds.  With a warm page cache a header read (all chunks, CRCs) costs ~15 us, while a forkserver
 #: worker takes ~0.3 s to start: at evaluation scale (16,000 masks) the header pass stays in the item's
