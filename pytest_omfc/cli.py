@@ -43,6 +43,7 @@ from typing import Sequence
 
 import pytest
 
+from .paths import resolve_input
 from .pytest_glue import scoring as scoring_glue
 from .pytest_glue.hooks import _OPTIONS as PLUGIN_OPTIONS
 
@@ -107,21 +108,29 @@ def _override(value: str) -> str:
     return value
 
 
+def _input_options() -> tuple[str, ...]:
+    """Input tables looked up in the dataset root, then the current directory: the reference and every
+    scorer option whose value is a PATH (journal, node and world tables)."""
+    return ("omfc_reference", *(dest for _, dest, kw in scoring_glue._OPTIONS
+                                if kw.get("metavar") == "PATH" and dest not in PATH_OPTIONS and dest != "omfc_reference"))
+
+
 def _absolute(ns: argparse.Namespace, cwd: Path) -> None:
-    """Make the path options absolute against ``cwd``; a relative reference keeps the plugin's order
-    (the dataset root first, then ``cwd``)."""
+    """Make the path options absolute against ``cwd`` before pytest runs in its private directory; input
+    tables by :func:`pytest_omfc.paths.resolve_input`, exactly as the plugin resolves them under plain
+    pytest (the dataset root first, then ``cwd``), so a command line means the same either way."""
     for dest in PATH_OPTIONS:
         value = getattr(ns, dest)
         if value is not None:
             setattr(ns, dest, os.path.join(cwd, os.path.expanduser(value)))
-    ref = ns.omfc_reference
-    if ref is not None and not os.path.isabs(os.path.expanduser(ref)):
-        dataset = ns.omfc_dataset
-        if dataset is None and ns.omfc_index is not None:
-            parent = Path(ns.omfc_index).parent
-            dataset = str(parent.parent if parent.name == "indexes" else parent)
-        cands = ([Path(dataset) / ref] if dataset else []) + [cwd / ref]
-        ns.omfc_reference = str(next((c for c in cands if c.is_file()), cands[0]))
+    dataset = ns.omfc_dataset
+    if dataset is None and ns.omfc_index is not None:
+        parent = Path(ns.omfc_index).parent
+        dataset = str(parent.parent if parent.name == "indexes" else parent)
+    for dest in _input_options():
+        value = getattr(ns, dest, None)
+        if value is not None:
+            setattr(ns, dest, str(resolve_input(value, cwd, Path(dataset) if dataset else None)))
 
 
 def pytest_args(ns: argparse.Namespace, private: Path) -> list[str]:

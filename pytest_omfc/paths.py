@@ -18,7 +18,7 @@ import stat
 from pathlib import Path
 from pathlib import PurePosixPath
 
-__all__ = ["WINDOWS_ABS", "mode_kind", "not_regular", "resolve_inside"]
+__all__ = ["WINDOWS_ABS", "mode_kind", "not_regular", "resolve_input", "resolve_inside"]
 
 #: a Windows absolute path: ``C:\\x``, ``C:/x``, ``\\\\server`` (a drive letter alone is not: "a::b.csv" is a name)
 WINDOWS_ABS = re.compile(r"^([A-Za-z]:[\\/]|[\\/]{2})")
@@ -66,3 +66,19 @@ def not_regular(path: Path) -> str | None:
     except OSError as exc:
         return f"a file that cannot be examined ({exc.strerror or exc})"
     return None if stat.S_ISREG(mode) else mode_kind(mode)
+
+
+def resolve_input(value: str | Path, base: Path, dataset_root: Path | None) -> Path:
+    """An input path given on the command line or in an ini file (a reference, journal, node or world
+    table), made absolute in one place, the same under ``pytest`` and ``pytest-omfc``.
+
+    A relative path is looked up in the dataset root first (where NIST ships these tables), then in
+    ``base`` (the directory the command was run from, or the ini file's); the first that exists wins,
+    else ``base / value`` (whose absence the caller reports).  ``pytest-omfc`` calls this before it
+    moves into its private directory, so the private directory is never a base.
+    """
+    path = Path(str(value)).expanduser()
+    if path.is_absolute():
+        return path
+    cands = ([dataset_root / path] if dataset_root is not None else []) + [base / path]
+    return next((c for c in cands if not_regular(c) is None), cands[-1]).absolute()

@@ -46,6 +46,7 @@ import pytest
 
 from ..editions import Task
 from ..findings import Unavailable
+from ..paths import resolve_input
 from ..scoring import scorers as _scorers  # noqa: F401  (registers every scorer)
 from ..scoring import scorers_temporal as _scorers_temporal  # noqa: F401  (registers the temporal scorer)
 from ..scoring import scorers_forgerynet as _scorers_forgerynet  # noqa: F401  (registers the ForgeryNet scorers)
@@ -184,18 +185,26 @@ def _as_path(value: Any, base: Path) -> Path | None:
     return (p if p.is_absolute() else base / p).resolve()
 
 
-def _scorer_options(config: pytest.Config, scorer: Scorer, usage_error: type[Exception]) -> tuple[tuple[str, Any], ...]:
-    """A scorer's options, parsed and bounded; a bad value is a usage error naming the flag."""
+def _scorer_options(config: pytest.Config, scorer: Scorer, usage_error: type[Exception],
+                    dataset_root: Path | None = None) -> tuple[tuple[str, Any], ...]:  # fmt: skip
+    """A scorer's options, parsed and bounded; a bad value is a usage error naming the flag.
+
+    Input path options (``metavar`` PATH: journal, node and world tables) are made absolute here, once,
+    by :func:`pytest_omfc.paths.resolve_input` (the dataset root, then the invocation or ini directory),
+    so no scorer resolves a relative path against its own working directory."""
     out: list[tuple[str, Any]] = []
     for opt in scorer.options:
-        value, _ = _get(config, opt.ini)
+        value, base = _get(config, opt.ini)
         if value is None:
             out.append((opt.key, opt.default))
             continue
         try:
-            out.append((opt.key, opt.parse(value)))
+            parsed = opt.parse(value)
         except ValueError as exc:
             raise usage_error(f"{opt.flag}: {exc}") from None
+        if opt.kwargs.get("metavar") == "PATH" and parsed is not None:
+            parsed = type(parsed)(resolve_input(parsed, base, dataset_root)) if isinstance(parsed, (str, Path)) else parsed
+        out.append((opt.key, parsed))
     return tuple(out)
 
 
@@ -205,10 +214,7 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
     if ref_value is None:
         config.stash[SCORING_KEY] = None
         return None
-    ref = Path(str(ref_value)).expanduser()
-    if not ref.is_absolute():
-        cands = ([dataset_root / ref] if dataset_root else []) + [ref_base / ref]
-        ref = next((c for c in cands if c.is_file()), cands[0]).resolve()
+    ref = resolve_input(str(ref_value), ref_base, dataset_root).resolve()
     if not ref.is_file():
         raise usage_error(f"--omfc-reference: no such file: {ref} (a relative path is taken from the dataset root)")
 
@@ -248,7 +254,7 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
         query_partition=str(qp) if qp else None,
         query_error=query_error,
         scorers=running,
-        scorer_options=tuple((s.name, _scorer_options(config, s, usage_error)) for s in SCORERS.values()),
+        scorer_options=tuple((s.name, _scorer_options(config, s, usage_error, dataset_root)) for s in SCORERS.values()),
         reference_columns=columns,
         extra=(("per_probe_csv", paths["omfc_per_probe_csv"]),),
     )
