@@ -48,9 +48,24 @@ MESSAGE_WIDTH = 800
 #: No rendered line (headline, finding) is longer than this.
 LINE_WIDTH = 1000
 
-_UNSAFE = [*range(0x00, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+#: Invisible characters that change how text around them reads: bidi marks, embeddings, overrides and
+#: isolates (U+061C, U+200E/F, U+202A-E, U+2066-9: "Trojan Source"), zero-width and joiner characters
+#: (U+200B-D, U+2060-4, U+FEFF, U+180E), invisible format characters (U+00AD, U+206A-F, U+FFF9-B),
+#: line and paragraph separators, and the tag characters (U+E0000-7F, invisible "ASCII smuggling").
+INVISIBLE = frozenset([0x00AD, 0x061C, 0x180E, *range(0x200B, 0x2010), 0x2028, 0x2029, *range(0x202A, 0x202F),
+                       *range(0x2060, 0x2065), *range(0x2066, 0x2070), 0xFEFF, *range(0xFFF9, 0xFFFC),
+                       *range(0xE0000, 0xE0080)])  # fmt: skip
+_CONTROLS = [*range(0x00, 0x20), *range(0x7F, 0xA0)]
 _NAMED = {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
-_ESCAPES = {c: _NAMED.get(c, f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _UNSAFE}
+
+
+def _code(c: int) -> str:
+    return _NAMED.get(c, f"\\x{c:02x}" if c < 0x100 else (f"\\u{c:04x}" if c < 0x10000 else f"\\U{c:08x}"))
+
+
+_ESCAPES = {c: _code(c) for c in (*_CONTROLS, *INVISIBLE)}
+#: For multi-line display (HTML ``<pre>``): the same, but line breaks and tabs kept.
+_ESCAPES_MULTILINE = {c: e for c, e in _ESCAPES.items() if c not in (0x09, 0x0A)}
 _LONG_RUN = re.compile(rf"\S{{{LONG_TOKEN + 1},}}")
 
 
@@ -188,8 +203,16 @@ def quote(value: object, width: int = VALUE_WIDTH) -> str:
 
 
 def escape(text: str) -> str:
-    """Control, line-separator and bidi-override characters as escapes (``\\x1b``, ``\\u2028``)."""
+    """Control, line-separator, bidi and zero-width characters as escapes (``\\x1b``, ``\\u2028``, ``\\u202e``)."""
     return text.translate(_ESCAPES)
+
+
+def reveal(text: str) -> str:
+    """:func:`escape` for text shown on several lines (the HTML report): tabs and line breaks kept.
+
+    The one function every presentation of submission or dataset text goes through besides the
+    terminal's :func:`tame`: the HTML report's ``_e`` and the plots' SVG labels."""
+    return text.translate(_ESCAPES_MULTILINE)
 
 
 def tame(text: object, width: int = LINE_WIDTH) -> str:

@@ -339,3 +339,66 @@ def test_a_fifo_mask_is_never_opened(tmp_path: Path) -> None:
     row = {"ProbeFileID": "P", "ProbeMaskFileName": "ref.png", "OutputProbeMaskFileName": "sys.png", "OptimumThreshold": 0, "OptimumMCC": 0.0}
     (card,) = mask_cards([row], ref_root=tmp_path, sys_root=tmp_path, options={})
     assert card.panels == () and card.error == "cannot draw: system mask 'sys.png': must be a regular file (got a FIFO)"
+
+
+# ---------------------------------------------------------------------------- invisible characters (issue 17)
+
+#: bidi controls, marks, isolates, zero-width and tag characters: each would reorder or hide text around it
+INVISIBLE_PAYLOADS = ["\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200f", "\u200e", "\u061c", "\u200b",
+                      "\u200d", "\u2060", "\ufeff", "\u2028", "\U000e0041"]  # fmt: skip
+
+
+@pytest.mark.parametrize("payload", INVISIBLE_PAYLOADS, ids=[f"U+{ord(p):04X}" for p in INVISIBLE_PAYLOADS])
+def test_every_place_of_the_page_shows_invisible_characters_as_escapes(payload: str) -> None:
+    """Each place where submission or dataset text lands (title, edition, rule texts and warnings, score
+    failures, table cells and notes, plot labels, mask card IDs, captions and errors, the mask note,
+    output errors) gets the payload; the page must contain none of it raw, and its escape in each place."""
+    from pytest_omfc.report import Plot, ReportData, RuleRow, ScoreTable
+    from pytest_omfc.report.masks import MaskCard, MaskPanel
+    from pytest_omfc.scoring.plots import _Canvas  # type: ignore[attr-defined]
+
+    t = f"x{payload}y"
+    fig = _Canvas((100, 50), (0.0, 1.0), (0.0, 1.0))
+    fig.text(1, 1, f"legend {t}")
+    data = ReportData(
+        submission=f"sub{t}", edition=f"ed{t}", task=f"task{t}",
+        rules=[RuleRow("SUB-10", f"title{t}", "SUB", "error", "failed", text=f"finding{t}\nsecond line"),
+               RuleRow("DESC-02", f"wt{t}", "DESC", "warning", "passed", warning=f"warning{t}")],
+        score_failures=[f"score::mask: fail{t}"],
+        tables=[ScoreTable(f"table{t}", (f"col{t}",), ((f"cell{t}",),), (f"note{t}",))],
+        plots=[Plot(f"plot{t}", fig.to_svg())],
+        worst=[MaskCard(f"probe{t}", "OptimumMCC", 0.5, 0, (MaskPanel(f"caption{t}", "data:image/png;base64,AA=="),))],
+        best=[MaskCard(f"probe2{t}", "OptimumMCC", 0.5, 0, error=f"cannot draw: {t}")],
+        mask_note=f"note{t}", scored=True, errors=[f"error{t}"],
+    )  # fmt: skip
+    page = render_page(data)
+    assert payload not in page
+    code = f"\\u{ord(payload):04x}" if ord(payload) < 0x10000 else f"\\U{ord(payload):08x}"
+    for place in ("sub", "ed", "task", "title", "finding", "warning", "fail", "table", "col", "cell", "note",
+                  "legend ", "plot", "probe", "caption", "cannot draw: ", "error"):  # fmt: skip
+        assert f"{place}x{code}y" in page, place
+    assert "finding" + f"x{code}y" + "\nsecond line" in page  # line breaks of a <pre> are kept
+
+
+@pytest.mark.parametrize("what", ["reference outside the dataset", "index", "journal beside the reference", "symlink"])
+def test_never_overwrites_a_file_the_run_reads(pytester: pytest.Pytester, what: str) -> None:
+    """Issue 17: ``--omfc-html`` named a reference kept outside the dataset root and overwrote it (exit 0).
+    Every output is now refused when it is, or links to, a file the run reads (exit 4, file unchanged)."""
+    sub, index = example_case(pytester.path, rich=False)
+    ref = pytester.path / "refs" / "OpenMFC20_Image-IMDL-ref.csv"
+    ref.parent.mkdir()
+    shutil.copy(pytester.path / "OpenMFC2020" / REF_REL, ref)
+    journal = ref.with_name("OpenMFC20_Image-IMDL-ref-journalmask.csv")
+    journal.write_text("JournalName|StartNodeID|EndNodeID|Operation\n", encoding="utf-8")
+    link = pytester.path / "link.html"
+    link.symlink_to(ref)
+    target = {"reference outside the dataset": ref, "index": index, "journal beside the reference": journal,
+              "symlink": link}[what]  # fmt: skip
+    before = {p: p.read_bytes() for p in (ref, index, journal)}
+    for flag in ("--omfc-html", "--omfc-metrics-json", "--omfc-per-probe-csv"):
+        res = pytester.runpytest("--omfc-submission", str(sub), "--omfc-index", str(index), "-p", "no:cacheprovider",
+                                 "--omfc-reference", str(ref), flag, str(target))  # fmt: skip
+        assert res.ret == pytest.ExitCode.USAGE_ERROR, (flag, res.stdout.str()[-2000:])
+        why = "must not point into the" if what == "index" else "must not overwrite a file the run reads"
+        assert any(f"{flag}: {why}" in line for line in res.errlines), res.errlines
+    assert {p: p.read_bytes() for p in (ref, index, journal)} == before

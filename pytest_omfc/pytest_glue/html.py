@@ -36,6 +36,9 @@ def configure(config: pytest.Config, settings: Settings, path: Path | None, mask
             raise usage_error(f"--omfc-html: must not point into the {kind} directory {directory} (got {path})")
     if path.is_dir():
         raise usage_error(f"--omfc-html: must be a file path (got the directory {path})")
+    from .scoring import refuse_input_overwrite
+
+    refuse_input_overwrite(config, "--omfc-html", path, usage_error)  # index, reference, journal tables...
     config.pluginmanager.register(HtmlReporter(config, settings, path, masks), "omfc-html-reporter")
 
 

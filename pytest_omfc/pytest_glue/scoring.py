@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -258,14 +259,56 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
         reference_columns=columns,
         extra=(("per_probe_csv", paths["omfc_per_probe_csv"]),),
     )
-    _guard_outputs(config, settings, dataset_root, usage_error)
     config.stash[SCORING_KEY] = settings
+    _guard_outputs(config, settings, dataset_root, usage_error)
     config.pluginmanager.register(ScoringReporter(config, settings, only=selected), "omfc-scoring-reporter")
     return settings
 
 
+def run_inputs(config: pytest.Config) -> list[Path]:
+    """Every file the run reads besides the submission and dataset directories: the index, the reference,
+    the scorers' PATH options (journal, node, world tables) and the tables found beside the reference
+    (``<reference stem>-*.csv``).  No output may be one of them (``--omfc-html`` once overwrote a
+    reference kept outside the dataset)."""
+    sub = config.stash.get(SETTINGS_KEY, None)
+    files: list[Path] = [sub.index] if sub is not None and sub.index is not None else []
+    settings = config.stash.get(SCORING_KEY, None)
+    if settings is not None:
+        ref = settings.reference
+        files.append(ref)
+        for name in settings.scorers:
+            values = settings.options_for(name)
+            files += [Path(values[o.key]) for o in SCORERS[name].options
+                      if o.kwargs.get("metavar") == "PATH" and values.get(o.key) is not None]  # fmt: skip
+        stem = ref.name[: -len(ref.suffix)] if ref.suffix else ref.name
+        for prefix in {stem, stem.removesuffix("-ref")}:
+            try:
+                files += sorted(ref.parent.glob(f"{glob_escape(prefix)}-*"))
+            except OSError:
+                pass
+    return files
+
+
+def glob_escape(text: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
+def refuse_input_overwrite(config: pytest.Config, flag: str, path: Path, usage_error: type[Exception]) -> None:
+    """Usage error when ``path`` is (or is a link to) a file the run reads."""
+    for f in run_inputs(config):
+        same = f.resolve() == path.resolve()
+        if not same and path.exists() and f.exists():
+            try:
+                same = os.path.samefile(f, path)
+            except OSError:
+                same = False
+        if same:
+            raise usage_error(f"{flag}: must not overwrite a file the run reads (got {path}, which is {f})")
+
+
 def _guard_outputs(config: pytest.Config, settings: ScoringSettings, dataset_root: Path | None, usage_error: type[Exception]) -> None:
-    """Never write into the submission or the dataset: refuse such output paths up front."""
+    """Never write into the submission or the dataset, nor over a file the run reads: refuse such output
+    paths up front."""
     sub = config.stash.get(SETTINGS_KEY, None)
     guarded = [p.resolve() for p in ((sub.submission if sub else None), dataset_root) if p is not None]
     common = settings.common()
@@ -279,6 +322,8 @@ def _guard_outputs(config: pytest.Config, settings: ScoringSettings, dataset_roo
             raise usage_error(f"{flag}: must not point into the submission or dataset directory {inside} (got {path})")
         if name != "omfc_plots" and path.is_dir():
             raise usage_error(f"{flag}: must be a file path (got the directory {path})")
+        if name != "omfc_plots":
+            refuse_input_overwrite(config, flag, path, usage_error)
 
 
 def score_items(parent: pytest.Collector, sub_name: str, task: Task) -> Iterator[pytest.Item]:

@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..findings import reveal
 from .masks import COLOURS, MaskCard
 
 __all__ = ["Plot", "ReportData", "RuleRow", "ScoreTable", "render_page", "verdict"]
@@ -71,7 +72,9 @@ class ReportData:
 
 
 def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """Every text of the page: invisible and bidi characters shown as escapes (:func:`~..findings.reveal`),
+    then HTML-escaped."""
+    return html.escape(reveal(str(text)), quote=True)
 
 
 def _n(count: int, word: str) -> str:

@@ -22,6 +22,8 @@ from xml.sax.saxutils import escape
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from ..findings import reveal
+
 from .detection import DetectionReport, DetectionResult
 
 __all__ = ["det_svg", "probit", "roc_svg", "write_det_plot", "write_plots", "write_roc_plot"]
@@ -170,7 +172,7 @@ class _Canvas:
                 out.append(f'<polyline points="{pts}" fill="none" stroke="{it.color}" stroke-width="{it.width}"{dash}/>')
             else:
                 out.append(f'<text x="{it.x:.1f}" y="{it.y:.1f}" text-anchor="{it.anchor}" fill="{it.color}">'
-                           f"{escape(it.text)}</text>")  # fmt: skip
+                           f"{escape(reveal(it.text))}</text>")  # fmt: skip
         out.append("</svg>")
         return "\n".join(out) + "\n"
 
