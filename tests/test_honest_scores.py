@@ -127,3 +127,31 @@ def test_forgerynet_spatial_with_no_usable_mask_fails(pytester: pytest.Pytester)
     assert run.outcome.outcome("score::forgerynet-spatial") == "failed"
     assert run.outcome.text("score::forgerynet-spatial").startswith(
         "score::forgerynet-spatial: 0 of 1 reference images scored: no image can be scored")
+
+
+# ---------------------------------------------------------------------------- polarity hints
+
+
+def test_an_inverted_mask_gets_a_polarity_hint(omfc: Any) -> None:
+    """255 for manipulated (the common machine-learning convention): the 8x8 GT square white on black.
+    Its own optimum is MCC 0 (METRICS.md 2.6: every threshold calls all or none of the GT right), the
+    inverted mask's 1; 75 % of the pixels are black.  Before, only an entirely black mask warned."""
+    inverted = np.where(REF == 0, 255, 0).astype(np.uint8)
+    c = MaskCase(omfc, {"0001": REF, "0002": inverted})
+    res = c.run(*NOKERN)
+    assert res.outcome("mask") == "passed", res.text("mask")
+    warnings = [v for k, v in res.props["mask"] if k == "omfc.warning"]
+    assert warnings == [
+        "1 system mask(s) score better inverted (MCC -0.5 or below at some threshold; inverted optimum e.g. 0002 "
+        "1.000): is 255 used for manipulated? the plans use 0 (MASK-08)",
+        "1 system mask(s) are mostly black (over 50% of the scored pixels are 0, e.g. 0002 75%): is 255 used for "
+        "manipulated? the plans use 0 (MASK-08)",
+    ]
+    out = c.case.pytester.runpytest_inprocess(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference), *NOKERN)
+    assert "1 system mask(s) score better inverted" in out.stdout.str()
+
+
+def test_a_right_way_up_mask_gets_no_polarity_hint(omfc: Any) -> None:
+    c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
+    res = c.run(*NOKERN)
+    assert [v for k, v in res.props["mask"] if k == "omfc.warning"] == []

@@ -384,6 +384,25 @@ def _mask_failure(not_scored: Sequence[tuple[str, str]], shown: int = 5) -> str 
     return f"{len(not_scored)} mask(s) could not be scored ({head}{more})"
 
 
+def _polarity_notes(polarity: Sequence[tuple[str, float, float]], shown: int = 3) -> list[str]:
+    """The polarity hints of a run (METRICS.md 2.2: 0 is manipulated): one line each kind, examples named."""
+    from .mask.run import INVERTED_MCC, MOSTLY_BLACK
+
+    out = []
+    inverted = [(t, m) for t, _, m in polarity if not math.isnan(m)]
+    black = [(t, b) for t, b, _ in polarity if b > MOSTLY_BLACK]
+    ask = "is 255 used for manipulated? the plans use 0 (MASK-08)"
+    if inverted:
+        eg = ", ".join(f"{t} {m:.3f}" for t, m in inverted[:shown])
+        out.append(f"{len(inverted)} system mask(s) score better inverted (MCC {INVERTED_MCC} or below at some "
+                   f"threshold; inverted optimum e.g. {eg}): {ask}")  # fmt: skip
+    if black:
+        eg = ", ".join(f"{t} {b:.0%}" for t, b in black[:shown])
+        out.append(f"{len(black)} system mask(s) are mostly black (over {MOSTLY_BLACK:.0%} of the scored pixels "
+                   f"are 0, e.g. {eg}): {ask}")  # fmt: skip
+    return out
+
+
 def _mask_tally(run: Any, rows: Any) -> Tally:
     """Scored of target mask sides among ``rows`` (per-image rows of ``run``), unscored counted by reason."""
     positions = [int(i) for i in rows.index]
@@ -442,6 +461,7 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
     found: dict[tuple[str | None, str], Outcome] = {}
     for run in report.runs:
         failure = _mask_failure(run.not_scored)
+        hints = _polarity_notes(run.polarity)
         for r in run.results:
             rows = run.perimage
             if r.kind in ("q", "qp") and r.query is not None and len(rows):
@@ -452,7 +472,7 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
                 rows = rows.iloc[hit["_row"].to_numpy()]
             tally = _mask_tally(run, rows)
             entry: dict[str, Any] = {"query": r.query, "query_kind": r.kind if r.kind != "all" else "all",
-                     "notes": list(report.notes), "reference_column": report.reference_column,
+                     "notes": [*report.notes, *hints], "reference_column": report.reference_column,
                      "metrics": {k: _plain(v) for k, v in r.aggregate.items()},
                      "stddev": {k: _plain(v) for k, v in r.stddev.items()},
                      "per_probe": _per_probe(rows, inputs)}  # fmt: skip
@@ -461,6 +481,7 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
             for k, v in metrics.items():
                 props.append((k, v if isinstance(v, (str, int)) and not isinstance(v, bool) else (math.nan if v is None else float(v))))
             props.append(("count.not_scored", len(run.not_scored)))
+            props += [("omfc.warning", h) for h in hints]
             found[(r.query, r.kind)] = ScoreResult(entry, props, failure, tally)
     out: list[Outcome] = []
     for query, qkind in inp.queries or ((None, "all"),):

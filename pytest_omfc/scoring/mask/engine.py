@@ -415,6 +415,13 @@ class ThresholdTable:
             out = (tp * tn - fp * fn) / denom
         return np.where(degenerate, 0.0, out)
 
+    def black_fraction(self) -> float:
+        """Share of the scored pixels whose system value is 0 (called manipulated at every threshold)."""
+        if self.n == 0:
+            return math.nan
+        at = np.flatnonzero(self.thresholds >= 0)
+        return float(self.tp[at[0]] + self.fp[at[0]]) / self.n if at.size and self.thresholds[at[0]] == 0 else 0.0
+
     def nmm(self) -> NDArray[np.float64]:
         """max(-1, (TP - FN - FP)/(TP + FN)); NaN without GT pixels."""
         if self.positives == 0:

@@ -134,6 +134,9 @@ class MaskRun:
     sides: int = 0  # target mask sides of the run (trials, or probe + donor sides for splice)
     codes: tuple[tuple[str | None, ...], ...] = ()  # per side ("" or p, d), per per-image row: NOT_SCORED code
     descriptions: Mapping[str, str] = field(default_factory=dict)  # code -> what the count says ("have ...")
+    #: scored sides whose system mask looks inverted (255 for manipulated): (trial, share of black pixels,
+    #: the optimum MCC the inverted mask would reach, or NaN when only the black share is suspicious)
+    polarity: tuple[tuple[str, float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -198,6 +201,14 @@ NOT_SCORED: dict[str, str] = {
     "path": "name a mask outside its directory",
     "engine": "have journal values the engine refuses",
 }
+#: Polarity hints (the plans: 0 is manipulated, 255 not; machine-learning tools often write the opposite).
+#: A system mask is "mostly black" when over half of its scored pixels are 0: manipulated regions of MFC
+#: probes cover a small part of the image, so such a mask is inverted or marks nearly everything.  A probe
+#: "scores better inverted" when its MCC reaches INVERTED_MCC or below at some threshold and the inverted
+#: mask's optimum (minus that minimum) would beat the mask's own optimum.
+MOSTLY_BLACK = 0.5
+INVERTED_MCC = -0.5
+
 FAILURES = frozenset({"other-column", "reference", "system", "rule", "path", "engine"})
 
 #: One side's outcome: (score, code, reason); code and reason are None when it was scored.
@@ -643,6 +654,7 @@ def _score_run(
     columns: dict[str, list[Any]] = {}
     not_scored: list[tuple[str, str]] = []
     reasons: dict[str, int] = {}
+    polarity: list[tuple[str, float, float]] = []
     codes: dict[str, list[str | None]] = {s: [None] * n for s in sides}
     scores_by_side: dict[str, list[MaskScore | None]] = {s: [] for s in sides}
     missing_by_side: dict[str, list[bool]] = {s: [] for s in sides}
@@ -667,6 +679,12 @@ def _score_run(
         reason_col = "NotScoredReason" if not side else ("ProbeNotScoredReason" if side == "p" else "DonorNotScoredReason")
         row[reason_col] = "" if scored else (reason or "")
         codes[side][i] = code
+        if scored and score is not None and score.table is not None and score.optimum is not None:
+            black, worst = score.table.black_fraction(), float(np.nanmin(score.table.mcc(), initial=np.inf))
+            inverted = worst <= INVERTED_MCC and -worst > (_num(score.optimum.mcc) or 0.0)
+            if inverted or black > MOSTLY_BLACK:
+                label = _trial_label(records[i], key) + (f" ({'probe' if side == 'p' else 'donor'})" if side else "")
+                polarity.append((label, black, -worst if inverted else math.nan))
         if code is not None:
             reasons[code] = reasons.get(code, 0) + 1
         if code in failures:
@@ -773,7 +791,7 @@ def _score_run(
     del scored_cols
     return MaskRun(qm_query, perimage, journal_out, tuple(results), tuple(not_scored),
                    tuple(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))), len(outcomes),
-                   tuple(tuple(codes[s]) for s in sides), describe)
+                   tuple(tuple(codes[s]) for s in sides), describe, tuple(polarity))
 
 
 def default_jobs() -> int:
