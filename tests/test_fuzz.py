@@ -32,6 +32,7 @@ from typing import Any
 import h5py
 import numpy as np
 import pytest
+from fuzz_support import EXAMPLES
 from fuzz_support import IMDL_MASK
 from fuzz_support import PROV_PROBES
 from fuzz_support import VIDEO_MASK
@@ -288,6 +289,39 @@ def test_fuzz_png_mask(runner: Runner, fresh: Callable[[], Path], mutation: tupl
     mask = built.submission / IMDL_MASK
     mask.write_bytes(mutate_png(mask.read_bytes(), *mutation))
     judge(runner, built)
+
+
+def _rules_and_scorer_agree(root: Path) -> None:
+    """Issue 17's property on a scored run: a mask file a rule fails (MASK-03..07, errors) is never
+    scored, and one that no rule fails is scored (the reference is valid, so nothing else stops it)."""
+    junit, doc = verdicts(root / "j.xml"), json.loads((root / "m.json").read_text())
+    rejected = [rid for rid in ("MASK-03", "MASK-04", "MASK-05", "MASK-06", "MASK-07") if junit.get(rid, ("passed",))[0] == "failure"]
+    mask = next(r for r in doc["results"] if r["scorer"] == "mask")
+    row = next(r for r in mask["per_probe"] or [] if r["ProbeFileID"] == "OpenMFC2020_0101")
+    if rejected:
+        assert row["Scored"] == "N" and (row["NotScoredReason"] or "").startswith("MASK-0"), (rejected, row)
+    else:
+        assert row["Scored"] == "Y", f"no MASK rule failed the mask but it was not scored: {row['NotScoredReason']!r}"
+    item = junit.get("mask", ("absent", "", False))
+    assert "could not run" not in item[1], item
+
+
+@example(mutation=PNG_BOMB)
+@given(mutation=png_mutation)
+def test_fuzz_png_mask_rules_and_scorer_agree(runner: Runner, fresh: Callable[[], Path], mutation: tuple[Any, ...]) -> None:
+    """The PNG mutations, scored against the example's reference: the run still has every property of
+    :func:`judge`, and the mask scorer agrees with the MASK rules about the mutated file."""
+    root = fresh()
+    built = imdl(root)
+    shutil.copytree(EXAMPLES / "datasets" / "OpenMFC2020" / "reference", root / "dataset" / "reference")
+    mask = built.submission / IMDL_MASK
+    mask.write_bytes(mutate_png(mask.read_bytes(), *mutation))
+    try:
+        judge(runner, built, "--omfc-reference", "reference/IMDL/OpenMFC20_Image-IMDL-ref.csv", "--omfc-metrics-json",
+              str(root / "m.json"), "--junitxml", str(root / "j.xml"), "--omfc-score", "mask")  # fmt: skip
+        _rules_and_scorer_agree(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 # ------------------------------------------------------------------ HDF5 (MFC2019 video masks)

@@ -640,7 +640,7 @@ def oopix_04(ctx: Submission) -> Report:
 
 
 def rejected_masks(ctx: Submission) -> dict[str, str]:
-    """Every system mask file that a file rule fails with an error, as ``{absolute path: "MASK-0x: ..."}``.
+    """Every system mask file that a file rule (MASK-03..07) fails with an error, as ``{absolute path: "MASK-0x: ..."}``.
 
     The mask scorer does not score these (the trial is "not scored: MASK-04 ..."), so a file the rules
     reject is never scored and a file they accept is read by the scorer through the same header pass
@@ -664,7 +664,7 @@ def rejected_masks(ctx: Submission) -> dict[str, str]:
     out: dict[str, str] = {}
 
     def reject(rows: pd.DataFrame, rid: str, message: Any) -> None:
-        for ref in rows.itertuples(index=False):
+        for ref in rows.itertuples(index=True):
             if ref.path:
                 out.setdefault(os.path.abspath(ref.path), f"{rid}: {_show(ref.name)} {message(ref)}")
 
@@ -680,6 +680,20 @@ def rejected_masks(ctx: Submission) -> dict[str, str]:
     if error("MASK-05"):
         reject(ok[((ok["colour"] != 0) | ok["trns"]).to_numpy()], "MASK-05",
                lambda r: f"must be single-channel grey (got {png.colour_name(int(r.colour), bool(r.trns))})")
+    if error("MASK-06"):
+        for side in facts.columns:
+            try:
+                ew, eh = _index_dims(ctx, facts, side)
+            except Unavailable:
+                continue
+            rows = ok.index.to_numpy()[(ok["side"] == side).to_numpy()]
+            w, h = facts.refs.loc[rows, "width"].to_numpy(), facts.refs.loc[rows, "height"].to_numpy()
+            known = ~np.isnan(ew[rows]) & ~np.isnan(eh[rows])
+            bad = rows[known & ((w != ew[rows]) | (h != eh[rows]))]
+            want = {int(i): f"{int(ew[i])}x{int(eh[i])}" for i in bad}
+            reject(facts.refs.loc[bad], "MASK-06",
+                   lambda r, side=side: f"is {r.width}x{r.height}, {side} is {want[int(r.Index)]}: must be "
+                                        f"{want[int(r.Index)]} (got {r.width}x{r.height})")  # fmt: skip
     if error("MASK-07"):
         reject(ok[(ok["bit_depth"] > 8).to_numpy()], "MASK-07",
                lambda r: f"must use one byte per pixel, 8 bits or fewer (got {r.bit_depth}-bit samples)")

@@ -347,7 +347,7 @@ MASK_OPTIONS: tuple[ScorerOption, ...] = (
                  "--nspx", -1, bounded(integer, lambda v: -1 <= v <= 255, "an integer from -1 to 255"), "nspx"),
     ScorerOption("--omfc-per-probe-pixel-no-score", "omfc_per_probe_pixel_no_score", {"action": "store_true", "help": "take the no-score value of each probe from ProbeOptOutPixelValue (DonorOptOutPixelValue)"},
                  "-pppns", False, flag, "pppns"),
-    ScorerOption("--omfc-jpeg2000", "omfc_jpeg2000", {"choices": ["auto", "yes", "no"], "help": "JPEG 2000 bit-plane references: auto (default) uses them when the reference has ProbeBitPlaneMaskFileName"},
+    ScorerOption("--omfc-jpeg2000", "omfc_jpeg2000", {"choices": ["auto", "yes", "no"], "help": "JPEG 2000 bit-plane references: auto (default) uses them when ProbeBitPlaneMaskFileName names a file for at least as many targets as ProbeMaskFileName (MediScore: PNG unless --jpeg2000)"},
                  "--jpeg2000", "auto", _one_of(("auto", "yes", "no"))),
     ScorerOption("--omfc-dask", "omfc_dask", {"metavar": "ADDRESS", "help": "score masks on a dask.distributed scheduler (tcp://host:8786) or 'local' (a LocalCluster); needs pytest-omfc[dask]"},
                  "", None, bounded(lambda v: str(v).strip(), lambda v: 0 < len(v) <= 1000, "a scheduler address or 'local'")),
