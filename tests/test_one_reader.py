@@ -173,3 +173,13 @@ def test_an_overflowing_json_number_is_a_prov02_finding(omfc: Any) -> None:
     assert res.outcome("PROV-02") == "failed"
     assert "must be valid JSON with numbers a double can hold (got 1e400, which overflows)" in res.text("PROV-02")
     assert res.outcome("provenance") == "failed"
+
+
+def test_a_fifo_as_journal_table_fails_the_item_and_never_hangs(tmp_path: Path) -> None:
+    """Scorers' tables (journal, node, world) are read by merge.read_table, which stats before opening."""
+    from pytest_omfc.scoring.merge import ScoringError, read_table
+
+    fifo = tmp_path / "x-journalmask.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(ScoringError, match=r"must be a regular file \(got a FIFO\)"):
+        read_table(fifo, "journal mask table")

@@ -23,6 +23,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from ..paths import not_regular
+
 __all__ = [
     "SCORE_COLUMN",
     "TARGET_COLUMN",
@@ -142,8 +144,11 @@ def normalize_task(task: str) -> str:
 def read_table(path: str | Path, what: str = "table") -> pd.DataFrame:
     """Read a pipe-separated MediFor table with every column as a string."""
     p = Path(path)
-    if not p.is_file():
+    kind = not_regular(p)  # stat only: a FIFO is never opened (it would block)
+    if kind == "no such file":
         raise ScoringError(f"{what} file not found: {p}")
+    if kind is not None:
+        raise ScoringError(f"{what} {p} must be a regular file (got {kind})")
     try:
         df = pd.read_csv(p, sep="|", dtype=str, keep_default_na=False, na_filter=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
