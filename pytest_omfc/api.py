@@ -108,15 +108,23 @@ def _queries(query: Any, query_manipulation: Any, query_partition: Any) -> tuple
 
 
 def _rejected_files(sub: Submission) -> Callable[[], Mapping[str, str]]:
-    """The system files the rules fail (MASK-03/04/05/07), computed once when a scorer first asks."""
+    """The system files the rules fail with an error (masks: MASK-03..07; provenance JSONs: PROV-02..10),
+    computed once, when a scorer first asks."""
     memo: list[Mapping[str, str]] = []
 
     def rejected() -> Mapping[str, str]:
         if not memo:
-            from .rules.mask import rejected_masks
+            from .editions import Task
 
             try:
-                memo.append(rejected_masks(sub))
+                if sub.task in (Task.PF, Task.PG):
+                    from .rules.prov import rejected_jsons
+
+                    memo.append(rejected_jsons(sub))
+                else:
+                    from .rules.mask import rejected_masks
+
+                    memo.append(rejected_masks(sub))
             except Exception:  # noqa: BLE001  the rules report their own trouble; scoring goes on
                 memo.append({})
         return memo[0]

@@ -183,3 +183,15 @@ def test_a_fifo_as_journal_table_fails_the_item_and_never_hangs(tmp_path: Path) 
     os.mkfifo(fifo)
     with pytest.raises(ScoringError, match=r"must be a regular file \(got a FIFO\)"):
         read_table(fifo, "journal mask table")
+
+
+def test_a_json_off_the_schema_is_not_scored_naming_the_rule(omfc: Any) -> None:
+    """PROV-03 (the schema MediScore enforces) fails a filtering JSON whose node lacks ``file``: the scorer
+    does not score that trial but names PROV-03, where before it scored what it could read."""
+    doc = _ranked(55)
+    del doc["nodes"][5]["file"]
+    c = ProvCase(omfc, "provenancefiltering", json.dumps(doc).encode())
+    res = c.run()
+    assert res.outcome("PROV-03") == "failed"
+    assert res.outcome("provenance") == "failed"
+    assert "PROV-03: p-test_1/jsons/s0.json nodes[5]: " in res.first_line("provenance")

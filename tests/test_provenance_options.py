@@ -101,5 +101,7 @@ def test_missing_filtering_json_fails_naming_the_trial(omfc: Any) -> None:
     assert res.outcome("provenance") == "failed"
     first = res.first_line("provenance")
     assert first.startswith(f"score::provenance: 0 of 1 trials scored. 1 trial(s) could not be scored (trial {PROBE} 'jsons/s0.json': "), first
-    assert first.endswith("trial not scored (PROV-02))") and "Traceback" not in res.text("provenance")
+    # the rules' verdict (PROV-02) reaches the scorer: the trial is not scored, naming the rule (issue 17)
+    assert "'jsons/s0.json': PROV-02: p-test_1/jsons/s0.json must name an existing JSON file" in first, first
+    assert first.endswith("trial not scored)") and "Traceback" not in res.text("provenance")
     assert doc["results"][0]["not_scored"][0]["ProvenanceProbeFileID"] == PROBE

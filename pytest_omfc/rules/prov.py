@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import weakref
 from dataclasses import dataclass
 from dataclasses import field
@@ -856,3 +857,48 @@ def prov_18(ctx: Submission) -> Report:
     and is skipped, naming IDX-06, when the one-to-one correspondence fails.
     """
     return Report(headline="the system output corresponds one-to-one with the index (IDX-06)")
+
+
+# --------------------------------------------------------------------------- the scorer's view of the same files
+
+
+def rejected_jsons(ctx: Submission) -> dict[str, str]:
+    """Every system JSON that PROV-02, -03 or -04 fails with an error, as ``{absolute path: "PROV-0x: ..."}``.
+
+    The provenance scorer does not score these trials (their reason names the rule), so a JSON the rules
+    find unreadable or off-schema is never scored, and one they accept is read by the same strict reader
+    (:mod:`..jsonio`).
+    Rules that do not apply to the edition, or are warnings there, do not reject a file.
+    """
+    from ..registry import REGISTRY
+
+    try:
+        data = prov_data(ctx)
+    except Unavailable:
+        return {}
+
+    def error(rid: str) -> bool:
+        rule = REGISTRY[rid]
+        return rule.applies(ctx.group, ctx.task) and rule.severity_for(ctx.group) is Severity.ERROR
+
+    # The rules that decide whether the file can be read as MediScore reads it: PROV-02 (JSON) and the
+    # schema MediScore enforces (PROV-03/04).  The plans' node-data rules (PROV-06 fileid, PROV-07 index
+    # names, PROV-08 unique ids, PROV-09/10 links) fail validation but do not stop MediScore-compatible
+    # scoring: MediScore's own test graphs carry no fileid, and the scorer names a link it cannot resolve.
+    checks: list[tuple[str, Callable[[Facts], Tally]]] = [("PROV-03" if ctx.task is PF else "PROV-04", lambda f: f.schema)]
+    live = [(rid, pick) for rid, pick in checks if error(rid)]
+    out: dict[str, str] = {}
+    for e in data.entries:
+        if e.path is None or e.excused:
+            continue
+        key = os.path.abspath(e.path)
+        if e.problem is not None:
+            if error("PROV-02"):
+                out.setdefault(key, f"PROV-02: {e.display} {e.problem}")
+            continue
+        for rid, pick in live:
+            tally = pick(e.facts) if e.facts is not None else Tally()
+            if tally.count:
+                out.setdefault(key, f"{rid}: {e.display} {tally.where}: {tally.note}")
+                break
+    return out

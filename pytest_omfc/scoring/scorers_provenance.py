@@ -271,7 +271,8 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
     try:
         ref = read_table(inp.reference, "provenance reference")
         tables: dict[str, Any] = {"index": inp.index, "reference": ref, "node": node, "world": world,
-                                  "system": inp.system.df, "ref_dir": _journal_root(inp, ref), "sys_dir": inp.submission}  # fmt: skip
+                                  "system": inp.system.df, "ref_dir": _journal_root(inp, ref), "sys_dir": inp.submission,
+                                  "rejected": inp.rejected() if inp.rejected is not None else None}  # fmt: skip
         if inp.task is Task.PG:
             return [_graph_result(score_graph_building(**tables, direct=bool(opts.get("direct")),
                                                        undirected=bool(opts.get("undirected")), convention=convention,

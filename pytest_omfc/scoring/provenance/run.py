@@ -11,8 +11,9 @@ or DataFrames; paths inside them are relative to ``ref_dir`` / ``sys_dir``.
 from __future__ import annotations
 
 import math
+import os
 import numbers
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -294,13 +295,26 @@ def _node_groups(node: pd.DataFrame) -> dict[str, list[NodeRow]]:
     return groups
 
 
-def _read_system(sys_dir: Path, rel: str, max_bytes: int) -> Any:
+class RejectedByRule(JsonReadError):
+    """A PROV rule fails this JSON (the text names it): the trial is not scored, as the rules say."""
+
+
+def _read_system(sys_dir: Path, rel: str, max_bytes: int, rejected: Mapping[str, str] | None = None) -> Any:
     if not rel.strip():
         raise JsonReadError("ProvenanceOutputFileName is blank (PROV-01)")
     path, why = resolve_inside(sys_dir, rel)
     if path is None:
         raise JsonReadError(f"ProvenanceOutputFileName {why}")
+    if rejected and os.path.abspath(path) in rejected:
+        raise RejectedByRule(rejected[os.path.abspath(path)])
     return read_json(path, max_bytes)
+
+
+def _unread(pid: str, out: str, exc: Exception) -> TrialReason:
+    """The reason of a trial whose JSON was not used: the rule that rejected it, or PROV-02's."""
+    if isinstance(exc, RejectedByRule):
+        return TrialReason(pid, out, f"{exc}: trial not scored", False)
+    return TrialReason(pid, out, f"{exc}: trial not scored (PROV-02)", False)
 
 
 def _unresolved(g: list[NodeRow] | None, journal: Journal) -> str | None:
@@ -364,6 +378,7 @@ def score_graph_building(
     mappings: bool = True,
     max_json_bytes: int = MAX_JSON_BYTES,
     progress: Callable[[int, int], None] | None = None,
+    rejected: Mapping[str, str] | None = None,
 ) -> GraphBuildingResult:
     """Score a graph-building run (METRICS.md 3.1-3.3), as MediScore's ``-d``/``-u``/``-c`` allow.
 
@@ -415,11 +430,9 @@ def score_graph_building(
                 )
             )
         try:
-            sg = system_graph(_read_system(sys_dir, out, max_json_bytes), out)
+            sg = system_graph(_read_system(sys_dir, out, max_json_bytes, rejected), out)
         except (JsonReadError, GraphInputError) as exc:
-            reasons.append(
-                TrialReason(pid, out, f"{exc}: trial not scored (PROV-02)", False)
-            )
+            reasons.append(_unread(pid, out, exc))
             continue
         rg = reference_graph(journal, present, t.ProvenanceProbeFileName, direct, convention)
         if direct and convention == "plan":
@@ -580,6 +593,7 @@ def score_filtering(
     mappings: bool = True,
     max_json_bytes: int = MAX_JSON_BYTES,
     progress: Callable[[int, int], None] | None = None,
+    rejected: Mapping[str, str] | None = None,
 ) -> FilteringResult:
     """Score a filtering run (METRICS.md 3.4): NodeRecallAt50/100/200/300 per node type.
 
@@ -629,12 +643,10 @@ def score_filtering(
         exclude = {t.ProvenanceProbeFileName} if plan else set()
         try:
             files, scores, conf = _sys_nodes(
-                _read_system(sys_dir, out, max_json_bytes), out
+                _read_system(sys_dir, out, max_json_bytes, rejected), out
             )
         except (JsonReadError, GraphInputError) as exc:
-            reasons.append(
-                TrialReason(pid, out, f"{exc}: trial not scored (PROV-02)", False)
-            )
+            reasons.append(_unread(pid, out, exc))
             continue
         if not files:
             reasons.append(
