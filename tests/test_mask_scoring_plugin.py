@@ -281,8 +281,9 @@ def test_qm_without_journal_fails_with_the_reason(omfc: Any) -> None:
 def test_wrong_size_message_as_the_readme_quotes_it(omfc: Any) -> None:
     c = MaskCase(omfc, {"0001": REF, "0002": WRONG_SIZE})
     first = c.run(*NOKERN).first_line("mask")
-    assert first == ("score::mask: 1 mask(s) could not be scored (0002: 0002.png: "
-                     "size 8x8 (HxW) differs from the reference's 16x16)"), first
+    # MASK-06 fails the file, so the scorer names the rule's verdict (issue 17: rules and scorer agree)
+    assert first == ("score::mask: 1 mask(s) could not be scored (0002: MASK-06: mask/0002.png is 8x8, probe is "
+                     "16x16: must be 16x16 (got 8x8))"), first
 
 
 # ---------------------------------------------------------------------------- splice, xdist, ini
