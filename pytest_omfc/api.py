@@ -30,7 +30,8 @@ from .paths import not_regular
 from .scoring import scorers as _scorers  # noqa: F401  (registers detection, mask, provenance)
 from .scoring import scorers_temporal as _scorers_temporal  # noqa: F401  (registers temporal)
 from .scoring import scorers_forgerynet as _scorers_forgerynet  # noqa: F401  (registers the ForgeryNet scorers)
-from .scoring.merge import ScoringError, partition_query
+from .scoring.errors import ScoringError
+from .scoring.merge import partition_query
 from .scoring.registry import (
     SCORERS,
     NotScored,

@@ -82,6 +82,7 @@ import pandas as pd
 from .bootstrap import bootstrap_ci
 from .conventions import CONVENTION_DIFFERENCES, ConventionDifference, convention_table
 from .curves import TIE_ATOL, curve_from_counts, sorted_groups
+from .errors import QueryError, SetupError, SubmissionError, Undefined
 from .merge import (
     RESPONSE_COLUMN,
     SCORE_COLUMN,
@@ -362,26 +363,26 @@ def score_trials(
     ``responded`` its numerator (default: the number of scored trials).
     """
     if convention not in DEFAULT_FAR_STOP:
-        raise ScoringError(f"unknown convention {convention!r}; use 'mediscore' or 'plan'")
+        raise SetupError(f"unknown convention {convention!r}; use 'mediscore' or 'plan'")
     far = DEFAULT_FAR_STOP[convention] if far_stop is None else float(far_stop)
     if not 0.0 <= far <= 1.0:
-        raise ScoringError(f"far_stop must lie in [0, 1], got {far}")
+        raise SetupError(f"far_stop must lie in [0, 1], got {far}")
     if ci and not 0.0 < ci_level < 1.0:
-        raise ScoringError(f"ci_level must lie strictly between 0 and 1, got {ci_level}")
+        raise SetupError(f"ci_level must lie strictly between 0 and 1, got {ci_level}")
     if ci and n_bootstrap < 1:
-        raise ScoringError(f"n_bootstrap must be positive, got {n_bootstrap}")
+        raise SetupError(f"n_bootstrap must be positive, got {n_bootstrap}")
     s = np.asarray(scores, dtype=float)
     y = np.asarray(is_target, dtype=bool)
     if s.shape != y.shape or s.ndim != 1:
-        raise ScoringError("scores and is_target must be 1-d and of equal length")
+        raise SetupError("scores and is_target must be 1-d and of equal length")
     if np.isnan(s).any():
-        raise ScoringError(f"{int(np.isnan(s).sum())} trial score(s) are NaN")
+        raise SubmissionError(f"{int(np.isnan(s).sum())} trial score(s) are NaN")
     where = "all trials" if query is None else f"{query_kind} query {query!r}"
     n_t = int(y.sum())
     n_nt = int(y.size - n_t)
     if strict and (n_t == 0 or n_nt == 0):
         what = "no trials" if y.size == 0 else ("no target trials" if n_t == 0 else "no non-target trials")
-        raise ScoringError(f"{where}: {what} (targets={n_t}, non-targets={n_nt}); AUC/EER are undefined")
+        raise Undefined(f"{where}: {what} (targets={n_t}, non-targets={n_nt}); AUC/EER are undefined")
 
     metrics: dict[str, float | None] = dict.fromkeys(METRIC_COLUMNS)
     metrics["FAR_STOP"] = far
@@ -402,7 +403,7 @@ def score_trials(
                     s, y, ci_level=ci_level, metric_fns=fns, n_iter=n_bootstrap, seed=seed, method=bootstrap
                 )
             except ValueError as exc:
-                raise ScoringError(str(exc)) from None
+                raise Undefined(str(exc)) from None
             metrics["AUC_CI_LOWER"], metrics["AUC_CI_UPPER"] = bounds["AUC"]
             metrics["AUC_CI_LOWER@FAR"], metrics["AUC_CI_UPPER@FAR"] = bounds["AUC@FAR"]
             metrics["CDR_CI_LOWER@FAR"], metrics["CDR_CI_UPPER@FAR"] = bounds["CDR@FAR"]
@@ -423,7 +424,7 @@ def _as_query_list(q: str | Sequence[str] | None, name: str) -> list[str] | None
         return None
     items = [q] if isinstance(q, str) else list(q)
     if not items or not all(isinstance(x, str) and x.strip() for x in items):
-        raise ScoringError(f"{name} must be a non-empty query string or a list of them")
+        raise QueryError(f"{name} must be a non-empty query string or a list of them")
     return items
 
 
@@ -451,7 +452,7 @@ def score_detection(
     given = [n for n, v in (("query", query), ("query_manipulation", query_manipulation),
                             ("query_partition", query_partition)) if v is not None]  # fmt: skip
     if len(given) > 1:
-        raise ScoringError(f"{' and '.join(given)} are mutually exclusive (MediScore -q/-qm/-qp)")
+        raise QueryError(f"{' and '.join(given)} are mutually exclusive (MediScore -q/-qm/-qp)")
     trials = merge_trials(index, reference, system, task=task, convention=convention)
     sys_response = "tr" if optout else "all"
     far = DEFAULT_FAR_STOP.get(convention, 0.1) if far_stop is None else float(far_stop)
@@ -492,7 +493,7 @@ def score_detection(
     else:
         if isinstance(journal, str):
             if journal != "auto":
-                raise ScoringError(f"journal must be 'auto', None or JournalTables, not {journal!r}")
+                raise SetupError(f"journal must be 'auto', None or JournalTables, not {journal!r}")
             journal_tables = (
                 find_journal_tables(reference) if isinstance(reference, (str, Path)) else None
             )
@@ -509,7 +510,7 @@ def score_detection(
             jobs = [(q, "qm") for q in _as_query_list(query_manipulation, "query_manipulation") or []]
         else:
             if not isinstance(query_partition, str) or not query_partition.strip():
-                raise ScoringError("query_partition must be one non-empty query string")
+                raise QueryError("query_partition must be one non-empty query string")
             jobs = [(q, "qp") for q in partition_query(query_partition)]
         typed = typed_frame(jframe)
         report_results = [

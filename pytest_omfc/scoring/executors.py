@@ -12,7 +12,7 @@ opens one :class:`Executor` and calls its :meth:`Executor.map`, so that a cluste
   ``jobs`` is None or 1: one worker would only add overhead), one thread each, no dashboard, started on
   the first map and closed with the executor.
 * ``dask="tcp://host:8786"`` (any other string): the scheduler of an existing cluster.  A scheduler that
-  cannot be reached within ``connect_timeout`` seconds is a :class:`ScoringError` naming the address.
+  cannot be reached within ``connect_timeout`` seconds is an :class:`~.errors.ExecutionError` naming the address.
 
 The workers open the files the items name, so they must see the same paths as this process: a shared
 file system, or the same mount at the same place on every worker; paths are sent as absolute paths.
@@ -26,7 +26,7 @@ submitted and not yet yielded (default: twice the workers), and each result is h
 every earlier one has been.  A 16,000-mask run therefore never holds 16,000 pending futures or results
 inside the executor.
 
-dask is an optional extra: without it ``dask=...`` raises :class:`ScoringError` saying what to install.
+dask is an optional extra: without it ``dask=...`` raises an :class:`~.errors.ExecutionError` saying what to install.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from concurrent.futures.process import BrokenProcessPool
 from itertools import chain, islice
 from typing import Any, Protocol, TypeVar
 
-from .merge import ScoringError
+from .errors import ExecutionError
 
 __all__ = ["DASK_INSTALL", "LOCAL", "Executor", "check_dask", "map_ordered"]
 
@@ -73,7 +73,7 @@ def check_dask(dask: str | None) -> None:
     if dask is None:
         return
     if not isinstance(dask, str) or not dask.strip() or not dask.strip().isprintable():
-        raise ScoringError(
+        raise ExecutionError(
             f"dask must be '{LOCAL}' or a scheduler address such as tcp://host:8786 (got {_line(repr(dask), 80)})"
         )
 
@@ -89,7 +89,7 @@ class Executor:
     def __init__(self, *, jobs: int | None = 1, dask: str | None = None, connect_timeout: float = 10.0) -> None:
         check_dask(dask)
         if jobs is not None and jobs < 1:
-            raise ScoringError(f"jobs must be >= 1 (got {jobs})")
+            raise ExecutionError(f"jobs must be >= 1 (got {jobs})")
         self.jobs = jobs
         self.dask = dask.strip() if dask is not None else None
         self.connect_timeout = connect_timeout
@@ -120,11 +120,11 @@ class Executor:
 
         ``fn`` must be a module-level function (it is pickled by reference) and should not raise: an
         exception it raises is re-raised here.  Executor failures (a dead process pool, an unreachable
-        scheduler, a lost worker) become :class:`ScoringError`.  Nothing starts while ``items`` is empty;
+        scheduler, a lost worker) become :class:`~.errors.ExecutionError`.  Nothing starts while ``items`` is empty;
         a single item runs in this process unless dask was asked for.
         """
         if window is not None and window < 1:
-            raise ScoringError(f"window must be >= 1 (got {window})")
+            raise ExecutionError(f"window must be >= 1 (got {window})")
         it = iter(items)
         head = list(islice(it, 2))
         if not head:
@@ -149,7 +149,7 @@ class Executor:
             yield from _windowed(submit, items, window or 2 * jobs)
         except BrokenProcessPool as exc:
             self.close()
-            raise ScoringError(f"a scoring process died ({_line(exc)}); try fewer jobs") from None
+            raise ExecutionError(f"a scoring process died ({_line(exc)}); try fewer jobs") from None
 
     def _connect(self) -> Any:
         """The dask Client (started once): a new LocalCluster, or the scheduler at ``self.dask``."""
@@ -169,12 +169,12 @@ class Executor:
                 self._client = distributed.Client(self._cluster, timeout=timeout)
             except (OSError, RuntimeError, TimeoutError) as exc:
                 self.close()
-                raise ScoringError(f"dask: cannot start a LocalCluster of {workers} workers ({_line(exc)})") from None
+                raise ExecutionError(f"dask: cannot start a LocalCluster of {workers} workers ({_line(exc)})") from None
             return self._client
         try:
             self._client = distributed.Client(address, timeout=timeout)
         except (OSError, TimeoutError, ValueError, TypeError) as exc:
-            raise ScoringError(
+            raise ExecutionError(
                 f"dask: cannot connect to the scheduler at {address!r} within {timeout:g} s "
                 f"({type(exc).__name__}: {_line(exc)})"
             ) from None
@@ -182,7 +182,7 @@ class Executor:
             self._client.wait_for_workers(1, timeout=timeout)
         except (OSError, TimeoutError) as exc:
             self.close()
-            raise ScoringError(
+            raise ExecutionError(
                 f"dask: the scheduler at {address!r} has no workers within {timeout:g} s ({_line(exc)})"
             ) from None
         return self._client
@@ -199,17 +199,17 @@ class Executor:
         try:
             yield from _windowed(submit, items, window or 2 * threads)
         except ImportError as exc:  # raised on a worker that lacks the scorer's module
-            raise ScoringError(
+            raise ExecutionError(
                 f"dask: a worker of {address!r} cannot import the scorer ({_line(exc)}); "
                 "install pytest-omfc on the workers"
             ) from None
         except (OSError, TimeoutError, CancelledError) as exc:
-            raise ScoringError(
+            raise ExecutionError(
                 f"dask: the cluster at {address!r} failed ({type(exc).__name__}: {_line(exc)})"
             ) from None
         except Exception as exc:
             if isinstance(killed, type) and isinstance(exc, killed):
-                raise ScoringError(f"dask: a worker of {address!r} died while scoring ({_line(exc)})") from None
+                raise ExecutionError(f"dask: a worker of {address!r} died while scoring ({_line(exc)})") from None
             raise
 
 
@@ -246,5 +246,5 @@ def _import_distributed() -> Any:
     try:
         import distributed  # optional, and slow to import: only when asked for
     except ImportError:
-        raise ScoringError(f"dask scoring needs dask.distributed: {DASK_INSTALL}") from None
+        raise ExecutionError(f"dask scoring needs dask.distributed: {DASK_INSTALL}") from None
     return distributed

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..paths import not_regular
+from .errors import QueryError, ScoringError, SetupError, SubmissionError, Undefined
 
 __all__ = [
     "SCORE_COLUMN",
@@ -41,6 +42,8 @@ __all__ = [
     "normalize_task",
     "partition_query",
     "read_table",
+    "require",
+    "as_frame",
     "select_query",
     "typed_frame",
 ]
@@ -88,14 +91,6 @@ _KEEP_PROBESTATUS_PLAN = frozenset({"Processed", "OptOutLocalization", "OptOutTe
 _BOOL_STRINGS = {"True": True, "TRUE": True, "true": True, "False": False, "FALSE": False, "false": False}
 
 
-class ScoringError(Exception):
-    """Input cannot be scored; the message says what is wrong and where.
-
-    Raised instead of letting ``KeyError``/pandas errors escape, so that callers
-    (the pytest plugin) can turn it into a skip or a failure with a useful text.
-    """
-
-
 @dataclass(frozen=True)
 class JournalTables:
     """The two journal tables that sit beside a reference (METRICS.md 1.10)."""
@@ -136,37 +131,44 @@ def normalize_task(task: str) -> str:
     try:
         return _TASK_ALIASES[norm]
     except KeyError:
-        raise ScoringError(
+        raise SetupError(
             f"unknown detection task {task!r}; expected one of {sorted(TASK_KEYS)}"
         ) from None
 
 
-def read_table(path: str | Path, what: str = "table") -> pd.DataFrame:
-    """Read a pipe-separated MediFor table with every column as a string."""
+def read_table(path: str | Path, what: str = "table", error: type[ScoringError] = SetupError) -> pd.DataFrame:
+    """Read a pipe-separated MediFor table with every column as a string; problems raise ``error``
+    (a :class:`SetupError` for the reference and journal tables, :class:`SubmissionError` for a system output)."""
     p = Path(path)
     kind = not_regular(p)  # stat only: a FIFO is never opened (it would block)
     if kind == "no such file":
-        raise ScoringError(f"{what} file not found: {p}")
+        raise error(f"{what} file not found: {p}")
     if kind is not None:
-        raise ScoringError(f"{what} {p} must be a regular file (got {kind})")
+        raise error(f"{what} {p} must be a regular file (got {kind})")
     try:
         df = pd.read_csv(p, sep="|", dtype=str, keep_default_na=False, na_filter=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        raise ScoringError(f"cannot parse {what} {p}: {exc}") from None
+        raise error(f"cannot parse {what} {p}: {exc}") from None
     return df
 
 
-def _as_frame(obj: str | Path | pd.DataFrame, what: str) -> pd.DataFrame:
+def as_frame(obj: str | Path | pd.DataFrame, what: str, error: type[ScoringError] = SetupError) -> pd.DataFrame:
+    """A string DataFrame of ``obj`` (a table path or a DataFrame; NaN becomes "")."""
     if isinstance(obj, pd.DataFrame):
         clean = obj.astype(object).where(obj.notna(), "")
         return clean.astype(str).reset_index(drop=True)
-    return read_table(obj, what)
+    return read_table(obj, what, error)
 
 
-def _require(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+def require(df: pd.DataFrame, columns: Sequence[str], what: str, error: type[ScoringError] = SetupError,
+            hidden: Sequence[str] = ()) -> None:  # fmt: skip
+    """``error`` naming the columns of ``columns`` that ``df`` lacks (``hidden`` columns are not listed as present)."""
     missing = [c for c in columns if c not in df.columns]
     if missing:
-        raise ScoringError(f"{what} lacks column(s) {missing}; it has {list(df.columns)}")
+        raise error(f"{what} lacks column(s) {missing}; it has {[c for c in df.columns if c not in hidden]}")
+
+
+_as_frame, _require = as_frame, require
 
 
 def find_journal_tables(reference_path: str | Path) -> JournalTables | None:
@@ -195,7 +197,7 @@ def _parse_scores(raw: pd.Series, what: str) -> np.ndarray:
     bad = np.isnan(values) & (text != "").to_numpy() & ~text.str.lower().isin(["nan"]).to_numpy()
     if bad.any():
         examples = sorted(set(text[bad].tolist()))[:5]
-        raise ScoringError(f"{what}: {int(bad.sum())} {SCORE_COLUMN} value(s) are not numbers, e.g. {examples}")
+        raise SubmissionError(f"{what}: {int(bad.sum())} {SCORE_COLUMN} value(s) are not numbers, e.g. {examples}")
     return values
 
 
@@ -211,7 +213,7 @@ def _check_reference_trials(ref: pd.DataFrame, idx: pd.DataFrame, keys: Sequence
     dup = ref.duplicated(list(keys), keep=False).to_numpy()
     if dup.any():
         trials = _key_strings(ref.loc[dup], keys).drop_duplicates()
-        raise ScoringError(
+        raise SetupError(
             f"reference lists {_count(len(trials), 'trial')} more than once ({_examples(trials)}); "
             "each trial must have one row"
         )
@@ -222,7 +224,7 @@ def _check_reference_trials(ref: pd.DataFrame, idx: pd.DataFrame, keys: Sequence
     idx_keys = _key_strings(idx, on)
     lacking = idx_keys[~idx_keys.isin(known)].drop_duplicates()
     if 0 < len(lacking) < len(idx_keys.drop_duplicates()):  # none matching at all: the merge says so
-        raise ScoringError(
+        raise SetupError(
             f"reference lacks {len(lacking)} of the {idx_keys.nunique()} index trials ({_examples(lacking)}); "
             "a reference must cover every trial of the index"
         )
@@ -268,19 +270,19 @@ def merge_trials(
     below every processed trial).
     """
     if convention not in ("mediscore", "plan"):
-        raise ScoringError(f"unknown convention {convention!r}; use 'mediscore' or 'plan'")
+        raise SetupError(f"unknown convention {convention!r}; use 'mediscore' or 'plan'")
     task_key = normalize_task(task)
     ref = _as_frame(reference, "reference")
     idx = _as_frame(index, "index")
-    sys_df = _as_frame(system, "system output")
+    sys_df = _as_frame(system, "system output", SubmissionError)
     _require(ref, [TARGET_COLUMN, *TASK_KEYS[task_key]], "reference")
-    _require(sys_df, [SCORE_COLUMN, *TASK_KEYS[task_key]], "system output")
+    _require(sys_df, [SCORE_COLUMN, *TASK_KEYS[task_key]], "system output", SubmissionError)
     _require(idx, ["ProbeFileID"], "index")
     if ref.empty:
-        raise ScoringError("reference has no rows")
+        raise SetupError("reference has no rows")
     _check_reference_trials(ref, idx, TASK_KEYS[task_key])
     if sys_df.empty:
-        raise ScoringError("system output has no rows")
+        raise SubmissionError("system output has no rows")
 
     # 1.1 step 1: the trial key is every system column also in the reference.
     key = tuple(c for c in sys_df.columns if c in ref.columns)
@@ -293,7 +295,7 @@ def merge_trials(
     try:
         merged = ref.merge(sys_m, how="left", on=list(key), sort=False)
     except (ValueError, KeyError, TypeError) as exc:
-        raise ScoringError(f"cannot merge reference and system output on {list(key)}: {exc}") from None
+        raise SetupError(f"cannot merge reference and system output on {list(key)}: {exc}") from None
     for col in system_columns + (RESPONSE_COLUMN,):
         merged[col] = merged[col].fillna("").astype(str)
     scores = _parse_scores(merged[SCORE_COLUMN], "system output")
@@ -308,7 +310,7 @@ def merge_trials(
     else:
         finite = sys_scores[~np.isnan(sys_scores)]
         if finite.size == 0:
-            raise ScoringError("system output has no numeric ConfidenceScore at all")
+            raise SubmissionError("system output has no numeric ConfidenceScore at all")
         scores = np.where(missing, finite.min(), scores)
         merged[RESPONSE_COLUMN] = np.where(missing, "N", "Y")
     merged[SCORE_COLUMN] = scores  # 1.1 step 4
@@ -316,21 +318,21 @@ def merge_trials(
     # 1.1 step 5: inner merge with the index on the index columns that are in the reference.
     on = [c for c in idx.columns if c in ref.columns]
     if not on:
-        raise ScoringError(f"index and reference share no column (index has {list(idx.columns)})")
+        raise SetupError(f"index and reference share no column (index has {list(idx.columns)})")
     idx_only = idx[[c for c in idx.columns if c not in merged.columns or c in on]]
     try:
         frame = merged.merge(idx_only, how="inner", on=on, sort=False)
     except (ValueError, KeyError, TypeError) as exc:
-        raise ScoringError(f"cannot merge trials with the index on {on}: {exc}") from None
+        raise SetupError(f"cannot merge trials with the index on {on}: {exc}") from None
     ref_keys = ref[on].drop_duplicates()
     n_index_unmatched = int(len(idx) - len(idx.merge(ref_keys, how="inner", on=on)))
     if len(idx) and n_index_unmatched == len(idx):
-        raise ScoringError(
+        raise SetupError(
             f"reference does not match the index: none of the {len(idx)} index rows is in the reference "
             f"(joined on {on})"
         )
     if frame.empty:
-        raise ScoringError("no trial left after merging reference, system output and index")
+        raise Undefined("no trial left after merging reference, system output and index")
     frame = frame.reset_index(drop=True)
 
     n_missing_total = int(missing.sum())
@@ -379,11 +381,11 @@ def journal_frame(frame: pd.DataFrame, journal: JournalTables | None) -> pd.Data
         return frame
     jshared = [c for c in journal.join.columns if c in journal.mask.columns]
     if not jshared:
-        raise ScoringError("journal join and journal mask tables share no column")
+        raise SetupError("journal join and journal mask tables share no column")
     jt = journal.join.merge(journal.mask, how="left", on=jshared, sort=False)
     shared = [c for c in frame.columns if c in jt.columns]
     if not shared:
-        raise ScoringError(f"journal tables share no column with the trials (journal has {list(jt.columns)})")
+        raise SetupError(f"journal tables share no column with the trials (journal has {list(jt.columns)})")
     out = frame.merge(jt, how="left", on=shared, sort=False)
     for col in out.columns:
         if col != SCORE_COLUMN and out[col].isna().any():
@@ -446,9 +448,9 @@ def select_query(
         unknown = sorted(n for n in names if n not in frame.columns)
         if unknown:
             hint = f"; unknown column(s) {unknown}"
-        raise ScoringError(f"query {query!r} ({kind}) cannot be evaluated: {type(exc).__name__}: {msg}{hint}") from None
+        raise QueryError(f"query {query!r} ({kind}) cannot be evaluated: {type(exc).__name__}: {msg}{hint}", unknown) from None
     if not isinstance(selected, pd.DataFrame):
-        raise ScoringError(f"query {query!r} ({kind}) is not a row filter")
+        raise QueryError(f"query {query!r} ({kind}) is not a row filter")
     out = frame.loc[selected.index]
     return out.drop_duplicates(subset=list(key), keep="first").reset_index(drop=True)
 
@@ -467,7 +469,7 @@ def partition_query(query: str) -> list[str]:
     """
     parts = [p for p in _QP_SPLIT.split(query.strip()) if p]
     if not parts:
-        raise ScoringError(f"empty partition query {query!r}")
+        raise QueryError(f"empty partition query {query!r}")
     factors: list[list[str]] = []
     others: list[str] = []
     for part in parts:
@@ -476,9 +478,9 @@ def partition_query(query: str) -> list[str]:
             try:
                 values = ast.literal_eval(m.group(2))
             except (ValueError, SyntaxError):
-                raise ScoringError(f"partition query {query!r}: cannot parse list in {part!r}") from None
+                raise QueryError(f"partition query {query!r}: cannot parse list in {part!r}") from None
             if not isinstance(values, list) or not values:
-                raise ScoringError(f"partition query {query!r}: {part!r} needs a non-empty list")
+                raise QueryError(f"partition query {query!r}: {part!r} needs a non-empty list")
             factors.append([f"{m.group(1)} == [{v!r}]" for v in values])
         else:
             others.append(part)

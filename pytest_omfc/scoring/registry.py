@@ -35,6 +35,7 @@ __all__ = [
     "ScorerOption",
     "ScoringInput",
     "Tally",
+    "not_scored",
     "nothing_scored",
     "reference_columns",
     "register",
@@ -124,6 +125,14 @@ class ScoreResult:
 
 
 Outcome = ScoreResult | NotScored
+
+
+def not_scored(exc: Exception) -> NotScored:
+    """An engine's refusal as an outcome: the error's class decides fail or skip (:func:`.errors.fails`);
+    an exception outside the hierarchy fails."""
+    from .errors import ScoringError, fails
+
+    return NotScored(str(exc), fail=not isinstance(exc, ScoringError) or fails(exc))
 
 
 def nothing_scored(outcome: Outcome) -> Outcome:

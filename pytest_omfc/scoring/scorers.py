@@ -13,7 +13,6 @@ CONTRIBUTING.md, "Keeping the plugin light").
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +27,7 @@ from .registry import (
     ScorerOption,
     ScoringInput,
     Tally,
+    not_scored,
     register,
 )
 
@@ -101,17 +101,6 @@ DETECTION_OPTIONS: tuple[ScorerOption, ...] = (
                  "(77, fixed)", 77, bounded(integer, lambda v: 0 <= v < 2**32, f"an integer from 0 to {2**32 - 1}")),
 )  # fmt: skip
 
-#: ScoringError texts caused by the scoring set-up (command line, reference, journal tables), not by the
-#: submission: they fail the item. Everything else the engine refuses is the submission's and skips.
-SETUP_ERROR = re.compile(
-    r"^(query|partition query|empty partition query|reference|index and reference|cannot merge reference"
-    r"|cannot merge trials with the index|journal|cannot parse (reference|probe-journal|journal)"
-    r"|(probe-journal join|journal mask) table)"
-)
-
-
-def is_query_error(msg: str) -> bool:
-    return msg.startswith(("query ", "partition query", "empty partition query"))
 
 
 def _far(opts: Mapping[str, Any], common: Mapping[str, Any]) -> float:
@@ -145,13 +134,15 @@ def _detection_system(inp: ScoringInput) -> pd.DataFrame:
     return table.df
 
 
-def _not_scored(msg: str, inp: ScoringInput) -> NotScored:
-    if inp.kind == "qm" and is_query_error(msg) and "unknown column" in msg:
+def _not_scored(exc: Exception, inp: ScoringInput) -> NotScored:
+    from .errors import QueryError
+
+    if inp.kind == "qm" and isinstance(exc, QueryError) and exc.unknown:
         stem = inp.reference.with_suffix("")
         join, mask = (stem.parent / f"{stem.name}-{s}.csv" for s in ("probejournaljoin", "journalmask"))
         if not (join.is_file() and mask.is_file()):
-            msg += f" (no journal tables {join.name} and {mask.name} beside the reference)"
-    return NotScored(msg, fail=bool(SETUP_ERROR.match(msg)))
+            return NotScored(f"{exc} (no journal tables {join.name} and {mask.name} beside the reference)", fail=True)
+    return not_scored(exc)
 
 
 def _defined(r: DetectionResult) -> DetectionResult | NotScored:
@@ -175,7 +166,7 @@ def _detection_result(r: DetectionResult) -> ScoreResult:
 def run_detection(inp: ScoringInput) -> list[Outcome]:
     """Detection scoring of every query (METRICS.md 1); one outcome per position."""
     from .detection import score_detection
-    from .merge import ScoringError
+    from .errors import QueryError, ScoringError
 
     n = inp.positions
     try:
@@ -201,15 +192,14 @@ def run_detection(inp: ScoringInput) -> list[Outcome]:
     try:
         results: list[DetectionResult | NotScored] = list(run([q for q, _ in inp.queries]))
     except ScoringError as exc:
-        msg = str(exc)
-        if not (is_query_error(msg) and kind in ("q", "qm") and n > 1):
-            return [_not_scored(msg, inp)] * n
+        if not (isinstance(exc, QueryError) and kind in ("q", "qm") and n > 1):
+            return [_not_scored(exc, inp)] * n
         results = []  # one bad query must not hide the others: score each alone
         for query, _ in inp.queries:
             try:
                 results += run([query])
             except ScoringError as one:
-                results.append(_not_scored(str(one), inp))
+                results.append(_not_scored(one, inp))
     out: list[Outcome] = []
     for r in results:
         d = r if isinstance(r, NotScored) else _defined(r)
@@ -426,8 +416,8 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
     import numpy as np
     import pandas as pd
 
+    from .errors import ScoringError
     from .mask.run import default_jobs, score_masks
-    from .merge import ScoringError
 
     n = inp.positions
     task: Any = MASK_TASKS[inp.task]  # "manipulation" or "splice"
@@ -455,8 +445,7 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
             **extra, progress=inp.progress, rejected=inp.rejected() if inp.rejected is not None else None,
         )  # fmt: skip
     except ScoringError as exc:
-        msg = str(exc)
-        return [NotScored(msg, fail=not msg.startswith("system output"))] * n
+        return [not_scored(exc)] * n
     inputs = set(table.df.columns) | set(pd.read_csv(inp.reference, sep="|", nrows=0).columns)
     found: dict[tuple[str | None, str], Outcome] = {}
     for run in report.runs:

@@ -244,7 +244,9 @@ def _attach(
 
 def run_provenance(inp: ScoringInput) -> list[Outcome]:
     """Provenance scoring of a whole run (METRICS.md 3.1-3.4); one outcome (no queries)."""
-    from .merge import ScoringError, read_table
+    from .errors import ScoringError
+    from .merge import read_table
+    from .registry import not_scored
     from .provenance import score_filtering, score_graph_building
 
     n = inp.positions
@@ -282,10 +284,8 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
             _filtering_result(score_filtering(**tables, node_types=types, convention=convention,
                                              mappings=bool(opts.get("mappings")), progress=inp.progress), types, opts)
         ]
-    except (
-        ScoringError
-    ) as exc:  # reference-side faults: a missing column, a cyclic journal
-        return [NotScored(str(exc), fail=True)] * n
+    except ScoringError as exc:  # reference-side faults (a missing column, a cyclic journal) fail
+        return [not_scored(exc)] * n
 
 
 def _graph_result(res: Any, opts: Mapping[str, Any]) -> ScoreResult:

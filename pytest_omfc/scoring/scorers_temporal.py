@@ -141,7 +141,8 @@ def _result(r: TemporalResult, query: str | None, kind: str, inp: ScoringInput) 
 
 def run_temporal(inp: ScoringInput) -> list[Outcome]:
     """Temporal localization scoring of every ``--omfc-query`` (default ``*``); one outcome per position."""
-    from .merge import ScoringError
+    from .errors import ScoringError
+    from .registry import not_scored
     from .temporal import score_temporal
 
     n = inp.positions
@@ -173,9 +174,7 @@ def run_temporal(inp: ScoringInput) -> list[Outcome]:
             convention="plan" if inp.convention == "plan" else "mediscore",
         )  # fmt: skip
     except ScoringError as exc:
-        msg = str(exc)
-        setup = msg.startswith(("probe-journal", "journal", "cannot parse", "no trial", "index"))
-        return [NotScored(msg, fail=setup)] * n
+        return [not_scored(exc)] * n
     out: list[Outcome] = []
     for r, (query, kind) in zip(report.results, inp.queries or ((None, "all"),)):
         out.append(_result(r, query, kind, inp))

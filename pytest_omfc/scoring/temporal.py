@@ -35,7 +35,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .merge import Convention, ScoringError, read_table, select_query, typed_frame
+from .errors import QueryError, ScoringError, SetupError, SubmissionError
+from .merge import Convention, as_frame, require, select_query, typed_frame
 
 __all__ = [
     "MAX_SEGMENTS",
@@ -234,22 +235,16 @@ def mcc(tp: float, tn: float, fp: float, fn: float) -> float:
 # --------------------------------------------------------------------------- tables
 
 
-def _frame(obj: str | Path | pd.DataFrame, what: str) -> tuple[pd.DataFrame, str]:
+def _frame(obj: str | Path | pd.DataFrame, what: str, error: type[ScoringError] = SetupError) -> tuple[pd.DataFrame, str]:
     """A string table with its source name (for ``file:line`` in reasons) and a line column."""
-    if isinstance(obj, pd.DataFrame):
-        df = obj.astype(object).where(obj.notna(), "").astype(str).reset_index(drop=True)
-        name = what
-    else:
-        df = read_table(obj, what)
-        name = Path(obj).name
+    df = as_frame(obj, what, error)
+    name = what if isinstance(obj, pd.DataFrame) else Path(obj).name
     df[_LINE] = np.arange(2, len(df) + 2)
     return df, name
 
 
-def _require(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ScoringError(f"{what} lacks column(s) {missing}; it has {[c for c in df.columns if c != _LINE]}")
+def _require(df: pd.DataFrame, columns: Sequence[str], what: str, error: type[ScoringError] = SetupError) -> None:
+    require(df, columns, what, error, hidden=(_LINE,))
 
 
 def _brief(value: object, width: int = 40) -> str:
@@ -333,28 +328,28 @@ def score_temporal(
     column missing, nothing to join); everything per trial or per query is a reason in the report.
     """
     if convention not in ("mediscore", "plan"):
-        raise ScoringError(f"unknown convention {convention!r}; use 'mediscore' or 'plan'")
+        raise SetupError(f"unknown convention {convention!r}; use 'mediscore' or 'plan'")
     if isinstance(collar, bool) or not isinstance(collar, (int, np.integer)) or collar < 0:
-        raise ScoringError(f"collar must be an integer >= 0 (got {collar!r})")
+        raise SetupError(f"collar must be an integer >= 0 (got {collar!r})")
     if isinstance(max_segments, bool) or not isinstance(max_segments, int) or max_segments < 1:
-        raise ScoringError(f"max_segments must be a positive integer (got {max_segments!r})")
+        raise SetupError(f"max_segments must be a positive integer (got {max_segments!r})")
     do_truncate = (convention == "mediscore") if truncate is None else bool(truncate)
     queries = [query] if isinstance(query, str) else list(query)
     if not queries:
-        raise ScoringError("no query given; use '*' to score every probe")
+        raise QueryError("no query given; use '*' to score every probe")
 
     idx, idx_name = _frame(index, "index")
-    sys_df, sys_name = _frame(system, "system output")
+    sys_df, sys_name = _frame(system, "system output", SubmissionError)
     join, _ = _frame(journal_join, "probe-journal join table")
     mask, mask_name = _frame(journal_mask, "journal mask table")
     _require(idx, ["ProbeFileID", "FrameCount"], "index")
     _require(join, ["ProbeFileID", *_JOIN_KEYS], "probe-journal join table")
     _require(mask, [*_JOIN_KEYS, "VideoFrame"], "journal mask table")
-    _require(sys_df, ["ProbeFileID", "VideoFrameSegments"], "system output")
+    _require(sys_df, ["ProbeFileID", "VideoFrameSegments"], "system output", SubmissionError)
     if optout_filter and "ProbeStatus" not in sys_df.columns and "IsOptOut" not in sys_df.columns:
-        raise ScoringError("system output lacks column ProbeStatus (needed to keep only Processed probes)")
+        raise SubmissionError("system output lacks column ProbeStatus (needed to keep only Processed probes)")
     if video_optout and "VideoFrameOptOutSegments" not in sys_df.columns:
-        raise ScoringError("system output lacks column VideoFrameOptOutSegments (or disable video opt-out)")
+        raise SubmissionError("system output lacks column VideoFrameOptOutSegments (or disable video opt-out)")
 
     # METRICS.md 4, Trials: the journal join, then the index.
     jm = join.drop(columns=[_LINE]).merge(mask, on=_JOIN_KEYS, sort=False)
@@ -362,7 +357,7 @@ def score_temporal(
     frame = jm.merge(idx[idx_cols], on="ProbeFileID", sort=False).reset_index(drop=True)
     notes: list[str] = []
     if frame.empty:
-        raise ScoringError("no trial: the probe-journal join, journal mask and index share no probe")
+        raise SetupError("no trial: the probe-journal join, journal mask and index share no probe")
 
     refs = _parse_cells(frame["VideoFrame"].tolist(), max_segments)
     plan = convention == "plan"

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..merge import ScoringError, find_journal_tables, select_query
+from ..errors import SetupError
+from ..merge import find_journal_tables, select_query
 
 __all__ = ["JOURNAL_KEYS", "Journal", "load_journal"]
 
@@ -42,14 +43,14 @@ class Journal:
     def select(self, trials: pd.DataFrame, query: str, key: Sequence[str]) -> tuple[Journal, set[tuple[str, ...]]]:
         """Apply ``-qm query``: the journal with its Evaluated columns set, and the keys of the selected trials.
 
-        A query naming a column that neither the trials nor the journal have raises ScoringError.
+        A query naming a column that neither the trials nor the journal have raises a QueryError.
         """
         frame = self.frame.copy()
         for col in self.evaluated:
             frame[col] = "N"
         on = [c for c in ("ProbeFileID", "JournalName") if c in trials.columns and c in frame.columns]
         if "ProbeFileID" not in on:
-            raise ScoringError("the probe-journal join table lacks column ProbeFileID, so -qm cannot be applied")
+            raise SetupError("the probe-journal join table lacks column ProbeFileID, so -qm cannot be applied")
         journal_cols = [c for c in frame.columns if c not in self.evaluated]
         both = trials.merge(frame[journal_cols], how="inner", on=on, sort=False, suffixes=("", "_journal"))
         if both.empty:
@@ -71,7 +72,7 @@ class Journal:
         One pass over the journal (grouped), not one filter per probe.
         """
         if "Color" not in self.frame.columns:
-            raise ScoringError("the journal mask table lacks column Color, needed to select reference colours")
+            raise SetupError("the journal mask table lacks column Color, needed to select reference colours")
         f = self.frame
         colour = f["Color"].str.strip()
         chosen = f.loc[(f[self.evaluated[0]] == "Y") & (colour != ""), ["ProbeFileID"]].assign(Color=colour)
@@ -81,7 +82,7 @@ class Journal:
         """Per probe, (all its BitPlane values, those of rows with Evaluated=='Y') (2.3, JP2 mode)."""
         for col in ("BitPlane", "Sequence"):
             if col not in self.frame.columns:
-                raise ScoringError(f"the journal lacks column {col}, needed for --jpeg2000 bit-plane references")
+                raise SetupError(f"the journal lacks column {col}, needed for --jpeg2000 bit-plane references")
         f = self.frame.assign(_bp=self.frame["BitPlane"].astype(str).str.strip())
         out: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         for probe, g in f.groupby("ProbeFileID", sort=False):
@@ -108,9 +109,9 @@ def load_journal(reference_path: str | Path, splice: bool = False) -> Journal | 
     for what, df in (("probe-journal join table", tables.join), ("journal mask table", tables.mask)):
         missing = [k for k in JOURNAL_KEYS if k not in df.columns]
         if missing:
-            raise ScoringError(f"{what} lacks column(s) {missing}; it has {list(df.columns)}")
+            raise SetupError(f"{what} lacks column(s) {missing}; it has {list(df.columns)}")
     if "ProbeFileID" not in tables.join.columns:
-        raise ScoringError(f"probe-journal join table lacks column ProbeFileID; it has {list(tables.join.columns)}")
+        raise SetupError(f"probe-journal join table lacks column ProbeFileID; it has {list(tables.join.columns)}")
     frame = tables.join.merge(tables.mask, how="left", on=list(JOURNAL_KEYS), sort=False)
     frame = frame.astype(object).where(frame.notna(), "").astype(str)
     evaluated = ("ProbeEvaluated", "DonorEvaluated") if splice else ("Evaluated",)

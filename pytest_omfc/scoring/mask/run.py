@@ -24,7 +24,7 @@ MediScore's column names (``p``/``d`` prefixes for splice), None where MediScore
 Values are not rounded (MediScore rounds to ``--precision`` significant digits when printing).
 
 Input errors that stop the whole run (unreadable CSV, missing key columns, a query naming an unknown
-column, bad options) raise :class:`~pytest_omfc.scoring.merge.ScoringError`.
+column, bad options) raise a :mod:`~pytest_omfc.scoring.errors` class (set-up errors fail the item, system-output errors skip it).
 """
 
 from __future__ import annotations
@@ -41,11 +41,12 @@ import pandas as pd
 
 from ...paths import resolve_inside
 from ..executors import Executor, check_dask
+from ..errors import QueryError, SetupError, SubmissionError
 from ..merge import (
     QueryKind,
-    ScoringError,
+    as_frame,
     partition_query,
-    read_table,
+    require,
     select_query,
     typed_frame,
 )
@@ -293,16 +294,7 @@ def _run_jobs(jobs: Sequence[_Job], executor: Executor, progress: Progress | Non
 # --- inputs --------------------------------------------------------------------------------------
 
 
-def _frame(obj: str | Path | pd.DataFrame, what: str) -> pd.DataFrame:
-    if isinstance(obj, pd.DataFrame):
-        return obj.astype(object).where(obj.notna(), "").astype(str).reset_index(drop=True)
-    return read_table(obj, what)
-
-
-def _require(df: pd.DataFrame, cols: Sequence[str], what: str) -> None:
-    missing = [c for c in cols if c not in df.columns]
-    if missing:
-        raise ScoringError(f"{what} lacks column(s) {missing}; it has {list(df.columns)}")
+_frame, _require = as_frame, require  # a set-up table's problem is a SetupError; the system output's a SubmissionError
 
 
 def _check_options(opts: MaskOptions, task: str) -> None:
@@ -313,15 +305,15 @@ def _check_options(opts: MaskOptions, task: str) -> None:
         if opts.ntdks is not None:
             kernel(opts.kernel, opts.ntdks)
     except (ValueError, TypeError) as exc:
-        raise ScoringError(f"bad mask scoring option: {exc}") from None
+        raise SetupError(f"bad mask scoring option: {exc}") from None
     if opts.sbin is not None and not -1 <= opts.sbin <= 255:
-        raise ScoringError(f"sbin must be in [-1, 255] or None (got {opts.sbin})")
+        raise SetupError(f"sbin must be in [-1, 255] or None (got {opts.sbin})")
     if opts.jpeg2000 not in ("auto", "yes", "no"):
-        raise ScoringError(f"jpeg2000 must be auto, yes or no (got {opts.jpeg2000!r})")
+        raise SetupError(f"jpeg2000 must be auto, yes or no (got {opts.jpeg2000!r})")
     if task not in ("manipulation", "splice"):
-        raise ScoringError(f"mask task must be manipulation or splice (got {task!r})")
+        raise SetupError(f"mask task must be manipulation or splice (got {task!r})")
     if opts.jobs < 1:
-        raise ScoringError(f"jobs must be >= 1 (got {opts.jobs})")
+        raise SetupError(f"jobs must be >= 1 (got {opts.jobs})")
 
 
 def _query_list(q: str | Sequence[str] | None) -> list[str]:
@@ -389,7 +381,7 @@ def reference_mode(ref_df: pd.DataFrame, jpeg2000: str) -> tuple[bool, str]:
     has_bp, has_png = _BP_COLUMN in ref_df.columns, _PNG_COLUMN in ref_df.columns
     if jpeg2000 == "yes":
         if not has_bp:
-            raise ScoringError(f"jpeg2000='yes' needs the reference column {_BP_COLUMN}")
+            raise SetupError(f"jpeg2000='yes' needs the reference column {_BP_COLUMN}")
         return True, f"JPEG 2000 bit planes ({_BP_COLUMN}): --omfc-jpeg2000 yes"
     if jpeg2000 == "no" or not has_bp:
         why = "--omfc-jpeg2000 no" if jpeg2000 == "no" else f"the reference has no {_BP_COLUMN} column"
@@ -448,7 +440,7 @@ def score_masks(
     if overrides:
         unknown = sorted(set(overrides) - set(MaskOptions.__dataclass_fields__))
         if unknown:
-            raise ScoringError(f"unknown mask scoring option(s) {unknown}")
+            raise SetupError(f"unknown mask scoring option(s) {unknown}")
         opts = MaskOptions(**{**opts.__dict__, **overrides})
     if opts.sbin == -10:  # MediScore's "off" value
         opts = MaskOptions(**{**opts.__dict__, "sbin": None})
@@ -456,13 +448,13 @@ def score_masks(
     check_dask(dask)
     kinds = [k for k, v in (("q", query), ("qp", query_partition), ("qm", query_manipulation)) if v]
     if len(kinds) > 1:
-        raise ScoringError(f"query, query_partition and query_manipulation are mutually exclusive (got {kinds})")
+        raise QueryError(f"query, query_partition and query_manipulation are mutually exclusive (got {kinds})")
     splice = task == "splice"
     key = ["ProbeFileID", "DonorFileID"] if splice else ["ProbeFileID"]
     sides = ("p", "d") if splice else ("",)
 
     ref_df = _frame(reference, "reference")
-    sys_df = _frame(system, "system output")
+    sys_df = _frame(system, "system output", SubmissionError)
     idx_df = _frame(index, "index")
     if sys_dir is None and not isinstance(system, pd.DataFrame):
         sys_dir = Path(system).parent
@@ -477,12 +469,12 @@ def score_masks(
     }
     sys_cols = {"": "OutputProbeMaskFileName", "p": "OutputProbeMaskFileName", "d": "OutputDonorMaskFileName"}
     _require(ref_df, [*key, "IsTarget", *(ref_cols[s] for s in sides)], "reference")
-    _require(sys_df, [*key, *(sys_cols[s] for s in sides)], "system output")
+    _require(sys_df, [*key, *(sys_cols[s] for s in sides)], "system output", SubmissionError)
     _require(idx_df, key, "index")
     dup = sys_df.duplicated(subset=key, keep=False)
     if dup.any():
         shown = sys_df.loc[dup, key].drop_duplicates().head(3).astype(str).agg("/".join, axis=1).tolist()
-        raise ScoringError(f"system output lists {int(dup.sum())} rows for repeated trials, e.g. {shown}")
+        raise SubmissionError(f"system output lists {int(dup.sum())} rows for repeated trials, e.g. {shown}")
 
     # 2.1 step 1: merge, empty confidence scores -> minimum system score
     sys_cols_all = [c for c in sys_df.columns if c not in ref_df.columns or c in key]
@@ -539,7 +531,7 @@ def score_masks(
     if journal is not None:
         journal = journal.restrict(targets_all, key)
     if bitplane and journal is None:
-        raise ScoringError("--jpeg2000 bit-plane references need the journal tables beside the reference")
+        raise SetupError("--jpeg2000 bit-plane references need the journal tables beside the reference")
 
     ntdks = 0 if splice else (opts.ntdks if opts.ntdks is not None else (11 if opts.convention == "plan" else 15))
     common = {"kernel": opts.kernel, "eks": opts.eks, "dks": opts.dks, "ntdks": ntdks, "sbin": opts.sbin,
@@ -553,7 +545,7 @@ def score_masks(
             run_journal: Journal | None
             if qm_query is not None:
                 if journal is None:
-                    raise ScoringError("query_manipulation (-qm) needs the journal tables beside the reference")
+                    raise SetupError("query_manipulation (-qm) needs the journal tables beside the reference")
                 run_journal, chosen = journal.select(targets, qm_query, key)
                 keys = targets[key].astype(str).apply(tuple, axis=1) if len(targets) else pd.Series([], dtype=object)
                 pick = keys.isin(chosen).to_numpy(dtype=bool) if len(targets) else np.zeros(0, dtype=bool)
@@ -752,8 +744,8 @@ def _score_run(
             else:
                 try:
                     hit = select_query(qframe.assign(_row=np.arange(n)), q, "q", ["_row"])
-                except ScoringError as exc:
-                    raise ScoringError(str(exc).replace("(q)", f"({kind})")) from None
+                except QueryError as exc:
+                    raise QueryError(str(exc).replace("(q)", f"({kind})"), exc.unknown) from None
                 chosen = perimage.iloc[hit["_row"].to_numpy()].drop_duplicates(subset=list(key))
             if kind == "qp" and chosen.empty:
                 continue  # MediScore skips empty partitions

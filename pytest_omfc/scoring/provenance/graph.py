@@ -3,7 +3,7 @@
 Why a module of its own: MediScore aborts the whole run on a cycle in a system
 graph unless ``-c`` is given; here a system cycle is only recorded (PROV-15) and
 the graph is scored, while a cycle in a *journal* (reference data) is a
-:class:`ScoringError` naming the journal. Graphs are plain sets of path keys so
+:class:`~pytest_omfc.scoring.errors.SetupError` naming the journal. Graphs are plain sets of path keys so
 that matching is set arithmetic.
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Literal
 
-from pytest_omfc.scoring.merge import ScoringError
+from pytest_omfc.scoring.errors import SetupError
 
 __all__ = [
     "GraphInputError",
@@ -169,7 +169,7 @@ def parse_journal(
     """Journal JSON -> id links, after the AntiForensic donor rule (METRICS.md 3.2 step 1).
 
     A link with ``op == "Donor"`` is dropped when its target has an incoming link
-    whose ``op`` starts with ``"AntiForensic"``. A cycle raises :class:`ScoringError`
+    whose ``op`` starts with ``"AntiForensic"``. A cycle raises :class:`SetupError`
     naming the journal, because a journal is reference data and a cyclic one
     makes every trial built on it meaningless.  ``links=False`` (filtering, which
     needs the node types only) neither reads nor checks the links.
@@ -206,7 +206,7 @@ def parse_journal(
     cyclic = check_cycles and (_has_cycle_idx(len(ids), kept_idx) if unique else _has_cycle(kept))
     cycle = _find_cycle(kept) if cyclic else []
     if cycle:
-        raise ScoringError(
+        raise SetupError(
             f"journal {name}: has a cycle ({' -> '.join(cycle)}); a journal must be acyclic (PROV-15)"
         )
     return Journal(name=name, node_ids=tuple(ids), node_types=types, links=kept)

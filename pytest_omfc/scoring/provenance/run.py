@@ -21,7 +21,8 @@ from typing import Any, TypeAlias
 import pandas as pd
 
 from pytest_omfc.paths import resolve_inside
-from pytest_omfc.scoring.merge import ScoringError, read_table
+from pytest_omfc.scoring.errors import SetupError
+from pytest_omfc.scoring.merge import as_frame, require
 from pytest_omfc.scoring.provenance.filtering import (
     NODE_RECALL_NS,
     NODE_TYPES,
@@ -171,20 +172,7 @@ class FilteringResult:
     reasons: tuple[TrialReason, ...]
 
 
-def _frame(obj: Table, what: str) -> pd.DataFrame:
-    if isinstance(obj, pd.DataFrame):
-        return (
-            obj.astype(object).where(obj.notna(), "").astype(str).reset_index(drop=True)
-        )
-    return read_table(obj, what)
-
-
-def _require(df: pd.DataFrame, cols: Sequence[str], what: str) -> None:
-    missing = [c for c in cols if c not in df.columns]
-    if missing:
-        raise ScoringError(
-            f"{what} lacks column(s) {missing}; it has {list(df.columns)}"
-        )
+_frame, _require = as_frame, require  # set-up tables: a problem is a SetupError (the item fails)
 
 
 def _trials(
@@ -356,7 +344,7 @@ def _scorable(
 
 def _check_convention(convention: str) -> None:
     if convention not in ("mediscore", "plan"):
-        raise ScoringError(f"unknown convention {convention!r}; use 'mediscore' or 'plan'")
+        raise SetupError(f"unknown convention {convention!r}; use 'mediscore' or 'plan'")
 
 
 def _fmt_conf(v: Any) -> Any:
@@ -609,7 +597,7 @@ def score_filtering(
     _check_convention(convention)
     bad = [nt for nt in node_types if nt != "all" and nt not in NODE_TYPES]
     if bad:
-        raise ScoringError(
+        raise SetupError(
             f"unknown node type(s) {bad}: use all, {', '.join(NODE_TYPES)}"
         )
     idx, ref = (
