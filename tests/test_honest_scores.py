@@ -155,3 +155,19 @@ def test_a_right_way_up_mask_gets_no_polarity_hint(omfc: Any) -> None:
     c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
     res = c.run(*NOKERN)
     assert [v for k, v in res.props["mask"] if k == "omfc.warning"] == []
+
+
+def test_the_html_report_shows_nothing_scored(omfc: Any) -> None:
+    """The page lists the alarm with the failures (red) and the table cell reads "0 of 3"."""
+    import html as html_lib
+    import re
+
+    white = png_bytes(REF * 0 + 255)
+    c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED, "0003": REF})
+    for i in ("0001", "0002", "0003"):
+        omfc.write(f"dataset/reference/mask/{i}.png", white)
+    page_path = c.root / "out" / "report.html"
+    c.run(*NOKERN, "--omfc-html", str(page_path))
+    page = html_lib.unescape(page_path.read_text(encoding="utf-8"))
+    assert "score::mask all: NOTHING SCORED: 0 of 3 targets scored: 3 have no selected region in the reference mask" in page
+    assert re.search(r'<td class="num">0 of 3</td>', page)
