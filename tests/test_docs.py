@@ -63,14 +63,16 @@ def test_rule_table_lists_every_registered_rule() -> None:
 
 def test_readme_lists_every_option() -> None:
     """Every --omfc-* flag pytest knows is in a generated README table, scoring flags with their MediScore twin."""
-    from pytest_omfc import plugin, scoring_plugin
+    from pytest_omfc import plugin
+    from pytest_omfc.pytest_glue import scoring
 
     text = README.read_text(encoding="utf-8")
-    flags = [f for f, _, _ in plugin._OPTIONS] + [f for f, _, _ in scoring_plugin._OPTIONS]
+    table = scoring.option_table()
+    flags = [f for f, _, _ in plugin._OPTIONS] + [f for f, _, _, _ in table]
     assert len(flags) == len(set(flags))
     for flag in flags:
         assert re.search(rf"^\| `{re.escape(flag)}[ `]", text, re.M), flag
-    assert set(scoring_plugin.MEDISCORE_FLAGS) == {f for f, _, _ in scoring_plugin._OPTIONS}
+    assert len({f for f, _, _, _ in table}) == len(table)  # each scoring flag once, with its MediScore twin
 
 
 def test_docgen_check_and_rewrite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -95,7 +95,7 @@ def test_help_lists_every_option_and_imports_nothing_heavy(tmp_path: Path) -> No
 
 def test_every_module_read_at_load_time_is_light(tmp_path: Path) -> None:
     """The entry point, the scorer registrations (scorers*.py: a new scorer module is checked too) and cli."""
-    modules = ["pytest_omfc.plugin", "pytest_omfc.cli", "pytest_omfc.scoring_plugin", "pytest_omfc.pytest_glue.progress"]
+    modules = ["pytest_omfc.plugin", "pytest_omfc.cli", "pytest_omfc.pytest_glue.progress"]
     modules += [f"pytest_omfc.scoring.{p.stem}" for p in sorted((PACKAGE / "scoring").glob("scorers*.py"))]
     code = (f"import sys\nfor m in {modules!r}: __import__(m)\n"
             f"print(sorted({{k.split('.')[0] for k in sys.modules}} & set({HEAVY!r})))")  # fmt: skip
