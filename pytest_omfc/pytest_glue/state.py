@@ -26,8 +26,9 @@ SUBMISSION_KEY = pytest.StashKey["Submission"]()
 EXTRA_ITEMS_KEY = pytest.StashKey["list[Callable[[pytest.Collector], Iterator[pytest.Item]]]"]()
 
 
-class UsageProblem(pytest.UsageError):
-    """A bad command line; pytest exits 4 with this one line."""
+#: A bad command line: pytest prints ``ERROR: <text>`` and exits 4.  pytest's own class (it is ``@final``:
+#: not subclassed), under the name the plugin's option checks raise.
+UsageProblem = pytest.UsageError
 
 
 def bounded_int(flag: str, text: Any, lo: int, hi: int, error: type[Exception]) -> int:
