@@ -101,3 +101,20 @@ def test_engines_and_rules_do_not_import_pytest(modules: list[str], layer: str) 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "[]", f"{layer} imports pytest: {out.stdout}"
 
+
+
+def test_private_pytest_api_lives_in_one_module() -> None:
+    """Only pytest_glue/compat.py imports ``_pytest`` or reads pytest's private attributes, each use with its
+    reason there; everything else uses pytest's public API."""
+    private = ("_decide_args", "_conftest_plugins", "_cachedir", "._tw", "_use_item_location")
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "compat.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                assert not any(n == "_pytest" or n.startswith("_pytest.") for n in names), f"{path}:{node.lineno}"
+        hits = [p for p in private if p in text]
+        assert not hits, f"{path.relative_to(PACKAGE)} uses private pytest API {hits}"

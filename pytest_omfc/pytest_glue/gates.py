@@ -30,10 +30,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pytest._code.code import TerminalRepr
 
 from ..findings import shorten
-from .items import failure_repr
+from .compat import TerminalRepr, failure_repr
 from .scoring import SCORING_KEY, ScoringSettings, _get, outcomes_for
 from .state import EXTRA_ITEMS_KEY, SETTINGS_KEY
 

@@ -45,6 +45,7 @@ from ..editions import (
 )
 from ..findings import KEEP_FINDINGS
 from ..paths import not_regular
+from .compat import cache_dir, collection_anchors, loaded_conftests, move_cache
 from . import scoring as _scoring
 from .state import (
     SETTINGS_KEY,
@@ -377,13 +378,7 @@ def _initial_conftests(config: pytest.Config) -> list[Path]:
     ns = config.known_args_namespace
     if getattr(ns, "noconftest", False):
         return []
-    try:
-        anchors, _ = config._decide_args(
-            args=ns.file_or_dir, pyargs=ns.pyargs, testpaths=config.getini("testpaths"),
-            invocation_dir=config.invocation_params.dir, rootpath=config.rootpath, warn=False,
-        )  # fmt: skip
-    except Exception:  # a private pytest API: fall back to the invocation directory
-        anchors = [str(config.invocation_params.dir)]
+    anchors = collection_anchors(config)
     cut = Path(ns.confcutdir).resolve() if getattr(ns, "confcutdir", None) else None
     found: list[Path] = []
     for anchor in anchors:
@@ -421,7 +416,7 @@ def _check_loaded(config: pytest.Config, settings: Settings) -> None:
     imported: :class:`SubmissionDir` is not a Directory).
     """
     guarded = _check_setup(config)
-    loaded = [Path(m.__file__) for m in getattr(config.pluginmanager, "_conftest_plugins", ()) if getattr(m, "__file__", None)]
+    loaded = loaded_conftests(config)
     root = config.rootpath.resolve()
     chain = [d for d in settings.submission.parents if d == root or d.is_relative_to(root)]
     due = [d / "conftest.py" for d in chain if (d / "conftest.py").is_file() and not config.getoption("noconftest")]
@@ -498,15 +493,14 @@ def _keep_cache_out(config: pytest.Config, settings: Settings) -> None:
     it writes only at the end of the session, so moving its directory suffices.
     The new place is per original directory, so ``--lf`` keeps working.
     """
-    cache = getattr(config, "cache", None)
-    cachedir = getattr(cache, "_cachedir", None)
-    if cache is None or cachedir is None:
+    cachedir = cache_dir(config)
+    if cachedir is None:
         return
-    cachedir = Path(cachedir).resolve()
+    cachedir = cachedir.resolve()
     guarded = [settings.submission] + ([settings.dataset_root] if settings.dataset_root else [])
     if any(cachedir.is_relative_to(g.resolve()) for g in guarded):
         digest = hashlib.sha1(str(cachedir).encode()).hexdigest()[:12]
-        cache._cachedir = Path(tempfile.gettempdir()) / f"pytest-omfc-cache-{digest}"
+        move_cache(config, Path(tempfile.gettempdir()) / f"pytest-omfc-cache-{digest}")
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:

@@ -7,19 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pytest._code.code import (
-    ReprExceptionInfo,
-    ReprFileLocation,
-    ReprTracebackNative,
-    TerminalRepr,
-)
-from _pytest.nodes import FSCollector
-from _pytest.outcomes import Skipped
 
 from .. import rules as _rules  # noqa: F401  (registers every rule)
 from ..findings import render
 from ..registry import Part, Rule, rules_for
 from . import scoring as _scoring
+from .compat import FSCollector, TerminalRepr, failure_repr, skip_here
 from .state import EXTRA_ITEMS_KEY, SETTINGS_KEY, submission_for
 
 __all__ = ["OmfcReporter", "RuleFailed", "RuleItem", "SubmissionDir", "failure_repr"]
@@ -87,7 +80,7 @@ class RuleItem(pytest.Item):
         if out.skipped:
             self.user_properties.append(("omfc.skipped", out.skipped))
             # reported at the item's location (the system output), not at this line of the plugin
-            raise Skipped(f"{self.rule.id} skipped: {out.skipped}", _use_item_location=True)
+            raise skip_here(f"{self.rule.id} skipped: {out.skipped}")
         if out.warnings:
             head = out.warning_headline or _headline(out.headline, out.warnings, out.findings, warn=True)
             text = render(self.rule.id, head, out.warnings, limit)
@@ -110,18 +103,6 @@ class RuleItem(pytest.Item):
         settings = self.config.stash[SETTINGS_KEY]
         path = settings.csv if settings and settings.csv else self.path
         return path, 0, f"[omfc] {self.name}: {self.rule.title}"
-
-
-def failure_repr(path: Path | str, text: str) -> TerminalRepr:
-    """A failure shown as ``text`` whose first line is the crash message.
-
-    pytest takes the JUnit ``failure message``, the short summary and
-    ``--tb=line`` from ``reprcrash``; a plain string would put the whole
-    report there.  This shape also survives xdist's report serialisation.
-    """
-    first = text.split("\n", 1)[0]
-    return ReprExceptionInfo(reprtraceback=ReprTracebackNative([text + "\n"]),
-                             reprcrash=ReprFileLocation(str(path), 1, first))
 
 
 def _headline(headline: str, shown: list[Any], all_findings: list[Any], warn: bool = False) -> str:

@@ -560,7 +560,7 @@ class ScoringReporter:
         for row in rows:
             table.add_row(*row)
         buf = io.StringIO()
-        Console(file=buf, width=max(100, terminalreporter._tw.fullwidth), force_terminal=terminalreporter.hasmarkup).print(table)
+        Console(file=buf, width=max(100, self.config.get_terminal_writer().fullwidth), force_terminal=terminalreporter.hasmarkup).print(table)
         terminalreporter.write_line("")
         terminalreporter.write(buf.getvalue())
         footer = scorer.footer(opts, common)

@@ -1,0 +1,95 @@
+"""The private pytest APIs the plugin cannot do without, each in one place with the reason (pytest 8 and 9).
+
+Everything else in :mod:`pytest_omfc.pytest_glue` uses pytest's public API.  When pytest changes one of
+these, this module is the only place to adapt, and each use falls back to a safe answer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# Why: ``repr_failure`` must return a TerminalRepr whose ``reprcrash`` is the first line of the report:
+# pytest takes the JUnit ``failure message``, the short summary and ``--tb=line`` from it (a plain string
+# puts the whole report there), and only these classes survive xdist's report serialisation.
+from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTracebackNative, TerminalRepr
+
+# Why: the submission is collected by a path collector that is not a ``pytest.Directory``.  A Directory
+# imports the ``conftest.py`` of its path (code shipped in the submission would run and write
+# ``__pycache__`` there); ``pytest.File`` is for one file.  pytest exports no other path collector.
+from _pytest.nodes import FSCollector
+
+# Why: a rule's skip is reported at the rule item's location (``_use_item_location``), not at the line
+# of the plugin that raised it; ``pytest.skip`` has no public parameter for that.
+from _pytest.outcomes import Skipped
+
+__all__ = [
+    "FSCollector",
+    "skip_here",
+    "TerminalRepr",
+    "cache_dir",
+    "collection_anchors",
+    "failure_repr",
+    "loaded_conftests",
+    "move_cache",
+]
+
+
+def failure_repr(path: Path | str, text: str) -> TerminalRepr:
+    """A failure shown as ``text`` whose first line is the crash message (see the import's reason)."""
+    first = text.split("\n", 1)[0]
+    return ReprExceptionInfo(reprtraceback=ReprTracebackNative([text + "\n"]),
+                             reprcrash=ReprFileLocation(str(path), 1, first))  # fmt: skip
+
+
+def collection_anchors(config: pytest.Config) -> list[str]:
+    """The paths pytest will collect from (and take initial conftests beside), as pytest decides them.
+
+    Why: ``Config._decide_args`` is how pytest turns the command line, ``testpaths`` and the invocation
+    directory into those paths; the plugin must refuse a ``conftest.py`` inside the submission or dataset
+    before pytest imports it.  Fallback: the invocation directory (pytest's own default)."""
+    ns = config.known_args_namespace
+    try:
+        anchors, _ = config._decide_args(
+            args=ns.file_or_dir, pyargs=ns.pyargs, testpaths=config.getini("testpaths"),
+            invocation_dir=config.invocation_params.dir, rootpath=config.rootpath, warn=False,
+        )  # fmt: skip
+        return [str(a) for a in anchors]
+    except Exception:  # noqa: BLE001  a private API: fall back rather than break the run
+        return [str(config.invocation_params.dir)]
+
+
+def loaded_conftests(config: pytest.Config) -> list[Path]:
+    """The ``conftest.py`` files pytest has imported so far.
+
+    Why: the plugin checks that none of them lies inside the submission or dataset; pytest keeps the list
+    only in ``PytestPluginManager._conftest_plugins``.  Fallback: none known."""
+    modules: Any = getattr(config.pluginmanager, "_conftest_plugins", ())
+    return [Path(m.__file__) for m in modules if getattr(m, "__file__", None)]
+
+
+def move_cache(config: pytest.Config, directory: Path) -> Path | None:
+    """Point pytest's cache at ``directory`` when it would write into a guarded place; return where it was.
+
+    Why: ``Cache._cachedir`` is fixed when the cache plugin configures, before this plugin knows the
+    submission and dataset; the cache writes only at the end of the session, so moving the directory
+    suffices.  Returns None (and moves nothing) without a cache."""
+    cache = getattr(config, "cache", None)
+    current = getattr(cache, "_cachedir", None)
+    if cache is None or current is None:
+        return None
+    cache._cachedir = directory
+    return Path(current)
+
+
+def cache_dir(config: pytest.Config) -> Path | None:
+    """Where pytest's cache will write (None without a cache); see :func:`move_cache`."""
+    current = getattr(getattr(config, "cache", None), "_cachedir", None)
+    return Path(current) if current is not None else None
+
+
+def skip_here(reason: str) -> Skipped:
+    """A skip reported at the raising item's location (see the import's reason): ``raise skip_here(...)``."""
+    return Skipped(reason, _use_item_location=True)
