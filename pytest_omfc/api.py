@@ -30,6 +30,7 @@ from .paths import not_regular
 from .scoring import scorers as _scorers  # noqa: F401  (registers detection, mask, provenance)
 from .scoring import scorers_temporal as _scorers_temporal  # noqa: F401  (registers temporal)
 from .scoring import scorers_forgerynet as _scorers_forgerynet  # noqa: F401  (registers the ForgeryNet scorers)
+from .scoring.conventions import CONVENTIONS
 from .scoring.errors import ScoringError
 from .scoring.merge import partition_query
 from .scoring.registry import (
@@ -49,7 +50,6 @@ __all__ = ["COMMON_KEYS", "omfc_score", "reference_columns", "run_scorer", "scor
 
 #: The options shared by every scorer (ini names without ``omfc_``), as ``omfc_score`` keywords.
 COMMON_KEYS = ("query", "query_manipulation", "query_partition", "optout", "convention", "score")
-CONVENTIONS = ("mediscore", "plan")
 
 
 def _lookup() -> dict[str, tuple[Scorer, Any]]:

@@ -69,6 +69,10 @@ _ESCAPES_MULTILINE = {c: e for c, e in _ESCAPES.items() if c not in (0x09, 0x0A)
 _LONG_RUN = re.compile(rf"\S{{{LONG_TOKEN + 1},}}")
 
 
+#: Findings shown per failing rule unless ``--omfc-max-findings`` says otherwise.
+DEFAULT_MAX_FINDINGS = 20
+
+
 class Severity(str, enum.Enum):
     ERROR = "error"
     WARNING = "warning"

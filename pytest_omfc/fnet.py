@@ -26,7 +26,7 @@ import pandas as pd
 from . import png
 from .csvio import Limits, Table, limits_for, read_psv
 from .editions import Edition, Task
-from .findings import Finding, Severity, Unavailable
+from .findings import DEFAULT_MAX_FINDINGS, Finding, Severity, Unavailable
 from .fnetio import json_limit, read_json
 from .paths import resolve_inside
 from .submission import Settings, Submission
@@ -102,7 +102,7 @@ class Predictions:
 
 
 def forgerynet_settings(sub: Path, reference: Path, task: Task, classes: int, dataset_root: Path | None,
-                        max_findings: int = 20, jobs: int = 0) -> Settings:
+                        max_findings: int = DEFAULT_MAX_FINDINGS, jobs: int = 0) -> Settings:
     """The settings of a ForgeryNet check (the plugin's and ``omfc_score``'s): the system file is the file
     given, else ``<ID>/<ID>.json`` (temporal) or ``<ID>/<ID>.csv``; the reference stands in for the index."""
     sub_dir = sub.parent if sub.is_file() else sub

@@ -28,6 +28,7 @@ from .csvio import read_psv
 from .editions import Edition
 from .editions import Group
 from .editions import Task
+from .findings import DEFAULT_MAX_FINDINGS
 from .findings import HEADLINE_WIDTH
 from .findings import Dropped
 from .findings import Finding
@@ -91,7 +92,7 @@ class Settings:
     edition: Edition
     task: Task
     dataset_root: Path | None = None
-    max_findings: int = 20
+    max_findings: int = DEFAULT_MAX_FINDINGS
     options: tuple[tuple[str, Any], ...] = ()
 
     def option(self, name: str, default: Any = None) -> Any:

@@ -43,7 +43,7 @@ from ..editions import (
     parse_edition,
     parse_task,
 )
-from ..findings import KEEP_FINDINGS
+from ..findings import DEFAULT_MAX_FINDINGS, KEEP_FINDINGS
 from ..paths import not_regular
 from .compat import cache_dir, collection_anchors, loaded_conftests, move_cache
 from . import scoring as _scoring
@@ -64,7 +64,7 @@ _OPTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("--omfc-dataset", "omfc_dataset", {"metavar": "ROOT", "help": "top of the data distribution; locates indexes/<...>-<task>-index.csv"}),
     ("--omfc-edition", "omfc_edition", {"metavar": "NAME", "help": "NC2016, NC2017, MFC2018, MFC2019, OpenMFC2020, OpenMFC2021 (default: from the index name) or ForgeryNet"}),
     ("--omfc-task", "omfc_task", {"metavar": "TASKID", "help": "IMDL, IGMDL, VMD, VGMD, manipulation(-image), manipulation-video, splice, provenancefiltering, provenance, eventverification, camera (case-insensitive; default: from the index); ForgeryNet: image-classification, spatial, video-classification, temporal"}),
-    ("--omfc-max-findings", "omfc_max_findings", {"metavar": "N", "help": "findings shown per failing rule, -1 to 1000 (default 20; -1 for all kept: at most 1000 per rule and severity, the rest counted)"}),
+    ("--omfc-max-findings", "omfc_max_findings", {"metavar": "N", "help": f"findings shown per failing rule, -1 to 1000 (default {DEFAULT_MAX_FINDINGS}; -1 for all kept: at most 1000 per rule and severity, the rest counted)"}),
     ("--omfc-slices", "omfc_slices", {"metavar": "N", "help": "items per file-heavy rule, each covering a slice of the rows, 1 to 64 (default 4)"}),
     ("--omfc-jobs", "omfc_jobs", {"metavar": "N", "help": "processes for file-heavy checks within one item, 0 to 64 (default 0: one per CPU; 1 = none)"}),
     ("--omfc-allow-touching-segments", "omfc_allow_touching_segments", {"action": "store_true", "help": "VSEG-07: intervals may share an endpoint, e.g. [[1,10],[10,20]] (MediScore forbids it)"}),
@@ -198,7 +198,7 @@ def resolve_settings(config: pytest.Config) -> Settings | None:
         raise UsageProblem(f"--omfc-task: task {task.value} is not offered in {edition.value}")
 
     max_text, _ = _option(config, "omfc_max_findings")
-    max_findings = 20 if max_text is None else _int_setting("omfc_max_findings")(max_text)
+    max_findings = DEFAULT_MAX_FINDINGS if max_text is None else _int_setting("omfc_max_findings")(max_text)
     extras: list[tuple[str, Any]] = []
     for ini, name, conv, default in _EXTRA_SETTINGS:
         text, _ = _option(config, ini)
@@ -248,7 +248,7 @@ def _forgerynet_settings(config: pytest.Config, sub: Path, task: Task | None, da
             raise UsageProblem(f"--omfc-classes: must be {', '.join(map(str, allowed[:-1]))} or {allowed[-1]} for "
                                f"{task.value} (got {str(classes_text).strip()!r})")  # fmt: skip
     max_text, _ = _option(config, "omfc_max_findings")
-    max_findings = 20 if max_text is None else _int_setting("omfc_max_findings")(max_text)
+    max_findings = DEFAULT_MAX_FINDINGS if max_text is None else _int_setting("omfc_max_findings")(max_text)
     from ..fnet import forgerynet_settings  # numpy and pandas: only for a ForgeryNet check
 
     return forgerynet_settings(sub, ref, task, classes, dataset, max_findings)

@@ -48,6 +48,7 @@ import pytest
 from ..editions import Task
 from ..findings import Unavailable
 from ..paths import resolve_input
+from ..scoring.conventions import CONVENTIONS
 from ..scoring import scorers as _scorers  # noqa: F401  (registers every scorer)
 from ..scoring import scorers_temporal as _scorers_temporal  # noqa: F401  (registers the temporal scorer)
 from ..scoring import scorers_forgerynet as _scorers_forgerynet  # noqa: F401  (registers the ForgeryNet scorers)
@@ -77,7 +78,6 @@ __all__ = [
 SCORING_KEY = pytest.StashKey["ScoringSettings | None"]()
 OUTCOMES_KEY = pytest.StashKey["dict[str, list[Outcome]]"]()
 
-CONVENTIONS = ("mediscore", "plan")
 
 #: Options of the scoring set-up shared by every scorer: (flag, ini, argparse keywords, MediScore's flag).
 COMMON_OPTIONS: list[tuple[str, str, dict[str, Any], str]] = [

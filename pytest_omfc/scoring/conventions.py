@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: The two scoring conventions (``--omfc-convention``): MediScore's numbers, or the plans' definitions.
+CONVENTIONS = ("mediscore", "plan")
+
 __all__ = ["ConventionDifference", "CONVENTION_DIFFERENCES", "convention_table"]
 
 

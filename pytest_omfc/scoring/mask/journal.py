@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import SetupError
-from ..merge import find_journal_tables, select_query
+from ..merge import find_journal_tables, require, select_query
 
 __all__ = ["JOURNAL_KEYS", "Journal", "load_journal"]
 
@@ -107,9 +107,7 @@ def load_journal(reference_path: str | Path, splice: bool = False) -> Journal | 
     if tables is None:
         return None
     for what, df in (("probe-journal join table", tables.join), ("journal mask table", tables.mask)):
-        missing = [k for k in JOURNAL_KEYS if k not in df.columns]
-        if missing:
-            raise SetupError(f"{what} lacks column(s) {missing}; it has {list(df.columns)}")
+        require(df, JOURNAL_KEYS, what)
     if "ProbeFileID" not in tables.join.columns:
         raise SetupError(f"probe-journal join table lacks column ProbeFileID; it has {list(tables.join.columns)}")
     frame = tables.join.merge(tables.mask, how="left", on=list(JOURNAL_KEYS), sort=False)
