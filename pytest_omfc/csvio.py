@@ -226,7 +226,8 @@ def _load(path: Path, display: str, limits: Limits | None, result: ParseResult) 
     try:
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode):
-            return _not_regular(result, display, mode)
+            _not_regular(result, display, mode)
+            return None
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         result.fail("CSV-08", f"cannot be read ({exc.strerror or exc})")
@@ -235,15 +236,18 @@ def _load(path: Path, display: str, limits: Limits | None, result: ParseResult) 
         with os.fdopen(fd, "rb") as fh:
             st = os.fstat(fh.fileno())
             if not stat.S_ISREG(st.st_mode):
-                return _not_regular(result, display, st.st_mode)
+                _not_regular(result, display, st.st_mode)
+                return None
             if limits is not None and st.st_size > limits.max_bytes:
-                return _too_big(result, display, limits, st.st_size)
+                _too_big(result, display, limits, st.st_size)
+                return None
             raw = fh.read(limits.max_bytes + 1) if limits is not None else fh.read()
     except OSError as exc:
         result.fail("CSV-08", f"cannot be read ({exc.strerror or exc})")
         return None
     if limits is not None and len(raw) > limits.max_bytes:  # it grew while we looked
-        return _too_big(result, display, limits, len(raw))
+        _too_big(result, display, limits, len(raw))
+        return None
     if not _NON_BLANK_BYTES.search(raw):
         result.fail("CSV-02", "is empty", Finding("the file must start with a header line (got an empty file)"
                                                   if not raw else "the file must start with a header line (got only white space)",

@@ -176,7 +176,7 @@ def scoring_options_block() -> str:
 
 def gate_metrics_block() -> str:
     """Each scorer's metric names (``Scorer.metrics``): what ``--omfc-require`` and ``omfc.scores`` accept."""
-    from .pytest_glue.scoring import SCORERS
+    from .scoring.registry import SCORERS
 
     lines = ["| Scorer | Metrics |", "|---|---|"]
     for scorer in SCORERS.values():

@@ -249,12 +249,13 @@ class ForgeryNetSubmission(Submission):
             for i, ann in enumerate(entry["annotations"]):
                 seg = ann.get("segment") if isinstance(ann, dict) else None
                 problem = _segment_problem(seg)
-                if problem is None and dur is not None and not (0 <= float(seg[0]) and float(seg[1]) <= dur):
+                if problem is None and seg is not None and dur is not None and not (0 <= float(seg[0]) and float(seg[1]) <= dur):
                     problem = f"must lie inside [0, {dur:g}], the video's duration (got {show_json(seg)})"
                 if problem is not None:
                     ref.problems.append(Finding(f"segment {problem}", file=self.ref_display, key=vid,
                                                 column=f"{where}.annotations[{i}].segment", value=show_json(seg)))  # fmt: skip
                     continue
+                assert seg is not None  # _segment_problem found none: two finite numbers
                 segs.append((float(seg[0]), float(seg[1])))
             ref.ids.append(vid)
             ref.segments[vid] = segs
@@ -391,11 +392,11 @@ class ForgeryNetSubmission(Submission):
                     score_problem = f"must be a number (got a JSON {type(score).__name__})"
                 elif not math.isfinite(s):
                     score_problem = f"must be a finite number (got {s})"
-                ok = seg_problem is None
+                ok = seg_problem is None and seg is not None
                 out.video.append(vid)
                 out.index.append(i)
-                out.start.append(float(seg[0]) if ok else math.nan)
-                out.end.append(float(seg[1]) if ok else math.nan)
+                out.start.append(float(seg[0]) if ok and seg is not None else math.nan)
+                out.end.append(float(seg[1]) if ok and seg is not None else math.nan)
                 out.score.append(s if score_problem is None and s is not None else math.nan)
                 out.segment_problem.append(seg_problem)
                 out.segment_value.append(seg)

@@ -71,7 +71,7 @@ class _Strict(BaseModel):
 class Node(_Strict):
     """A node: the performer's ``id``, NIST's ``file`` path and ``fileid``, a confidence (App. C)."""
 
-    _optional = ("fileid",)
+    _optional: ClassVar[tuple[str, ...]] = ("fileid",)
     id: str
     file: str
     #: "must" in the plans, optional in MediScore's schema: required by PROV-06 instead (D-20).
@@ -82,7 +82,7 @@ class Node(_Strict):
 class FilteringLink(_Strict):
     """A link of a filtering JSON: indexes into ``nodes``; the score is optional (SchF)."""
 
-    _optional = ("relationshipConfidenceScore", "operation", "operationArgument")
+    _optional: ClassVar[tuple[str, ...]] = ("relationshipConfidenceScore", "operation", "operationArgument")
     source: float  # a number in the schema; PROV-09 requires an integer index in range
     target: float
     relationshipConfidenceScore: float | SkipJsonSchema[None] = None
@@ -93,7 +93,7 @@ class FilteringLink(_Strict):
 class GraphLink(FilteringLink):
     """A link of a graph JSON: ``relationshipConfidenceScore`` is required (SchG, PROV-10)."""
 
-    _optional = ("operation", "operationArgument")
+    _optional: ClassVar[tuple[str, ...]] = ("operation", "operationArgument")
     relationshipConfidenceScore: float
 
 
@@ -101,7 +101,7 @@ class ProvenanceFiltering(_Strict):
     """Provenance filtering output for one probe (SchF 1.2): ``nodes`` required, ``links`` optional."""
 
     _comment = "compatible with MediScore ProvenanceFilteringSchema-1.2.json"
-    _optional = ("directed", "links")
+    _optional: ClassVar[tuple[str, ...]] = ("directed", "links")
     directed: bool | SkipJsonSchema[None] = None
     nodes: list[Node]
     links: list[FilteringLink] | SkipJsonSchema[None] = None
@@ -111,7 +111,7 @@ class ProvenanceGraph(_Strict):
     """Provenance graph-building output for one probe (SchG 1.2): ``nodes`` and ``links`` required."""
 
     _comment = "compatible with MediScore ProvenanceGraphBuildingSchema-1.2.json"
-    _optional = ("directed",)
+    _optional: ClassVar[tuple[str, ...]] = ("directed",)
     directed: bool | SkipJsonSchema[None] = None
     nodes: list[Node]
     links: list[GraphLink]

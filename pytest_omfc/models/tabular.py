@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import field_validator
+from pydantic.config import JsonDict
 
 from ..editions import Group
 from ..editions import Task
@@ -42,7 +43,7 @@ __all__ = [
     "status_column",
 ]
 
-OPTIONAL = {"x-column": "optional"}
+OPTIONAL: JsonDict = {"x-column": "optional"}
 MaskName = Annotated[str, Field(description="Path relative to the submission directory, under mask/; blank = no mask")]
 PixelValue = Annotated[int | None, Field(description="Opt-out pixel value 0-255, blank = none (OOPIX-01/02)")]
 Segments = Annotated[str, Field(description="JSON list of [start, end] frame or sample intervals (VSEG-01)")]
@@ -366,7 +367,7 @@ def optional_columns(model: type[BaseModel]) -> list[str]:
 
 def key_columns(task: Task) -> tuple[str, ...]:
     """The trial key of IDX-01."""
-    return INDEX_MODELS[task].key  # type: ignore[attr-defined,no-any-return]
+    return INDEX_MODELS[task].key  # type: ignore[attr-defined]
 
 
 def status_column(model: type[OutputRow]) -> str:

@@ -156,6 +156,7 @@ def resolve_settings(config: pytest.Config) -> Settings | None:
     from ..models import LAYOUTS
     from ..submission import Settings
 
+    csv: Path | None
     if sub.is_file():
         sub_dir, csv = sub.parent, sub
     else:

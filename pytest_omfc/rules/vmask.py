@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -284,7 +284,7 @@ def _files(ctx: Submission) -> list[tuple[_Ref, MaskFile]]:
     return out
 
 
-def _loc(ctx: Submission, ref: _Ref) -> dict[str, object]:
+def _loc(ctx: Submission, ref: _Ref) -> dict[str, Any]:
     return ctx.loc(ref.pos, MASK_COLUMN, ref.name)
 
 
@@ -358,7 +358,7 @@ def vmask_02(ctx: Submission) -> Report:
     """MFC19 §5.1.2.2.  D-15: group names are 0-indexed start frames, ``0 <= g < FrameCount``, and a block of
     n frames covers ``g ... g+n-1`` (so ``g + n <= FrameCount``); blocks are disjoint ("disjoint intervals")."""
     fc = _index(ctx, "FrameCount")
-    found = []
+    found: list[Finding] = []
     files = 0
     for ref, mf in _files(ctx):
         if mf.problem:

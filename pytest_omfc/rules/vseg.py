@@ -236,7 +236,7 @@ def _iv(s: float, e: float) -> str:
     return f"[{_num(s)}, {_num(e)}]"
 
 
-def _finding(seg: Segments, i: int, message: str, severity: Severity | None = None) -> Finding:
+def _finding(seg: Segments, i: int | np.integer[Any], message: str, severity: Severity | None = None) -> Finding:
     return seg.at(int(seg.pos[i]), int(seg.col[i]), message, severity)
 
 

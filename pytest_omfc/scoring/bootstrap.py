@@ -16,7 +16,7 @@ with scores that differ by more than 1e-8 or are exactly equal.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -39,7 +39,7 @@ def ci_bounds_index(ci_level: float, n_iter: int) -> tuple[int, int]:
     return int(lb * n_iter), min(int(ub * n_iter), n_iter - 1)
 
 
-def _draws(n: int, n_iter: int, seed: int):
+def _draws(n: int, n_iter: int, seed: int) -> Iterator[np.ndarray]:
     """Yield (rows, n) matrices of drawn trial positions, in iteration order."""
     rows_per_chunk = max(1, _CHUNK_ELEMENTS // max(n, 1))
     # rng.choice(idx, n) == rng.randint(0, n, n) per iteration; one call of

@@ -70,7 +70,7 @@ empty ones included (MediScore misaligns rows after an empty partition).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -322,14 +322,14 @@ class DetectionReport:
     def to_dict(self) -> dict[str, Any]:
         return {"settings": dict(self.settings), "results": [r.to_dict() for r in self.results]}
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[DetectionResult]:
         return iter(self.results)
 
     def __len__(self) -> int:
         return len(self.results)
 
 
-def _metric_fns(far_stop: float, convention: Convention):
+def _metric_fns(far_stop: float, convention: Convention) -> dict[str, Callable[[np.ndarray, np.ndarray], float]]:
     pauc = auc_mediscore if convention == "mediscore" else auc_interpolated
     return {
         "AUC": lambda f, t: auc_mediscore(f, t, 1.0),
@@ -461,7 +461,7 @@ def score_detection(
         "ci": bool(ci), "ci_level": float(ci_level), "n_bootstrap": int(n_bootstrap), "seed": int(seed),
         "bootstrap": bootstrap, "trial_key": list(trials.key),
     }  # fmt: skip
-    common = dict(far_stop=far, ci=ci, ci_level=ci_level, n_bootstrap=n_bootstrap, seed=seed,
+    common: dict[str, Any] = dict(far_stop=far, ci=ci, ci_level=ci_level, n_bootstrap=n_bootstrap, seed=seed,
                   bootstrap=bootstrap, convention=convention, sys_response=sys_response)  # fmt: skip
     base_counts = {"missing_system": trials.n_missing, "index_unmatched": trials.n_index_unmatched}
 

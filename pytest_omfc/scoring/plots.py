@@ -130,7 +130,8 @@ class _Canvas:
     def text(self, x: float, y: float, text: str, anchor: str = "start", color: str = "#222222") -> None:
         self.items.append(_Text(x, y, text, anchor, color))
 
-    def frame(self, title: str, xlabel: str, ylabel: str, ticks: Sequence[tuple[float, str]], yticks=None) -> None:
+    def frame(self, title: str, xlabel: str, ylabel: str, ticks: Sequence[tuple[float, str]],
+              yticks: Sequence[tuple[float, str]] | None = None) -> None:
         yt = ticks if yticks is None else yticks
         for v, lab in ticks:
             x, _ = self.px(v, self.ylim[0])
@@ -221,7 +222,8 @@ def _simplify(pts: np.ndarray) -> np.ndarray:
     return q / GRID
 
 
-def _dashed(draw: ImageDraw.ImageDraw, a, b, color: str, width: int, on: float = 6, off: float = 4) -> None:
+def _dashed(draw: ImageDraw.ImageDraw, a: tuple[float, float], b: tuple[float, float], color: str, width: int,
+            on: float = 6, off: float = 4) -> None:
     (x0, y0), (x1, y1) = a, b
     length = float(np.hypot(x1 - x0, y1 - y0))
     if length == 0:

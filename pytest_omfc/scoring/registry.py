@@ -174,6 +174,13 @@ class ScoringInput:
     rejected: Callable[[], Mapping[str, str]] | None = None
 
     @property
+    def table(self) -> Table:
+        """The system output of a NIST edition (the ForgeryNet scorers read ``parsed`` instead)."""
+        if self.system is None:
+            raise TypeError("this scorer reads a NIST system output table, and none was parsed")
+        return self.system
+
+    @property
     def positions(self) -> int:
         return max(1, len(self.queries))
 

@@ -117,7 +117,7 @@ def _detection_system(inp: ScoringInput) -> pd.DataFrame:
 
     from .merge import SCORE_COLUMN, TASK_KEYS
 
-    table = inp.system
+    table = inp.table
     for col in (SCORE_COLUMN, *TASK_KEYS[DETECTION_TASKS[inp.task]]):
         if not table.has(col):
             raise Unavailable(inp.column_rule, f"column {col} is absent")
@@ -421,7 +421,7 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
 
     n = inp.positions
     task: Any = MASK_TASKS[inp.task]  # "manipulation" or "splice"
-    table = inp.system
+    table = inp.table
     need = ("ProbeFileID", "OutputProbeMaskFileName") + (("DonorFileID", "OutputDonorMaskFileName") if task == "splice" else ())
     for col in need:
         if not table.has(col):

@@ -254,7 +254,7 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
         return [NotScored("provenance scoring takes no query (MediScore's provenance scorers have none): "
                           "drop --omfc-query/--omfc-query-manipulation/--omfc-query-partition", fail=True)] * n  # fmt: skip
     for col in ("ProvenanceProbeFileID", "ProvenanceOutputFileName"):
-        if not inp.system.has(col):
+        if not inp.table.has(col):
             return [NotScored(f"{inp.column_rule} failed: column {col} is absent")] * n
     opts = inp.options
     convention: Convention = "plan" if inp.convention == "plan" else "mediscore"
@@ -273,7 +273,7 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
     try:
         ref = read_table(inp.reference, "provenance reference")
         tables: dict[str, Any] = {"index": inp.index, "reference": ref, "node": node, "world": world,
-                                  "system": inp.system.df, "ref_dir": _journal_root(inp, ref), "sys_dir": inp.submission,
+                                  "system": inp.table.df, "ref_dir": _journal_root(inp, ref), "sys_dir": inp.submission,
                                   "rejected": inp.rejected() if inp.rejected is not None else None}  # fmt: skip
         if inp.task is Task.PG:
             return [_graph_result(score_graph_building(**tables, direct=bool(opts.get("direct")),

@@ -150,7 +150,7 @@ def run_temporal(inp: ScoringInput) -> list[Outcome]:
         return [NotScored("temporal scoring selects with --omfc-query only (MediScore's -q); "
                           "--omfc-query-manipulation and --omfc-query-partition do not apply")] * n  # fmt: skip
     for col in ("ProbeFileID", "VideoFrameSegments"):
-        if not inp.system.has(col):
+        if not inp.table.has(col):
             return [NotScored(f"{inp.column_rule} failed: column {col} is absent")] * n
     join, mask = journal_paths(inp)
     missing = [p for p in (join, mask) if not p.is_file()]
@@ -161,7 +161,7 @@ def run_temporal(inp: ScoringInput) -> list[Outcome]:
         return [NotScored(f"journal table(s) not found: {', '.join(str(p) for p in missing)} "
                           f"(the temporal reference; name them with {flags})", fail=given)] * n  # fmt: skip
     opts = inp.options
-    system = inp.system.df
+    system = inp.table.df
     video_optout = not opts.get("no_video_optout")
     optout_filter = not opts.get("no_optout_filter")
     if video_optout and "VideoFrameOptOutSegments" not in system.columns:

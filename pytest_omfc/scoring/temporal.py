@@ -453,8 +453,8 @@ def _to_array(objs: list[list[Any]], base: int, texts: list[str], errors: list[s
     bool and refused), or holds an integer too large for a float or a non-finite number, gets its
     reason in ``errors`` and count 0.  The checks are C loops over the whole chunk."""
     pairs = list(chain.from_iterable(objs))
-    if not (set(map(type, pairs)) <= {list} and set(map(len, pairs)) <= {2}  # type: ignore[arg-type]
-            and set(map(type, chain.from_iterable(pairs))) <= {int, float}):  # type: ignore[arg-type]
+    if not (set(map(type, pairs)) <= {list} and set(map(len, pairs)) <= {2}
+            and set(map(type, chain.from_iterable(pairs))) <= {int, float}):
         num = (int, float)
         for k, obj in enumerate(objs):
             if not all(type(p) is list and len(p) == 2 and type(p[0]) in num and type(p[1]) in num for p in obj):

@@ -102,7 +102,7 @@ def _checked_png(path: Path, expected: tuple[int, int] | None, max_pixels: int) 
     except Exception as exc:  # noqa: BLE001  Pillow raises many types
         stream.close()
         raise MaskReadError(f"{_label(path)}: unreadable image ({type(exc).__name__}: {exc})") from None
-    im.omfc_stream = stream  # type: ignore[attr-defined]  closed by _decode/_bgr with the image
+    setattr(im, "omfc_stream", stream)  # closed by _decode/_bgr with the image
     return im
 
 
@@ -231,7 +231,7 @@ def read_colour_reference(
 def glymur_usable() -> bool:
     """True when glymur can decode JPEG 2000, i.e. it found an OpenJPEG >= 2.4."""
     try:
-        import glymur  # type: ignore[import-untyped]
+        import glymur
     except Exception:  # noqa: BLE001  a broken glymur install means "not usable"
         return False
     version = getattr(getattr(glymur, "version", None), "openjpeg_version", "0.0.0") or "0.0.0"
@@ -258,7 +258,7 @@ def read_bitplanes(
     sig = _signature(p)
     use_glymur = decoder == "glymur" or (decoder == "auto" and glymur_usable())
     if sig.startswith(_JP2) and use_glymur:
-        import glymur  # type: ignore[import-untyped]
+        import glymur
 
         try:
             jp2 = glymur.Jp2k(str(p))

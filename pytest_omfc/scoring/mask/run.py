@@ -651,7 +651,7 @@ def _score_run(
     scores_by_side: dict[str, list[MaskScore | None]] = {s: [] for s in sides}
     missing_by_side: dict[str, list[bool]] = {s: [] for s in sides}
     records = trials.to_dict("records")
-    for j, (score, code, reason) in enumerate(outcomes):
+    for j, (score, why, reason) in enumerate(outcomes):
         i, k = divmod(j, len(sides))
         side = sides[k]
         scored = score is not None and score.scored
@@ -670,17 +670,18 @@ def _score_run(
             row[f"{side}ActualIoU"] = _num(act.iou) if act else None
         reason_col = "NotScoredReason" if not side else ("ProbeNotScoredReason" if side == "p" else "DonorNotScoredReason")
         row[reason_col] = "" if scored else (reason or "")
-        codes[side][i] = code
+        codes[side][i] = why
         if scored and score is not None and score.table is not None and score.optimum is not None:
             black, worst = score.table.black_fraction(), float(np.nanmin(score.table.mcc(), initial=np.inf))
             inverted = worst <= INVERTED_MCC and -worst > (_num(score.optimum.mcc) or 0.0)
             if inverted or black > MOSTLY_BLACK:
                 label = _trial_label(records[i], key) + (f" ({'probe' if side == 'p' else 'donor'})" if side else "")
                 polarity.append((label, black, -worst if inverted else math.nan))
-        if code is not None:
-            reasons[code] = reasons.get(code, 0) + 1
-        if code in failures:
-            not_scored.append((_trial_label(records[i], key) + (f" ({'probe' if side == 'p' else 'donor'})" if side else ""), reason))
+        if why is not None:
+            reasons[why] = reasons.get(why, 0) + 1
+        if why in failures:
+            not_scored.append((_trial_label(records[i], key) + (f" ({'probe' if side == 'p' else 'donor'})" if side else ""),
+                               reason or ""))
         for col, value in row.items():
             columns.setdefault(col, [None] * n)[i] = value
 
