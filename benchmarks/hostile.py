@@ -41,10 +41,8 @@ import tempfile
 import threading
 import time
 import zlib
-from collections.abc import Callable
-from collections.abc import Sequence
-from dataclasses import asdict
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 GiB = 1 << 30
@@ -63,7 +61,9 @@ def _ihdr(width: int, height: int, colour: int = 0, interlace: int = 0) -> bytes
 def grey_png(rows: list[bytes], width: int) -> bytes:
     """An 8-bit grey PNG of the given pixel rows (filter 0), zlib-compressed."""
     raw = b"".join(b"\x00" + r for r in rows)
-    return b"\x89PNG\r\n\x1a\n" + _ihdr(width, len(rows)) + _chunk(b"IDAT", zlib.compress(raw, 9)) + _chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n" + _ihdr(width, len(rows)) + _chunk(b"IDAT", zlib.compress(raw, 9)) + _chunk(b"IEND", b"")
+    )
 
 
 def tiny_zeros_zlib() -> bytes:
@@ -75,14 +75,14 @@ def tiny_zeros_zlib() -> bytes:
         order = range(n - 1, -1, -1) if msb_first else range(n)
         bits.extend((value >> i) & 1 for i in order)
 
-    put(1, 1, False)                      # BFINAL
-    put(1, 2, False)                      # BTYPE = 01, fixed Huffman
-    put(0b00110000, 8, True)              # literal 0
-    put(0b11000101, 8, True)              # length code 285 = 258
-    put(0, 5, True)                       # distance code 0 = 1
-    put(0, 7, True)                       # end of block (256)
+    put(1, 1, False)  # BFINAL
+    put(1, 2, False)  # BTYPE = 01, fixed Huffman
+    put(0b00110000, 8, True)  # literal 0
+    put(0b11000101, 8, True)  # length code 285 = 258
+    put(0, 5, True)  # distance code 0 = 1
+    put(0, 7, True)  # end of block (256)
     bits.extend([0] * (-len(bits) % 8))
-    deflate = bytes(sum(b << i for i, b in enumerate(bits[k:k + 8])) for k in range(0, len(bits), 8))
+    deflate = bytes(sum(b << i for i, b in enumerate(bits[k : k + 8])) for k in range(0, len(bits), 8))
     out = b"\x78\x01" + deflate + struct.pack(">I", zlib.adler32(b"\x00" * 259))
     assert zlib.decompress(out) == b"\x00" * 259
     return out
@@ -90,7 +90,12 @@ def tiny_zeros_zlib() -> bytes:
 
 def bomb_png() -> bytes:
     """The 67-byte header bomb: interlaced grey, 1 x 2147483647 pixels, a 10-byte IDAT."""
-    data = b"\x89PNG\r\n\x1a\n" + _ihdr(1, 2**31 - 1, interlace=1) + _chunk(b"IDAT", tiny_zeros_zlib()) + _chunk(b"IEND", b"")
+    data = (
+        b"\x89PNG\r\n\x1a\n"
+        + _ihdr(1, 2**31 - 1, interlace=1)
+        + _chunk(b"IDAT", tiny_zeros_zlib())
+        + _chunk(b"IEND", b"")
+    )
     assert len(data) == 67
     return data
 
@@ -151,18 +156,29 @@ class Built:
     index: Path
 
 
-def imdl(root: Path, n: int = 4, size: tuple[int, int] = (W, H), mask_names: dict[int, str] | None = None,
-         sub_id: str = "p-hostile_1") -> Built:
+def imdl(
+    root: Path,
+    n: int = 4,
+    size: tuple[int, int] = (W, H),
+    mask_names: dict[int, str] | None = None,
+    sub_id: str = "p-hostile_1",
+) -> Built:
     """An OpenMFC2020 IMDL submission with ``n`` probes; masks for the odd-numbered ones by default."""
     ids = [f"OpenMFC2020_{101 + i:04d}" for i in range(n)]
     index = root / "dataset" / "indexes" / IMDL_INDEX
     index.parent.mkdir(parents=True)
-    index.write_text(_psv([["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight"]]
-                          + [["Image Manipulation", p, f"probe/{p}.jpg", size[0], size[1]] for p in ids]))
+    index.write_text(
+        _psv(
+            [["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight"]]
+            + [["Image Manipulation", p, f"probe/{p}.jpg", size[0], size[1]] for p in ids]
+        )
+    )
     sub = root / sub_id
     (sub / "mask").mkdir(parents=True)
     names = mask_names if mask_names is not None else {i: f"mask/{ids[i]}-mask.png" for i in range(0, n, 2)}
-    rows: list[list[object]] = [["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "ProbeStatus", "ProbeOptOutPixelValue"]]
+    rows: list[list[object]] = [
+        ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "ProbeStatus", "ProbeOptOutPixelValue"]
+    ]
     for i, p in enumerate(ids):
         rows.append([p, f"{(i % 10) / 10:.1f}", names.get(i, ""), "Processed", ""])
     (sub / f"{sub_id}.csv").write_text(_psv(rows))
@@ -178,12 +194,24 @@ def camera(root: Path, sub_id: str = "p-hostile_1") -> Built:
     index = root / "dataset" / "indexes" / CAM_INDEX
     index.parent.mkdir(parents=True)
     cams = ["CAM-A_primary_image", "CAM-A_primary_image", "CAM-B_primary_video"]
-    index.write_text(_psv([["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "TrainCamID"]]
-                          + [["camera", f"T{i}", f"probe/T{i}.jpg", W, H, c] for i, c in enumerate(cams)]))
+    index.write_text(
+        _psv(
+            [["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "TrainCamID"]]
+            + [["camera", f"T{i}", f"probe/T{i}.jpg", W, H, c] for i, c in enumerate(cams)]
+        )
+    )
     sub = root / sub_id
     sub.mkdir(parents=True)
-    rows: list[list[object]] = [["ProbeFileID", "TrainCamID", "OutputProbeMaskFileName", "ConfidenceScore", "ProbeStatus",
-                                 "ProbeOptOutPixelValue"]]
+    rows: list[list[object]] = [
+        [
+            "ProbeFileID",
+            "TrainCamID",
+            "OutputProbeMaskFileName",
+            "ConfidenceScore",
+            "ProbeStatus",
+            "ProbeOptOutPixelValue",
+        ]
+    ]
     rows += [[f"T{i}", c, "", "0.5", "Processed", ""] for i, c in enumerate(cams)]
     (sub / f"{sub_id}.csv").write_text(_psv(rows))
     (sub / f"{sub_id}.txt").write_text(DESCRIPTION.format(sub_id=sub_id))
@@ -244,8 +272,11 @@ def long_description(sub_id: str, size: int) -> str:
 def _desc_case(builder: Callable[[Path], Built], size: int) -> Callable[[Path, bool], Built]:
     def build(root: Path, quick: bool) -> Built:
         b = builder(root)
-        (b.submission / f"{b.submission.name}.txt").write_text(long_description(b.submission.name, size // (10 if quick else 1)))
+        (b.submission / f"{b.submission.name}.txt").write_text(
+            long_description(b.submission.name, size // (10 if quick else 1))
+        )
         return b
+
     return build
 
 
@@ -292,22 +323,39 @@ def snapshot(root: Path) -> dict[str, tuple[int, int]]:
 def run_case(name: str, built: Built, cwd: Path, cap_gb: float, timeout: float, runner: str) -> Result:
     """One capped, timed pytest subprocess; peak RSS from its own rusage (``os.wait4``)."""
     module = ["-m", "pytest_omfc"] if runner == "pytest-omfc" else ["-m", "pytest", "-p", "pytest_omfc.plugin"]
-    cmd = [sys.executable, *module, f"--omfc-submission={built.submission}", f"--omfc-index={built.index}",
-           "-p", "no:cacheprovider", "-q", f"--rootdir={cwd}"]
+    cmd = [
+        sys.executable,
+        *module,
+        f"--omfc-submission={built.submission}",
+        f"--omfc-index={built.index}",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        f"--rootdir={cwd}",
+    ]
     env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     env.pop("PYTEST_ADDOPTS", None)
     cap = int(cap_gb * GiB)
     # set the cap, then become pytest (no preexec_fn: the timer thread may already exist on a later case)
-    launcher = ("import os, resource, sys; n = int(sys.argv[1]); resource.setrlimit(resource.RLIMIT_AS, (n, n)); "
-                "os.execv(sys.executable, [sys.executable, *sys.argv[2:]])")
+    launcher = (
+        "import os, resource, sys; n = int(sys.argv[1]); resource.setrlimit(resource.RLIMIT_AS, (n, n)); "
+        "os.execv(sys.executable, [sys.executable, *sys.argv[2:]])"
+    )
     cmd = [sys.executable, "-c", launcher, str(cap), *cmd[1:]]
 
     before = snapshot(built.submission)
     timed_out = threading.Event()
     with tempfile.TemporaryFile() as out:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
 
         def kill() -> None:
             timed_out.set()
@@ -334,16 +382,28 @@ def run_case(name: str, built: Built, cwd: Path, cap_gb: float, timeout: float, 
         stopped = f"killed by signal {-rc}"
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     summary = lines[-1] if lines else ""
-    return Result(name, None if timed_out.is_set() else rc, round(wall, 2), round(usage.ru_maxrss / 1024, 1), stopped,
-                  any(m in text for m in CRASH_MARKS), snapshot(built.submission) != before, summary[:100])
+    return Result(
+        name,
+        None if timed_out.is_set() else rc,
+        round(wall, 2),
+        round(usage.ru_maxrss / 1024, 1),
+        stopped,
+        any(m in text for m in CRASH_MARKS),
+        snapshot(built.submission) != before,
+        summary[:100],
+    )
 
 
 def table(results: list[Result]) -> str:
-    head = f"{'case':<15} {'exit':>4} {'wall s':>8} {'peak RSS MB':>12}  {'stopped':<19} {'crash':<5} {'wrote':<5} summary"
+    head = (
+        f"{'case':<15} {'exit':>4} {'wall s':>8} {'peak RSS MB':>12}  {'stopped':<19} {'crash':<5} {'wrote':<5} summary"
+    )
     rows = [head, "-" * len(head)]
     for r in results:
-        rows.append(f"{r.case:<15} {'-' if r.exit is None else r.exit:>4} {r.wall_s:>8.2f} {r.peak_rss_mb:>12.1f}  "
-                    f"{r.stopped or 'no':<19} {'yes' if r.crash else 'no':<5} {'yes' if r.wrote else 'no':<5} {r.summary}")
+        rows.append(
+            f"{r.case:<15} {'-' if r.exit is None else r.exit:>4} {r.wall_s:>8.2f} {r.peak_rss_mb:>12.1f}  "
+            f"{r.stopped or 'no':<19} {'yes' if r.crash else 'no':<5} {'yes' if r.wrote else 'no':<5} {r.summary}"
+        )
     return "\n".join(rows)
 
 
@@ -353,16 +413,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="reduced sizes (about a tenth)")
     ap.add_argument("--cap-gb", type=float, default=4.0, help="address-space cap per run, GB (default 4)")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per run (default 120)")
-    ap.add_argument("--runner", choices=("pytest", "pytest-omfc"), default="pytest",
-                    help="'pytest -p pytest_omfc.plugin' (default) or the 'python -m pytest_omfc' entry point")
+    ap.add_argument(
+        "--runner",
+        choices=("pytest", "pytest-omfc"),
+        default="pytest",
+        help="'pytest -p pytest_omfc.plugin' (default) or the 'python -m pytest_omfc' entry point",
+    )
     ap.add_argument("--json", type=Path, help="also write the rows as JSON here")
     args = ap.parse_args(argv)
     names = [n.strip() for n in args.only.split(",") if n.strip()] or list(CASES)
     unknown = [n for n in names if n not in CASES]
     if unknown:
         ap.error(f"unknown case(s) {', '.join(unknown)}; choose from {', '.join(CASES)}")
-    print(f"cap {args.cap_gb:g} GB, timeout {args.timeout:g} s, {'quick' if args.quick else 'full'} sizes, "
-          f"{args.runner}, {sys.executable}", flush=True)
+    print(
+        f"cap {args.cap_gb:g} GB, timeout {args.timeout:g} s, {'quick' if args.quick else 'full'} sizes, "
+        f"{args.runner}, {sys.executable}",
+        flush=True,
+    )
     results = []
     for name in names:  # one at a time: never two bombs at once
         with tempfile.TemporaryDirectory(prefix=f"omfc-hostile-{name}-") as tmp:

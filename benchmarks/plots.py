@@ -20,9 +20,8 @@ from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
-from _timing import best  # benchmarks/_timing.py: the scripts run from this folder
-
 import numpy as np
+from _timing import best  # benchmarks/_timing.py: the scripts run from this folder
 
 from pytest_omfc.scoring import score_trials
 from pytest_omfc.scoring.plots import (
@@ -107,24 +106,36 @@ def main() -> None:
     svg_kb = (len(roc_svg(result)) + len(det_svg(result))) / 1e3
     with tempfile.TemporaryDirectory() as tmp:
         ours_files = _best(lambda: write_plots([result], tmp), args.repeat)
-    print(f"plugin (plots.py): import +{max(ours_import, 0.0) * 1e3:.0f} ms over the detection engine; "
-          f"ROC+DET SVG text {ours_svg * 1e3:.0f} ms, {svg_kb:.0f} KB; PNG+SVG files {ours_files * 1e3:.0f} ms")
+    print(
+        f"plugin (plots.py): import +{max(ours_import, 0.0) * 1e3:.0f} ms over the detection engine; "
+        f"ROC+DET SVG text {ours_svg * 1e3:.0f} ms, {svg_kb:.0f} KB; PNG+SVG files {ours_files * 1e3:.0f} ms"
+    )
     try:
         import matplotlib
     except ImportError:
         print("matplotlib: not installed (nothing to compare)")
         return
-    mpl_import = _import_time("import pytest_omfc.scoring.detection, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot",
-                              args.repeat) - base
+    mpl_import = (
+        _import_time(
+            "import pytest_omfc.scoring.detection, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot",
+            args.repeat,
+        )
+        - base
+    )
     mpl_svg = _best(lambda: _mpl_svgs(result), args.repeat)
     mpl_kb = sum(len(b) for b in _mpl_svgs(result)) / 1e3
     mpl_png = _best(lambda: _mpl_svgs(result, "png"), args.repeat)
     size, found = _installed_mb(MPL_DISTS)
-    print(f"matplotlib {matplotlib.__version__}: import +{mpl_import * 1e3:.0f} ms over the detection engine; ROC+DET SVG {mpl_svg * 1e3:.0f} ms, "
-          f"{mpl_kb:.0f} KB (text as glyph paths); PNG {mpl_png * 1e3:.0f} ms")
+    print(
+        f"matplotlib {matplotlib.__version__}: import +{mpl_import * 1e3:.0f} ms over the detection engine; ROC+DET "
+        f"SVG {mpl_svg * 1e3:.0f} ms, "
+        f"{mpl_kb:.0f} KB (text as glyph paths); PNG {mpl_png * 1e3:.0f} ms"
+    )
     print(f"installed size of matplotlib and what it adds: {size:.1f} MB ({', '.join(found)})")
-    print(f"ratios (matplotlib / plugin): SVG time {mpl_svg / ours_svg:.1f}x, SVG size {mpl_kb / svg_kb:.1f}x, "
-          f"PNG time {mpl_png / ours_files:.1f}x (the plugin's figure includes writing the SVG files too)")
+    print(
+        f"ratios (matplotlib / plugin): SVG time {mpl_svg / ours_svg:.1f}x, SVG size {mpl_kb / svg_kb:.1f}x, "
+        f"PNG time {mpl_png / ours_files:.1f}x (the plugin's figure includes writing the SVG files too)"
+    )
 
 
 if __name__ == "__main__":

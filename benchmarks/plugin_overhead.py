@@ -68,19 +68,29 @@ def _wall(args: list[str], cwd: Path, env: dict[str, str]) -> float:
 
 def _import_profile(repo: Path, cwd: Path, pycache: Path) -> tuple[float, int, list[str]]:
     """Cumulative import time of pytest_omfc.plugin (s), modules imported, heavy ones among them."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "import pytest_omfc.plugin"], cwd=cwd,
-                          env=_env(repo, pycache), capture_output=True, text=True, timeout=600)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import pytest_omfc.plugin"],
+        cwd=cwd,
+        env=_env(repo, pycache),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     rows = re.findall(r"^import time:\s+\d+ \|\s+(\d+) \|( *)(\S+)", proc.stderr, re.MULTILINE)
     top = [int(cum) for cum, indent, name in rows if name == "pytest_omfc.plugin"]
-    heavy = sorted({name.split(".")[0] for _, _, name in rows}
-                   & {"pandas", "numpy", "PIL", "pydantic", "h5py", "rich", "glymur", "jsonschema", "scipy"})  # fmt: skip
+    heavy = sorted(
+        {name.split(".")[0] for _, _, name in rows}
+        & {"pandas", "numpy", "PIL", "pydantic", "h5py", "rich", "glymur", "jsonschema", "scipy"}
+    )
     return (top[0] / 1e6 if top else float("nan")), len(rows), heavy
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=11, help="fresh subprocesses per mode (median; default 11)")
-    parser.add_argument("--repo", type=Path, default=HERE, help="the checkout whose plugin is measured (default: this one)")
+    parser.add_argument(
+        "--repo", type=Path, default=HERE, help="the checkout whose plugin is measured (default: this one)"
+    )
     parser.add_argument("--baseline", type=Path, help="another checkout timed in the same rounds (before/after)")
     ns = parser.parse_args(argv)
     repo = ns.repo.resolve()
@@ -90,8 +100,10 @@ def main(argv: list[str] | None = None) -> int:
     vmd_index = examples / "datasets" / "OpenMFC2020" / "indexes" / "OpenMFC20_Video-VMD-index.csv"
     installed = any(ep.value == "pytest_omfc.plugin" for ep in entry_points(group="pytest11"))
     if not installed:
-        print("note: the pytest11 entry point is not installed; '-p no:omfc' changes nothing and the "
-              "'loaded' runs name the plugin with -p")  # fmt: skip
+        print(
+            "note: the pytest11 entry point is not installed; '-p no:omfc' changes nothing and the "
+            "'loaded' runs name the plugin with -p"
+        )
 
     with tempfile.TemporaryDirectory(prefix="omfc-overhead-") as tmp:
         cwd = Path(tmp) / "run"
@@ -102,20 +114,39 @@ def main(argv: list[str] | None = None) -> int:
         check = ["--omfc-submission", str(vmd), "--omfc-index", str(vmd_index)]
         modes: dict[str, tuple[list[str], dict[str, str]]] = {
             "one test, -p no:omfc": ([*base, "-p", "no:omfc"], _env(repo, pycache)),
-            "one test, plugin loaded, unused": (base + ([] if installed else ["-p", "pytest_omfc.plugin"]), _env(repo, pycache)),
+            "one test, plugin loaded, unused": (
+                base + ([] if installed else ["-p", "pytest_omfc.plugin"]),
+                _env(repo, pycache),
+            ),
             "one test, autoload off, bare pytest": (base, _env(repo, pycache, autoload=False)),
-            "one test, autoload off, -p pytest_omfc.plugin": ([*base, "-p", "pytest_omfc.plugin"], _env(repo, pycache, autoload=False)),
-            "start-up: VMD example (3 trials), pytest": (["-m", "pytest", "-q", "-p", "no:cacheprovider", *check], _env(repo, pycache)),
-            "start-up: VMD example (3 trials), python -m pytest_omfc": (["-m", "pytest_omfc", "-q", *check], _env(repo, pycache)),
-        }  # fmt: skip
+            "one test, autoload off, -p pytest_omfc.plugin": (
+                [*base, "-p", "pytest_omfc.plugin"],
+                _env(repo, pycache, autoload=False),
+            ),
+            "start-up: VMD example (3 trials), pytest": (
+                ["-m", "pytest", "-q", "-p", "no:cacheprovider", *check],
+                _env(repo, pycache),
+            ),
+            "start-up: VMD example (3 trials), python -m pytest_omfc": (
+                ["-m", "pytest_omfc", "-q", *check],
+                _env(repo, pycache),
+            ),
+        }
         if baseline is not None:
             modes |= {
-                "baseline: one test, plugin loaded, unused": (modes["one test, plugin loaded, unused"][0], _env(baseline, pycache)),
+                "baseline: one test, plugin loaded, unused": (
+                    modes["one test, plugin loaded, unused"][0],
+                    _env(baseline, pycache),
+                ),
                 "baseline: one test, autoload off, -p pytest_omfc.plugin": (
-                    [*base, "-p", "pytest_omfc.plugin"], _env(baseline, pycache, autoload=False)),
+                    [*base, "-p", "pytest_omfc.plugin"],
+                    _env(baseline, pycache, autoload=False),
+                ),
                 "baseline: start-up: VMD example (3 trials), pytest": (
-                    modes["start-up: VMD example (3 trials), pytest"][0], _env(baseline, pycache)),
-            }  # fmt: skip
+                    modes["start-up: VMD example (3 trials), pytest"][0],
+                    _env(baseline, pycache),
+                ),
+            }
         times: dict[str, list[float]] = {name: [] for name in modes}
         for i in range(ns.runs + 1):  # round 0 writes the byte code: not timed
             for name, (args, env) in modes.items():
@@ -125,21 +156,31 @@ def main(argv: list[str] | None = None) -> int:
         imp, count, heavy = _import_profile(repo, cwd, pycache)
 
     med = {name: statistics.median(t) for name, t in times.items()}
-    print(f"plugin of {repo}{f' (baseline: {baseline})' if baseline else ''} (python {sys.version.split()[0]}, "
-          f"median of {ns.runs} fresh runs each, load average {os.getloadavg()[0]:.1f})")  # fmt: skip
+    print(
+        f"plugin of {repo}{f' (baseline: {baseline})' if baseline else ''} (python {sys.version.split()[0]}, "
+        f"median of {ns.runs} fresh runs each, load average {os.getloadavg()[0]:.1f})"
+    )
     width = max(map(len, med))
     for name, value in med.items():
         print(f"  {name:<{width}}  {value:6.3f} s  (min {min(times[name]):.3f})")
-    for off, on in (("one test, -p no:omfc", "one test, plugin loaded, unused"),
-                    ("one test, autoload off, bare pytest", "one test, autoload off, -p pytest_omfc.plugin")):  # fmt: skip
-        print(f"  overhead of the unused plugin ({on.split(', ', 1)[1]} vs {off.split(', ', 1)[1]}): "
-              f"{med[on] - med[off]:+.3f} s, ratio {med[on] / med[off]:.2f}")  # fmt: skip
+    for off, on in (
+        ("one test, -p no:omfc", "one test, plugin loaded, unused"),
+        ("one test, autoload off, bare pytest", "one test, autoload off, -p pytest_omfc.plugin"),
+    ):
+        print(
+            f"  overhead of the unused plugin ({on.split(', ', 1)[1]} vs {off.split(', ', 1)[1]}): "
+            f"{med[on] - med[off]:+.3f} s, ratio {med[on] / med[off]:.2f}"
+        )
         if baseline is not None:
             was = med[f"baseline: {on}"]
-            print(f"    baseline: {was - med[off]:+.3f} s, ratio {was / med[off]:.2f}; "
-                  f"this checkout's run takes {med[on] / was:.2f} of the baseline's")  # fmt: skip
-    print(f"  import pytest_omfc.plugin: {imp:.3f} s cumulative (pytest included), {count} modules; "
-          f"heavy libraries imported: {', '.join(heavy) or 'none'}")  # fmt: skip
+            print(
+                f"    baseline: {was - med[off]:+.3f} s, ratio {was / med[off]:.2f}; "
+                f"this checkout's run takes {med[on] / was:.2f} of the baseline's"
+            )
+    print(
+        f"  import pytest_omfc.plugin: {imp:.3f} s cumulative (pytest included), {count} modules; "
+        f"heavy libraries imported: {', '.join(heavy) or 'none'}"
+    )
     return 0
 
 

@@ -16,10 +16,9 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from _timing import best  # benchmarks/_timing.py: the scripts run from this folder
-
 import numpy as np
 import pandas as pd
+from _timing import best  # benchmarks/_timing.py: the scripts run from this folder
 
 from pytest_omfc.scoring import score_detection, score_trials
 
@@ -39,8 +38,14 @@ def synthetic(n: int, seed: int = 2024) -> tuple[np.ndarray, np.ndarray]:
 
 def write_files(tmp: Path, s: np.ndarray, y: np.ndarray) -> tuple[Path, Path, Path]:
     ids = [f"P{i:06d}" for i in range(s.size)]
-    ref = pd.DataFrame({"TaskID": "manipulation", "ProbeFileID": ids, "IsTarget": np.where(y, "Y", "N"),
-                        "Collection": np.where(np.arange(s.size) % 2 == 0, "A", "B")})
+    ref = pd.DataFrame(
+        {
+            "TaskID": "manipulation",
+            "ProbeFileID": ids,
+            "IsTarget": np.where(y, "Y", "N"),
+            "Collection": np.where(np.arange(s.size) % 2 == 0, "A", "B"),
+        }
+    )
     idx = pd.DataFrame({"TaskID": "manipulation", "ProbeFileID": ids, "ProbeWidth": "1024", "ProbeHeight": "768"})
     sysf = pd.DataFrame({"ProbeFileID": ids, "ConfidenceScore": s, "IsOptOut": "N"})
     paths = tmp / "index.csv", tmp / "ref.csv", tmp / "sys.csv"

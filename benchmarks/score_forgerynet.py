@@ -30,11 +30,10 @@ import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-
-from _timing import best  # benchmarks/_timing.py: the scripts run from this folder
 from typing import Any
 
 import numpy as np
+from _timing import best  # benchmarks/_timing.py: the scripts run from this folder
 
 from pytest_omfc.scoring.forgerynet import (
     score_binary,
@@ -72,9 +71,13 @@ def classification(n: int, k: int, repeat: int) -> None:
             warnings.simplefilter("ignore")
             aucs = [roc_auc_score(y == c, p[:, c]) for c in range(k)]
             fake = fake_score(p)
-            return {"Acc": balanced_accuracy_score(y, p.argmax(axis=1)), "mAP": float(np.mean(aucs)),
-                    "AUC": roc_auc_score(y != 0, fake), "Acc_binary": balanced_accuracy_score(y != 0, fake >= 0.5),
-                    "per_class": aucs}
+            return {
+                "Acc": balanced_accuracy_score(y, p.argmax(axis=1)),
+                "mAP": float(np.mean(aucs)),
+                "AUC": roc_auc_score(y != 0, fake),
+                "Acc_binary": balanced_accuracy_score(y != 0, fake >= 0.5),
+                "per_class": aucs,
+            }
 
     sk = _best(sk_multi, repeat)
     eng = _best(lambda: score_multiclass(y, p), repeat)
@@ -139,16 +142,20 @@ def temporal(n_videos: int, n_base: int, repeat: int) -> None:
     sub = list(gt)[:n_base]
     gt_b, preds_b = {v: gt[v] for v in sub}, {v: preds[v] for v in sub}
     n_segs = sum(map(len, preds.values()))
-    print(f"temporal, {n_videos} videos, {n_segs} predicted segments, "
-          f"{sum(map(len, gt.values()))} ground-truth segments, best of {repeat}")
+    print(
+        f"temporal, {n_videos} videos, {n_segs} predicted segments, "
+        f"{sum(map(len, gt.values()))} ground-truth segments, best of {repeat}"
+    )
     base = _best(lambda: activitynet(gt_b, preds_b), 1)
     eng_b = _best(lambda: score_temporal(gt_b, preds_b), repeat)
     ap, recall = base[2]
     r = eng_b[2]
     d_ap = max(abs(r.metrics[f"AP@{t:.2f}"] - a) for t, a in zip(np.linspace(0.5, 0.95, 10), ap, strict=True))
     d_ar = max(abs(r.metrics[f"AR@{k}"] - recall.mean(axis=0)[k - 1]) for k in (1, 2, 5, 10))
-    print(f"  on the first {n_base} videos: max |engine - ActivityNet| AP@t {d_ap:.1e}, AR@K {d_ar:.1e}; "
-          f"AP_avg {r.metrics['AP_avg']:.9f}, AR@1 {r.metrics['AR@1']:.9f}, AR@10 {r.metrics['AR@10']:.9f}")
+    print(
+        f"  on the first {n_base} videos: max |engine - ActivityNet| AP@t {d_ap:.1e}, AR@K {d_ar:.1e}; "
+        f"AP_avg {r.metrics['AP_avg']:.9f}, AR@1 {r.metrics['AR@1']:.9f}, AR@10 {r.metrics['AR@10']:.9f}"
+    )
     _row(f"ActivityNet per-prediction/per-threshold loop, {n_base} videos", base)
     _row(f"score_temporal, {n_base} videos", eng_b, base)
     if n_videos > n_base:
@@ -159,24 +166,35 @@ def temporal(n_videos: int, n_base: int, repeat: int) -> None:
 
 def spatial(n_maps: int, repeat: int) -> None:
     rng = np.random.default_rng(11)
-    pairs = [(f"img{i:05d}", rng.integers(0, 256, (256, 256)).astype(np.uint8),
-              (rng.random((256, 256)) < 0.3).astype(np.uint8) * rng.integers(0, 256, (256, 256)).astype(np.uint8))
-             for i in range(n_maps)]
+    pairs = [
+        (
+            f"img{i:05d}",
+            rng.integers(0, 256, (256, 256)).astype(np.uint8),
+            (rng.random((256, 256)) < 0.3).astype(np.uint8) * rng.integers(0, 256, (256, 256)).astype(np.uint8),
+        )
+        for i in range(n_maps)
+    ]
 
     def direct() -> list[list[float]]:
         rows = []
         for _, pm, gm in pairs:
             p, g = pm / 255.0, gm / 255.0
             d = np.abs(p - g)
-            rows.append([np.mean((p >= t) != (g >= t)) for t in (0.1, 0.2)]
-                        + [np.mean(d <= t) for t in (0.01, 0.05, 0.1)] + [float(np.mean(d))])
+            rows.append(
+                [np.mean((p >= t) != (g >= t)) for t in (0.1, 0.2)]
+                + [np.mean(d <= t) for t in (0.01, 0.05, 0.1)]
+                + [float(np.mean(d))]
+            )
         return rows
 
     base = _best(direct, repeat)
     eng = _best(lambda: score_spatial(pairs), repeat)
     names = ["IoU@0.1", "IoU@0.2", "IoU_diff@0.01", "IoU_diff@0.05", "IoU_diff@0.1", "L1"]
-    diff = max(abs(row[n] - b) for row, brow in zip(eng[2].per_image, base[2], strict=True)
-               for n, b in zip(names, brow, strict=True))
+    diff = max(
+        abs(row[n] - b)
+        for row, brow in zip(eng[2].per_image, base[2], strict=True)
+        for n, b in zip(names, brow, strict=True)
+    )
     print(f"spatial, {n_maps} pairs of 256x256 maps, best of {repeat}: max |engine - per-pixel float64| {diff:.1e}")
     _row("per-pixel float64 formulas (numpy)", base)
     _row("score_spatial (integer rules, one bincount)", eng, base)

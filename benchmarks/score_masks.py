@@ -139,8 +139,11 @@ def synthetic(
     that amplitude to the system mask (incompressible, many thresholds).
     """
     rng = np.random.default_rng(seed)
-    cy, cx, sy, sx, py, px = (0.46, 0.47, 0.28, 0.26, 0.19, 0.78) if seed == 0 else (
-        *rng.uniform(0.3, 0.7, 2), *rng.uniform(0.1, 0.25, 2), *rng.uniform(0.1, 0.9, 2))
+    cy, cx, sy, sx, py, px = (
+        (0.46, 0.47, 0.28, 0.26, 0.19, 0.78)
+        if seed == 0
+        else (*rng.uniform(0.3, 0.7, 2), *rng.uniform(0.1, 0.25, 2), *rng.uniform(0.1, 0.9, 2))
+    )
     yy, xx = np.mgrid[:h, :w].astype(np.float32)
     gt = ((yy - h * cy) ** 2 / (h * sy) ** 2 + (xx - w * cx) ** 2 / (w * sx) ** 2 < 1) | (
         (yy - h * py) ** 2 + (xx - w * px) ** 2 < (h * 0.11) ** 2
@@ -265,8 +268,11 @@ def run_inputs(root: Path, n: int, variants: int) -> Path:
 # --- the baseline: METRICS.md section 2, one threshold at a time ---------------------------------
 
 
-def _morphology() -> tuple[str, Callable[[NDArray[np.uint8], NDArray[np.uint8]], NDArray[np.uint8]],
-                           Callable[[NDArray[np.uint8], NDArray[np.uint8]], NDArray[np.uint8]]]:
+def _morphology() -> tuple[
+    str,
+    Callable[[NDArray[np.uint8], NDArray[np.uint8]], NDArray[np.uint8]],
+    Callable[[NDArray[np.uint8], NDArray[np.uint8]], NDArray[np.uint8]],
+]:
     """(name, dilate, erode) on uint8 images with OpenCV's border rule (outside never counts)."""
     try:
         import cv2
@@ -336,8 +342,13 @@ def baseline_reference_jp2(
 
 
 def baseline_score(
-    bw: NDArray[np.uint8], sys_: NDArray[np.uint8], unselected: NDArray[np.bool_] | None,
-    eks: int = 15, dks: int = 11, ntdks: int = 15, shape: str = "box",
+    bw: NDArray[np.uint8],
+    sys_: NDArray[np.uint8],
+    unselected: NDArray[np.bool_] | None,
+    eks: int = 15,
+    dks: int = 11,
+    ntdks: int = 15,
+    shape: str = "box",
 ) -> BaselineScore:
     """METRICS.md 2.4-2.7, written the obvious way: one whole-image pass per threshold."""
     gt = bw == 0
@@ -410,9 +421,16 @@ def agree(plugin: MaskScore, base: BaselineScore, what: str) -> str:
     """Check the plugin's numbers against the baseline's (1e-9); raise when they differ."""
     opt = plugin.optimum
     assert opt is not None, what
-    pairs = {"OptimumThreshold": (opt.threshold, base.threshold), "OptimumMCC": (opt.mcc, base.mcc),
-             "OptimumNMM": (opt.nmm, base.nmm), "OptimumBWL1": (opt.bwl1, base.bwl1), "GWL1": (plugin.gwl1, base.gwl1),
-             "AUC": (plugin.auc, base.auc), "EER": (plugin.eer, base.eer), "PixelN": (plugin.pixel_n, base.pixel_n)}
+    pairs = {
+        "OptimumThreshold": (opt.threshold, base.threshold),
+        "OptimumMCC": (opt.mcc, base.mcc),
+        "OptimumNMM": (opt.nmm, base.nmm),
+        "OptimumBWL1": (opt.bwl1, base.bwl1),
+        "GWL1": (plugin.gwl1, base.gwl1),
+        "AUC": (plugin.auc, base.auc),
+        "EER": (plugin.eer, base.eer),
+        "PixelN": (plugin.pixel_n, base.pixel_n),
+    }
     bad = {k: v for k, v in pairs.items() if not math.isclose(v[0], v[1], rel_tol=0, abs_tol=1e-9)}
     if bad:
         raise AssertionError(f"{what}: plugin and baseline differ: {bad}")
@@ -451,8 +469,13 @@ def stages(ref: Path, sys_path: Path, repeat: int, reader: str = "png") -> list[
         rows.append(("  sweep (histograms, cumsum)", best(partial(sweep, system, gt, w), repeat), ""))
     except AttributeError:
         rows.append(("  weights, sweep", None, "engine internals renamed"))
-    rows.append(("  score_mask (weights+sweep+metrics)",
-                 best(partial(score_mask, reference.bw, system, unselected=reference.unselected), repeat), ""))
+    rows.append(
+        (
+            "  score_mask (weights+sweep+metrics)",
+            best(partial(score_mask, reference.bw, system, unselected=reference.unselected), repeat),
+            "",
+        )
+    )
     return rows
 
 
@@ -479,8 +502,17 @@ def child_run(case: Path, jobs: int) -> None:
     report = score_masks(case / "index.csv", case / "ref.csv", case / "sys.csv", sys_dir=case, ref_dir=case, jobs=jobs)
     wall = time.perf_counter() - t0
     agg = report.results[0].aggregate
-    print(json.dumps({"wall": wall, "scoreable": agg.get("ScoreableTrials"), "mcc": agg.get("OptimumMCC"),
-                      "not_scored": len(report.runs[0].not_scored), "hwm": _vm_hwm()}))
+    print(
+        json.dumps(
+            {
+                "wall": wall,
+                "scoreable": agg.get("ScoreableTrials"),
+                "mcc": agg.get("OptimumMCC"),
+                "not_scored": len(report.runs[0].not_scored),
+                "hwm": _vm_hwm(),
+            }
+        )
+    )
 
 
 def _tree_memory(proc: Any) -> tuple[int, int, int]:
@@ -538,8 +570,18 @@ def measure_run(case: Path, n: int, jobs: int) -> RunFigures:
         raise RuntimeError(f"score_masks subprocess failed ({proc.returncode}):\n{err[-2000:]}")
     data = json.loads(out.strip().splitlines()[-1])
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return RunFigures(n, str(n), wall, data["wall"], cpu, peak_rss / 2**20,
-                      peak_pss / 2**20, largest / 2**20, float(data["hwm"]), int(data["scoreable"] or 0))
+    return RunFigures(
+        n,
+        str(n),
+        wall,
+        data["wall"],
+        cpu,
+        peak_rss / 2**20,
+        peak_pss / 2**20,
+        largest / 2**20,
+        float(data["hwm"]),
+        int(data["scoreable"] or 0),
+    )
 
 
 # --- sections ------------------------------------------------------------------------------------
@@ -570,10 +612,15 @@ def section_png(root: Path, repeat: int, profile: bool) -> float:
     note = agree(plugin_png(rgb, d / "sys20.png"), baseline_png(rgb, d / "sys20.png"), "rgb")
     p = best(partial(plugin_png, rgb, d / "sys20.png"), repeat)
     b = best(partial(baseline_png, rgb, d / "sys20.png"), max(1, repeat // 3))
-    results += [("plugin, RGB reference with a distraction, 20 levels", p, note),
-                ("baseline, RGB reference with a distraction", b, f"x{b.cpu / p.cpu:.1f} the plugin's CPU time")]
-    table(results, "1920x1080 grey PNG system mask vs binary PNG reference, per mask, one core, decode included "
-                   "(target <= 25 ms; MediScore 0.20 s)")
+    results += [
+        ("plugin, RGB reference with a distraction, 20 levels", p, note),
+        ("baseline, RGB reference with a distraction", b, f"x{b.cpu / p.cpu:.1f} the plugin's CPU time"),
+    ]
+    table(
+        results,
+        "1920x1080 grey PNG system mask vs binary PNG reference, per mask, one core, decode included "
+        "(target <= 25 ms; MediScore 0.20 s)",
+    )
     if profile:
         prof = cProfile.Profile()
         prof.enable()
@@ -593,7 +640,9 @@ def section_jp2(root: Path, repeat: int) -> None:
     planes = read_bitplanes(ref)
     assert np.array_equal(planes, np.load(d / "planes.npy")), "lossless JPEG 2000 round trip"
     note = agree(plugin_jp2(ref, sys_path), baseline_jp2(ref, sys_path), "jp2")
-    decoder = "glymur" if glymur_usable() else f"Pillow {Image.__version__} (bundled OpenJPEG {features.version('jpg_2000')})"
+    decoder = (
+        "glymur" if glymur_usable() else f"Pillow {Image.__version__} (bundled OpenJPEG {features.version('jpg_2000')})"
+    )
     p = best(partial(plugin_jp2, ref, sys_path), repeat)
     b = best(partial(baseline_jp2, ref, sys_path), 1)
     rows: list[tuple[str, Timing | None, str]] = [
@@ -601,14 +650,15 @@ def section_jp2(root: Path, repeat: int) -> None:
         ("baseline", b, f"x{b.cpu / p.cpu:.1f} the plugin's CPU time"),
         *stages(ref, sys_path, repeat, reader="jp2"),
     ]
-    table(rows, f"4032x2268 JPEG 2000 bit-plane reference ({planes.dtype}, {ref.stat().st_size // 1024} KiB, "
-                f"bit planes {','.join(JP2_LISTED)} listed, {','.join(JP2_EVALUATED)} evaluated) vs grey PNG, "
-                f"per mask, decode included (target <= 1 s; MediScore 5-40 s)\nJPEG 2000 decoder: {decoder}")
+    table(
+        rows,
+        f"4032x2268 JPEG 2000 bit-plane reference ({planes.dtype}, {ref.stat().st_size // 1024} KiB, "
+        f"bit planes {','.join(JP2_LISTED)} listed, {','.join(JP2_EVALUATED)} evaluated) vs grey PNG, "
+        f"per mask, decode included (target <= 1 s; MediScore 5-40 s)\nJPEG 2000 decoder: {decoder}",
+    )
 
 
-def section_run(
-    root: Path, probes: int, jobs: int, variants: int, plugin_cpu: float, baseline_cpu: float
-) -> None:
+def section_run(root: Path, probes: int, jobs: int, variants: int, plugin_cpu: float, baseline_cpu: float) -> None:
     ladder = sorted({max(1, probes // 4), max(1, probes // 2), probes})
     figures = [measure_run(run_inputs(root, n, variants), n, jobs) for n in ladder]
     try:
@@ -617,23 +667,33 @@ def section_run(
         mem_note = "tree = scorer + workers, sampled every 10 ms; PSS counts shared pages once"
     except ImportError:
         mem_note = "psutil not installed: tree and largest columns are 0; see the scorer's own peak"
-    print(f"\nscore_masks, 1920x1080 PNG masks ({variants} distinct pairs, hard-linked), jobs={jobs}, "
-          f"{len(os.sched_getaffinity(0))} CPUs, load {os.getloadavg()[0]:.1f} (target <= 300 MB)")
-    print(f"{'probes':>7} {'wall s':>7} {'scoring s':>9} {'CPU s':>7} {'CPU ms/mask':>11} {'tree RSS MB':>11} "
-          f"{'tree PSS MB':>11} {'largest MB':>10} {'scorer MB':>9} {'baseline s':>10}")
+    print(
+        f"\nscore_masks, 1920x1080 PNG masks ({variants} distinct pairs, hard-linked), jobs={jobs}, "
+        f"{len(os.sched_getaffinity(0))} CPUs, load {os.getloadavg()[0]:.1f} (target <= 300 MB)"
+    )
+    print(
+        f"{'probes':>7} {'wall s':>7} {'scoring s':>9} {'CPU s':>7} {'CPU ms/mask':>11} {'tree RSS MB':>11} "
+        f"{'tree PSS MB':>11} {'largest MB':>10} {'scorer MB':>9} {'baseline s':>10}"
+    )
     for f in figures:
         base = f.n * baseline_cpu / 1000 / jobs
-        print(f"{f.label:>7} {f.wall:7.1f} {f.score_wall:9.1f} {f.cpu:7.1f} {1000 * f.cpu / f.n:11.1f} "
-              f"{f.peak_rss:11.0f} {f.peak_pss:11.0f} {f.largest:10.0f} {f.scorer_hwm:9.0f} {base:10.0f}")
+        print(
+            f"{f.label:>7} {f.wall:7.1f} {f.score_wall:9.1f} {f.cpu:7.1f} {1000 * f.cpu / f.n:11.1f} "
+            f"{f.peak_rss:11.0f} {f.peak_pss:11.0f} {f.largest:10.0f} {f.scorer_hwm:9.0f} {base:10.0f}"
+        )
         assert f.scoreable == f.n, f"{f.scoreable} of {f.n} trials scored"
     lo, hi = figures[0], figures[-1]
     if hi.n > lo.n:
         k = 1000 / (hi.n - lo.n)
-        print(f"growth per 1,000 probes from {lo.n} to {hi.n}: wall {k * (hi.wall - lo.wall):+.2f} s, "
-              f"CPU {k * (hi.cpu - lo.cpu):+.2f} s, tree RSS {k * (hi.peak_rss - lo.peak_rss):+.0f} MB, "
-              f"tree PSS {k * (hi.peak_pss - lo.peak_pss):+.0f} MB")
-    print(f"{mem_note}; scorer MB = the scoring process's own peak (VmHWM). baseline s = probes x baseline "
-          f"CPU per mask ({baseline_cpu:.0f} ms) / jobs, extrapolated; plugin CPU per mask alone: {plugin_cpu:.1f} ms")
+        print(
+            f"growth per 1,000 probes from {lo.n} to {hi.n}: wall {k * (hi.wall - lo.wall):+.2f} s, "
+            f"CPU {k * (hi.cpu - lo.cpu):+.2f} s, tree RSS {k * (hi.peak_rss - lo.peak_rss):+.0f} MB, "
+            f"tree PSS {k * (hi.peak_pss - lo.peak_pss):+.0f} MB"
+        )
+    print(
+        f"{mem_note}; scorer MB = the scoring process's own peak (VmHWM). baseline s = probes x baseline "
+        f"CPU per mask ({baseline_cpu:.0f} ms) / jobs, extrapolated; plugin CPU per mask alone: {plugin_cpu:.1f} ms"
+    )
 
 
 def section_engine(repeat: int) -> None:
@@ -644,8 +704,11 @@ def section_engine(repeat: int) -> None:
     rows: list[tuple[str, Timing | None, str]] = [
         ("score_mask box 15/11", best(lambda: score_mask(bw, sys20), repeat), ""),
         ("score_mask disc 15/11", best(lambda: score_mask(bw, sys20, kernel_shape="disc"), repeat), ""),
-        ("per-threshold loop alone (same weights)", best(lambda: [(np.count_nonzero((sys20 <= t) & gt & w))
-                                                                 for t in np.unique(sys20)], repeat), ""),
+        (
+            "per-threshold loop alone (same weights)",
+            best(lambda: [(np.count_nonzero((sys20 <= t) & gt & w)) for t in np.unique(sys20)], repeat),
+            "",
+        ),
     ]
     for shape in ("box", "disc"):
         k = kernel(shape, 15)
@@ -654,8 +717,13 @@ def section_engine(repeat: int) -> None:
             from scipy import ndimage  # type: ignore[import-untyped]
 
             assert np.array_equal(ndimage.binary_dilation(gt, structure=k.astype(bool)), dilate(gt, k))
-            rows.append((f"dilate {shape} 15 scipy.ndimage",
-                         best(partial(ndimage.binary_dilation, gt, structure=k.astype(bool)), max(1, repeat // 3)), ""))
+            rows.append(
+                (
+                    f"dilate {shape} 15 scipy.ndimage",
+                    best(partial(ndimage.binary_dilation, gt, structure=k.astype(bool)), max(1, repeat // 3)),
+                    "",
+                )
+            )
         except ImportError:
             rows.append((f"dilate {shape} 15 scipy.ndimage", None, "not installed"))
         try:

@@ -53,11 +53,10 @@ import tracemalloc
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-
-from _timing import best  # benchmarks/_timing.py: the scripts run from this folder
 from typing import Any
 
 import pandas as pd
+from _timing import best  # benchmarks/_timing.py: the scripts run from this folder
 
 from pytest_omfc.scoring.provenance import (
     MEDISCORE_ALL_NODE_TYPES,
@@ -122,33 +121,70 @@ def generate(root: Path, trials: int, seed: int = SEED) -> None:
         (root / jfile).write_text(json.dumps(doc))
         pid = f"p{j:05d}"
         probe_path = f"world/{pid}.jpg"
-        index.append({"TaskID": "provenance", "ProvenanceProbeFileID": pid,
-                      "ProvenanceProbeFileName": probe_path, "ProvenanceProbeWidth": 1, "ProvenanceProbeHeight": 1})
-        ref.append({"TaskID": "provenance", "ProvenanceProbeFileID": pid, "ProvenanceProbeFileName": probe_path,
-                    "BaseFileName": "", "BaseBrowserFileName": "", "JournalName": jid,
-                    "JournalFileName": jfile, "JournalMD5": ""})
+        index.append(
+            {
+                "TaskID": "provenance",
+                "ProvenanceProbeFileID": pid,
+                "ProvenanceProbeFileName": probe_path,
+                "ProvenanceProbeWidth": 1,
+                "ProvenanceProbeHeight": 1,
+            }
+        )
+        ref.append(
+            {
+                "TaskID": "provenance",
+                "ProvenanceProbeFileID": pid,
+                "ProvenanceProbeFileName": probe_path,
+                "BaseFileName": "",
+                "BaseBrowserFileName": "",
+                "JournalName": jid,
+                "JournalFileName": jfile,
+                "JournalMD5": "",
+            }
+        )
         files: list[str] = []
         for i, nid in enumerate(ids):
             if i == k - 1:
-                node.append({"ProvenanceProbeFileID": pid, "WorldFileID": pid,
-                             "WorldFileName": probe_path, "JournalNodeID": nid})
+                node.append(
+                    {
+                        "ProvenanceProbeFileID": pid,
+                        "WorldFileID": pid,
+                        "WorldFileName": probe_path,
+                        "JournalNodeID": nid,
+                    }
+                )
                 files.append(probe_path)
                 continue
             wid = f"w{j:05d}x{i:03d}"
             wname = f"world/{wid}.png"
-            node.append({"ProvenanceProbeFileID": pid, "WorldFileID": wid, "WorldFileName": wname,
-                         "JournalNodeID": nid})
+            node.append(
+                {"ProvenanceProbeFileID": pid, "WorldFileID": wid, "WorldFileName": wname, "JournalNodeID": nid}
+            )
             if rng.random() < 0.75:
-                world.append({"TaskID": "provenance", "WorldFileID": wid, "WorldFileName": wname,
-                              "WorldWidth": 1, "WorldHeight": 1})
+                world.append(
+                    {
+                        "TaskID": "provenance",
+                        "WorldFileID": wid,
+                        "WorldFileName": wname,
+                        "WorldWidth": 1,
+                        "WorldHeight": 1,
+                    }
+                )
                 files.append(wname)
         # system graph: ~70 % of the present files plus false alarms; kept, reversed and invented links
         sys_files = [f for f in files if rng.random() < 0.7]
         sys_files += [f"world/fa{j:05d}x{i:03d}.png" for i in range(rng.randint(0, k // 3))]
         rng.shuffle(sys_files)
         pos = {f: i for i, f in enumerate(sys_files)}
-        nodes = [{"id": str(i), "file": f, "fileid": os.path.basename(f)[:-4],
-                  "nodeConfidenceScore": round(rng.randint(0, 20) * 0.05, 2)} for i, f in enumerate(sys_files)]
+        nodes = [
+            {
+                "id": str(i),
+                "file": f,
+                "fileid": os.path.basename(f)[:-4],
+                "nodeConfidenceScore": round(rng.randint(0, 20) * 0.05, 2),
+            }
+            for i, f in enumerate(sys_files)
+        ]
         slinks: set[tuple[int, int]] = set()
         jlinks = [(ids[lk["source"]], ids[lk["target"]]) for lk in doc["links"]]
         path_of = {ids[i]: (probe_path if i == k - 1 else f"world/w{j:05d}x{i:03d}.png") for i in range(k)}
@@ -161,12 +197,21 @@ def generate(root: Path, trials: int, seed: int = SEED) -> None:
             a, b = rng.sample(range(n), 2)
             slinks.add((a, b))
         out = f"jsons/{pid}.json"
-        (root / out).write_text(json.dumps({
-            "directed": True, "nodes": nodes,
-            "links": [{"source": a, "target": b, "relationshipConfidenceScore": rng.randint(1, 10) / 10}
-                      for a, b in sorted(slinks)]}))
-        system.append({"ProvenanceProbeFileID": pid, "ProvenanceOutputFileName": out,
-                       "ProvenanceProbeStatus": "Processed"})
+        (root / out).write_text(
+            json.dumps(
+                {
+                    "directed": True,
+                    "nodes": nodes,
+                    "links": [
+                        {"source": a, "target": b, "relationshipConfidenceScore": rng.randint(1, 10) / 10}
+                        for a, b in sorted(slinks)
+                    ],
+                }
+            )
+        )
+        system.append(
+            {"ProvenanceProbeFileID": pid, "ProvenanceOutputFileName": out, "ProvenanceProbeStatus": "Processed"}
+        )
     tables = {"index": index, "ref": ref, "node": node, "world": world, "system": system}
     for name, rows in tables.items():
         pd.DataFrame(rows).to_csv(root / f"{name}.csv", sep="|", index=False)
@@ -178,8 +223,12 @@ def subset(root: Path, n: int) -> dict[str, Path]:
     d = root / f"n{n}"
     if not (d / ".done").exists():
         d.mkdir(exist_ok=True)
-        for name, col in (("index", "ProvenanceProbeFileID"), ("ref", "ProvenanceProbeFileID"),
-                          ("node", "ProvenanceProbeFileID"), ("system", "ProvenanceProbeFileID")):
+        for name, col in (
+            ("index", "ProvenanceProbeFileID"),
+            ("ref", "ProvenanceProbeFileID"),
+            ("node", "ProvenanceProbeFileID"),
+            ("system", "ProvenanceProbeFileID"),
+        ):
             df = pd.read_csv(root / f"{name}.csv", sep="|", dtype=str, keep_default_na=False)
             keep = set(df[col].drop_duplicates().iloc[:n])
             df[df[col].isin(keep)].to_csv(d / f"{name}.csv", sep="|", index=False)
@@ -221,7 +270,9 @@ def _div(a: float, b: float) -> float:
     return a / b if b else math.nan
 
 
-def baseline_graph(p: dict[str, Path], root: Path, direct: bool, undirected: bool) -> tuple[list[dict[str, float]], dict[str, float]]:
+def baseline_graph(
+    p: dict[str, Path], root: Path, direct: bool, undirected: bool
+) -> tuple[list[dict[str, float]], dict[str, float]]:
     """MediScore-style graph building: per-trial SimNLO/SimNO/SimLO/NodeRecall and their means."""
     trials, node_rows, world = _tables(p)
     world_ids = {w["WorldFileID"] for w in world}
@@ -288,8 +339,14 @@ def baseline_graph(p: dict[str, Path], root: Path, direct: bool, undirected: boo
                     free.discard((b, a))
                     cl += 1
         vr, vs, er, es = len(rnodes), len(snodes), len(red), len(slinks)
-        out.append({"SimNLO": _div(2 * (cn + cl), vr + vs + er + es), "SimNO": _div(2 * cn, vr + vs),
-                    "SimLO": _div(2 * cl, er + es), "NodeRecall": _div(cn, vr)})
+        out.append(
+            {
+                "SimNLO": _div(2 * (cn + cl), vr + vs + er + es),
+                "SimNO": _div(2 * cn, vr + vs),
+                "SimLO": _div(2 * cl, er + es),
+                "NodeRecall": _div(cn, vr),
+            }
+        )
     means = {f"Mean{k}": _nanmean(r[k] for r in out) for k in ("SimNLO", "SimNO", "SimLO", "NodeRecall")}
     return out, means
 
@@ -299,7 +356,9 @@ def _nanmean(xs: Iterable[float]) -> float:
     return sum(v) / len(v) if v else math.nan
 
 
-def baseline_filtering(p: dict[str, Path], root: Path, node_types: tuple[str, ...]) -> tuple[list[dict[str, Any]], dict[str, dict[str, float]]]:
+def baseline_filtering(
+    p: dict[str, Path], root: Path, node_types: tuple[str, ...]
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, float]]]:
     """MediScore-style filtering: NodeRecallAt50..300 per trial and node type, and means per type."""
     trials, node_rows, world = _tables(p)
     pairs = {(w["WorldFileID"], w["WorldFileName"]) for w in world}
@@ -308,8 +367,11 @@ def baseline_filtering(p: dict[str, Path], root: Path, node_types: tuple[str, ..
         pid, probe = t["ProvenanceProbeFileID"], t["ProvenanceProbeFileName"]
         j = _load(root / t["JournalFileName"])
         jtype = {n["id"]: n.get("nodetype", "") for n in j["nodes"]}
-        ref = [(r["WorldFileName"], jtype[r["JournalNodeID"]]) for r in node_rows.get(pid, [])
-               if (r["WorldFileID"], r["WorldFileName"]) in pairs and r["JournalNodeID"] in jtype]
+        ref = [
+            (r["WorldFileName"], jtype[r["JournalNodeID"]])
+            for r in node_rows.get(pid, [])
+            if (r["WorldFileID"], r["WorldFileName"]) in pairs and r["JournalNodeID"] in jtype
+        ]
         ref.append((probe, "probe"))
         s = _load(root / t["ProvenanceOutputFileName"])
         ranked = [n["file"] for n in sorted(s["nodes"], key=lambda n: -float(n["nodeConfidenceScore"]))]
@@ -332,13 +394,32 @@ def baseline_filtering(p: dict[str, Path], root: Path, node_types: tuple[str, ..
 
 def engine_graph(p: dict[str, Path], root: Path, direct: bool, undirected: bool, mappings: bool = False) -> Any:
     """The plugin's call: mappings only with ``--omfc-provenance-mappings`` (the baseline builds none)."""
-    return score_graph_building(p["index"], p["ref"], p["node"], p["world"], p["system"], root, root,
-                                direct=direct, undirected=undirected, mappings=mappings)
+    return score_graph_building(
+        p["index"],
+        p["ref"],
+        p["node"],
+        p["world"],
+        p["system"],
+        root,
+        root,
+        direct=direct,
+        undirected=undirected,
+        mappings=mappings,
+    )
 
 
 def engine_filtering(p: dict[str, Path], root: Path, mappings: bool = False) -> Any:
-    return score_filtering(p["index"], p["ref"], p["node"], p["world"], p["system"], root, root,
-                           node_types=MEDISCORE_ALL_NODE_TYPES, mappings=mappings)
+    return score_filtering(
+        p["index"],
+        p["ref"],
+        p["node"],
+        p["world"],
+        p["system"],
+        root,
+        root,
+        node_types=MEDISCORE_ALL_NODE_TYPES,
+        mappings=mappings,
+    )
 
 
 # --------------------------------------------------------------------------- checks and timing
@@ -383,9 +464,14 @@ def check(p: dict[str, Path], root: Path) -> tuple[int, str]:
             k = f"NodeRecallAt{n}"
             assert _close(float(row[k]), fmeans[row["NodeType"]][k]), f"filtering mean {row['NodeType']} {k}"
             compared += 1
-    (ref_links, correct), (ref_direct, _), (_, correct_u) = totals[(False, False)], totals[(True, False)], totals[(False, True)]
-    what = (f"reference links {ref_links} ({ref_direct} in direct mode), correct links {correct} "
-            f"({correct_u} undirected)")
+    (ref_links, correct), (ref_direct, _), (_, correct_u) = (
+        totals[(False, False)],
+        totals[(True, False)],
+        totals[(False, True)],
+    )
+    what = (
+        f"reference links {ref_links} ({ref_direct} in direct mode), correct links {correct} ({correct_u} undirected)"
+    )
     return compared, what
 
 
@@ -434,31 +520,54 @@ def main() -> None:
     paths = {n: subset(root, n) for n in sizes}
     full = paths[trials]
     n_node_rows = len(pd.read_csv(full["node"], sep="|", dtype=str))
-    print(f"pytest-omfc provenance scoring benchmark; inputs in {root} "
-          f"({trials} trials, {n_node_rows} node-table rows; ready in {time.perf_counter() - t0:.1f} s); best of {repeat}")
+    print(
+        f"pytest-omfc provenance scoring benchmark; inputs in {root} "
+        f"({trials} trials, {n_node_rows} node-table rows; ready in {time.perf_counter() - t0:.1f} s); best of {repeat}"
+    )
 
     n_cmp, what = check(full, root)
-    print(f"conformance: engine == baseline to 1e-9 on {n_cmp} values (4 graph modes + filtering, nodetype all); {what}")
+    print(
+        f"conformance: engine == baseline to 1e-9 on {n_cmp} values (4 graph modes + filtering, nodetype all); {what}"
+    )
 
     modes: list[tuple[str, Callable[[dict[str, Path]], object], Callable[[dict[str, Path]], object]]] = []
     for direct in (False, True):
         for und in (False, True):
             name = "graph" + (" -d" if direct else "") + (" -u" if und else "")
-            modes.append((name, partial(_on, engine_graph, root=root, direct=direct, undirected=und),
-                          partial(_on, baseline_graph, root=root, direct=direct, undirected=und)))
-    modes.append(("filtering all", partial(_on, engine_filtering, root=root),
-                  partial(_on, baseline_filtering, root=root, node_types=MEDISCORE_ALL_NODE_TYPES)))
+            modes.append(
+                (
+                    name,
+                    partial(_on, engine_graph, root=root, direct=direct, undirected=und),
+                    partial(_on, baseline_graph, root=root, direct=direct, undirected=und),
+                )
+            )
+    modes.append(
+        (
+            "filtering all",
+            partial(_on, engine_filtering, root=root),
+            partial(_on, baseline_filtering, root=root, node_types=MEDISCORE_ALL_NODE_TYPES),
+        )
+    )
     # with --omfc-provenance-mappings the engine also builds the node and link mapping tables (the baseline none)
-    extra = [("graph mappings", partial(_on, engine_graph, root=root, direct=False, undirected=False, mappings=True),
-              partial(_on, baseline_graph, root=root, direct=False, undirected=False))]
+    extra = [
+        (
+            "graph mappings",
+            partial(_on, engine_graph, root=root, direct=False, undirected=False, mappings=True),
+            partial(_on, baseline_graph, root=root, direct=False, undirected=False),
+        )
+    ]
 
-    print(f"\n{'mode':<16}{'engine wall':>12}{'CPU':>8}{'ms/trial':>10}{'baseline wall':>15}{'CPU':>8}"
-          f"{'ms/trial':>10}{'base/eng CPU':>14}")
+    print(
+        f"\n{'mode':<16}{'engine wall':>12}{'CPU':>8}{'ms/trial':>10}{'baseline wall':>15}{'CPU':>8}"
+        f"{'ms/trial':>10}{'base/eng CPU':>14}"
+    )
     for name, eng, base in modes + extra:
         we, ce = timed(partial(eng, full), repeat)
         wb, cb = timed(partial(base, full), repeat)
-        print(f"{name:<16}{we:>11.2f}s{ce:>7.2f}s{1000 * ce / trials:>10.2f}{wb:>14.2f}s{cb:>7.2f}s"
-              f"{1000 * cb / trials:>10.2f}{cb / ce:>13.1f}x")
+        print(
+            f"{name:<16}{we:>11.2f}s{ce:>7.2f}s{1000 * ce / trials:>10.2f}{wb:>14.2f}s{cb:>7.2f}s"
+            f"{1000 * cb / trials:>10.2f}{cb / ce:>13.1f}x"
+        )
 
     print(f"\nlinearity (engine CPU s; ms/trial in brackets): trials {' / '.join(map(str, sizes))}")
     for name, eng, _ in modes:

@@ -43,9 +43,9 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from _timing import best  # benchmarks/_timing.py: the scripts run from this folder
-from typing import Any
 
 from pytest_omfc.scoring.temporal import TemporalReport, score_temporal
 
@@ -82,8 +82,16 @@ def generate(root: Path, videos: int, seed: int = SEED, scale: int = 1) -> dict[
     index = [["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "FrameCount"]]
     join = [["ProbeFileID", "JournalName", "StartNodeID", "EndNodeID"]]
     mask = [["JournalName", "StartNodeID", "EndNodeID", "Operation", "VideoFrame"]]
-    system = [["ProbeFileID", "ConfidenceScore", "ProbeStatus", "VideoFrameSegments", "AudioSampleSegments",
-               "VideoFrameOptOutSegments"]]  # fmt: skip
+    system = [
+        [
+            "ProbeFileID",
+            "ConfidenceScore",
+            "ProbeStatus",
+            "VideoFrameSegments",
+            "AudioSampleSegments",
+            "VideoFrameOptOutSegments",
+        ]
+    ]
     for v in range(videos):
         pid = f"V{v:05d}"
         fc = rng.randint(300, 54_000) * scale
@@ -165,7 +173,7 @@ def _paint(cells: Any, ivs: list[list[float]], fc: int) -> None:
     for a, b in ivs:
         lo, hi = max(int(a), 1), min(int(b), fc)
         if hi > lo:
-            cells[lo - 1:hi - 1] = True
+            cells[lo - 1 : hi - 1] = True
 
 
 def baseline(p: dict[str, Path], queries: list[str], collar: int) -> list[tuple[list[tuple[str, float | None]], float]]:
@@ -215,8 +223,9 @@ def baseline(p: dict[str, Path], queries: list[str], collar: int) -> list[tuple[
 
 
 def engine(p: dict[str, Path], queries: list[str], collar: int) -> TemporalReport:
-    return score_temporal(p["index"], None, p["system"], journal_join=p["join"], journal_mask=p["mask"],
-                          query=queries, collar=collar)  # fmt: skip
+    return score_temporal(
+        p["index"], None, p["system"], journal_join=p["join"], journal_mask=p["mask"], query=queries, collar=collar
+    )
 
 
 def check(p: dict[str, Path], queries: list[str], collar: int) -> tuple[int, list[float]]:
@@ -230,8 +239,9 @@ def check(p: dict[str, Path], queries: list[str], collar: int) -> tuple[int, lis
         assert set(got) == {pid for pid, _ in probes}, "different trials"
         for pid, want in probes:
             a = got[pid]
-            assert (a is None and want is None) or (a is not None and want is not None and abs(a - want) <= 1e-9), \
-                f"query {res.query!r} probe {pid}: engine {a} baseline {want}"  # fmt: skip
+            assert (a is None and want is None) or (a is not None and want is not None and abs(a - want) <= 1e-9), (
+                f"query {res.query!r} probe {pid}: engine {a} baseline {want}"
+            )
             compared += 1
         assert abs(res.mcc - mean) <= 1e-9, f"query {res.query!r} mean: engine {res.mcc} baseline {mean}"
         compared += 1
@@ -282,32 +292,45 @@ def main() -> None:
         idx = _read(full["index"])
         frames = sum(int(r["FrameCount"]) for r in idx)
         n_ref = sum(len(json.loads(r["VideoFrame"])) for r in _read(full["mask"]))
-        print(f"pytest-omfc temporal scoring benchmark: {videos} videos, {frames:,} frames in all, {n_ref} reference "
-              f"intervals; inputs ready in {time.perf_counter() - t0:.1f} s; best of {repeat}")  # fmt: skip
+        print(
+            f"pytest-omfc temporal scoring benchmark: {videos} videos, {frames:,} frames in all, {n_ref} reference "
+            f"intervals; inputs ready in {time.perf_counter() - t0:.1f} s; best of {repeat}"
+        )
 
         if args.profile:
             profile(full, ["*", QUERY], args.collar)
             return
-        modes = [("'*', collar 0", ["*"], 0), (f"'*', collar {args.collar}", ["*"], args.collar),
-                 (f"'*' + {QUERY}, collar {args.collar}", ["*", QUERY], args.collar)]  # fmt: skip
+        modes = [
+            ("'*', collar 0", ["*"], 0),
+            (f"'*', collar {args.collar}", ["*"], args.collar),
+            (f"'*' + {QUERY}, collar {args.collar}", ["*", QUERY], args.collar),
+        ]
         for name, queries, collar in modes:
             n_cmp, means = check(full, queries, collar)
-            print(f"check {name}: engine == baseline to 1e-9 on {n_cmp} values; mean MCC "
-                  + ", ".join(f"{m:.6f}" for m in means))  # fmt: skip
+            print(
+                f"check {name}: engine == baseline to 1e-9 on {n_cmp} values; mean MCC "
+                + ", ".join(f"{m:.6f}" for m in means)
+            )
 
         long = generate(root / "long", videos, scale=LONG)
         n_cmp, means = check(long, ["*"], args.collar)
-        print(f"check '*', collar {args.collar}, FrameCount x {LONG}: engine == baseline to 1e-9 on {n_cmp} values; "
-              f"mean MCC {means[0]:.6f}")  # fmt: skip
+        print(
+            f"check '*', collar {args.collar}, FrameCount x {LONG}: engine == baseline to 1e-9 on {n_cmp} values; "
+            f"mean MCC {means[0]:.6f}"
+        )
         rows = [(name, full, queries, collar) for name, queries, collar in modes]
         rows.append((f"'*', collar {args.collar}, FrameCount x {LONG}", long, ["*"], args.collar))
-        print(f"\n{'mode':<44}{'engine wall':>12}{'CPU':>8}{'ms/video':>10}{'baseline wall':>15}{'CPU':>8}"
-              f"{'ms/video':>10}{'base/eng CPU':>14}")  # fmt: skip
+        print(
+            f"\n{'mode':<44}{'engine wall':>12}{'CPU':>8}{'ms/video':>10}{'baseline wall':>15}{'CPU':>8}"
+            f"{'ms/video':>10}{'base/eng CPU':>14}"
+        )
         for name, tables, queries, collar in rows:
             we, ce = timed(partial(engine, tables, queries, collar), repeat)
             wb, cb = timed(partial(baseline, tables, queries, collar), repeat)
-            print(f"{name:<44}{we:>11.2f}s{ce:>7.2f}s{1000 * ce / videos:>10.3f}{wb:>14.2f}s{cb:>7.2f}s"
-                  f"{1000 * cb / videos:>10.3f}{cb / ce:>13.1f}x")  # fmt: skip
+            print(
+                f"{name:<44}{we:>11.2f}s{ce:>7.2f}s{1000 * ce / videos:>10.3f}{wb:>14.2f}s{cb:>7.2f}s"
+                f"{1000 * cb / videos:>10.3f}{cb / ce:>13.1f}x"
+            )
 
         name, queries, collar = modes[1]
         cells = []

@@ -55,7 +55,7 @@ def _mask_png(width: int, height: int) -> bytes:
     from PIL import Image
 
     a = np.full((height, width), 255, dtype=np.uint8)
-    a[height // 4: height // 2, width // 3: width // 2] = 0
+    a[height // 4 : height // 2, width // 3 : width // 2] = 0
     buf = io.BytesIO()
     Image.fromarray(a, mode="L").save(buf, format="PNG")
     return buf.getvalue()
@@ -80,14 +80,21 @@ def generate(n: int, root: Path, distinct: bool = False) -> tuple[Path, Path]:
     no_mask = rng.random(n) < 0.02
     width = np.where(big, SIZES[0][0], SIZES[1][0])
     height = np.where(big, SIZES[0][1], SIZES[1][1])
-    pd.DataFrame({"TaskID": "IMDL", "ProbeFileID": ids, "ProbeFileName": [f"probe/{i}.jpg" for i in ids],
-                  "ProbeWidth": width, "ProbeHeight": height}).to_csv(index, sep="|", index=False)
+    pd.DataFrame(
+        {
+            "TaskID": "IMDL",
+            "ProbeFileID": ids,
+            "ProbeFileName": [f"probe/{i}.jpg" for i in ids],
+            "ProbeWidth": width,
+            "ProbeHeight": height,
+        }
+    ).to_csv(index, sep="|", index=False)
     templates = {}
     for w, h in SIZES:
         templates[(w, h)] = case / f"template-{w}x{h}.png"
         templates[(w, h)].write_bytes(_mask_png(w, h))
     masks = np.where(no_mask, "", np.char.add(np.char.add("mask/", ids), "-mask.png"))
-    for name, w, h in zip(masks, width, height):
+    for name, w, h in zip(masks, width, height, strict=False):
         if name:
             src, dst = templates[(int(w), int(h))], sub / name
             try:
@@ -97,9 +104,15 @@ def generate(n: int, root: Path, distinct: bool = False) -> tuple[Path, Path]:
             except OSError:
                 shutil.copyfile(src, dst)
     scores = np.round(rng.random(n), 4)
-    pd.DataFrame({"ProbeFileID": ids, "ConfidenceScore": scores, "OutputProbeMaskFileName": masks,
-                  "ProbeStatus": "Processed", "ProbeOptOutPixelValue": ""}).to_csv(
-        sub / f"{SUB_ID}.csv", sep="|", index=False)
+    pd.DataFrame(
+        {
+            "ProbeFileID": ids,
+            "ConfidenceScore": scores,
+            "OutputProbeMaskFileName": masks,
+            "ProbeStatus": "Processed",
+            "ProbeOptOutPixelValue": "",
+        }
+    ).to_csv(sub / f"{SUB_ID}.csv", sep="|", index=False)
     (sub / f"{SUB_ID}.txt").write_text(DESCRIPTION.format(sub_id=SUB_ID))
     (case / "complete").write_text("ok\n")
     return index, sub
@@ -116,14 +129,27 @@ ISOLATE = True
 
 def run_pytest(index: Path, sub: Path, jobs: int | None, extra: list[str]) -> tuple[float, int, str, float]:
     """Wall time, exit status, last output line and CPU time (user + system) of one pytest subprocess."""
-    cmd = [sys.executable, "-m", "pytest", "--omfc-submission", str(sub), "--omfc-index", str(index),
-           "-p", "no:cacheprovider", "-q", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--omfc-submission",
+        str(sub),
+        "--omfc-index",
+        str(index),
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        *extra,
+    ]
     if jobs is not None:
         cmd += ["--omfc-jobs", str(jobs)]
     env = dict(os.environ)
     if ISOLATE:
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-        cmd[3:3] = ["-p", "pytest_omfc.plugin"] + (["-p", "xdist.plugin"] if any(a.startswith("-n") for a in extra) else [])
+        cmd[3:3] = ["-p", "pytest_omfc.plugin"] + (
+            ["-p", "xdist.plugin"] if any(a.startswith("-n") for a in extra) else []
+        )
     cpu0, t0 = _child_cpu(), time.perf_counter()
     proc = subprocess.run(cmd, cwd=sub.parent, capture_output=True, text=True, env=env)
     wall, cpu = time.perf_counter() - t0, _child_cpu() - cpu0
@@ -151,9 +177,15 @@ def naive(index: Path, sub: Path) -> tuple[float, float]:
     t0, c0 = time.perf_counter(), time.process_time()
     idx = pd.read_csv(index, sep="|", dtype=str, na_filter=False)
     df = pd.read_csv(sub / f"{SUB_ID}.csv", sep="|", dtype=str, na_filter=False)
-    dims = dict(zip(idx["ProbeFileID"], zip(idx["ProbeWidth"].astype(int), idx["ProbeHeight"].astype(int))))
+    dims = dict(
+        zip(
+            idx["ProbeFileID"],
+            zip(idx["ProbeWidth"].astype(int), idx["ProbeHeight"].astype(int), strict=False),
+            strict=False,
+        )
+    )
     bad = 0
-    for pid, name in zip(df["ProbeFileID"], df["OutputProbeMaskFileName"]):
+    for pid, name in zip(df["ProbeFileID"], df["OutputProbeMaskFileName"], strict=False):
         if not name:
             continue
         with Image.open(sub / name) as im:
@@ -169,10 +201,16 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="pytest runs per N; the best is kept")
     ap.add_argument("--jobs", type=int, default=None, help="--omfc-jobs for the runs (default: the plugin's)")
     ap.add_argument("--no-baseline", action="store_true", help="skip the (slow) naive full-decode baseline")
-    ap.add_argument("--distinct", action="store_true",
-                    help="copy every mask instead of hard-linking two templates (every mask is then inflated)")
-    ap.add_argument("--all-plugins", action="store_true",
-                    help="let pytest load every installed plugin (default: only pytest-omfc, and xdist with -n)")
+    ap.add_argument(
+        "--distinct",
+        action="store_true",
+        help="copy every mask instead of hard-linking two templates (every mask is then inflated)",
+    )
+    ap.add_argument(
+        "--all-plugins",
+        action="store_true",
+        help="let pytest load every installed plugin (default: only pytest-omfc, and xdist with -n)",
+    )
     ap.add_argument("pytest_args", nargs="*", help="extra pytest arguments, e.g. -n 2")
     args = ap.parse_args()
     global ISOLATE
@@ -205,17 +243,23 @@ def main() -> None:
     print(f"  {'probes':>8} {'wall s':>8} {'CPU s':>7} {'CPU - fixed':>12} {'session s':>10} {'session ms / 1000':>18}")
     print(f"  {1:>8} {fixed:>8.2f} {fixed_cpu:>7.2f} {'':>12} {_session(one[2]):>10.2f}")
     for k in ns:
-        w, _, line, c = (wall, rc, last, cpu) if k == n else best_run(*cases[k], args.repeat, args.jobs, args.pytest_args)
+        w, _, line, c = (
+            (wall, rc, last, cpu) if k == n else best_run(*cases[k], args.repeat, args.jobs, args.pytest_args)
+        )
         t = _session(line)
         print(f"  {k:>8} {w:>8.2f} {c:>7.2f} {c - fixed_cpu:>12.2f} {t:>10.2f} {t / k * 1e6:>18.1f}")
     print("  (session = the time pytest reports for running the items, without start-up)")
 
     if not args.no_baseline:
         t_naive, c_naive = naive(index, sub)
-        print(f"\nnaive baseline (pandas + Pillow full decode of every mask, in this process): "
-              f"{t_naive:.2f} s wall, {c_naive:.2f} s CPU")
-        print(f"  pytest-omfc with all its rules is {t_naive / wall:.1f}x faster in wall time, "
-              f"{c_naive / cpu:.1f}x in CPU time (its interpreter start-up included)")
+        print(
+            f"\nnaive baseline (pandas + Pillow full decode of every mask, in this process): "
+            f"{t_naive:.2f} s wall, {c_naive:.2f} s CPU"
+        )
+        print(
+            f"  pytest-omfc with all its rules is {t_naive / wall:.1f}x faster in wall time, "
+            f"{c_naive / cpu:.1f}x in CPU time (its interpreter start-up included)"
+        )
 
 
 if __name__ == "__main__":

@@ -27,9 +27,7 @@ import shutil
 import struct
 import sys
 import zlib
-from dataclasses import dataclass
-from dataclasses import field
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +47,7 @@ def _stored_zlib(data: bytes) -> bytes:
     out = bytearray(b"\x78\x01")
     step = 65535
     for start in range(0, max(len(data), 1), step):
-        block = data[start:start + step]
+        block = data[start : start + step]
         final = 1 if start + step >= len(data) else 0
         out += bytes([final]) + struct.pack("<HH", len(block), len(block) ^ 0xFFFF) + block
     out += struct.pack(">I", zlib.adler32(data) & 0xFFFFFFFF)
@@ -82,8 +80,9 @@ def hdf5_mask(blocks: dict[int, int]) -> bytes:
     with h5py.File(buf, "w", libver="earliest", track_order=False) as f:
         for start, frames in sorted(blocks.items()):
             data = np.stack([mask(box=(8 + i, 8, 24 + i, 20)) for i in range(frames)])
-            f.create_group(str(start)).create_dataset("masks", data=data, track_times=False,
-                                                      chunks=data.shape, compression="gzip", compression_opts=9)
+            f.create_group(str(start)).create_dataset(
+                "masks", data=data, track_times=False, chunks=data.shape, compression="gzip", compression_opts=9
+            )
     return buf.getvalue()
 
 
@@ -116,7 +115,7 @@ class Example:
     def csv_text(self) -> str:
         return "".join(self.sep.join(r) + "\n" for r in [self.header, *self.rows])
 
-    def variant(self, sub_id: str, breaks: str, fails: dict[str, list[str]], **changes: object) -> "Example":
+    def variant(self, sub_id: str, breaks: str, fails: dict[str, list[str]], **changes: object) -> Example:
         changes.setdefault("description", _retitle(self.description, self.sub_id, sub_id))
         return replace(self, sub_id=sub_id, breaks=breaks, fails=fails, **changes)  # type: ignore[arg-type]
 
@@ -189,8 +188,10 @@ IMG_HEADER = ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "Prob
 
 def imdl_index() -> str:
     header = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "ProbeFileSize", "HPDeviceID"]
-    rows = [["Image Manipulation", pid, f"probe/{pid}.jpg", W, H, 2100 + 17 * i, f"PAR90{82 + i}"]
-            for i, pid in enumerate(IMDL_IDS)]
+    rows = [
+        ["Image Manipulation", pid, f"probe/{pid}.jpg", W, H, 2100 + 17 * i, f"PAR90{82 + i}"]
+        for i, pid in enumerate(IMDL_IDS)
+    ]
     return psv(header, rows)
 
 
@@ -205,15 +206,25 @@ IMDL_REFERENCE_BOXES = {IMDL_IDS[0]: (6, 6, 38, 34), IMDL_IDS[1]: (30, 12, 62, 4
 
 def imdl_reference_masks() -> dict[str, bytes]:
     """The reference masks ``ProbeMaskFileName`` names (relative to the dataset root), for mask scoring."""
-    return {f"datasets/OpenMFC2020/reference/IMDL/mask/{pid}-ref.png": png(mask(box=box))
-            for pid, box in IMDL_REFERENCE_BOXES.items()}
+    return {
+        f"datasets/OpenMFC2020/reference/IMDL/mask/{pid}-ref.png": png(mask(box=box))
+        for pid, box in IMDL_REFERENCE_BOXES.items()
+    }
 
 
 def imdl_reference() -> str:
     """The ground truth scoring reads (``--omfc-reference``): IsTarget per trial, MediScore's column names."""
     header = ["TaskID", "ProbeFileID", "ProbeFileName", "IsTarget", "ProbeMaskFileName"]
-    rows = [["Image Manipulation", pid, f"probe/{pid}.jpg", "Y" if pid in IMDL_TARGETS else "N",
-             f"reference/IMDL/mask/{pid}-ref.png" if pid in IMDL_TARGETS else ""] for pid in IMDL_IDS]
+    rows = [
+        [
+            "Image Manipulation",
+            pid,
+            f"probe/{pid}.jpg",
+            "Y" if pid in IMDL_TARGETS else "N",
+            f"reference/IMDL/mask/{pid}-ref.png" if pid in IMDL_TARGETS else "",
+        ]
+        for pid in IMDL_IDS
+    ]
     return psv(header, rows)
 
 
@@ -227,36 +238,71 @@ def imdl_examples() -> list[Example]:
     ]
     files = {m1: png(mask()), m3: png(mask(box=(30, 10, 60, 40)))}
     sub_id = "p-baseline_3_imdl"
-    valid = Example("imdl", sub_id, IMDL_INDEX, IMG_HEADER, rows,
-                    DESCRIPTION_OPENMFC.format(sub_id=sub_id), files)
+    valid = Example("imdl", sub_id, IMDL_INDEX, IMG_HEADER, rows, DESCRIPTION_OPENMFC.format(sub_id=sub_id), files)
     rgb = np.stack([mask(box=(30, 10, 60, 40))] * 3, axis=-1)
     return [
         valid,
-        valid.variant("p-baseline_3_missing-trial", "a trial of the index has no row",
-                      {"IDX-04": [IMDL_IDS[3]], "IDX-06": [IMDL_IDS[3]], "IDX-02": ["3", "4"]},
-                      rows=rows[:3]),
-        valid.variant("p-baseline_3_duplicate-trial", "a trial appears twice (with different scores)",
-                      {"IDX-05": [IMDL_IDS[0]], "IDX-06": [IMDL_IDS[0]], "IDX-02": ["5", "4"]},
-                      rows=rows + [[IMDL_IDS[0], "0.5", "", "Processed", ""]]),
-        valid.variant("p-baseline_3_score-out-of-range", "a ConfidenceScore of 1.7, outside [0, 1] (SCORE-03, D-03)",
-                      {"SCORE-03": [IMDL_IDS[2], "1.7"]}, rows=_set(rows, 2, 1, "1.7")),
-        valid.variant("p-baseline_3_bad-status", "ProbeStatus 'processed' (case-sensitive) and 'OptOutAll' (no opt-outs in OpenMFC, D-09)",
-                      {"STATUS-04": [IMDL_IDS[1], "processed", "OptOutAll"]},
-                      rows=_set(_set(rows, 1, 3, "processed"), 3, 3, "OptOutAll")),
-        valid.variant("p-baseline_3_wrong-mask-size", "a 48x64 mask for a 64x48 probe",
-                      {"MASK-06": [IMDL_IDS[2], m3]}, files={m1: files[m1], m3: png(mask(H, W))}),
-        valid.variant("p-baseline_3_rgb-mask", "an RGB mask (masks must be single-channel grey)",
-                      {"MASK-05": [IMDL_IDS[2], m3]}, files={m1: files[m1], m3: png(rgb)},
-                      may_also_fail={"MASK-07": "three bytes per pixel also break the one-byte-per-pixel rule"}),
-        valid.variant("p-baseline_3_missing-mask", "a mask file named in the CSV does not exist",
-                      {"MASK-03": [IMDL_IDS[2], m3]}, files={m1: files[m1]}),
-        valid.variant("p-baseline_3_comma-separated", "the system output is comma-separated (D-11)",
-                      {"CSV-01": ["comma-separated"]}, sep=","),
-        valid.variant("p-baseline_3_pixel-value", "a ProbeOptOutPixelValue of 255 (must be blank in OpenMFC)",
-                      {"OOPIX-03": [IMDL_IDS[0], "255"]}, rows=_set(rows, 0, 4, "255")),
-        valid.variant("p-baseline_3_no-description", "the system description <SubID>.txt is missing",
-                      {"PKG-03": ["p-baseline_3_no-description.txt"], "PKG-09": ["p-baseline_3_no-description.txt"]},
-                      description=None),
+        valid.variant(
+            "p-baseline_3_missing-trial",
+            "a trial of the index has no row",
+            {"IDX-04": [IMDL_IDS[3]], "IDX-06": [IMDL_IDS[3]], "IDX-02": ["3", "4"]},
+            rows=rows[:3],
+        ),
+        valid.variant(
+            "p-baseline_3_duplicate-trial",
+            "a trial appears twice (with different scores)",
+            {"IDX-05": [IMDL_IDS[0]], "IDX-06": [IMDL_IDS[0]], "IDX-02": ["5", "4"]},
+            rows=rows + [[IMDL_IDS[0], "0.5", "", "Processed", ""]],
+        ),
+        valid.variant(
+            "p-baseline_3_score-out-of-range",
+            "a ConfidenceScore of 1.7, outside [0, 1] (SCORE-03, D-03)",
+            {"SCORE-03": [IMDL_IDS[2], "1.7"]},
+            rows=_set(rows, 2, 1, "1.7"),
+        ),
+        valid.variant(
+            "p-baseline_3_bad-status",
+            "ProbeStatus 'processed' (case-sensitive) and 'OptOutAll' (no opt-outs in OpenMFC, D-09)",
+            {"STATUS-04": [IMDL_IDS[1], "processed", "OptOutAll"]},
+            rows=_set(_set(rows, 1, 3, "processed"), 3, 3, "OptOutAll"),
+        ),
+        valid.variant(
+            "p-baseline_3_wrong-mask-size",
+            "a 48x64 mask for a 64x48 probe",
+            {"MASK-06": [IMDL_IDS[2], m3]},
+            files={m1: files[m1], m3: png(mask(H, W))},
+        ),
+        valid.variant(
+            "p-baseline_3_rgb-mask",
+            "an RGB mask (masks must be single-channel grey)",
+            {"MASK-05": [IMDL_IDS[2], m3]},
+            files={m1: files[m1], m3: png(rgb)},
+            may_also_fail={"MASK-07": "three bytes per pixel also break the one-byte-per-pixel rule"},
+        ),
+        valid.variant(
+            "p-baseline_3_missing-mask",
+            "a mask file named in the CSV does not exist",
+            {"MASK-03": [IMDL_IDS[2], m3]},
+            files={m1: files[m1]},
+        ),
+        valid.variant(
+            "p-baseline_3_comma-separated",
+            "the system output is comma-separated (D-11)",
+            {"CSV-01": ["comma-separated"]},
+            sep=",",
+        ),
+        valid.variant(
+            "p-baseline_3_pixel-value",
+            "a ProbeOptOutPixelValue of 255 (must be blank in OpenMFC)",
+            {"OOPIX-03": [IMDL_IDS[0], "255"]},
+            rows=_set(rows, 0, 4, "255"),
+        ),
+        valid.variant(
+            "p-baseline_3_no-description",
+            "the system description <SubID>.txt is missing",
+            {"PKG-03": ["p-baseline_3_no-description.txt"], "PKG-09": ["p-baseline_3_no-description.txt"]},
+            description=None,
+        ),
     ]
 
 
@@ -268,8 +314,10 @@ VMD_IDS = ["OpenMFC2020_0201", "OpenMFC2020_0202", "OpenMFC2020_0203"]
 
 def vmd_index() -> str:
     header = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "ProbeFileSize", "HPDeviceID"]
-    rows = [["Video Manipulation", pid, f"probe/{pid}.mp4", W, H, 40960 + 512 * i, f"PAR91{10 + i}"]
-            for i, pid in enumerate(VMD_IDS)]
+    rows = [
+        ["Video Manipulation", pid, f"probe/{pid}.mp4", W, H, 40960 + 512 * i, f"PAR91{10 + i}"]
+        for i, pid in enumerate(VMD_IDS)
+    ]
     return psv(header, rows)
 
 
@@ -280,16 +328,32 @@ def vmd_examples() -> list[Example]:
     valid = Example("vmd", sub_id, VMD_INDEX, header, rows, DESCRIPTION_OPENMFC.format(sub_id=sub_id))
     return [
         valid,
-        valid.variant("p-baseline_3_nonprocessed-score", "a NonProcessed trial with a score of 0.4 (must be 0)",
-                      {"SCORE-05": [VMD_IDS[2], "0.4"]}, rows=_set(rows, 2, 1, "0.4")),
-        valid.variant("p-baseline_3_opt-out-status", "ProbeStatus OptOutDetection (OpenMFC has no opt-outs, D-09)",
-                      {"STATUS-04": [VMD_IDS[1], "OptOutDetection"]}, rows=_set(rows, 1, 2, "OptOutDetection")),
-        valid.variant("p-baseline_3_score-not-a-number", "a ConfidenceScore of 'high'",
-                      {"SCORE-01": [VMD_IDS[0], "high"]}, rows=_set(rows, 0, 1, "high"),
-                      may_also_fail={"SCORE-03": "a score that is not a number is not in [0, 1] either"}),
-        valid.variant("p-baseline_3_missing-status-column", "the ProbeStatus column is absent",
-                      {"COL-07": ["ProbeStatus"], "COL-03": ["ProbeStatus"]},
-                      header=header[:2], rows=[r[:2] for r in rows]),
+        valid.variant(
+            "p-baseline_3_nonprocessed-score",
+            "a NonProcessed trial with a score of 0.4 (must be 0)",
+            {"SCORE-05": [VMD_IDS[2], "0.4"]},
+            rows=_set(rows, 2, 1, "0.4"),
+        ),
+        valid.variant(
+            "p-baseline_3_opt-out-status",
+            "ProbeStatus OptOutDetection (OpenMFC has no opt-outs, D-09)",
+            {"STATUS-04": [VMD_IDS[1], "OptOutDetection"]},
+            rows=_set(rows, 1, 2, "OptOutDetection"),
+        ),
+        valid.variant(
+            "p-baseline_3_score-not-a-number",
+            "a ConfidenceScore of 'high'",
+            {"SCORE-01": [VMD_IDS[0], "high"]},
+            rows=_set(rows, 0, 1, "high"),
+            may_also_fail={"SCORE-03": "a score that is not a number is not in [0, 1] either"},
+        ),
+        valid.variant(
+            "p-baseline_3_missing-status-column",
+            "the ProbeStatus column is absent",
+            {"COL-07": ["ProbeStatus"], "COL-03": ["ProbeStatus"]},
+            header=header[:2],
+            rows=[r[:2] for r in rows],
+        ),
     ]
 
 
@@ -298,14 +362,33 @@ def vmd_examples() -> list[Example]:
 VIDEO_INDEX = "datasets/MFC2019/indexes/MFC2019-manipulation-video-index.csv"
 VIDEO_IDS = ["MFC2019_1094", "MFC2019_1095", "MFC2019_1096", "MFC2019_1097"]
 FRAME_COUNTS = [120, 150, 90, 200]
-VIDEO_HEADER = ["ProbeFileID", "ConfidenceScore", "ProbeStatus", "VideoFrameSegments", "AudioSampleSegments",
-                "VideoFrameOptOutSegments", "OutputProbeMaskFileName", "ProbeOptOutPixelValue"]
+VIDEO_HEADER = [
+    "ProbeFileID",
+    "ConfidenceScore",
+    "ProbeStatus",
+    "VideoFrameSegments",
+    "AudioSampleSegments",
+    "VideoFrameOptOutSegments",
+    "OutputProbeMaskFileName",
+    "ProbeOptOutPixelValue",
+]
 
 
 def video_index() -> str:
-    header = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "ProbeFileSize", "FrameCount", "FrameRate"]
-    rows = [["manipulation", pid, f"probe/{pid}.mp4", W, H, 51200 + 1024 * i, n, "30.0"]
-            for i, (pid, n) in enumerate(zip(VIDEO_IDS, FRAME_COUNTS))]
+    header = [
+        "TaskID",
+        "ProbeFileID",
+        "ProbeFileName",
+        "ProbeWidth",
+        "ProbeHeight",
+        "ProbeFileSize",
+        "FrameCount",
+        "FrameRate",
+    ]
+    rows = [
+        ["manipulation", pid, f"probe/{pid}.mp4", W, H, 51200 + 1024 * i, n, "30.0"]
+        for i, (pid, n) in enumerate(zip(VIDEO_IDS, FRAME_COUNTS, strict=False))
+    ]
     return psv(header, rows)
 
 
@@ -320,26 +403,54 @@ def video_examples() -> list[Example]:
     ]
     files = {m1: hdf5_mask({29: 4, 59: 13})}  # one block per segment of VideoFrameSegments
     sub_id = "p-baseline_3_video"
-    valid = Example("mfc19-video", sub_id, VIDEO_INDEX, VIDEO_HEADER, rows,
-                    DESCRIPTION_MFC19.format(sub_id=sub_id), files)
+    valid = Example(
+        "mfc19-video", sub_id, VIDEO_INDEX, VIDEO_HEADER, rows, DESCRIPTION_MFC19.format(sub_id=sub_id), files
+    )
     return [
         valid,
-        valid.variant("p-baseline_3_reversed-interval", "a frame interval [40, 33] whose start is after its end",
-                      {"VSEG-03": [VIDEO_IDS[1], "[40, 33]"]}, rows=_set(rows, 1, 3, "[[40, 33]]")),
-        valid.variant("p-baseline_3_frame-out-of-range", "a frame interval ending after the last frame (FrameCount 150)",
-                      {"VSEG-05": [VIDEO_IDS[1], "151"]}, rows=_set(rows, 1, 3, "[[100, 151]]")),
-        valid.variant("p-baseline_3_overlapping-intervals", "two frame intervals that overlap (D-18)",
-                      {"VSEG-07": [VIDEO_IDS[1], "[20, 46]"]}, rows=_set(rows, 1, 3, "[[3, 33], [20, 46]]")),
-        valid.variant("p-baseline_3_not-a-list", "a segment cell '23-46' that is not a JSON list of intervals",
-                      {"VSEG-01": [VIDEO_IDS[1], "23-46"]}, rows=_set(rows, 1, 3, "23-46")),
-        valid.variant("p-baseline_3_nonprocessed-score", "a NonProcessed trial with a score of 0.4 (must be 0, D-04)",
-                      {"SCORE-04": [VIDEO_IDS[3], "0.4"]}, rows=_set(rows, 3, 1, "0.4")),
-        valid.variant("p-baseline_3_bad-status", "ProbeStatus 'Done' (not an MFC2019 video status)",
-                      {"STATUS-03": [VIDEO_IDS[1], "Done"]}, rows=_set(rows, 1, 2, "Done")),
-        valid.variant("p-baseline_3_missing-column", "the AudioSampleSegments column is absent",
-                      {"COL-06": ["AudioSampleSegments"]},
-                      header=[c for c in VIDEO_HEADER if c != "AudioSampleSegments"],
-                      rows=[r[:4] + r[5:] for r in rows]),
+        valid.variant(
+            "p-baseline_3_reversed-interval",
+            "a frame interval [40, 33] whose start is after its end",
+            {"VSEG-03": [VIDEO_IDS[1], "[40, 33]"]},
+            rows=_set(rows, 1, 3, "[[40, 33]]"),
+        ),
+        valid.variant(
+            "p-baseline_3_frame-out-of-range",
+            "a frame interval ending after the last frame (FrameCount 150)",
+            {"VSEG-05": [VIDEO_IDS[1], "151"]},
+            rows=_set(rows, 1, 3, "[[100, 151]]"),
+        ),
+        valid.variant(
+            "p-baseline_3_overlapping-intervals",
+            "two frame intervals that overlap (D-18)",
+            {"VSEG-07": [VIDEO_IDS[1], "[20, 46]"]},
+            rows=_set(rows, 1, 3, "[[3, 33], [20, 46]]"),
+        ),
+        valid.variant(
+            "p-baseline_3_not-a-list",
+            "a segment cell '23-46' that is not a JSON list of intervals",
+            {"VSEG-01": [VIDEO_IDS[1], "23-46"]},
+            rows=_set(rows, 1, 3, "23-46"),
+        ),
+        valid.variant(
+            "p-baseline_3_nonprocessed-score",
+            "a NonProcessed trial with a score of 0.4 (must be 0, D-04)",
+            {"SCORE-04": [VIDEO_IDS[3], "0.4"]},
+            rows=_set(rows, 3, 1, "0.4"),
+        ),
+        valid.variant(
+            "p-baseline_3_bad-status",
+            "ProbeStatus 'Done' (not an MFC2019 video status)",
+            {"STATUS-03": [VIDEO_IDS[1], "Done"]},
+            rows=_set(rows, 1, 2, "Done"),
+        ),
+        valid.variant(
+            "p-baseline_3_missing-column",
+            "the AudioSampleSegments column is absent",
+            {"COL-06": ["AudioSampleSegments"]},
+            header=[c for c in VIDEO_HEADER if c != "AudioSampleSegments"],
+            rows=[r[:4] + r[5:] for r in rows],
+        ),
     ]
 
 
@@ -372,8 +483,10 @@ class FnetExample:
 
     def command(self) -> str:
         classes = f" --omfc-classes {self.classes}" if self.classes != 2 else ""
-        return (f"pytest --omfc-submission examples/{self.path} --omfc-edition ForgeryNet --omfc-task {self.task}"
-                f"{classes} --omfc-reference examples/{self.reference}")
+        return (
+            f"pytest --omfc-submission examples/{self.path} --omfc-edition ForgeryNet --omfc-task {self.task}"
+            f"{classes} --omfc-reference examples/{self.reference}"
+        )
 
 
 def _fnet(task: str, sub_id: str, main: str | bytes, **kw: object) -> FnetExample:
@@ -385,7 +498,14 @@ def _fnet(task: str, sub_id: str, main: str | bytes, **kw: object) -> FnetExampl
 # Image classification, 3-way (0 real, 1 identity-remained, 2 identity-replaced).
 FNET_IMG_REF = f"{FNET_ROOT}/image_cls_3way_ref.csv"
 FNET_IMG = [("img_0001", 0), ("img_0002", 0), ("img_0003", 1), ("img_0004", 1), ("img_0005", 2), ("img_0006", 2)]
-FNET_IMG_PROBS = [[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4], [0.05, 0.15, 0.8], [0.2, 0.1, 0.7]]
+FNET_IMG_PROBS = [
+    [0.7, 0.2, 0.1],
+    [0.4, 0.5, 0.1],
+    [0.1, 0.8, 0.1],
+    [0.3, 0.3, 0.4],
+    [0.05, 0.15, 0.8],
+    [0.2, 0.1, 0.7],
+]
 # Video classification, 2-way.
 FNET_VID_REF = f"{FNET_ROOT}/video_cls_ref.csv"
 FNET_VID = [("vid_0001", 0), ("vid_0002", 0), ("vid_0003", 1), ("vid_0004", 1)]
@@ -404,16 +524,30 @@ def _fnet_map(x0: int, y0: int, x1: int, y1: int, level: int, size: tuple[int, i
 
 
 FNET_GT_MAPS = {"face_0001": _fnet_map(2, 2, 10, 8, 200), "face_0002": _fnet_map(6, 4, 14, 12, 120)}
-FNET_PRED_MAPS = {"face_0001": _fnet_map(3, 2, 11, 8, 180), "face_0002": _fnet_map(6, 5, 12, 12, 40),
-                  "face_0003": _fnet_map(0, 0, 4, 2, 30, size=(8, 6))}  # a real image: no reference map, any size
+FNET_PRED_MAPS = {
+    "face_0001": _fnet_map(3, 2, 11, 8, 180),
+    "face_0002": _fnet_map(6, 5, 12, 12, 40),
+    "face_0003": _fnet_map(0, 0, 4, 2, 30, size=(8, 6)),
+}  # a real image: no reference map, any size
 
 
 def fnet_temporal_gt() -> dict[str, object]:
     db = {
-        "vid_t001": {"annotations": [{"segment": [2.0, 6.0], "label": "Fake"}], "duration": 12.0, "subset": "validation"},
-        "vid_t002": {"annotations": [{"segment": [0.0, 3.0], "label": "Fake"}, {"segment": [8.0, 10.0], "label": "Fake"}],
-                     "duration": 10.0, "subset": "validation"},
-        "vid_t003": {"annotations": [{"segment": [5.0, 15.0], "label": "Fake"}], "duration": 20.0, "subset": "validation"},
+        "vid_t001": {
+            "annotations": [{"segment": [2.0, 6.0], "label": "Fake"}],
+            "duration": 12.0,
+            "subset": "validation",
+        },
+        "vid_t002": {
+            "annotations": [{"segment": [0.0, 3.0], "label": "Fake"}, {"segment": [8.0, 10.0], "label": "Fake"}],
+            "duration": 10.0,
+            "subset": "validation",
+        },
+        "vid_t003": {
+            "annotations": [{"segment": [5.0, 15.0], "label": "Fake"}],
+            "duration": 20.0,
+            "subset": "validation",
+        },
         "vid_t004": {"annotations": [], "duration": 8.0, "subset": "validation"},
     }
     return {"version": "ForgeryNet-example", "database": db}
@@ -440,8 +574,10 @@ def forgerynet_datasets() -> dict[str, bytes]:
     out = {
         FNET_IMG_REF: psv(["ID", "Label"], [list(r) for r in FNET_IMG]),
         FNET_VID_REF: psv(["ID", "Label"], [list(r) for r in FNET_VID]),
-        FNET_SPL_REF: psv(["ID", "Label", "MaskFileName"],
-                          [[i, label, f"spatial_maps/{i}.png" if label else ""] for i, label in FNET_SPL]),
+        FNET_SPL_REF: psv(
+            ["ID", "Label", "MaskFileName"],
+            [[i, label, f"spatial_maps/{i}.png" if label else ""] for i, label in FNET_SPL],
+        ),
         FNET_TL_REF: _json(fnet_temporal_gt()),
     }
     data = {k: v.encode() for k, v in out.items()}
@@ -450,10 +586,10 @@ def forgerynet_datasets() -> dict[str, bytes]:
 
 
 def forgerynet_examples() -> list[FnetExample]:
-    img_rows = [[i, *(f"{v:g}" for v in probs)] for (i, _), probs in zip(FNET_IMG, FNET_IMG_PROBS)]
+    img_rows = [[i, *(f"{v:g}" for v in probs)] for (i, _), probs in zip(FNET_IMG, FNET_IMG_PROBS, strict=False)]
     img_header = ["ID", "P0", "P1", "P2"]
     img = dict(task="image-classification", reference=FNET_IMG_REF, classes=3)
-    vid_rows = [[i, s] for (i, _), s in zip(FNET_VID, FNET_VID_SCORES)]
+    vid_rows = [[i, s] for (i, _), s in zip(FNET_VID, FNET_VID_SCORES, strict=False)]
     vid = dict(task="video-classification", reference=FNET_VID_REF)
     spl_rows = [[i, "0.9" if label else "0.2", f"masks/{i}.png"] for i, label in FNET_SPL]
     spl_masks = {f"masks/{i}.png": png(m) for i, m in FNET_PRED_MAPS.items()}
@@ -470,54 +606,134 @@ def forgerynet_examples() -> list[FnetExample]:
     rgb = np.stack([FNET_PRED_MAPS["face_0001"]] * 3, axis=2)
     return [
         _fnet(sub_id="p-fnet_1_image", main=psv(img_header, img_rows), **img),
-        _fnet(sub_id="p-fnet_1_unknown-id", main=psv(img_header, _set(img_rows, 5, 0, "img_0066")),
-              breaks="an ID the reference does not list (and so img_0006 is missing)",
-              fails={"FNET-04": ["img_0066", "img_0006"]}, **img),
-        _fnet(sub_id="p-fnet_1_probability-out-of-range",
-              main=psv(img_header, _set(_set(img_rows, 1, 2, "1.2"), 3, 1, "NaN")),
-              breaks="P1 = 1.2 and P0 = NaN: probabilities must be finite and in [0, 1]",
-              fails={"FNET-05": ["img_0002", "1.2", "img_0004", "NaN"]}, **img),
-        _fnet(sub_id="p-fnet_1_two-columns", main=psv(["ID", "Score"], [[i, "0.5"] for i, _ in FNET_IMG]),
-              breaks="a 2-way file (columns ID and Score) checked with --omfc-classes 3",
-              fails={"FNET-03": ["ID|P0|P1|P2", "ID|Score"]}, **img),
+        _fnet(
+            sub_id="p-fnet_1_unknown-id",
+            main=psv(img_header, _set(img_rows, 5, 0, "img_0066")),
+            breaks="an ID the reference does not list (and so img_0006 is missing)",
+            fails={"FNET-04": ["img_0066", "img_0006"]},
+            **img,
+        ),
+        _fnet(
+            sub_id="p-fnet_1_probability-out-of-range",
+            main=psv(img_header, _set(_set(img_rows, 1, 2, "1.2"), 3, 1, "NaN")),
+            breaks="P1 = 1.2 and P0 = NaN: probabilities must be finite and in [0, 1]",
+            fails={"FNET-05": ["img_0002", "1.2", "img_0004", "NaN"]},
+            **img,
+        ),
+        _fnet(
+            sub_id="p-fnet_1_two-columns",
+            main=psv(["ID", "Score"], [[i, "0.5"] for i, _ in FNET_IMG]),
+            breaks="a 2-way file (columns ID and Score) checked with --omfc-classes 3",
+            fails={"FNET-03": ["ID|P0|P1|P2", "ID|Score"]},
+            **img,
+        ),
         _fnet(sub_id="p-fnet_1_video", main=psv(["ID", "Score"], vid_rows), **vid),
-        _fnet(sub_id="p-fnet_1_missing-video", main=psv(["ID", "Score"], vid_rows[:3]),
-              breaks="vid_0004 of the reference has no row", fails={"FNET-04": ["vid_0004"]}, **vid),
-        _fnet(sub_id="p-fnet_1_comma-separated", main="".join(",".join(r) + "\n" for r in [["ID", "Score"], *vid_rows]),
-              breaks="the file is comma-separated", fails={"FNET-01": ["comma-separated"]}, **vid),
-        _fnet(sub_id="p-fnet_1_score-not-a-number", main=psv(["ID", "Score"], _set(vid_rows, 2, 1, "high")),
-              breaks="a Score of 'high'", fails={"FNET-05": ["vid_0003", "high"]}, **vid),
+        _fnet(
+            sub_id="p-fnet_1_missing-video",
+            main=psv(["ID", "Score"], vid_rows[:3]),
+            breaks="vid_0004 of the reference has no row",
+            fails={"FNET-04": ["vid_0004"]},
+            **vid,
+        ),
+        _fnet(
+            sub_id="p-fnet_1_comma-separated",
+            main="".join(",".join(r) + "\n" for r in [["ID", "Score"], *vid_rows]),
+            breaks="the file is comma-separated",
+            fails={"FNET-01": ["comma-separated"]},
+            **vid,
+        ),
+        _fnet(
+            sub_id="p-fnet_1_score-not-a-number",
+            main=psv(["ID", "Score"], _set(vid_rows, 2, 1, "high")),
+            breaks="a Score of 'high'",
+            fails={"FNET-05": ["vid_0003", "high"]},
+            **vid,
+        ),
         _fnet(sub_id="p-fnet_1_spatial", main=psv(spl_header, spl_rows), extra=spl_masks, **spl),
-        _fnet(sub_id="p-fnet_1_missing-mask", main=psv(spl_header, spl_rows),
-              extra={k: v for k, v in spl_masks.items() if "face_0002" not in k},
-              breaks="masks/face_0002.png does not exist", fails={"FNET-07": ["face_0002", "masks/face_0002.png"]}, **spl),
-        _fnet(sub_id="p-fnet_1_rgb-mask", main=psv(spl_header, spl_rows), extra={**spl_masks, "masks/face_0001.png": png(rgb)},
-              breaks="an RGB mask (maps must be grey or 1-bit)", fails={"FNET-07": ["face_0001", "RGB"]}, **spl),
-        _fnet(sub_id="p-fnet_1_wrong-mask-size", main=psv(spl_header, spl_rows),
-              extra={**spl_masks, "masks/face_0002.png": png(np.zeros((FNET_W, FNET_H), np.uint8))},
-              breaks="a 12x16 mask for a 16x12 reference map", fails={"FNET-08": ["face_0002", "16x12", "12x16"]}, **spl),
-        _fnet(sub_id="p-fnet_1_escaping-mask", main=psv(spl_header, _set(spl_rows, 0, 2, "../../p-fnet_1_spatial/masks/face_0001.png")),
-              extra={k: v for k, v in spl_masks.items() if "face_0001" not in k},
-              breaks="a MaskFileName leaving the submission with '..'", fails={"FNET-07": ["face_0001", "'..'"]}, **spl),
+        _fnet(
+            sub_id="p-fnet_1_missing-mask",
+            main=psv(spl_header, spl_rows),
+            extra={k: v for k, v in spl_masks.items() if "face_0002" not in k},
+            breaks="masks/face_0002.png does not exist",
+            fails={"FNET-07": ["face_0002", "masks/face_0002.png"]},
+            **spl,
+        ),
+        _fnet(
+            sub_id="p-fnet_1_rgb-mask",
+            main=psv(spl_header, spl_rows),
+            extra={**spl_masks, "masks/face_0001.png": png(rgb)},
+            breaks="an RGB mask (maps must be grey or 1-bit)",
+            fails={"FNET-07": ["face_0001", "RGB"]},
+            **spl,
+        ),
+        _fnet(
+            sub_id="p-fnet_1_wrong-mask-size",
+            main=psv(spl_header, spl_rows),
+            extra={**spl_masks, "masks/face_0002.png": png(np.zeros((FNET_W, FNET_H), np.uint8))},
+            breaks="a 12x16 mask for a 16x12 reference map",
+            fails={"FNET-08": ["face_0002", "16x12", "12x16"]},
+            **spl,
+        ),
+        _fnet(
+            sub_id="p-fnet_1_escaping-mask",
+            main=psv(spl_header, _set(spl_rows, 0, 2, "../../p-fnet_1_spatial/masks/face_0001.png")),
+            extra={k: v for k, v in spl_masks.items() if "face_0001" not in k},
+            breaks="a MaskFileName leaving the submission with '..'",
+            fails={"FNET-07": ["face_0001", "'..'"]},
+            **spl,
+        ),
         _fnet(sub_id="p-fnet_1_temporal", main=_json(good), **tl),
-        _fnet(sub_id="p-fnet_1_reversed-segment", main=tl_with("vid_t002", 1, segment=[9.0, 8.0]),
-              breaks="a segment [9, 8] whose start is after its end",
-              fails={"FNET-09": ['results["vid_t002"][1].segment', "[9.0, 8.0]"]}, **tl),
-        _fnet(sub_id="p-fnet_1_past-duration", main=tl_with("vid_t001", 1, segment=[10.0, 14.0]),
-              breaks="a segment ending at 14 s in a 12 s video",
-              fails={"FNET-10": ['results["vid_t001"][1].segment', "[0, 12]"]}, **tl),
-        _fnet(sub_id="p-fnet_1_nan-score", main=tl_with("vid_t003", 0, score="NaN"),
-              breaks="a score of NaN", fails={"FNET-11": ['results["vid_t003"][0].score', "NaN"]}, **tl),
-        _fnet(sub_id="p-fnet_1_malformed-json", main=_json(good)[:-3] + "\n",
-              breaks="the JSON is cut short", fails={"FNET-01": ["must be valid JSON"]}, **tl),
-        _fnet(sub_id="p-fnet_1_unknown-video", main=_json({**good, "results": {**good["results"], "vid_t999": []}}),
-              breaks="a video the reference does not list", fails={"FNET-04": ["vid_t999"]}, **tl),
+        _fnet(
+            sub_id="p-fnet_1_reversed-segment",
+            main=tl_with("vid_t002", 1, segment=[9.0, 8.0]),
+            breaks="a segment [9, 8] whose start is after its end",
+            fails={"FNET-09": ['results["vid_t002"][1].segment', "[9.0, 8.0]"]},
+            **tl,
+        ),
+        _fnet(
+            sub_id="p-fnet_1_past-duration",
+            main=tl_with("vid_t001", 1, segment=[10.0, 14.0]),
+            breaks="a segment ending at 14 s in a 12 s video",
+            fails={"FNET-10": ['results["vid_t001"][1].segment', "[0, 12]"]},
+            **tl,
+        ),
+        _fnet(
+            sub_id="p-fnet_1_nan-score",
+            main=tl_with("vid_t003", 0, score="NaN"),
+            breaks="a score of NaN",
+            fails={"FNET-11": ['results["vid_t003"][0].score', "NaN"]},
+            **tl,
+        ),
+        _fnet(
+            sub_id="p-fnet_1_malformed-json",
+            main=_json(good)[:-3] + "\n",
+            breaks="the JSON is cut short",
+            fails={"FNET-01": ["must be valid JSON"]},
+            **tl,
+        ),
+        _fnet(
+            sub_id="p-fnet_1_unknown-video",
+            main=_json({**good, "results": {**good["results"], "vid_t999": []}}),
+            breaks="a video the reference does not list",
+            fails={"FNET-04": ["vid_t999"]},
+            **tl,
+        ),
     ]
 
 
 def forgerynet_expected(examples: list[FnetExample]) -> dict[str, object]:
-    return {e.path: {"edition": "ForgeryNet", "task": e.task, "reference": e.reference, "classes": e.classes,
-                     "breaks": e.breaks, "fails": e.fails, "may_also_fail": e.may_also_fail} for e in examples}
+    return {
+        e.path: {
+            "edition": "ForgeryNet",
+            "task": e.task,
+            "reference": e.reference,
+            "classes": e.classes,
+            "breaks": e.breaks,
+            "fails": e.fails,
+            "may_also_fail": e.may_also_fail,
+        }
+        for e in examples
+    }
 
 
 def forgerynet_readme(examples: list[FnetExample]) -> list[str]:
@@ -546,7 +762,12 @@ def all_examples() -> list[Example]:
 
 
 def datasets() -> dict[str, str]:
-    return {IMDL_INDEX: imdl_index(), IMDL_REFERENCE: imdl_reference(), VMD_INDEX: vmd_index(), VIDEO_INDEX: video_index()}
+    return {
+        IMDL_INDEX: imdl_index(),
+        IMDL_REFERENCE: imdl_reference(),
+        VMD_INDEX: vmd_index(),
+        VIDEO_INDEX: video_index(),
+    }
 
 
 def expected(examples: list[Example]) -> dict[str, object]:

@@ -9,20 +9,27 @@ package stays cheap).  The pytest plugin itself lives in :mod:`pytest_omfc.plugi
 
 from __future__ import annotations
 
-from .editions import Edition
-from .editions import Group
-from .editions import Task
-from .findings import Finding
-from .findings import Report
-from .findings import Severity
-from .registry import REGISTRY
-from .registry import Rule
-from .registry import rules_for
+from .editions import Edition, Group, Task
+from .findings import Finding, Report, Severity
+from .registry import REGISTRY, Rule, rules_for
 
 __version__ = "0.1.0"
 
-__all__ = ["Edition", "Finding", "Group", "NotScoredError", "REGISTRY", "Report", "Rule", "Scores", "Severity", "Task",
-           "__version__", "omfc_score", "rules_for"]  # fmt: skip
+__all__ = [
+    "Edition",
+    "Finding",
+    "Group",
+    "NotScoredError",
+    "REGISTRY",
+    "Report",
+    "Rule",
+    "Scores",
+    "Severity",
+    "Task",
+    "__version__",
+    "omfc_score",
+    "rules_for",
+]
 
 
 def __getattr__(name: str) -> object:

@@ -24,12 +24,18 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .editions import FNET_CLASSES, FNET_TASKS, Edition, EditionTaskError, infer_from_index_name, parse_edition, parse_task
+from .editions import (
+    FNET_CLASSES,
+    FNET_TASKS,
+    Edition,
+    EditionTaskError,
+    infer_from_index_name,
+    parse_edition,
+    parse_task,
+)
 from .findings import Unavailable
 from .paths import not_regular
-from .scoring import scorers as _scorers  # noqa: F401  (registers detection, mask, provenance)
-from .scoring import scorers_temporal as _scorers_temporal  # noqa: F401  (registers temporal)
-from .scoring import scorers_forgerynet as _scorers_forgerynet  # noqa: F401  (registers the ForgeryNet scorers)
+from .scoring import families as _families  # noqa: F401  (registers every scorer, in order)
 from .scoring.conventions import CONVENTIONS
 from .scoring.errors import ScoringError
 from .scoring.merge import partition_query
@@ -133,9 +139,19 @@ def _rejected_files(sub: Submission) -> Callable[[], Mapping[str, str]]:
     return rejected
 
 
-def run_scorer(sub: Submission, scorer: Scorer, *, reference: Path, queries: Sequence[tuple[str, str]],
-               query_partition: str | None, optout: bool, convention: str, options: Mapping[str, Any],
-               query_error: str | None = None, progress: Callable[[int, int], None] | None = None) -> list[Outcome]:  # fmt: skip
+def run_scorer(
+    sub: Submission,
+    scorer: Scorer,
+    *,
+    reference: Path,
+    queries: Sequence[tuple[str, str]],
+    query_partition: str | None,
+    optout: bool,
+    convention: str,
+    options: Mapping[str, Any],
+    query_error: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Outcome]:
     """One scorer on one parsed submission: one outcome per position; never raises (an engine bug fails).
 
     The plugin's score items, the ``omfc`` fixture and :func:`omfc_score` all come through here.
@@ -144,10 +160,19 @@ def run_scorer(sub: Submission, scorer: Scorer, *, reference: Path, queries: Seq
     if query_error:
         return [NotScored(query_error, fail=True)] * n
     common: dict[str, Any] = dict(
-        column_rule=sub.column_rule, reference=reference, task=sub.task, submission=sub.dir,
-        dataset_root=sub.settings.dataset_root, queries=tuple(queries), query_partition=query_partition, optout=optout,
-        convention=convention, jobs=int(sub.settings.option("jobs", 0)), options=dict(options), progress=progress,
-    )  # fmt: skip
+        column_rule=sub.column_rule,
+        reference=reference,
+        task=sub.task,
+        submission=sub.dir,
+        dataset_root=sub.settings.dataset_root,
+        queries=tuple(queries),
+        query_partition=query_partition,
+        optout=optout,
+        convention=convention,
+        jobs=int(sub.settings.option("jobs", 0)),
+        options=dict(options),
+        progress=progress,
+    )
     if sub.edition is Edition.ForgeryNet:  # no index: the scorer reads the parsed ForgeryNetSubmission (issue 12)
         inp = ScoringInput(system=None, index=None, parsed=sub, **common)
     else:
@@ -166,8 +191,14 @@ def run_scorer(sub: Submission, scorer: Scorer, *, reference: Path, queries: Seq
     return got
 
 
-def _forgerynet_score(submission: str | Path, reference: str | Path, dataset: str | Path | None, task: str | None,
-                      jobs: int, options: dict[str, Any]) -> Scores:  # fmt: skip
+def _forgerynet_score(
+    submission: str | Path,
+    reference: str | Path,
+    dataset: str | Path | None,
+    task: str | None,
+    jobs: int,
+    options: dict[str, Any],
+) -> Scores:
     """:func:`omfc_score` for the ForgeryNet tasks (issue 12): the parsed submission checks and scores itself."""
     from .fnet import ForgeryNetSubmission, forgerynet_settings
 
@@ -184,7 +215,9 @@ def _forgerynet_score(submission: str | Path, reference: str | Path, dataset: st
     except EditionTaskError as exc:
         raise ValueError(str(exc)) from None
     if tk not in FNET_TASKS:
-        raise ValueError(f"task: must be one of {', '.join(sorted(t.value for t in FNET_TASKS))} for ForgeryNet (got {task!r})")
+        raise ValueError(
+            f"task: must be one of {', '.join(sorted(t.value for t in FNET_TASKS))} for ForgeryNet (got {task!r})"
+        )
     classes = options.pop("classes", options.pop("omfc_classes", 2))
     allowed = FNET_CLASSES.get(tk, (2,))
     if classes not in allowed:
@@ -200,10 +233,18 @@ def _forgerynet_score(submission: str | Path, reference: str | Path, dataset: st
     per_scorer = scorer_options(options)
     sub = ForgeryNetSubmission(forgerynet_settings(sub_path, ref, tk, classes, root, jobs=jobs))
     outcomes = {
-        s.name: run_scorer(sub, s, reference=ref, queries=(), query_partition=None, optout=False,
-                           convention=convention, options=per_scorer[s.name])
+        s.name: run_scorer(
+            sub,
+            s,
+            reference=ref,
+            queries=(),
+            query_partition=None,
+            optout=False,
+            convention=convention,
+            options=per_scorer[s.name],
+        )
         for s in scorers_for(tk, None)
-    }  # fmt: skip
+    }
     return build_scores(outcomes, ())
 
 
@@ -218,9 +259,17 @@ def _submission_csv(path: Path) -> tuple[Path, Path | None]:
     return path, (found[0] if len(found) == 1 else None)
 
 
-def omfc_score(*, submission: str | Path, reference: str | Path, index: str | Path | None = None,
-               dataset: str | Path | None = None, edition: str | None = None, task: str | None = None, jobs: int = 0,
-               **options: Any) -> Scores:  # fmt: skip
+def omfc_score(
+    *,
+    submission: str | Path,
+    reference: str | Path,
+    index: str | Path | None = None,
+    dataset: str | Path | None = None,
+    edition: str | None = None,
+    task: str | None = None,
+    jobs: int = 0,
+    **options: Any,
+) -> Scores:
     """Score a submission against a reference: every scorer the task and reference allow (or ``score=NAME``).
 
     ``reference`` relative paths are taken from the dataset root (``dataset``,
@@ -244,8 +293,11 @@ def omfc_score(*, submission: str | Path, reference: str | Path, index: str | Pa
         raise FileNotFoundError(f"submission: no such file or directory: {sub_path}")
     if not idx.is_file():
         raise FileNotFoundError(f"index: no such file: {idx}")
-    root = Path(dataset).expanduser().resolve() if dataset is not None else (
-        idx.parent.parent if idx.parent.name == "indexes" else idx.parent)
+    root = (
+        Path(dataset).expanduser().resolve()
+        if dataset is not None
+        else (idx.parent.parent if idx.parent.name == "indexes" else idx.parent)
+    )
     ref = Path(reference).expanduser()
     if not ref.is_absolute():
         ref = next((c for c in (root / ref, Path.cwd() / ref) if c.is_file()), root / ref)
@@ -259,7 +311,9 @@ def omfc_score(*, submission: str | Path, reference: str | Path, index: str | Pa
     except EditionTaskError as exc:
         raise ValueError(str(exc)) from None
     if ed is None or tk is None:
-        raise ValueError(f"cannot infer the {'edition' if ed is None else 'task'} from {idx.name}; pass edition=... and task=...")
+        raise ValueError(
+            f"cannot infer the {'edition' if ed is None else 'task'} from {idx.name}; pass edition=... and task=..."
+        )
     if not isinstance(jobs, int) or not 0 <= jobs <= 64:
         raise ValueError(f"jobs: must be an integer from 0 to 64 (got {jobs!r})")
 
@@ -274,13 +328,24 @@ def omfc_score(*, submission: str | Path, reference: str | Path, index: str | Pa
     queries, query_error = _queries(common["query"], common["query_manipulation"], common["query_partition"])
 
     sub_dir, csv = _submission_csv(sub_path)
-    sub = Submission(Settings(submission=sub_dir, csv=csv, index=idx, edition=ed, task=tk, dataset_root=root,
-                              options=(("jobs", jobs),)))  # fmt: skip
+    sub = Submission(
+        Settings(
+            submission=sub_dir, csv=csv, index=idx, edition=ed, task=tk, dataset_root=root, options=(("jobs", jobs),)
+        )
+    )
     selected = None if only in (None, "all") else (str(only),)
     outcomes = {
-        s.name: run_scorer(sub, s, reference=ref, queries=queries, query_partition=common["query_partition"] or None,
-                           optout=bool(common["optout"]), convention=convention, options=per_scorer[s.name],
-                           query_error=query_error)
+        s.name: run_scorer(
+            sub,
+            s,
+            reference=ref,
+            queries=queries,
+            query_partition=common["query_partition"] or None,
+            optout=bool(common["optout"]),
+            convention=convention,
+            options=per_scorer[s.name],
+            query_error=query_error,
+        )
         for s in scorers_for(tk, reference_columns(ref), selected)
-    }  # fmt: skip
+    }
     return build_scores(outcomes, queries)

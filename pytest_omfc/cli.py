@@ -36,10 +36,9 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-from typing import NoReturn
-from typing import Sequence
+from typing import Any, NoReturn
 
 import pytest
 
@@ -58,7 +57,16 @@ OVERRIDE_PREFIXES = ("junit_", "console_output_style")
 PLUGINS = ("pytest_omfc.plugin",)
 
 #: Options holding paths taken from the current directory (made absolute before pytest starts elsewhere).
-PATH_OPTIONS = ("omfc_submission", "omfc_index", "omfc_dataset", "omfc_metrics_json", "omfc_plots", "omfc_per_probe_csv", "omfc_html", "junitxml")
+PATH_OPTIONS = (
+    "omfc_submission",
+    "omfc_index",
+    "omfc_dataset",
+    "omfc_metrics_json",
+    "omfc_plots",
+    "omfc_per_probe_csv",
+    "omfc_html",
+    "junitxml",
+)
 
 
 class UsageExit(Exception):
@@ -94,9 +102,18 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("-k", dest="keyword", metavar="EXPRESSION", help="run only the rule items matching the expression")
     rep.add_argument("-r", dest="reportchars", metavar="CHARS", help="short summary of (f)ailed, (s)kipped, ... items")
     rep.add_argument("--tb", choices=["auto", "long", "short", "line", "native", "no"], help="failure text style")
-    rep.add_argument("--junitxml", metavar="PATH", help="write a JUnit XML report (never into the submission or dataset)")
-    rep.add_argument("-o", "--override-ini", dest="override_ini", action="append", default=[], metavar="KEY=VALUE",
-                     help=f"ini override, only for keys starting with {' or '.join(OVERRIDE_PREFIXES)}")
+    rep.add_argument(
+        "--junitxml", metavar="PATH", help="write a JUnit XML report (never into the submission or dataset)"
+    )
+    rep.add_argument(
+        "-o",
+        "--override-ini",
+        dest="override_ini",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"ini override, only for keys starting with {' or '.join(OVERRIDE_PREFIXES)}",
+    )
     return parser
 
 
@@ -111,8 +128,14 @@ def _override(value: str) -> str:
 def _input_options() -> tuple[str, ...]:
     """Input tables looked up in the dataset root, then the current directory: the reference and every
     scorer option whose value is a PATH (journal, node and world tables)."""
-    return ("omfc_reference", *(dest for _, dest, kw in scoring_glue._OPTIONS
-                                if kw.get("metavar") == "PATH" and dest not in PATH_OPTIONS and dest != "omfc_reference"))
+    return (
+        "omfc_reference",
+        *(
+            dest
+            for _, dest, kw in scoring_glue._OPTIONS
+            if kw.get("metavar") == "PATH" and dest not in PATH_OPTIONS and dest != "omfc_reference"
+        ),
+    )
 
 
 def _absolute(ns: argparse.Namespace, cwd: Path) -> None:
@@ -136,9 +159,14 @@ def _absolute(ns: argparse.Namespace, cwd: Path) -> None:
 def pytest_args(ns: argparse.Namespace, private: Path) -> list[str]:
     """pytest's command line for ``ns``: isolation first, then every value in ``--opt=value`` form."""
     args = [
-        f"--config-file={private / 'pytest.ini'}", f"--rootdir={private}", f"--confcutdir={private}",
-        "--noconftest", "-p", "no:cacheprovider", "--assert=plain",  # nothing to rewrite: checks raise their own failures
-    ]  # fmt: skip
+        f"--config-file={private / 'pytest.ini'}",
+        f"--rootdir={private}",
+        f"--confcutdir={private}",
+        "--noconftest",
+        "-p",
+        "no:cacheprovider",
+        "--assert=plain",  # nothing to rewrite: checks raise their own failures
+    ]
     if pytest.version_tuple >= (8, 4):  # the flag (pytest 8.4+) reaches xdist workers with the command line
         args.append("--disable-plugin-autoload")
     for name in PLUGINS:

@@ -52,19 +52,13 @@ import os
 import re
 import stat
 from collections import Counter
-from dataclasses import dataclass
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .findings import KEEP_FINDINGS
-from .findings import Dropped
-from .findings import Finding
-from .findings import Severity
-from .findings import plural
-from .findings import shorten
+from .findings import KEEP_FINDINGS, Dropped, Finding, Severity, plural, shorten
 from .paths import mode_kind
 
 __all__ = ["Table", "ParseResult", "Limits", "limits_for", "read_psv", "size_text"]
@@ -100,9 +94,12 @@ def limits_for(trials: int | None) -> Limits:
     """The bounds for an index of ``trials`` rows (None: the index could not be read)."""
     if trials is None:
         return Limits(NO_INDEX_BYTES, NO_INDEX_RECORDS, "a submission without a usable index", "a fixed bound")
-    return Limits(BYTES_PER_TRIAL * trials + BYTES_MARGIN, RECORDS_PER_TRIAL * trials + RECORDS_MARGIN,
-                  f"an index of {plural(trials, 'trial')}",
-                  f"{BYTES_PER_TRIAL // 1024} KiB per trial + {BYTES_MARGIN >> 20} MiB")
+    return Limits(
+        BYTES_PER_TRIAL * trials + BYTES_MARGIN,
+        RECORDS_PER_TRIAL * trials + RECORDS_MARGIN,
+        f"an index of {plural(trials, 'trial')}",
+        f"{BYTES_PER_TRIAL // 1024} KiB per trial + {BYTES_MARGIN >> 20} MiB",
+    )
 
 
 def size_text(n: int) -> str:
@@ -214,7 +211,9 @@ def read_psv(path: Path, display: str, *, strip_values: bool = False, limits: Li
         return _parse(text, path, display, strip_values, limits, result)
     except Exception as exc:  # noqa: BLE001  a reader bug must not become a traceback in every rule
         result.table = None
-        return result.fail("CSV-03", f"cannot be parsed ({type(exc).__name__}: {exc}; please report this as a pytest-omfc bug)")
+        return result.fail(
+            "CSV-03", f"cannot be parsed ({type(exc).__name__}: {exc}; please report this as a pytest-omfc bug)"
+        )
 
 
 def _load(path: Path, display: str, limits: Limits | None, result: ParseResult) -> str | None:
@@ -249,33 +248,59 @@ def _load(path: Path, display: str, limits: Limits | None, result: ParseResult) 
         _too_big(result, display, limits, len(raw))
         return None
     if not _NON_BLANK_BYTES.search(raw):
-        result.fail("CSV-02", "is empty", Finding("the file must start with a header line (got an empty file)"
-                                                  if not raw else "the file must start with a header line (got only white space)",
-                                                  file=display))
+        result.fail(
+            "CSV-02",
+            "is empty",
+            Finding(
+                "the file must start with a header line (got an empty file)"
+                if not raw
+                else "the file must start with a header line (got only white space)",
+                file=display,
+            ),
+        )
         return None
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        result.fail("CSV-03", "is not UTF-8 text", Finding("must be UTF-8 text (got a UTF-16 byte-order mark)", file=display, line=1))
+        result.fail(
+            "CSV-03",
+            "is not UTF-8 text",
+            Finding("must be UTF-8 text (got a UTF-16 byte-order mark)", file=display, line=1),
+        )
         return None
     nul = raw.find(b"\x00")
     if nul >= 0:
-        result.fail("CSV-03", "is not a text file",
-                    Finding(f"must be UTF-8 text (got binary data: a NUL byte at offset {nul})",
-                            file=display, line=raw.count(b"\n", 0, nul) + 1))
+        result.fail(
+            "CSV-03",
+            "is not a text file",
+            Finding(
+                f"must be UTF-8 text (got binary data: a NUL byte at offset {nul})",
+                file=display,
+                line=raw.count(b"\n", 0, nul) + 1,
+            ),
+        )
         return None
     return raw.decode("utf-8", errors="surrogateescape")
 
 
 def _not_regular(result: ParseResult, display: str, mode: int) -> None:
     kind = mode_kind(mode)
-    result.fail("CSV-08", f"is not a regular file (got {kind})",
-                Finding(f"the file must be a regular file (got {kind}; it was not opened)", file=display))
+    result.fail(
+        "CSV-08",
+        f"is not a regular file (got {kind})",
+        Finding(f"the file must be a regular file (got {kind}; it was not opened)", file=display),
+    )
     return None
 
 
 def _too_big(result: ParseResult, display: str, limits: Limits, size: int) -> None:
-    result.fail("CSV-03", f"is {size_text(size)}, more than {limits.basis} can justify (at most {size_text(limits.max_bytes)})",
-                Finding(f"the system output must be at most {limits.max_bytes} bytes for {limits.basis} "
-                        f"({limits.rule}; got {size} bytes; the file was not read)", file=display))
+    result.fail(
+        "CSV-03",
+        f"is {size_text(size)}, more than {limits.basis} can justify (at most {size_text(limits.max_bytes)})",
+        Finding(
+            f"the system output must be at most {limits.max_bytes} bytes for {limits.basis} "
+            f"({limits.rule}; got {size} bytes; the file was not read)",
+            file=display,
+        ),
+    )
     return None
 
 
@@ -284,14 +309,21 @@ def _ends(text: str, start: int, stop: int) -> int:
     return text.count("\n", start, stop) + text.count("\r", start, stop) - text.count("\r\n", start, stop)
 
 
-def _parse(text: str, path: Path, display: str, strip_values: bool, limits: Limits | None,
-           result: ParseResult) -> ParseResult:
+def _parse(
+    text: str, path: Path, display: str, strip_values: bool, limits: Limits | None, result: ParseResult
+) -> ParseResult:
     bad_bytes = _BAD_BYTE.search(text) is not None
     if text.startswith(BOM):
         text = text[1:]
-        result.add("CSV-02", Finding(
-            "the header must start with the first column name (got a UTF-8 byte-order mark, "
-            "which MediScore reads as part of that name)", file=display, line=1))
+        result.add(
+            "CSV-02",
+            Finding(
+                "the header must start with the first column name (got a UTF-8 byte-order mark, "
+                "which MediScore reads as part of that name)",
+                file=display,
+                line=1,
+            ),
+        )
 
     pos, line_no, last = 0, 1, 0  # line_no: the physical line at pos; last: the previous record's line
     header: list[str] | None = None
@@ -314,8 +346,13 @@ def _parse(text: str, path: Path, display: str, strip_values: bool, limits: Limi
             if "|" not in ln:
                 seps = [s for s in _SEPARATORS if s in ln]
                 got = f"a {_SEPARATORS[seps[0]]} header" if seps else "a header without '|'"
-                return result.fail("CSV-01", "is not '|'-separated", Finding(
-                    f"fields must be separated by '|' (got {got} {shorten(ln, 80)!r})", file=display, line=line_no))
+                return result.fail(
+                    "CSV-01",
+                    "is not '|'-separated",
+                    Finding(
+                        f"fields must be separated by '|' (got {got} {shorten(ln, 80)!r})", file=display, line=line_no
+                    ),
+                )
             rec = _split(ln, display, line_no, result, quotes_allowed=strip_values)
             header = [h.strip() for h in rec] if strip_values else rec
             keep = _check_header(header, display, line_no, result)
@@ -324,10 +361,17 @@ def _parse(text: str, path: Path, display: str, strip_values: bool, limits: Limi
         if max_records is not None and len(rows) >= max_records:
             assert limits is not None
             total = line_no - 1 + _ends(text, pos, len(text)) + (0 if text.endswith(("\r", "\n")) else 1)
-            return result.fail("CSV-03", f"has more records than {limits.basis} can justify (at most {max_records})", Finding(
-                f"the system output must have at most {max_records} records for {limits.basis} "
-                f"({RECORDS_PER_TRIAL} per trial + {RECORDS_MARGIN}; got record {max_records + 1} here, "
-                f"{total} lines in all; the rest was not parsed)", file=display, line=line_no))
+            return result.fail(
+                "CSV-03",
+                f"has more records than {limits.basis} can justify (at most {max_records})",
+                Finding(
+                    f"the system output must have at most {max_records} records for {limits.basis} "
+                    f"({RECORDS_PER_TRIAL} per trial + {RECORDS_MARGIN}; got record {max_records + 1} here, "
+                    f"{total} lines in all; the rest was not parsed)",
+                    file=display,
+                    line=line_no,
+                ),
+            )
         rec = _split(ln, display, line_no, result, quotes_allowed=strip_values)
         if len(rec) != len(header):
             rec = _fit(rec, len(header), display, line_no, result)
@@ -335,16 +379,28 @@ def _parse(text: str, path: Path, display: str, strip_values: bool, limits: Limi
         lines.append(line_no)
 
     if header is None:
-        return result.fail("CSV-02", "is empty", Finding("the file must start with a header line (got only white space)", file=display))
+        return result.fail(
+            "CSV-02", "is empty", Finding("the file must start with a header line (got only white space)", file=display)
+        )
     total = line_no - 1 + _ends(text, pos, len(text)) + (0 if text.endswith(("\r", "\n")) else 1)
     if total > last:
         _blank_lines(result, display, last + 1, total)
     width = len(header)
     cols = [header[i] for i in keep]
-    data = np.array(rows, dtype=object).reshape(len(rows), width)[:, keep] if rows else np.empty((0, len(keep)), dtype=object)
+    data = (
+        np.array(rows, dtype=object).reshape(len(rows), width)[:, keep]
+        if rows
+        else np.empty((0, len(keep)), dtype=object)
+    )
     df = pd.DataFrame(data, columns=cols, dtype=object)
-    result.table = Table(path=path, display=display, header=header, df=df,
-                         lines=np.asarray(lines, dtype=np.int64), header_line=header_line_no)
+    result.table = Table(
+        path=path,
+        display=display,
+        header=header,
+        df=df,
+        lines=np.asarray(lines, dtype=np.int64),
+        header_line=header_line_no,
+    )
     return result
 
 
@@ -353,9 +409,17 @@ def _blank_lines(result: ParseResult, display: str, first: int, last: int) -> No
     n = last - first + 1
     room = max(0, KEEP_FINDINGS - result.kept("CSV-03", Severity.WARNING))
     for no in range(first, first + min(n, room)):
-        result.add("CSV-03", Finding(
-            "a blank line should not be there (records are consecutive; MediScore's splice validator crashes on it)",
-            file=display, line=no, severity=Severity.WARNING), kind="blank")
+        result.add(
+            "CSV-03",
+            Finding(
+                "a blank line should not be there (records are consecutive; MediScore's splice validator crashes "
+                "on it)",
+                file=display,
+                line=no,
+                severity=Severity.WARNING,
+            ),
+            kind="blank",
+        )
     if n > room:
         result.count("CSV-03", Severity.WARNING, n - room, kind="blank")
 
@@ -364,9 +428,14 @@ def _bad_bytes(line: str, display: str, no: int, result: ParseResult) -> str:
     """One CSV-03 error for a line with bytes that are not UTF-8; the line with U+FFFD for them."""
     m = _BAD_BYTE.search(line)
     assert m is not None
-    column = len(line[:m.start()].encode("utf-8", errors="surrogateescape")) + 1
-    result.add("CSV-03", Finding(f"must be UTF-8 text (got byte 0x{ord(m.group(0)) - 0xDC00:02x} at column {column})",
-                                 file=display, line=no), kind="utf8")
+    column = len(line[: m.start()].encode("utf-8", errors="surrogateescape")) + 1
+    result.add(
+        "CSV-03",
+        Finding(
+            f"must be UTF-8 text (got byte 0x{ord(m.group(0)) - 0xDC00:02x} at column {column})", file=display, line=no
+        ),
+        kind="utf8",
+    )
     return _BAD_BYTE.sub("\ufffd", line)
 
 
@@ -381,10 +450,16 @@ def _split(line: str, display: str, no: int, result: ParseResult, *, quotes_allo
     if not quotes_allowed:
         quoted = [f for f in line.split("|") if f.lstrip().startswith('"')]
         if quoted:
-            result.add("CSV-04", Finding(
-                f"field values should not be quoted (got {shorten(quoted[0], 40)}"
-                f"{' and ' + plural(len(quoted) - 1, 'more quoted field') if len(quoted) > 1 else ''})",
-                file=display, line=no, severity=Severity.WARNING))
+            result.add(
+                "CSV-04",
+                Finding(
+                    f"field values should not be quoted (got {shorten(quoted[0], 40)}"
+                    f"{' and ' + plural(len(quoted) - 1, 'more quoted field') if len(quoted) > 1 else ''})",
+                    file=display,
+                    line=no,
+                    severity=Severity.WARNING,
+                ),
+            )
     return fields
 
 
@@ -412,13 +487,24 @@ def _check_header(header: list[str], display: str, line: int, result: ParseResul
             continue
         if name == "":
             if pos == last:
-                result.add("CSV-02", Finding("column names must not be empty (got a '|' at the end of the header)",
-                                             file=display, line=line, column=f"column {pos + 1}", severity=Severity.WARNING))
+                result.add(
+                    "CSV-02",
+                    Finding(
+                        "column names must not be empty (got a '|' at the end of the header)",
+                        file=display,
+                        line=line,
+                        column=f"column {pos + 1}",
+                        severity=Severity.WARNING,
+                    ),
+                )
             else:
                 error(f"column names must not be empty (got an empty name in column {pos + 1})", pos)
         elif name != name.strip():
-            error(f"column names must be exact (got {shorten(name, 60)!r} with surrounding white space; "
-                  "MediScore reports the column as absent)", pos)
+            error(
+                f"column names must be exact (got {shorten(name, 60)!r} with surrounding white space; "
+                "MediScore reports the column as absent)",
+                pos,
+            )
         if name in seen:
             error(f"column names must be unique (got {shorten(name, 60)!r} twice)", pos)
             continue
@@ -435,13 +521,31 @@ def _fit(rec: list[str], width: int, display: str, line: int, result: ParseResul
     if n > width:
         extra = rec[width:]
         if all(x.strip() == "" for x in extra):
-            result.add("CSV-03", Finding(
-                f"a record should have {width} fields like the header (got {n}: a trailing '|', ignored)",
-                file=display, line=line, severity=Severity.WARNING), kind="trailing")
+            result.add(
+                "CSV-03",
+                Finding(
+                    f"a record should have {width} fields like the header (got {n}: a trailing '|', ignored)",
+                    file=display,
+                    line=line,
+                    severity=Severity.WARNING,
+                ),
+                kind="trailing",
+            )
         else:
-            result.add("CSV-03", Finding(
-                f"a record must have {width} fields like the header (got {n}, extra {[shorten(x, 20) for x in extra[:3]]!r})",
-                file=display, line=line), kind="width")
+            result.add(
+                "CSV-03",
+                Finding(
+                    f"a record must have {width} fields like the header (got {n}, extra "
+                    f"{[shorten(x, 20) for x in extra[:3]]!r})",
+                    file=display,
+                    line=line,
+                ),
+                kind="width",
+            )
         return rec[:width]
-    result.add("CSV-03", Finding(f"a record must have {width} fields like the header (got {n})", file=display, line=line), kind="width")
+    result.add(
+        "CSV-03",
+        Finding(f"a record must have {width} fields like the header (got {n})", file=display, line=line),
+        kind="width",
+    )
     return rec + [""] * (width - n)

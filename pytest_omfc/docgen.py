@@ -23,57 +23,78 @@ is reported as unknown.
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from . import rules as _rules  # noqa: F401  (fills the registry)
-from .editions import Group
-from .editions import Task
-from .registry import ALL_GROUPS
-from .registry import ALL_TASKS
-from .registry import REGISTRY
-from .registry import Rule
+from .editions import Group, Task
+from .registry import ALL_GROUPS, ALL_TASKS, REGISTRY, Rule
 
 __all__ = ["BLOCKS", "CHOICES", "DEFECTS", "citations", "blocks", "update", "drift", "main"]
 
 PACKAGE = Path(__file__).resolve().parent
 CITE_RE = re.compile(r"\b([DB]-\d\d)\b")
 
-GROUP_NAMES = {Group.N17: "NC2017", Group.M18: "MFC2018", Group.M19: "MFC2019", Group.O2X: "OpenMFC",
-               Group.FNET: "ForgeryNet"}
+GROUP_NAMES = {
+    Group.N17: "NC2017",
+    Group.M18: "MFC2018",
+    Group.M19: "MFC2019",
+    Group.O2X: "OpenMFC",
+    Group.FNET: "ForgeryNet",
+}
 TASK_ORDER = [Task.IMG, Task.VID, Task.SPL, Task.PF, Task.PG, Task.EV, Task.CAM, Task.FIC, Task.FSL, Task.FVC, Task.FTL]
 
 #: RULES.md section 3: the resolution pytest-omfc follows, one line each.
 CHOICES: dict[str, str] = {
-    "D-01": "A SubID grammar per edition: the full NC2017/MFC2018 EXPID (CONDITION, `p-`/`c-` SYS and integer VERSION included), MFC2019 `<SYS>_<VERSION>_[OPTIONAL]`, OpenMFC a free string; MediScore's `-nc` knows only the NC2017 EXPID.",
-    "D-02": "OpenMFC SubIDs may hold letters, digits, `-` and `_` only (the plan's own example `p-baseline_3_imdl` uses both).",
-    "D-03": "ConfidenceScore must be a finite real in every edition, and in [0, 1] for MFC2019 and OpenMFC (MediScore checks no range and lets NaN/inf through).",
-    "D-04": "NonProcessed and detection-opted-out trials must score 0 in MFC2019, NonProcessed ones in OpenMFC (errors); NC2017 opt-outs must share one constant below every processed score (an error: NC17 §2.1.1.2 says \"must\").",
-    "D-05": "OpenMFC VMD/VGMD accept the plan's 3-column file (MediScore demands the segment columns); segment columns, if present, are validated.",
-    "D-06": "MFC2019 provenance needs no ConfidenceScore (numeric if present); NC2017 needs ConfidenceScore and IsOptOut.",
-    "D-07": "Trial keys must equal the index's keys exactly, each once; missing and duplicated keys are errors (MediScore misses both).",
+    "D-01": "A SubID grammar per edition: the full NC2017/MFC2018 EXPID (CONDITION, `p-`/`c-` SYS and integer VERSION "
+    "included), MFC2019 `<SYS>_<VERSION>_[OPTIONAL]`, OpenMFC a free string; MediScore's `-nc` knows only the NC2017 "
+    "EXPID.",
+    "D-02": "OpenMFC SubIDs may hold letters, digits, `-` and `_` only (the plan's own example `p-baseline_3_imdl` "
+    "uses both).",
+    "D-03": "ConfidenceScore must be a finite real in every edition, and in [0, 1] for MFC2019 and OpenMFC (MediScore "
+    "checks no range and lets NaN/inf through).",
+    "D-04": "NonProcessed and detection-opted-out trials must score 0 in MFC2019, NonProcessed ones in OpenMFC "
+    "(errors); NC2017 opt-outs must share one constant below every processed score (an error: NC17 §2.1.1.2 says "
+    '"must").',
+    "D-05": "OpenMFC VMD/VGMD accept the plan's 3-column file (MediScore demands the segment columns); segment "
+    "columns, if present, are validated.",
+    "D-06": "MFC2019 provenance needs no ConfidenceScore (numeric if present); NC2017 needs ConfidenceScore and "
+    "IsOptOut.",
+    "D-07": "Trial keys must equal the index's keys exactly, each once; missing and duplicated keys are errors "
+    "(MediScore misses both).",
     "D-08": "A splice file without its status columns fails (MediScore only prints an ERROR line).",
     "D-09": "OpenMFC statuses are Processed, NonProcessed and FailedValidation only; `OptOut*` values fail.",
     "D-10": "OptOutSpatial means detection and temporal localization done, spatial localization not done.",
-    "D-11": "The separator is `|`; a comma-separated \"CSV\" fails.",
-    "D-12": "OpenMFC descriptions should say in Section 2 (System Description) how non-processed trials were chosen, as A-a has no OptOut section (a warning).",
-    "D-13": "NC2017 archives are named `<TEAM>_<YEAR>_<DATA>_<SUBNUM>.tgz`, not `<EXPID>.tgz` (not checkable: the plugin sees the unpacked directory).",
+    "D-11": 'The separator is `|`; a comma-separated "CSV" fails.',
+    "D-12": "OpenMFC descriptions should say in Section 2 (System Description) how non-processed trials were chosen, "
+    "as A-a has no OptOut section (a warning).",
+    "D-13": "NC2017 archives are named `<TEAM>_<YEAR>_<DATA>_<SUBNUM>.tgz`, not `<EXPID>.tgz` (not checkable: the "
+    "plugin sees the unpacked directory).",
     "D-14": "1-, 2-, 4- and 8-bit greyscale masks are accepted (decoders expand them to 0-255); 16-bit masks fail.",
     "D-15": "HDF5 video-mask groups are 0-indexed start frames, `0 <= g < FrameCount`, while segments are 1-based.",
-    "D-16": "MFC2019 video mask columns are optional and not evaluated: VMASK findings are warnings, except a reference that leaves the submission.",
-    "D-17": "Audio sample segments are not bounded by the video FrameCount: only `start >= 1`, and `end <=` a sample count where the index gives one.",
-    "D-18": "Intervals of one list must be pairwise disjoint whatever their order (closed intervals; touching endpoints overlap, as in MediScore, unless `--omfc-allow-touching-segments`).",
-    "D-19": "A blank or missing provenance JSON is an error (not a crash) unless the trial is NonProcessed/OptOut (MFC2019) or IsOptOut=Y (NC2017).",
+    "D-16": "MFC2019 video mask columns are optional and not evaluated: VMASK findings are warnings, except a "
+    "reference that leaves the submission.",
+    "D-17": "Audio sample segments are not bounded by the video FrameCount: only `start >= 1`, and `end <=` a sample "
+    "count where the index gives one.",
+    "D-18": "Intervals of one list must be pairwise disjoint whatever their order (closed intervals; touching "
+    "endpoints overlap, as in MediScore, unless `--omfc-allow-touching-segments`).",
+    "D-19": "A blank or missing provenance JSON is an error (not a crash) unless the trial is NonProcessed/OptOut "
+    "(MFC2019) or IsOptOut=Y (NC2017).",
     "D-20": "Provenance nodes must carry `fileid`, and `file`/`fileid` must be the path and ID the index gives.",
-    "D-21": "NC2017 filtering lists hold 200 nodes (more is an error, fewer a warning), MFC2019 lists at most 500 (fewer than 300 a warning); the probe must be among them.",
-    "D-22": "The camera train/test condition has no field in the SubID or the CSV: it is looked for in the system description.",
+    "D-21": "NC2017 filtering lists hold 200 nodes (more is an error, fewer a warning), MFC2019 lists at most 500 "
+    "(fewer than 300 a warning); the probe must be among them.",
+    "D-22": "The camera train/test condition has no field in the SubID or the CSV: it is looked for in the system "
+    "description.",
     "D-23": "DonorStatus accepts the four values of the plan's text (FailedValidation included).",
-    "D-24": "Mask references must be relative, without `..`, and resolve under `<ID>/mask/` (a warning in NC2017, which says \"should\"); a mask, HDF5 or JSON reference leaving the submission is an error and is never opened.",
+    "D-24": "Mask references must be relative, without `..`, and resolve under `<ID>/mask/` (a warning in NC2017, "
+    'which says "should"); a mask, HDF5 or JSON reference leaving the submission is an error and is never opened.',
     "D-25": "A blank OutputProbeMaskFileName is accepted in the 5-column OpenMFC image file (masks are optional).",
-    "D-26": "Mask sizes are compared with the index ProbeWidth x ProbeHeight (DonorWidth x DonorHeight for donor masks).",
-    "D-27": "NC2017 5.1.1.2's \"index file\" holding scores is read as the system output file.",
+    "D-26": "Mask sizes are compared with the index ProbeWidth x ProbeHeight (DonorWidth x DonorHeight for donor "
+    "masks).",
+    "D-27": 'NC2017 5.1.1.2\'s "index file" holding scores is read as the system output file.',
     "D-28": "One-to-one correspondence uses the composite trial key of IDX-01 (splice, event and camera tasks).",
 }
 
@@ -92,7 +113,8 @@ DEFECTS: dict[str, str] = {
     "B-11": "Camera `-r` queries a column that does not exist and crashes: not copied.",
     "B-12": "System IDs are read as numbers (`0042` becomes `42`): here every field stays a string.",
     "B-13": "MediScore HEAD fails every SSD-family run without `-np`: not copied.",
-    "B-14": "MediScore's test harnesses print PASSED whatever happens: every test here asserts outcomes and exit codes.",
+    "B-14": "MediScore's test harnesses print PASSED whatever happens: every test here asserts outcomes and exit "
+    "codes.",
     "B-15": "The FailedValidation warning prints a literal `{}`: here messages name the trial.",
 }
 
@@ -141,7 +163,9 @@ def _severity(r: Rule) -> str:
     text = r.severity.value
     others = sorted({s.value for s in r.severity_by_group.values()} - {text})
     for sev in others:
-        names = ", ".join(GROUP_NAMES[g] for g in Group if r.severity_by_group.get(g) and r.severity_by_group[g].value == sev)
+        names = ", ".join(
+            GROUP_NAMES[g] for g in Group if r.severity_by_group.get(g) and r.severity_by_group[g].value == sev
+        )
         text += f" ({sev} in {names})"
     return text
 
@@ -174,6 +198,11 @@ def scoring_options_block() -> str:
     return "\n".join(lines)
 
 
+def _constant(value: str, _match: re.Match[str]) -> str:
+    """A replacement that is ``value`` as it is (``re.sub`` would read backslashes in a string)."""
+    return value
+
+
 def gate_metrics_block() -> str:
     """Each scorer's metric names (``Scorer.metrics``): what ``--omfc-require`` and ``omfc.scores`` accept."""
     from .scoring.registry import SCORERS
@@ -197,7 +226,7 @@ def rules_block() -> str:
         f"{len(checked)} rules are checked and {len(skipped)} are listed as not checkable. "
         "Tasks: IMG image manipulation (IMDL, IGMDL, manipulation-image), VID video (VMD, VGMD, "
         "manipulation-video), SPL splice, PF provenance filtering, PG provenance graph building, "
-        "EV event verification, CAM camera verification; \"all\" means every NIST edition and task. ForgeryNet "
+        'EV event verification, CAM camera verification; "all" means every NIST edition and task. ForgeryNet '
         "(FNET rules): image-classification, spatial, video-classification, temporal. A warning never fails the run.",
         "",
         "| ID | Rule | Editions | Tasks | Severity |",
@@ -248,7 +277,7 @@ def update(text: str) -> str:
         if not pattern.search(text):
             raise ValueError(f"README has no {START.format(name=name)} ... {END.format(name=name)} block")
         block = f"{START.format(name=name)}\n{body}\n{END.format(name=name)}"
-        text = pattern.sub(lambda m: block, text, count=1)
+        text = pattern.sub(functools.partial(_constant, block), text, count=1)
     return text
 
 

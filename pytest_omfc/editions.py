@@ -130,9 +130,7 @@ def parse_edition(text: str) -> Edition:
     for pattern, edition in _EDITION_ALIASES:
         if pattern.match(text.strip()):
             return edition
-    raise EditionTaskError(
-        f"unknown edition {text!r}: must be one of {', '.join(e.value for e in Edition)}"
-    )
+    raise EditionTaskError(f"unknown edition {text!r}: must be one of {', '.join(e.value for e in Edition)}")
 
 
 def parse_task(text: str, edition: Edition | None = None) -> Task:
@@ -146,9 +144,7 @@ def parse_task(text: str, edition: Edition | None = None) -> Task:
         return TASK_IDS[key]
     if key.replace("-", "") in TASK_IDS:
         return TASK_IDS[key.replace("-", "")]
-    raise EditionTaskError(
-        f"unknown task {text!r}: must be one of {', '.join(sorted(TASK_IDS))}"
-    )
+    raise EditionTaskError(f"unknown task {text!r}: must be one of {', '.join(sorted(TASK_IDS))}")
 
 
 def infer_from_index_name(path: Path) -> tuple[Edition | None, Task | None]:

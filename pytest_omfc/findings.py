@@ -29,12 +29,25 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
-from dataclasses import field
-from typing import Iterable
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
-__all__ = ["Severity", "Finding", "FindingList", "Report", "Unavailable", "render", "shorten", "quote", "tame",
-           "plural", "count_is", "collect", "KEEP_FINDINGS", "LINE_WIDTH"]
+__all__ = [
+    "Severity",
+    "Finding",
+    "FindingList",
+    "Report",
+    "Unavailable",
+    "render",
+    "shorten",
+    "quote",
+    "tame",
+    "plural",
+    "count_is",
+    "collect",
+    "KEEP_FINDINGS",
+    "LINE_WIDTH",
+]
 
 #: Findings kept per rule and severity; the rest are only counted (the hard cap behind ``--omfc-max-findings -1``).
 KEEP_FINDINGS = 1000
@@ -52,9 +65,22 @@ LINE_WIDTH = 1000
 #: isolates (U+061C, U+200E/F, U+202A-E, U+2066-9: "Trojan Source"), zero-width and joiner characters
 #: (U+200B-D, U+2060-4, U+FEFF, U+180E), invisible format characters (U+00AD, U+206A-F, U+FFF9-B),
 #: line and paragraph separators, and the tag characters (U+E0000-7F, invisible "ASCII smuggling").
-INVISIBLE = frozenset([0x00AD, 0x061C, 0x180E, *range(0x200B, 0x2010), 0x2028, 0x2029, *range(0x202A, 0x202F),
-                       *range(0x2060, 0x2065), *range(0x2066, 0x2070), 0xFEFF, *range(0xFFF9, 0xFFFC),
-                       *range(0xE0000, 0xE0080)])  # fmt: skip
+INVISIBLE = frozenset(
+    [
+        0x00AD,
+        0x061C,
+        0x180E,
+        *range(0x200B, 0x2010),
+        0x2028,
+        0x2029,
+        *range(0x202A, 0x202F),
+        *range(0x2060, 0x2065),
+        *range(0x2066, 0x2070),
+        0xFEFF,
+        *range(0xFFF9, 0xFFFC),
+        *range(0xE0000, 0xE0080),
+    ]
+)
 _CONTROLS = [*range(0x00, 0x20), *range(0x7F, 0xA0)]
 _NAMED = {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
 
@@ -102,7 +128,11 @@ class Finding:
         if self.column:
             col = escape(shorten_counted(self.column))
             if self.value is not None:
-                col += f"={escape(quote(self.value))}" if isinstance(self.value, str) else f"={escape(shorten_counted(repr(self.value)))}"
+                col += (
+                    f"={escape(quote(self.value))}"
+                    if isinstance(self.value, str)
+                    else f"={escape(shorten_counted(repr(self.value)))}"
+                )
             parts.append(col)
         return " ".join(parts)
 

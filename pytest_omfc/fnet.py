@@ -31,7 +31,16 @@ from .fnetio import json_limit, read_json
 from .paths import resolve_inside
 from .submission import Settings, Submission
 
-__all__ = ["MAX_SEGMENTS", "SUM_TOLERANCE", "ForgeryNetSubmission", "MaskInfo", "Predictions", "Reference", "json_path", "show_json"]
+__all__ = [
+    "MAX_SEGMENTS",
+    "SUM_TOLERANCE",
+    "ForgeryNetSubmission",
+    "MaskInfo",
+    "Predictions",
+    "Reference",
+    "json_path",
+    "show_json",
+]
 
 #: Only the 10 highest-scored predictions of a video are scored (METRICS.md 5.3).
 MAX_SEGMENTS = 10
@@ -101,16 +110,30 @@ class Predictions:
     fatal: str | None = None
 
 
-def forgerynet_settings(sub: Path, reference: Path, task: Task, classes: int, dataset_root: Path | None,
-                        max_findings: int = DEFAULT_MAX_FINDINGS, jobs: int = 0) -> Settings:
+def forgerynet_settings(
+    sub: Path,
+    reference: Path,
+    task: Task,
+    classes: int,
+    dataset_root: Path | None,
+    max_findings: int = DEFAULT_MAX_FINDINGS,
+    jobs: int = 0,
+) -> Settings:
     """The settings of a ForgeryNet check (the plugin's and ``omfc_score``'s): the system file is the file
     given, else ``<ID>/<ID>.json`` (temporal) or ``<ID>/<ID>.csv``; the reference stands in for the index."""
     sub_dir = sub.parent if sub.is_file() else sub
     system = sub if sub.is_file() else sub_dir / f"{sub_dir.name}{'.json' if task is Task.FTL else '.csv'}"
     options: tuple[tuple[str, Any], ...] = (("classes", classes), ("reference", reference))
-    return Settings(submission=sub_dir, csv=system, index=reference, edition=Edition.ForgeryNet, task=task,
-                    dataset_root=dataset_root if dataset_root is not None else reference.parent,
-                    max_findings=max_findings, options=options + ((("jobs", jobs),) if jobs else ()))  # fmt: skip
+    return Settings(
+        submission=sub_dir,
+        csv=system,
+        index=reference,
+        edition=Edition.ForgeryNet,
+        task=task,
+        dataset_root=dataset_root if dataset_root is not None else reference.parent,
+        max_findings=max_findings,
+        options=options + ((("jobs", jobs),) if jobs else ()),
+    )
 
 
 class ForgeryNetSubmission(Submission):
@@ -187,39 +210,80 @@ class ForgeryNetSubmission(Submission):
         missing = [c for c in want if not table.has(c)]
         if missing:
             ref.fatal = f"{self.ref_display} lacks the column{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
-            ref.problems.append(Finding(f"the reference header must be {'|'.join(want)} (got {'|'.join(table.header)})",
-                                        file=self.ref_display, line=table.header_line))  # fmt: skip
+            ref.problems.append(
+                Finding(
+                    f"the reference header must be {'|'.join(want)} (got {'|'.join(table.header)})",
+                    file=self.ref_display,
+                    line=table.header_line,
+                )
+            )
             return ref
         k = 2 if self.task is Task.FSL else self.classes
         ids = table.df["ID"].astype(str)
         raw = table.df["Label"].astype(str)
         labels = pd.to_numeric(raw.str.strip(), errors="coerce")
         empty = (ids == "").to_numpy()
-        repeated = (ids.duplicated(keep="first").to_numpy() & ~empty)
-        bad_label = ~(labels.notna() & labels.between(0, k - 1) & (labels == labels.round())).to_numpy() & ~empty & ~repeated
-        first_line = dict(zip(ids[~ids.duplicated(keep="first")].tolist(), table.lines[~ids.duplicated(keep="first").to_numpy()].tolist()))
+        repeated = ids.duplicated(keep="first").to_numpy() & ~empty
+        bad_label = (
+            ~(labels.notna() & labels.between(0, k - 1) & (labels == labels.round())).to_numpy() & ~empty & ~repeated
+        )
+        first_line = dict(
+            zip(
+                ids[~ids.duplicated(keep="first")].tolist(),
+                table.lines[~ids.duplicated(keep="first").to_numpy()].tolist(),
+                strict=False,
+            )
+        )
         for pos in np.flatnonzero(empty | repeated | bad_label).tolist():  # findings for the bad rows only
             rid, line, value = ids.iat[pos], table.line_of(pos), raw.iat[pos]
             if empty[pos]:
-                ref.problems.append(Finding("the reference ID must not be empty", file=self.ref_display, line=line, column="ID", value=rid))
+                ref.problems.append(
+                    Finding(
+                        "the reference ID must not be empty", file=self.ref_display, line=line, column="ID", value=rid
+                    )
+                )
             elif repeated[pos]:
-                ref.problems.append(Finding(f"each reference ID must appear once (got it again; first on line {first_line[rid]})",
-                                            file=self.ref_display, line=line, key=rid, column="ID", value=rid))  # fmt: skip
+                ref.problems.append(
+                    Finding(
+                        f"each reference ID must appear once (got it again; first on line {first_line[rid]})",
+                        file=self.ref_display,
+                        line=line,
+                        key=rid,
+                        column="ID",
+                        value=rid,
+                    )
+                )
             else:
-                ref.problems.append(Finding(f"Label must be an integer from 0 to {k - 1} (got {value!r})",
-                                            file=self.ref_display, line=line, key=rid, column="Label", value=value))  # fmt: skip
+                ref.problems.append(
+                    Finding(
+                        f"Label must be an integer from 0 to {k - 1} (got {value!r})",
+                        file=self.ref_display,
+                        line=line,
+                        key=rid,
+                        column="Label",
+                        value=value,
+                    )
+                )
         ok = ~(empty | repeated | bad_label)
         ref.ids = ids[ok].tolist()
-        ref.lines = dict(zip(ref.ids, table.lines[ok].tolist()))
-        ref.labels = dict(zip(ref.ids, labels[ok].astype(np.int64).tolist()))
+        ref.lines = dict(zip(ref.ids, table.lines[ok].tolist(), strict=False))
+        ref.labels = dict(zip(ref.ids, labels[ok].astype(np.int64).tolist(), strict=False))
         if self.task is Task.FSL:
-            names = dict(zip(ids.tolist(), table.df["MaskFileName"].astype(str).tolist()))
+            names = dict(zip(ids.tolist(), table.df["MaskFileName"].astype(str).tolist(), strict=False))
             for rid in ref.ids:
                 info = self._mask(self.reference_path.parent, names[rid], allow_empty=True)
                 ref.masks[rid] = info
                 if info.problem:
-                    ref.problems.append(Finding(f"the reference mask {info.problem}", file=self.ref_display,
-                                                line=ref.lines[rid], key=rid, column="MaskFileName", value=names[rid]))  # fmt: skip
+                    ref.problems.append(
+                        Finding(
+                            f"the reference mask {info.problem}",
+                            file=self.ref_display,
+                            line=ref.lines[rid],
+                            key=rid,
+                            column="MaskFileName",
+                            value=names[rid],
+                        )
+                    )
         return ref
 
     def _json_reference(self) -> Reference:
@@ -231,29 +295,55 @@ class ForgeryNetSubmission(Submission):
         db = doc.get("database") if isinstance(doc, dict) else None
         if not isinstance(db, dict):
             got = "no database key" if isinstance(doc, dict) else f"a JSON {type(doc).__name__}"
-            ref.fatal = f"{self.ref_display} must be an object with a \"database\" object (got {got})"
+            ref.fatal = f'{self.ref_display} must be an object with a "database" object (got {got})'
             return ref
         for vid, entry in db.items():
             where = json_path(vid, root="database")
             if not isinstance(entry, dict) or not isinstance(entry.get("annotations"), list):
-                ref.problems.append(Finding("must be an object with an \"annotations\" list", file=self.ref_display,
-                                            key=vid, column=where, value=show_json(entry)))  # fmt: skip
+                ref.problems.append(
+                    Finding(
+                        'must be an object with an "annotations" list',
+                        file=self.ref_display,
+                        key=vid,
+                        column=where,
+                        value=show_json(entry),
+                    )
+                )
                 continue
             duration = entry.get("duration")
             dur = _number(duration) if duration is not None else None
             if duration is not None and (dur is None or not math.isfinite(dur) or dur < 0):
-                ref.problems.append(Finding(f"duration must be a finite number >= 0 (got {show_json(duration)})", file=self.ref_display,
-                                            key=vid, column=f"{where}.duration", value=show_json(duration)))  # fmt: skip
+                ref.problems.append(
+                    Finding(
+                        f"duration must be a finite number >= 0 (got {show_json(duration)})",
+                        file=self.ref_display,
+                        key=vid,
+                        column=f"{where}.duration",
+                        value=show_json(duration),
+                    )
+                )
                 continue
             segs: list[tuple[float, float]] = []
             for i, ann in enumerate(entry["annotations"]):
                 seg = ann.get("segment") if isinstance(ann, dict) else None
                 problem = _segment_problem(seg)
-                if problem is None and seg is not None and dur is not None and not (0 <= float(seg[0]) and float(seg[1]) <= dur):
+                if (
+                    problem is None
+                    and seg is not None
+                    and dur is not None
+                    and not (0 <= float(seg[0]) and float(seg[1]) <= dur)
+                ):
                     problem = f"must lie inside [0, {dur:g}], the video's duration (got {show_json(seg)})"
                 if problem is not None:
-                    ref.problems.append(Finding(f"segment {problem}", file=self.ref_display, key=vid,
-                                                column=f"{where}.annotations[{i}].segment", value=show_json(seg)))  # fmt: skip
+                    ref.problems.append(
+                        Finding(
+                            f"segment {problem}",
+                            file=self.ref_display,
+                            key=vid,
+                            column=f"{where}.annotations[{i}].segment",
+                            value=show_json(seg),
+                        )
+                    )
                     continue
                 assert seg is not None  # _segment_problem found none: two finite numbers
                 segs.append((float(seg[0]), float(seg[1])))
@@ -324,8 +414,13 @@ class ForgeryNetSubmission(Submission):
             return MaskInfo(name, None, head.message or "must be a readable PNG file")
         if head.colour != 0 or head.trns or head.bit_depth not in (1, 8):
             got = png.colour_name(head.colour, head.trns)
-            return MaskInfo(name, None, f"must be a grey (mode L, 8-bit) or 1-bit PNG (got {got}, {head.bit_depth}-bit)",
-                            head.width, head.height)  # fmt: skip
+            return MaskInfo(
+                name,
+                None,
+                f"must be a grey (mode L, 8-bit) or 1-bit PNG (got {got}, {head.bit_depth}-bit)",
+                head.width,
+                head.height,
+            )
         return MaskInfo(name, path, None, head.width, head.height)
 
     @functools.cached_property
@@ -369,18 +464,32 @@ class ForgeryNetSubmission(Submission):
             got = "no results key" if isinstance(doc, dict) else f"a JSON {type(doc).__name__}"
             if isinstance(doc, dict) and "results" in doc:
                 got = f"results as a JSON {type(doc['results']).__name__}"
-            out.fatal = f"{display} must be an object with a \"results\" object (got {got})"
+            out.fatal = f'{display} must be an object with a "results" object (got {got})'
             return out
         for vid, entries in results.items():
             out.videos.append(vid)
             if not isinstance(entries, list):
-                out.structure.append(Finding(f"must be a list of predictions (got a JSON {type(entries).__name__})",
-                                             file=display, key=vid, column=json_path(vid), value=show_json(entries)))  # fmt: skip
+                out.structure.append(
+                    Finding(
+                        f"must be a list of predictions (got a JSON {type(entries).__name__})",
+                        file=display,
+                        key=vid,
+                        column=json_path(vid),
+                        value=show_json(entries),
+                    )
+                )
                 continue
             for i, entry in enumerate(entries):
                 if not isinstance(entry, dict):
-                    out.structure.append(Finding(f"must be an object with segment and score (got a JSON {type(entry).__name__})",
-                                                 file=display, key=vid, column=json_path(vid, i), value=show_json(entry)))  # fmt: skip
+                    out.structure.append(
+                        Finding(
+                            f"must be an object with segment and score (got a JSON {type(entry).__name__})",
+                            file=display,
+                            key=vid,
+                            column=json_path(vid, i),
+                            value=show_json(entry),
+                        )
+                    )
                     continue
                 seg, score = entry.get("segment"), entry.get("score")
                 seg_problem = "is missing" if "segment" not in entry else _segment_problem(seg)

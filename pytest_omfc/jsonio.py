@@ -87,8 +87,9 @@ _MAX_DOUBLE_INT = int(sys.float_info.max)
 
 #: One decoder for every file (``json.loads`` with hooks builds a new one per call); the second keeps
 #: NaN/Infinity as floats, for readers whose own rule names such a value where it stands (FNET-11).
-_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_reject_constant,
-                            parse_float=_finite_float, parse_int=_bounded_int)
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_unique_keys, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_bounded_int
+)
 _DECODER_NAN = json.JSONDecoder(object_pairs_hook=_unique_keys)
 
 
@@ -96,7 +97,9 @@ def _mb(n: int) -> str:
     return f"{n / 2**20:g} MB" if n % 2**20 == 0 else f"{n / 2**20:.1f} MB"
 
 
-def load_json(path: Path, max_bytes: int = MAX_JSON_BYTES, *, what: str = "provenance JSON", allow_nan: bool = False) -> Any:
+def load_json(
+    path: Path, max_bytes: int = MAX_JSON_BYTES, *, what: str = "provenance JSON", allow_nan: bool = False
+) -> Any:
     """The parsed document of ``path``; raise :class:`JsonProblem` on any problem (never blocks on a FIFO).
 
     ``what`` names the file in the size message; ``allow_nan`` parses NaN/Infinity as floats."""
@@ -130,8 +133,9 @@ def load_json(path: Path, max_bytes: int = MAX_JSON_BYTES, *, what: str = "prove
     except _NonStandard as exc:
         raise JsonProblem(f"must be valid JSON (got the non-standard constant {exc})") from None
     except _Overflow as exc:
-        raise JsonProblem(f"must be valid JSON with numbers a double can hold (got {shorten(exc.args[0], 40)}, "
-                          "which overflows)") from None
+        raise JsonProblem(
+            f"must be valid JSON with numbers a double can hold (got {shorten(exc.args[0], 40)}, which overflows)"
+        ) from None
     except _DuplicateKey as exc:
         raise JsonProblem(
             f"must be valid JSON with unique keys in each object (got the key {shorten(exc.args[0], 40)!r} twice)"

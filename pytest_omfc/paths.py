@@ -15,8 +15,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from pathlib import Path
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 __all__ = ["WINDOWS_ABS", "mode_kind", "not_regular", "resolve_input", "resolve_inside"]
 
@@ -47,8 +46,14 @@ def resolve_inside(sub_dir: Path, ref: str) -> tuple[Path | None, str | None]:
 
 def mode_kind(mode: int) -> str:
     """What a file of this ``st_mode`` is, for "(got a FIFO)" messages."""
-    for test, name in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+    for test, name in (
+        (stat.S_ISREG, "a regular file"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
         if test(mode):
             return name
     return "a special file"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from .pytest_glue.fixture import omfc  # noqa: F401  (the omfc fixture: pytest finds it here)
 from .pytest_glue.hooks import (
     _OPTIONS,  # noqa: F401  (README option table, cli)
     ENTRY_POINT_HINT,
@@ -29,7 +30,6 @@ from .pytest_glue.hooks import (
     pytest_report_header,
     resolve_settings,
 )
-from .pytest_glue.fixture import omfc  # noqa: F401  (the omfc fixture: pytest finds it here)
 from .pytest_glue.state import (
     SETTINGS_KEY,
     SUBMISSION_KEY,
@@ -103,4 +103,4 @@ __all__ = [
     "pytest_report_header",
     "resolve_settings",
     "submission_for",
-]  # fmt: skip
+]

@@ -186,12 +186,12 @@ class _Reader:
             if pos >= self.size:
                 return b""
             self.buf, self.start = os.pread(self.fd, min(_BLOCK, self.size - pos), pos), pos
-        return self.buf[pos - self.start:pos - self.start + n]
+        return self.buf[pos - self.start : pos - self.start + n]
 
     def crc(self, pos: int, n: int) -> int:
         """CRC-32 of the ``n`` bytes at ``pos`` (they exist: the caller compared with the file size)."""
         if self.start <= pos and pos + n <= self.start + len(self.buf):
-            return zlib.crc32(memoryview(self.buf)[pos - self.start:pos - self.start + n])
+            return zlib.crc32(memoryview(self.buf)[pos - self.start : pos - self.start + n])
         value, end = 0, pos + n
         while pos < end:
             piece = self.get(pos, min(_BLOCK, end - pos))
@@ -225,7 +225,9 @@ def _parse(r: _Reader, dev: int, ino: int) -> HeaderResult:
     if ct not in _DEPTHS or bd not in _DEPTHS[ct]:
         return HeaderResult(CORRUPT, f"must have a valid colour type and bit depth (got colour type {ct}, {bd}-bit)")
     if comp != 0 or filt != 0 or inter not in (0, 1):
-        return HeaderResult(CORRUPT, f"must use standard compression, filter and interlace methods (got {comp}, {filt}, {inter})")
+        return HeaderResult(
+            CORRUPT, f"must use standard compression, filter and interlace methods (got {comp}, {filt}, {inter})"
+        )
     plte = trns = False
     idat = idat_end = 0
     kept = {b"PLTE": (0, 0), b"tRNS": (0, 0)}
@@ -236,7 +238,9 @@ def _parse(r: _Reader, dev: int, ino: int) -> HeaderResult:
         if len(hdr) < 8:
             if idat:
                 return _truncated(size)
-            return HeaderResult(CORRUPT, f"must be a complete PNG file (got {size} bytes, truncated before the image data)")
+            return HeaderResult(
+                CORRUPT, f"must be a complete PNG file (got {size} bytes, truncated before the image data)"
+            )
         length, ctype = struct.unpack(">I4s", hdr)
         if length > _MAX_CHUNK or not ctype.isalpha():
             return HeaderResult(CORRUPT, f"must consist of valid chunks (got a damaged chunk header at byte {pos})")
@@ -244,8 +248,10 @@ def _parse(r: _Reader, dev: int, ino: int) -> HeaderResult:
             return _truncated(size)
         if r.crc(pos + 4, length + 4) != int.from_bytes(r.get(pos + 8 + length, 4), "big"):  # type and data
             name = ctype.decode("ascii")
-            return HeaderResult(CORRUPT, f"must have an intact {name} chunk at byte {pos} (got a CRC mismatch: "
-                                         f"its {length} bytes are damaged)")
+            return HeaderResult(
+                CORRUPT,
+                f"must have an intact {name} chunk at byte {pos} (got a CRC mismatch: its {length} bytes are damaged)",
+            )
         if ctype == b"IDAT":
             if not idat:
                 idat = pos
@@ -267,10 +273,17 @@ def _parse(r: _Reader, dev: int, ino: int) -> HeaderResult:
         return HeaderResult(CORRUPT, "must contain image data (got IEND before any IDAT chunk)")
     if ct == 3 and not plte:
         return HeaderResult(CORRUPT, "must have a PLTE chunk for its palette colour type (got none)")
-    if len(zhead) < 2 or zhead[0] & 0x0F != 8 or zhead[0] >> 4 > 7 or (zhead[0] << 8 | zhead[1]) % 31 or zhead[1] & 0x20:
+    if (
+        len(zhead) < 2
+        or zhead[0] & 0x0F != 8
+        or zhead[0] >> 4 > 7
+        or (zhead[0] << 8 | zhead[1]) % 31
+        or zhead[1] & 0x20
+    ):
         return HeaderResult(CORRUPT, f"pixel data must start with a zlib header (got {zhead!r})")
-    return HeaderResult(OK, "", w, h, bd, ct, inter, plte, trns, idat, dev, ino, idat_end,
-                        *kept[b"PLTE"], *kept[b"tRNS"])
+    return HeaderResult(
+        OK, "", w, h, bd, ct, inter, plte, trns, idat, dev, ino, idat_end, *kept[b"PLTE"], *kept[b"tRNS"]
+    )
 
 
 def read_headers(paths: list[str]) -> list[HeaderResult]:
@@ -322,12 +335,13 @@ def _zero_samples(out: bytes, seen: int, passes: list[tuple[int, int, int]]) -> 
         lo, hi = max(seen, start), min(seen + len(out), end)
         if lo < hi:
             first = lo + (start - lo) % stride
-            block[first - seen:hi - seen:stride] = 0
+            block[first - seen : hi - seen : stride] = 0
     return not block.any()
 
 
-def decode_pixels(path: str, width: int, height: int, bit_depth: int, colour: int, interlace: int,
-                  idat: int) -> tuple[str, str]:
+def decode_pixels(
+    path: str, width: int, height: int, bit_depth: int, colour: int, interlace: int, idat: int
+) -> tuple[str, str]:
     """Inflate the image data once: is the zlib stream complete, and is every sample 0 (black)?
 
     The caller passes a header whose size equals the index (MASK-06), which bounds the work.  The
@@ -364,7 +378,7 @@ def decode_pixels(path: str, width: int, height: int, bit_depth: int, colour: in
                     out = inflater.decompress(data, _STEP)
                     data = inflater.unconsumed_tail
                     if out:
-                        if black and seen < total and not _zero_samples(out[:total - seen], seen, passes):
+                        if black and seen < total and not _zero_samples(out[: total - seen], seen, passes):
                             black = False
                         seen += len(out)
                     if inflater.eof or seen > total or (not data and len(out) < _STEP):
@@ -377,11 +391,15 @@ def decode_pixels(path: str, width: int, height: int, bit_depth: int, colour: in
         os.close(fd)
     if seen < total:
         how = "ends" if inflater.eof else "breaks off where the IDAT chunks end"
-        return BAD_DATA, (f"pixel data must hold the whole image (got a zlib stream that {how} after {seen} of the "
-                          f"{total} bytes a {width}x{height} image needs: truncated)")
+        return BAD_DATA, (
+            f"pixel data must hold the whole image (got a zlib stream that {how} after {seen} of the "
+            f"{total} bytes a {width}x{height} image needs: truncated)"
+        )
     if not inflater.eof and seen == total:
-        return BAD_DATA, (f"pixel data must be a complete zlib stream (got all {total} bytes of the image but no end "
-                          "of stream and checksum where the IDAT chunks end: truncated)")
+        return BAD_DATA, (
+            f"pixel data must be a complete zlib stream (got all {total} bytes of the image but no end "
+            "of stream and checksum where the IDAT chunks end: truncated)"
+        )
     return (BLACK if black else NOT_BLACK), ""
 
 
@@ -408,8 +426,11 @@ class CriticalChunks(io.RawIOBase):
         super().__init__()
         self._fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         pieces = [(0, 33)]  # signature + IHDR
-        pieces += [(at, size) for at, size in sorted(((header.plte_at, header.plte_size),
-                                                      (header.trns_at, header.trns_size))) if size]  # fmt: skip
+        pieces += [
+            (at, size)
+            for at, size in sorted(((header.plte_at, header.plte_size), (header.trns_at, header.trns_size)))
+            if size
+        ]
         pieces.append((header.idat, header.idat_end - header.idat))
         self._pieces: list[tuple[int, int, int]] = []  # (virtual start, file offset, size)
         start = 0
@@ -440,7 +461,7 @@ class CriticalChunks(io.RawIOBase):
             got = self._read_at(self._pos, len(view) - done)
             if not got:
                 break
-            view[done:done + len(got)] = got
+            view[done : done + len(got)] = got
             done += len(got)
             self._pos += len(got)
         return done
@@ -450,7 +471,7 @@ class CriticalChunks(io.RawIOBase):
             if start <= pos < start + size:
                 return os.pread(self._fd, min(n, start + size - pos), at + pos - start)
         tail = pos - (self._size - len(_IEND))
-        return _IEND[tail:tail + n] if tail >= 0 else b""
+        return _IEND[tail : tail + n] if tail >= 0 else b""
 
     def close(self) -> None:
         if not self.closed:

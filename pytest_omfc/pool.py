@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import Callable
-from typing import Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -61,8 +60,14 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def map_slices(fn: Callable[[list[T]], list[R]], items: Sequence[T], jobs: int | None, *,
-               min_per_job: float = MIN_PER_JOB, weights: Sequence[float] | None = None) -> list[R]:
+def map_slices(
+    fn: Callable[[list[T]], list[R]],
+    items: Sequence[T],
+    jobs: int | None,
+    *,
+    min_per_job: float = MIN_PER_JOB,
+    weights: Sequence[float] | None = None,
+) -> list[R]:
     """``fn`` over contiguous slices of ``items`` in up to ``jobs`` processes; results in input order.
 
     ``min_per_job`` is the smallest slice worth a process: below ``2 * min_per_job``
@@ -82,7 +87,7 @@ def map_slices(fn: Callable[[list[T]], list[R]], items: Sequence[T], jobs: int |
         return fn(items)
     cuts = np.searchsorted(np.cumsum(cost), total * np.arange(1, n) / n, side="right")
     bounds = [0, *sorted(set(int(c) for c in cuts if 0 < c < len(items))), len(items)]
-    slices = [items[a:b] for a, b in zip(bounds, bounds[1:])]
+    slices = [items[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
     if len(slices) <= 1:
         return fn(items)
     try:

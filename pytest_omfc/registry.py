@@ -9,18 +9,11 @@ item per applicable rule; README tables are generated from :data:`REGISTRY`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from dataclasses import field
-from typing import Callable
-from typing import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
-from .editions import NIST_GROUPS
-from .editions import NIST_TASKS
-from .editions import Group
-from .editions import Task
-from .findings import Finding
-from .findings import Report
-from .findings import Severity
+from .editions import NIST_GROUPS, NIST_TASKS, Group, Task
+from .findings import Finding, Report, Severity
 
 __all__ = ["Rule", "Part", "REGISTRY", "rule", "not_checked", "rules_for", "ALL_GROUPS", "ALL_TASKS"]
 

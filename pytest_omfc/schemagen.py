@@ -25,9 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .models import SCHEMA_MODELS
-from .models import OutputRow
-from .models import required_columns
+from .models import SCHEMA_MODELS, OutputRow, required_columns
 
 __all__ = ["SCHEMA_DIALECT", "ID_PREFIX", "schema_for", "render", "expected_files", "drift", "write", "main"]
 
@@ -73,8 +71,11 @@ def drift(directory: Path) -> list[str]:
     have = {p.name for p in directory.glob("*.json")} if directory.is_dir() else set()
     out = [f"missing: {name}" for name in sorted(set(want) - have)]
     out += [f"stale (no model): {name}" for name in sorted(have - set(want))]
-    out += [f"out of date: {name}" for name in sorted(set(want) & have)
-            if (directory / name).read_text(encoding="utf-8") != want[name]]
+    out += [
+        f"out of date: {name}"
+        for name in sorted(set(want) & have)
+        if (directory / name).read_text(encoding="utf-8") != want[name]
+    ]
     return out
 
 
@@ -96,8 +97,14 @@ def write(directory: Path) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pytest_omfc.schemagen", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only report drift; exit 1 if there is any")
-    parser.add_argument("directory", nargs="?", default="schemas", type=Path, metavar="DIR",
-                        help="where the schemas live (default: ./schemas)")
+    parser.add_argument(
+        "directory",
+        nargs="?",
+        default="schemas",
+        type=Path,
+        metavar="DIR",
+        help="where the schemas live (default: ./schemas)",
+    )
     args = parser.parse_args(argv)
     if args.check:
         problems = drift(args.directory)
@@ -109,7 +116,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(expected_files())} schemas in {args.directory} are up to date")
         return 0
     changes = write(args.directory)
-    print(f"{len(expected_files())} schemas in {args.directory}" + (f"; {len(changes)} updated" if changes else "; unchanged"))
+    print(
+        f"{len(expected_files())} schemas in {args.directory}"
+        + (f"; {len(changes)} updated" if changes else "; unchanged")
+    )
     for line in changes:
         print("  " + line)
     return 0

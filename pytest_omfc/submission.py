@@ -12,42 +12,31 @@ import functools
 import math
 import os
 import traceback
-from dataclasses import dataclass
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .csvio import Limits
-from .csvio import ParseResult
-from .csvio import Table
-from .csvio import limits_for
-from .csvio import read_psv
-from .editions import Edition
-from .editions import Group
-from .editions import Task
-from .findings import DEFAULT_MAX_FINDINGS
-from .findings import HEADLINE_WIDTH
-from .findings import Dropped
-from .findings import Finding
-from .findings import FindingList
-from .findings import Report
-from .findings import Severity
-from .findings import Unavailable
-from .findings import collect
-from .findings import plural
-from .findings import tame
-from .models import INDEX_MODELS
-from .models import OutputRow
-from .models import key_columns
-from .models import required_columns
-from .models import layouts_for
+from .csvio import Limits, ParseResult, Table, limits_for, read_psv
+from .editions import Edition, Group, Task
+from .findings import (
+    DEFAULT_MAX_FINDINGS,
+    HEADLINE_WIDTH,
+    Dropped,
+    Finding,
+    FindingList,
+    Report,
+    Severity,
+    Unavailable,
+    collect,
+    plural,
+    tame,
+)
+from .models import OutputRow, key_columns, layouts_for, required_columns
 from .paths import resolve_inside
-from .registry import REGISTRY
-from .registry import Part
-from .registry import Rule
+from .registry import REGISTRY, Part, Rule
 
 __all__ = ["Settings", "Submission", "Outcome", "NotApplicable", "COLUMN_RULE"]
 
@@ -230,7 +219,8 @@ class Submission:
 
     def index_lacks(self, missing: list[str]) -> str:
         """CSV-07's headline (and the skip reason of its dependants) for missing index key columns."""
-        return f"the index {self.settings.index.name} lacks the key column{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
+        plural_s = "s" if len(missing) > 1 else ""
+        return f"the index {self.settings.index.name} lacks the key column{plural_s} {', '.join(missing)}"
 
     def column(self, name: str) -> pd.Series:
         """A system-output column.
@@ -293,7 +283,9 @@ class Submission:
     def status(self) -> pd.Series:
         return self.column(self.status_name)
 
-    def loc(self, pos: int, column: str | None = None, value: Any = None, *, table: Table | None = None) -> dict[str, Any]:
+    def loc(
+        self, pos: int, column: str | None = None, value: Any = None, *, table: Table | None = None
+    ) -> dict[str, Any]:
         """Keyword arguments of a :class:`Finding` at row ``pos`` of the system output."""
         table = table or self.sysout()
         key = self.sys_keys.iloc[pos] if table is self.sysout() else None
@@ -341,8 +333,12 @@ class Submission:
             out.headline = out.skipped
         except Exception as exc:  # a bug in a check must not become a traceback or INTERNALERROR
             last = traceback.extract_tb(exc.__traceback__)[-1]
-            out.crashed = tame(f"{type(exc).__name__}: {exc} (at {Path(last.filename).name}:{last.lineno})", HEADLINE_WIDTH)
-            out.headline = tame(f"the check could not run: {out.crashed}; please report this as a pytest-omfc bug", HEADLINE_WIDTH)
+            out.crashed = tame(
+                f"{type(exc).__name__}: {exc} (at {Path(last.filename).name}:{last.lineno})", HEADLINE_WIDTH
+            )
+            out.headline = tame(
+                f"the check could not run: {out.crashed}; please report this as a pytest-omfc bug", HEADLINE_WIDTH
+            )
         self._outcomes[cache_key] = out
         return out
 

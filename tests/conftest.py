@@ -11,16 +11,14 @@ Usage in a test::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from dataclasses import field
-from pathlib import Path
-from typing import Any
-
 import gc
 import os
 import resource
 import subprocess
 import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -71,11 +69,11 @@ def psv(header: list[str], rows: list[list[Any]]) -> str:
     return "\n".join("|".join(str(v) for v in r) for r in [header, *rows]) + "\n"
 
 
-
 def snapshot(*roots: Path) -> dict[str, tuple[int, int]]:
     """Size and mtime of every file and directory under ``roots`` (and of the roots): a run must leave it equal."""
     return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for r in roots for p in sorted(r.rglob("*"))} | {
-        str(r): (0, r.stat().st_mtime_ns) for r in roots}
+        str(r): (0, r.stat().st_mtime_ns) for r in roots
+    }
 
 
 @dataclass
@@ -133,7 +131,6 @@ class Case:
         return RunOutcome(ret=int(rec.ret), reports=reports, props=props)
 
 
-
 def run_untouched(pytester: pytest.Pytester, submission: Path, index: Path, *extra: str) -> RunOutcome:
     """Run the plugin on data it must only read (MediScore's) and assert nothing was written there."""
     before = snapshot(submission, index.parent)
@@ -143,6 +140,7 @@ def run_untouched(pytester: pytest.Pytester, submission: Path, index: Path, *ext
     res = Case(pytester, submission, index).run("--rootdir", str(pytester.path), *extra)
     assert snapshot(submission, index.parent) == before, "the run wrote into the MediScore test data"
     return res
+
 
 def write_file(root: Path, rel: str, content: str | bytes) -> Path:
     """Write ``root/rel`` (parents made), text as UTF-8 with the newlines given, bytes as they are."""
@@ -229,19 +227,31 @@ class Capped:
         return [ln for ln in self.err.splitlines() if ln.strip()]
 
 
-def run_capped(args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 60,
-               cap: int = 3 * 1024**3) -> Capped:
+def run_capped(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 60, cap: int = 3 * 1024**3
+) -> Capped:
     """``python <args>`` under an address-space cap (RLIMIT_AS, bytes) and a timeout; a timeout gives
     ``ret=None`` instead of raising.  Hostile-input tests run their subprocesses through this, so a
     regression fails fast instead of eating the machine."""
     inherited = env is None
     env = dict(os.environ if env is None else env)
     for name in list(env):  # an outer xdist run's worker variables, or the caller's PYTEST_ADDOPTS, are not this run's
-        if name.startswith("PYTEST_XDIST") or name == "PYTEST_CURRENT_TEST" or (inherited and name.startswith("PYTEST_")):
+        if (
+            name.startswith("PYTEST_XDIST")
+            or name == "PYTEST_CURRENT_TEST"
+            or (inherited and name.startswith("PYTEST_"))
+        ):
             del env[name]
     try:
-        proc = subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                              timeout=timeout, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (cap, cap)))
+        proc = subprocess.run(
+            [sys.executable, *args],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (cap, cap)),
+        )
     except subprocess.TimeoutExpired as exc:
         return Capped(None, str(exc.stdout or ""), f"timed out after {timeout} s")
     return Capped(proc.returncode, proc.stdout, proc.stderr)

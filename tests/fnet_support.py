@@ -45,8 +45,16 @@ class Fnet:
     def write(self, rel: str, content: str | bytes) -> Path:
         return write_file(self.root, rel, content)
 
-    def case(self, task: str, *, reference: Any, submission: Any, files: dict[str, str | bytes] | None = None,
-             ref_files: dict[str, str | bytes] | None = None, sub_id: str = "p-test_1") -> FnetCase:
+    def case(
+        self,
+        task: str,
+        *,
+        reference: Any,
+        submission: Any,
+        files: dict[str, str | bytes] | None = None,
+        ref_files: dict[str, str | bytes] | None = None,
+        sub_id: str = "p-test_1",
+    ) -> FnetCase:
         """``reference``/``submission``: (header, rows) for CSV tasks, a dict (dumped) or text for JSON ones."""
         ext = TASK_FILE[task]
 
@@ -77,8 +85,19 @@ class FnetCase:
     reference: Path
 
     def args(self, *extra: str) -> list[str]:
-        return ["--omfc-submission", str(self.submission), "--omfc-edition", "ForgeryNet", "--omfc-task", self.task,
-                "--omfc-dataset", str(self.reference.parent), "--omfc-reference", self.reference.name, *extra]
+        return [
+            "--omfc-submission",
+            str(self.submission),
+            "--omfc-edition",
+            "ForgeryNet",
+            "--omfc-task",
+            self.task,
+            "--omfc-dataset",
+            str(self.reference.parent),
+            "--omfc-reference",
+            self.reference.name,
+            *extra,
+        ]
 
     def run(self, *extra: str) -> FnetRun:
         out = self.pytester.path / "metrics.json"

@@ -83,12 +83,16 @@ VIDEO_MASK = "mask/MFC2019_1094-mask.hdf5"
 
 def imdl(root: Path) -> Built:
     """The valid OpenMFC2020 IMDL example: 4 probes of 64x48, two PNG masks."""
-    return _copy_example(root, "imdl", "p-baseline_3_imdl", "datasets/OpenMFC2020/indexes/OpenMFC20_Image-IMDL-index.csv")
+    return _copy_example(
+        root, "imdl", "p-baseline_3_imdl", "datasets/OpenMFC2020/indexes/OpenMFC20_Image-IMDL-index.csv"
+    )
 
 
 def video(root: Path) -> Built:
     """The valid MFC2019 manipulation-video example: 4 probes, one HDF5 mask (VMASK, D-15)."""
-    return _copy_example(root, "mfc19-video", "p-baseline_3_video", "datasets/MFC2019/indexes/MFC2019-manipulation-video-index.csv")
+    return _copy_example(
+        root, "mfc19-video", "p-baseline_3_video", "datasets/MFC2019/indexes/MFC2019-manipulation-video-index.csv"
+    )
 
 
 PROV_DESCRIPTION = """\
@@ -123,9 +127,14 @@ def prov_doc(kind: str, probe: str) -> dict[str, Any]:
     """A valid MFC2019 provenance JSON: a filtering result, or the graph W1 -> W2 -> probe."""
     if kind == "filtering":
         return {"directed": True, "nodes": [prov_node(probe, 0)] + [prov_node(f"W{i}", i) for i in range(1, 6)]}
-    return {"directed": True, "nodes": [prov_node("W1", 0), prov_node("W2", 1), prov_node(probe, 2)],
-            "links": [{"source": 0, "target": 1, "relationshipConfidenceScore": 0.9, "operation": "Crop"},
-                      {"source": 1, "target": 2, "relationshipConfidenceScore": 0.8}]}
+    return {
+        "directed": True,
+        "nodes": [prov_node("W1", 0), prov_node("W2", 1), prov_node(probe, 2)],
+        "links": [
+            {"source": 0, "target": 1, "relationshipConfidenceScore": 0.9, "operation": "Crop"},
+            {"source": 1, "target": 2, "relationshipConfidenceScore": 0.8},
+        ],
+    }
 
 
 def provenance(root: Path, kind: str, first_json: bytes | None = None) -> Built:
@@ -134,7 +143,9 @@ def provenance(root: Path, kind: str, first_json: bytes | None = None) -> Built:
     task = PROV_TASKS[kind]
     index = root / "dataset" / "indexes" / f"MFC2019-{task}-index.csv"
     index.parent.mkdir(parents=True)
-    rows: list[list[Any]] = [["TaskID", "ProvenanceProbeFileID", "ProvenanceProbeFileName", "ProvenanceProbeWidth", "ProvenanceProbeHeight"]]
+    rows: list[list[Any]] = [
+        ["TaskID", "ProvenanceProbeFileID", "ProvenanceProbeFileName", "ProvenanceProbeWidth", "ProvenanceProbeHeight"]
+    ]
     index.write_text(_psv(rows + [[task, p, f"world/{p}.jpg", 640, 480] for p in PROV_PROBES]))
     world: list[list[Any]] = [["TaskID", "WorldFileID", "WorldFileName", "WorldWidth", "WorldHeight"]]
     world += [[task, f"W{i}", f"world/W{i}.jpg", 10, 10] for i in range(1, 20)]
@@ -224,8 +235,10 @@ def _env() -> dict[str, str]:
 
 
 #: Sets the cap, then becomes the command: unlike ``preexec_fn``, safe in a threaded parent (xdist workers).
-_CAPPED = ("import os, resource, sys; n = int(sys.argv[1]); resource.setrlimit(resource.RLIMIT_AS, (n, n)); "
-           "os.execv(sys.executable, [sys.executable, *sys.argv[2:]])")
+_CAPPED = (
+    "import os, resource, sys; n = int(sys.argv[1]); resource.setrlimit(resource.RLIMIT_AS, (n, n)); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[2:]])"
+)
 
 
 def capped(args: list[str]) -> list[str]:
@@ -238,8 +251,18 @@ def base_args(built: Built) -> list[str]:
     ini = built.root / "isolated.ini"
     if not ini.exists():
         ini.write_text("[pytest]\n")
-    return ["-p", "pytest_omfc.plugin", "-p", "no:cacheprovider", "-c", str(ini), f"--rootdir={built.root}", "-q", "-rA",
-            *built.args()]
+    return [
+        "-p",
+        "pytest_omfc.plugin",
+        "-p",
+        "no:cacheprovider",
+        "-c",
+        str(ini),
+        f"--rootdir={built.root}",
+        "-q",
+        "-rA",
+        *built.args(),
+    ]
 
 
 class Runner:
@@ -251,8 +274,14 @@ class Runner:
 
     def _start(self) -> subprocess.Popen[str]:
         if self.proc is None or self.proc.poll() is not None:
-            self.proc = subprocess.Popen([sys.executable, "-c", _RUNNER, str(CAP_BYTES)], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=_env())
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", _RUNNER, str(CAP_BYTES)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                env=_env(),
+            )
             self.runs = 0
         return self.proc
 
@@ -269,8 +298,12 @@ class Runner:
         assert proc.stdin is not None and proc.stdout is not None
         out = built.root / "run-output.txt"
         t0 = time.perf_counter()
-        proc.stdin.write(json.dumps({"args": [*base_args(built), *extra], "cwd": str(built.root), "out": str(out),
-                                    "exec": exec_first}) + "\n")
+        proc.stdin.write(
+            json.dumps(
+                {"args": [*base_args(built), *extra], "cwd": str(built.root), "out": str(out), "exec": exec_first}
+            )
+            + "\n"
+        )
         proc.stdin.flush()
         self.runs += 1
         ready, _, _ = select.select([proc.stdout], [], [], timeout)
@@ -295,8 +328,15 @@ def run_xdist(built: Built, *extra: str, timeout: float = 120.0) -> RunResult:
     out = built.root / "xdist-output.txt"
     with out.open("wb") as sink:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=built.root, env=_env(), stdout=sink, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=built.root,
+            env=_env(),
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         timer = threading.Timer(timeout, os.killpg, (proc.pid, signal.SIGKILL))  # our own session only
         timer.start()
         _, status, usage = os.wait4(proc.pid, 0)
@@ -316,7 +356,9 @@ def _tail(text: str, lines: int = 25) -> str:
     return "\n".join(line[:300] for line in text.splitlines()[-lines:])
 
 
-def assert_properties(res: RunResult, before: dict[str, tuple[int, int, int]], after: dict[str, tuple[int, int, int]]) -> None:
+def assert_properties(
+    res: RunResult, before: dict[str, tuple[int, int, int]], after: dict[str, tuple[int, int, int]]
+) -> None:
     """The run judged the submission: it ended in time, exited 0 or 1, printed no crash, stayed
     within the memory limit and wrote nothing into the submission."""
     assert res.status == "exited", f"the run {res.status} after {res.seconds:.1f} s:\n{_tail(res.output)}"

@@ -16,17 +16,44 @@ VID_IDX = IMG_IDX + ["FrameCount"]
 SPL_IDX = IMG_IDX + ["DonorFileID", "DonorFileName", "DonorWidth", "DonorHeight"]
 EV_IDX = IMG_IDX + ["EventName"]
 CAM_IDX = IMG_IDX + ["TrainCamID"]
-PROV_IDX = ["TaskID", "ProvenanceProbeFileID", "ProvenanceProbeFileName", "ProvenanceProbeWidth", "ProvenanceProbeHeight"]
+PROV_IDX = [
+    "TaskID",
+    "ProvenanceProbeFileID",
+    "ProvenanceProbeFileName",
+    "ProvenanceProbeWidth",
+    "ProvenanceProbeHeight",
+]
 
 NC_IMG = ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "IsOptOut"]
 MFC_IMG = ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "ProbeStatus", "ProbeOptOutPixelValue"]
 NC_VID = ["ProbeFileID", "ConfidenceScore", "IsOptOut"]
-MFC_VID = ["ProbeFileID", "ConfidenceScore", "ProbeStatus", "VideoFrameSegments", "AudioSampleSegments", "VideoFrameOptOutSegments"]
+MFC_VID = [
+    "ProbeFileID",
+    "ConfidenceScore",
+    "ProbeStatus",
+    "VideoFrameSegments",
+    "AudioSampleSegments",
+    "VideoFrameOptOutSegments",
+]
 OMFC_VID = ["ProbeFileID", "ConfidenceScore", "ProbeStatus"]  # D-05
-NC_SPL = ["ProbeFileID", "DonorFileID", "ConfidenceScore", "OutputProbeMaskFileName", "OutputDonorMaskFileName", "IsOptOut"]
+NC_SPL = [
+    "ProbeFileID",
+    "DonorFileID",
+    "ConfidenceScore",
+    "OutputProbeMaskFileName",
+    "OutputDonorMaskFileName",
+    "IsOptOut",
+]
 MFC_SPL = NC_SPL[:-1] + ["ProbeStatus", "DonorStatus", "ProbeOptOutPixelValue", "DonorOptOutPixelValue"]
 EV_OUT = ["ProbeFileID", "EventName", "ConfidenceScore", "ProbeStatus"]
-CAM_OUT = ["ProbeFileID", "TrainCamID", "OutputProbeMaskFileName", "ConfidenceScore", "ProbeStatus", "ProbeOptOutPixelValue"]
+CAM_OUT = [
+    "ProbeFileID",
+    "TrainCamID",
+    "OutputProbeMaskFileName",
+    "ConfidenceScore",
+    "ProbeStatus",
+    "ProbeOptOutPixelValue",
+]
 NC_PROV = ["ProvenanceProbeFileID", "ConfidenceScore", "ProvenanceOutputFileName", "IsOptOut"]
 M18_PROV = ["ProvenanceProbeFileID", "ConfidenceScore", "ProvenanceOutputFileName", "ProvenanceProbeStatus"]
 M19_PROV = ["ProvenanceProbeFileID", "ProvenanceOutputFileName", "ProvenanceProbeStatus"]  # D-06
@@ -68,13 +95,28 @@ LAYOUTS: dict[tuple[str, str], tuple[list[str], list[str], str, str]] = {
 }
 
 OUT_DEFAULTS = {
-    "ConfidenceScore": "0.5", "OutputProbeMaskFileName": "", "OutputDonorMaskFileName": "", "IsOptOut": "N",
-    "ProbeStatus": "Processed", "DonorStatus": "Processed", "ProvenanceProbeStatus": "Processed",
-    "ProbeOptOutPixelValue": "", "DonorOptOutPixelValue": "", "VideoFrameSegments": "[]",
-    "AudioSampleSegments": "[]", "VideoFrameOptOutSegments": "[]",
+    "ConfidenceScore": "0.5",
+    "OutputProbeMaskFileName": "",
+    "OutputDonorMaskFileName": "",
+    "IsOptOut": "N",
+    "ProbeStatus": "Processed",
+    "DonorStatus": "Processed",
+    "ProvenanceProbeStatus": "Processed",
+    "ProbeOptOutPixelValue": "",
+    "DonorOptOutPixelValue": "",
+    "VideoFrameSegments": "[]",
+    "AudioSampleSegments": "[]",
+    "VideoFrameOptOutSegments": "[]",
 }
-IDX_DEFAULTS = {"ProbeWidth": 640, "ProbeHeight": 480, "DonorWidth": 320, "DonorHeight": 240, "FrameCount": 100,
-                "ProvenanceProbeWidth": 640, "ProvenanceProbeHeight": 480}
+IDX_DEFAULTS = {
+    "ProbeWidth": 640,
+    "ProbeHeight": 480,
+    "DonorWidth": 320,
+    "DonorHeight": 240,
+    "FrameCount": 100,
+    "ProvenanceProbeWidth": 640,
+    "ProvenanceProbeHeight": 480,
+}
 
 
 def _value(col: str, trial: dict[str, str], defaults: dict[str, Any], task: str) -> Any:
@@ -126,7 +168,8 @@ def without(header: list[str], *cols: str) -> list[str]:
 
 @pytest.mark.parametrize(("edition", "task"), sorted(LAYOUTS), ids=[f"{e}-{t}" for e, t in sorted(LAYOUTS)])
 def test_valid_layout_passes_csv_col_idx(omfc, edition, task):
-    """The plan's layout passes every CSV/COL/IDX rule, incl. the 3-column OpenMFC VMD (D-05) and MFC2019 provenance (D-06) files."""
+    """The plan's layout passes every CSV/COL/IDX rule, incl. the 3-column OpenMFC VMD (D-05) and MFC2019
+    provenance (D-06) files."""
     res = layout_case(omfc, edition, task).run()
     outcomes = core_outcomes(res)
     col_rule = LAYOUTS[(edition, task)][3]
@@ -140,31 +183,103 @@ def test_valid_layout_passes_csv_col_idx(omfc, edition, task):
 # ---------------------------------------------------------------------------- failing, one per rule
 
 COL_FAILS = [
-    pytest.param("NC2017", "manipulation", without(NC_IMG, "IsOptOut"), "COL-01",
-                 "COL-01: the required column IsOptOut is absent (showing 1)", id="COL-01"),
-    pytest.param("MFC2019", "manipulation-image", without(MFC_IMG, "ProbeOptOutPixelValue"), "COL-02",
-                 "COL-02: the required column ProbeOptOutPixelValue is absent (showing 1)", id="COL-02"),
-    pytest.param("OpenMFC2020", "IMDL", ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName"], "COL-03",
-                 "COL-03: neither IsOptOut nor ProbeStatus is a column (showing 1)", id="COL-03"),
-    pytest.param("NC2017", "manipulation-video", without(NC_VID, "IsOptOut"), "COL-05",
-                 "COL-05: the required column IsOptOut is absent (showing 1)", id="COL-05"),
-    pytest.param("MFC2019", "manipulation-video", MFC_VID[:3], "COL-06",
-                 "COL-06: 3 required columns are absent: VideoFrameSegments, AudioSampleSegments, VideoFrameOptOutSegments (showing 3)",
-                 id="COL-06"),
-    pytest.param("OpenMFC2020", "VMD", ["ProbeFileID", "ConfidenceScore"], "COL-07",
-                 "COL-07: the required column ProbeStatus is absent (showing 1)", id="COL-07"),
-    pytest.param("MFC2018", "splice", without(MFC_SPL, "DonorStatus"), "COL-08",  # D-08: fatal, unlike MediScore
-                 "COL-08: the required column DonorStatus is absent (showing 1)", id="COL-08"),
-    pytest.param("MFC2019", "splice", without(MFC_SPL, "DonorOptOutPixelValue"), "COL-09",
-                 "COL-09: ProbeOptOutPixelValue without DonorOptOutPixelValue (showing 1)", id="COL-09"),
-    pytest.param("MFC2019", "eventverification", ["ProbeFileID", "EventName", "ConfidenceScore", "IsOptOut"], "COL-10",
-                 "COL-10: the required column ProbeStatus is absent (showing 1)", id="COL-10"),
-    pytest.param("MFC2018", "camera", without(CAM_OUT, "TrainCamID"), "COL-11",
-                 "COL-11: the required column TrainCamID is absent (showing 1)", id="COL-11"),
-    pytest.param("NC2017", "provenancefiltering", without(NC_PROV, "ConfidenceScore"), "COL-12",
-                 "COL-12: the required column ConfidenceScore is absent (showing 1)", id="COL-12"),
-    pytest.param("MFC2019", "provenance", without(M19_PROV, "ProvenanceProbeStatus"), "COL-13",
-                 "COL-13: the required column ProvenanceProbeStatus is absent (showing 1)", id="COL-13"),
+    pytest.param(
+        "NC2017",
+        "manipulation",
+        without(NC_IMG, "IsOptOut"),
+        "COL-01",
+        "COL-01: the required column IsOptOut is absent (showing 1)",
+        id="COL-01",
+    ),
+    pytest.param(
+        "MFC2019",
+        "manipulation-image",
+        without(MFC_IMG, "ProbeOptOutPixelValue"),
+        "COL-02",
+        "COL-02: the required column ProbeOptOutPixelValue is absent (showing 1)",
+        id="COL-02",
+    ),
+    pytest.param(
+        "OpenMFC2020",
+        "IMDL",
+        ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName"],
+        "COL-03",
+        "COL-03: neither IsOptOut nor ProbeStatus is a column (showing 1)",
+        id="COL-03",
+    ),
+    pytest.param(
+        "NC2017",
+        "manipulation-video",
+        without(NC_VID, "IsOptOut"),
+        "COL-05",
+        "COL-05: the required column IsOptOut is absent (showing 1)",
+        id="COL-05",
+    ),
+    pytest.param(
+        "MFC2019",
+        "manipulation-video",
+        MFC_VID[:3],
+        "COL-06",
+        "COL-06: 3 required columns are absent: VideoFrameSegments, AudioSampleSegments, VideoFrameOptOutSegments "
+        "(showing 3)",
+        id="COL-06",
+    ),
+    pytest.param(
+        "OpenMFC2020",
+        "VMD",
+        ["ProbeFileID", "ConfidenceScore"],
+        "COL-07",
+        "COL-07: the required column ProbeStatus is absent (showing 1)",
+        id="COL-07",
+    ),
+    pytest.param(
+        "MFC2018",
+        "splice",
+        without(MFC_SPL, "DonorStatus"),
+        "COL-08",  # D-08: fatal, unlike MediScore
+        "COL-08: the required column DonorStatus is absent (showing 1)",
+        id="COL-08",
+    ),
+    pytest.param(
+        "MFC2019",
+        "splice",
+        without(MFC_SPL, "DonorOptOutPixelValue"),
+        "COL-09",
+        "COL-09: ProbeOptOutPixelValue without DonorOptOutPixelValue (showing 1)",
+        id="COL-09",
+    ),
+    pytest.param(
+        "MFC2019",
+        "eventverification",
+        ["ProbeFileID", "EventName", "ConfidenceScore", "IsOptOut"],
+        "COL-10",
+        "COL-10: the required column ProbeStatus is absent (showing 1)",
+        id="COL-10",
+    ),
+    pytest.param(
+        "MFC2018",
+        "camera",
+        without(CAM_OUT, "TrainCamID"),
+        "COL-11",
+        "COL-11: the required column TrainCamID is absent (showing 1)",
+        id="COL-11",
+    ),
+    pytest.param(
+        "NC2017",
+        "provenancefiltering",
+        without(NC_PROV, "ConfidenceScore"),
+        "COL-12",
+        "COL-12: the required column ConfidenceScore is absent (showing 1)",
+        id="COL-12",
+    ),
+    pytest.param(
+        "MFC2019",
+        "provenance",
+        without(M19_PROV, "ProvenanceProbeStatus"),
+        "COL-13",
+        "COL-13: the required column ProvenanceProbeStatus is absent (showing 1)",
+        id="COL-13",
+    ),
 ]
 
 
@@ -181,8 +296,10 @@ def test_col_names_are_exact(omfc):
     header = ["probefileid"] + MFC_IMG[1:]
     res = layout_case(omfc, header=header).run()
     assert res.first_line("COL-02") == "COL-02: the required column ProbeFileID is absent (showing 1)"
-    assert ("p-test_1/p-test_1.csv:1 ProbeFileID: the required column ProbeFileID must be present (got 'probefileid')"
-            in res.text("COL-02"))
+    assert (
+        "p-test_1/p-test_1.csv:1 ProbeFileID: the required column ProbeFileID must be present (got 'probefileid')"
+        in res.text("COL-02")
+    )
     assert res.text("IDX-06") == "IDX-06 skipped: COL-02 failed: key column ProbeFileID is absent"
 
 
@@ -210,7 +327,8 @@ def test_openmfc_video_keeps_optional_segment_columns(omfc):
 
 
 def test_absent_optional_column_blames_no_col_rule(tmp_path):
-    """An absent optional column (D-05) is 'nothing to check', not a COL failure; an absent required one names the COL rule."""
+    """An absent optional column (D-05) is 'nothing to check', not a COL failure; an absent required one names
+    the COL rule."""
     from pytest_omfc.editions import Edition, Task
     from pytest_omfc.findings import Unavailable
     from pytest_omfc.submission import NotApplicable, Settings, Submission
@@ -219,9 +337,12 @@ def test_absent_optional_column_blames_no_col_rule(tmp_path):
     sub.mkdir()
     (sub / "p-x_1.csv").write_text("ProbeFileID|ConfidenceScore\nP1|0.5\n")
     index = tmp_path / "OpenMFC20_Video-VMD-index.csv"
-    index.write_text("TaskID|ProbeFileID|ProbeFileName|ProbeWidth|ProbeHeight|FrameCount\nmanipulation|P1|p.mp4|4|4|10\n")
-    ctx = Submission(Settings(submission=sub, csv=sub / "p-x_1.csv", index=index,
-                              edition=Edition.OpenMFC2020, task=Task.VID))
+    index.write_text(
+        "TaskID|ProbeFileID|ProbeFileName|ProbeWidth|ProbeHeight|FrameCount\nmanipulation|P1|p.mp4|4|4|10\n"
+    )
+    ctx = Submission(
+        Settings(submission=sub, csv=sub / "p-x_1.csv", index=index, edition=Edition.OpenMFC2020, task=Task.VID)
+    )
     with pytest.raises(NotApplicable, match="optional column VideoFrameSegments is absent"):
         ctx.column("VideoFrameSegments")
     with pytest.raises(Unavailable) as exc:

@@ -13,8 +13,7 @@ manipulated): MASK-08 warns about them, which never fails the run.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -44,60 +43,129 @@ class Conf:
 
 CASES = [
     # SB1/SB2: blank masks ("" and an empty field) are skipped; the 1-bit masks are accepted (D-14).
-    Conf("SB1", f"{V}/foo_NC2016_UnitTest_Manipulation_ImgOnly_p-baseline_1", IMG_INDEX, "valid", extra_passes=("OOPIX-04",)),
+    Conf(
+        "SB1",
+        f"{V}/foo_NC2016_UnitTest_Manipulation_ImgOnly_p-baseline_1",
+        IMG_INDEX,
+        "valid",
+        extra_passes=("OOPIX-04",),
+    ),
     Conf("SB2", f"{V}/foo", IMG_INDEX, "valid", extra_passes=("OOPIX-04",)),
     # SB3: every mask blank.  As an NC2017 file its ProbeOptOutPixelValue column is superfluous (OOPIX-04, a warning).
-    Conf("SB3", f"{V}/nomask", IMG_INDEX, "valid",
-         warns={"OOPIX-04": "OOPIX-04: 1 pixel opt-out column in an NC2017 file (showing 1)"},
-         texts=("the column should be left out (got ProbeOptOutPixelValue with no values)",)),
+    Conf(
+        "SB3",
+        f"{V}/nomask",
+        IMG_INDEX,
+        "valid",
+        warns={"OOPIX-04": "OOPIX-04: 1 pixel opt-out column in an NC2017 file (showing 1)"},
+        texts=("the column should be left out (got ProbeOptOutPixelValue with no values)",),
+    ),
     Conf("SB3-MFC2019", f"{V}/nomask", IMG_INDEX, "valid", edition="MFC2019", extra_passes=("OOPIX-01", "OOPIX-02")),
     # S4c: the fixture has no mask/ directory, so all four masks are missing (MediScore prints them too).
-    Conf("S4c", f"{V}/fooc_NC2016_UnitTest_Manipulation_ImgOnly_p-baseline_1", IMG_INDEX, "invalid",
-         fails={"MASK-03": "MASK-03: 4 of 4 referenced masks do not exist (showing 4)"},
-         texts=("[NC2016_7432] OutputProbeMaskFileName='mask/foo.png': mask/foo.png must name an existing file "
-                "(it does not exist)",)),
+    Conf(
+        "S4c",
+        f"{V}/fooc_NC2016_UnitTest_Manipulation_ImgOnly_p-baseline_1",
+        IMG_INDEX,
+        "invalid",
+        fails={"MASK-03": "MASK-03: 4 of 4 referenced masks do not exist (showing 4)"},
+        texts=(
+            "[NC2016_7432] OutputProbeMaskFileName='mask/foo.png': mask/foo.png must name an existing file "
+            "(it does not exist)",
+        ),
+    ),
     # S5: MediScore stops at the extension; mask/foo.jpg is also absent from the fixture (MASK-03).
-    Conf("S5", f"{V}/bar_NC2016_UnitTest_Manipulation_ImgOnly_p-baseline_1", IMG_INDEX, "invalid",
-         fails={"MASK-02": "MASK-02: 1 of 4 masks are not named .png (showing 1)",
-                "MASK-03": "MASK-03: 1 of 4 referenced masks do not exist (showing 1)"},
-         texts=("[NC2016_7432] OutputProbeMaskFileName='mask/foo.jpg': the name must end in '.png' (got '.jpg')",)),
-    Conf("S6", f"{V}/baz_NC2016_UnitTest_Manipulation_ImgOnly_p-baseline_1", IMG_INDEX, "invalid",
-         fails={"MASK-05": "MASK-05: 1 of 4 masks are not single-channel grey (showing 1)",
-                "MASK-06": "MASK-06: 1 of 4 masks differ in size from their probe (showing 1)"},
-         texts=("mask/bar.png must be single-channel grey (got RGBA colour, 4 channels)",
-                "mask/bar.png is 640x480, probe is 5616x3744: must be 5616x3744 (got 640x480)")),
-    Conf("S8", f"{V}/foo_NC2016_UnitTest_Manipulation_ImgOnly_p-baseline_4", IMG_INDEX, "invalid",
-         fails={"MASK-03": "MASK-03: 1 of 4 referenced masks do not exist (showing 1)"}),
+    Conf(
+        "S5",
+        f"{V}/bar_NC2016_UnitTest_Manipulation_ImgOnly_p-baseline_1",
+        IMG_INDEX,
+        "invalid",
+        fails={
+            "MASK-02": "MASK-02: 1 of 4 masks are not named .png (showing 1)",
+            "MASK-03": "MASK-03: 1 of 4 referenced masks do not exist (showing 1)",
+        },
+        texts=("[NC2016_7432] OutputProbeMaskFileName='mask/foo.jpg': the name must end in '.png' (got '.jpg')",),
+    ),
+    Conf(
+        "S6",
+        f"{V}/baz_NC2016_UnitTest_Manipulation_ImgOnly_p-baseline_1",
+        IMG_INDEX,
+        "invalid",
+        fails={
+            "MASK-05": "MASK-05: 1 of 4 masks are not single-channel grey (showing 1)",
+            "MASK-06": "MASK-06: 1 of 4 masks differ in size from their probe (showing 1)",
+        },
+        texts=(
+            "mask/bar.png must be single-channel grey (got RGBA colour, 4 channels)",
+            "mask/bar.png is 640x480, probe is 5616x3744: must be 5616x3744 (got 640x480)",
+        ),
+    ),
+    Conf(
+        "S8",
+        f"{V}/foo_NC2016_UnitTest_Manipulation_ImgOnly_p-baseline_4",
+        IMG_INDEX,
+        "invalid",
+        fails={"MASK-03": "MASK-03: 1 of 4 referenced masks do not exist (showing 1)"},
+    ),
     # CB: two 5312x2988 masks, two blank; pixel values blank, 127, 230, 30 (OOPIX-01/02).
     Conf("CB", f"{V}/valid_cam", CAM_INDEX, "valid", extra_passes=("MASK-10", "OOPIX-01", "OOPIX-02")),
     # C1: checked against the index row of the (probe, TrainCamID) pair (MASK-10); the 1000x1000 mask is all black,
     # but a mask of the wrong size is not inflated (MASK-06 fails it; the index bounds the pixel work): no MASK-08.
-    Conf("C1", f"{V}/invalid_cam_mask", CAM_INDEX, "invalid",
-         fails={"MASK-06": "MASK-06: 1 of 2 masks differ in size from their probe (showing 1)"}, black=0,
-         extra_passes=("MASK-10",),
-         texts=("[2e57c044dae9b2af5787ce189cc6ae74:PAR-1476_primary_image] OutputProbeMaskFileName="
-                "'mask/2e57c044dae9b2af5787ce189cc6ae74-mask.png': mask/2e57c044dae9b2af5787ce189cc6ae74-mask.png "
-                "is 1000x1000, probe is 5312x2988: must be 5312x2988 (got 1000x1000)",)),
+    Conf(
+        "C1",
+        f"{V}/invalid_cam_mask",
+        CAM_INDEX,
+        "invalid",
+        fails={"MASK-06": "MASK-06: 1 of 2 masks differ in size from their probe (showing 1)"},
+        black=0,
+        extra_passes=("MASK-10",),
+        texts=(
+            "[2e57c044dae9b2af5787ce189cc6ae74:PAR-1476_primary_image] OutputProbeMaskFileName="
+            "'mask/2e57c044dae9b2af5787ce189cc6ae74-mask.png': mask/2e57c044dae9b2af5787ce189cc6ae74-mask.png "
+            "is 1000x1000, probe is 5312x2988: must be 5312x2988 (got 1000x1000)",
+        ),
+    ),
     # DB1: pair 1 has both masks blank (MASK-01); each side is checked on its own (MASK-09).
-    Conf("DB1", f"{V}/lorem_NC2016_UnitTest_Splice_ImgOnly_p-baseline_1", SPL_INDEX, "valid", black=3,
-         extra_passes=("MASK-09",)),
+    Conf(
+        "DB1",
+        f"{V}/lorem_NC2016_UnitTest_Splice_ImgOnly_p-baseline_1",
+        SPL_INDEX,
+        "valid",
+        black=3,
+        extra_passes=("MASK-09",),
+    ),
     Conf("DB2", f"{V}/lorem", SPL_INDEX, "valid", black=4, extra_passes=("MASK-09",)),
     # D6: PNG bytes named .jpg fail MASK-02 only (MASK-04 recognises them by signature); the 4281 probe mask
     # has the donor's size, which MASK-09 names as swapped (MediScore calls it a "donor mask" either way).
-    Conf("D6", f"{V}/ipsum_NC2016_UnitTest_Splice_ImgOnly_p-baseline_1", SPL_INDEX, "invalid", black=3,
-         fails={"MASK-02": "MASK-02: 2 of 8 masks are not named .png (showing 2)",
-                "MASK-05": "MASK-05: 2 of 8 masks are not single-channel grey (showing 2)",
-                "MASK-06": "MASK-06: 1 of 8 masks differ in size from their probe or donor (showing 1)",
-                "MASK-09": "MASK-09: 1 mask fit the other image of the pair (showing 1)"},
-         texts=("[NC2016_5847:NC2016_6847] OutputDonorMaskFileName='mask/NC2016_6847-mask.jpg': "
-                "the name must end in '.png' (got '.jpg')",
-                "[NC2016_1893:NC2016_1993] OutputDonorMaskFileName='mask/NC2016_1993-mask.png': "
-                "mask/NC2016_1993-mask.png must be single-channel grey (got RGBA colour, 4 channels)",
-                "the probe mask must be relative to the probe (got the donor's size 2736x2736")),
+    Conf(
+        "D6",
+        f"{V}/ipsum_NC2016_UnitTest_Splice_ImgOnly_p-baseline_1",
+        SPL_INDEX,
+        "invalid",
+        black=3,
+        fails={
+            "MASK-02": "MASK-02: 2 of 8 masks are not named .png (showing 2)",
+            "MASK-05": "MASK-05: 2 of 8 masks are not single-channel grey (showing 2)",
+            "MASK-06": "MASK-06: 1 of 8 masks differ in size from their probe or donor (showing 1)",
+            "MASK-09": "MASK-09: 1 mask fit the other image of the pair (showing 1)",
+        },
+        texts=(
+            "[NC2016_5847:NC2016_6847] OutputDonorMaskFileName='mask/NC2016_6847-mask.jpg': "
+            "the name must end in '.png' (got '.jpg')",
+            "[NC2016_1893:NC2016_1993] OutputDonorMaskFileName='mask/NC2016_1993-mask.png': "
+            "mask/NC2016_1993-mask.png must be single-channel grey (got RGBA colour, 4 channels)",
+            "the probe mask must be relative to the probe (got the donor's size 2736x2736",
+        ),
+    ),
     # D7: exactly three missing masks, as MediScore counts.
-    Conf("D7", f"{V}/lorem_NC2016_UnitTest_Splice_ImgOnly_p-baseline_3", SPL_INDEX, "invalid", black=2,
-         fails={"MASK-03": "MASK-03: 3 of 8 referenced masks do not exist (showing 3)"},
-         texts=("[NC2016_4281:NC2016_4282] OutputProbeMaskFileName='mask/NC2016_4280-mask.png'",)),
+    Conf(
+        "D7",
+        f"{V}/lorem_NC2016_UnitTest_Splice_ImgOnly_p-baseline_3",
+        SPL_INDEX,
+        "invalid",
+        black=2,
+        fails={"MASK-03": "MASK-03: 3 of 8 referenced masks do not exist (showing 3)"},
+        texts=("[NC2016_4281:NC2016_4282] OutputProbeMaskFileName='mask/NC2016_4280-mask.png'",),
+    ),
 ]
 
 
@@ -117,8 +185,11 @@ def test_mediscore_mask_case(pytester: pytest.Pytester, conformance: Path, conf:
         assert (res.warning(rid) or "").splitlines()[0] == first
     slices = [r for r in res.reports if r.startswith("MASK-08[")]
     assert len(slices) == 4 and all(res.outcome(r) == "passed" for r in slices)
-    black = sum(int(re.match(r"MASK-08: (\d+) masks? (is|are) entirely black", w).group(1))
-                for w in (res.warning(r) for r in slices) if w)
+    black = sum(
+        int(re.match(r"MASK-08: (\d+) masks? (is|are) entirely black", w).group(1))
+        for w in (res.warning(r) for r in slices)
+        if w
+    )
     assert black == conf.black
     everything = "\n".join([res.text(r) for r in res.reports] + [res.warning(r) or "" for r in res.reports])
     for text in conf.texts:

@@ -27,9 +27,7 @@ import pytest
 from conftest import run_untouched
 from jsonschema import Draft4Validator
 
-from pytest_omfc.models.provenance import ProvenanceFiltering
-from pytest_omfc.models.provenance import ProvenanceGraph
-from pytest_omfc.models.provenance import validator_for
+from pytest_omfc.models.provenance import ProvenanceFiltering, ProvenanceGraph, validator_for
 
 PV = "provenanceValidatorTests"
 INDEX = "indexes/NC2017_Dev1-provenance-index.csv"
@@ -41,9 +39,13 @@ NODE = {"id": "n0", "file": "world/a.jpg", "fileid": "a", "nodeConfidenceScore":
 LINK = {"source": 0, "target": 1, "relationshipConfidenceScore": 0.5}
 
 
-def _doc(nodes: list[dict[str, Any]] | None = None, links: list[dict[str, Any]] | None = None, **top: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"directed": True, "nodes": nodes if nodes is not None else
-                           [NODE, {**NODE, "id": "n1", "file": "world/b.jpg", "fileid": "b"}]}
+def _doc(
+    nodes: list[dict[str, Any]] | None = None, links: list[dict[str, Any]] | None = None, **top: Any
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "directed": True,
+        "nodes": nodes if nodes is not None else [NODE, {**NODE, "id": "n1", "file": "world/b.jpg", "fileid": "b"}],
+    }
     if links is not None:
         out["links"] = links
     out.update(top)
@@ -140,65 +142,137 @@ NO_DESCRIPTION = {"PKG-03", "PKG-07"}
 CASES: dict[str, tuple[str, str, set[str], dict[str, str], dict[str, str], dict[str, str]]] = {
     # PKG-02: the system output is <ID>.tsv (and empty): MediScore "does not appear to be a csv"; here
     # PKG-02 names the extension, CSV-02 the empty file, and the rules that read it are skipped, naming CSV-02.
-    "name_test_csv": ("NameCheck_NC17_FuncTest_1/NameCheck_NC17_FuncTest_ProvenanceFiltering_ImgOnly_p-valid_1",
-                      "provenancefiltering", {"PKG-02", "CSV-02"},
-                      {"PKG-02": "PKG-02: the system output NameCheck_NC17_FuncTest_ProvenanceFiltering_ImgOnly_p-valid_1.tsv "
-                                 "does not end in .csv (showing 1)"},
-                      {}, {"PROV-01": "CSV-02 failed", "PROV-03": "CSV-02 failed"}),
+    "name_test_csv": (
+        "NameCheck_NC17_FuncTest_1/NameCheck_NC17_FuncTest_ProvenanceFiltering_ImgOnly_p-valid_1",
+        "provenancefiltering",
+        {"PKG-02", "CSV-02"},
+        {
+            "PKG-02": "PKG-02: the system output NameCheck_NC17_FuncTest_ProvenanceFiltering_ImgOnly_p-valid_1.tsv "
+            "does not end in .csv (showing 1)"
+        },
+        {},
+        {"PROV-01": "CSV-02 failed", "PROV-03": "CSV-02 failed"},
+    ),
     # PKG-01: <ID>/<ID>.csv stem differs from the directory; the CSV is empty (CSV-02).
-    "name_test_fileNeqDir": ("NameCheck_NC17_FuncTest_1/NameCheck_NC17_FuncTest2_Provenance_ImgOnly_p-valid_1",
-                             "provenance", {"PKG-01", "CSV-02"}, {}, {}, {"PROV-04": "CSV-02 failed"}),
+    "name_test_fileNeqDir": (
+        "NameCheck_NC17_FuncTest_1/NameCheck_NC17_FuncTest2_Provenance_ImgOnly_p-valid_1",
+        "provenance",
+        {"PKG-01", "CSV-02"},
+        {},
+        {},
+        {"PROV-04": "CSV-02 failed"},
+    ),
     # SUB-01/02: 9 fields (MediScore also prints the shifted "test unrecognized", SUB-05).
-    "name_test_underscores": ("NameCheck_NC17_FuncTest_1/NameCheck_NC17_Functionality_Test_3_ProvenanceFiltering_ImgOnly_p-invalid_1",
-                              "provenancefiltering", {"SUB-01", "CSV-02"}, {}, {}, {}),
+    "name_test_underscores": (
+        "NameCheck_NC17_FuncTest_1/NameCheck_NC17_Functionality_Test_3_ProvenanceFiltering_ImgOnly_p-invalid_1",
+        "provenancefiltering",
+        {"SUB-01", "CSV-02"},
+        {},
+        {},
+        {},
+    ),
     # SUB-05: TASK 'Manipulation' on a provenance index (the task checked is the index's).
-    "name_test_badtask": ("NameCheck_NC17_FuncTest_1/NameCheck_NC17_FuncTest4_Manipulation_ImgOnly_p-valid_1",
-                          "provenance", {"SUB-05", "CSV-02"}, {}, {}, {}),
+    "name_test_badtask": (
+        "NameCheck_NC17_FuncTest_1/NameCheck_NC17_FuncTest4_Manipulation_ImgOnly_p-valid_1",
+        "provenance",
+        {"SUB-05", "CSV-02"},
+        {},
+        {},
+        {},
+    ),
     # Commented out in MediScore (expected valid, MediScore says invalid): NC2017 needs ConfidenceScore
     # (COL-12, D-06).  The JSON is fine; like every MediScore test JSON it lacks the probe: PROV-13 is a
     # warning in NC2017 ("should"), and the index's TaskID 'provenance' disagrees with the filtering task.
-    "valid_test_min": ("ValidCheck_NC17_FuncTest_2/ValidCheck_NC17_FuncTest_ProvenanceFiltering_ImgOnly_p-min_1",
-                       "provenancefiltering", {"COL-12"}, {},
-                       {"PROV-13": "PROV-13: 1 of 1 filtering JSON file does not include the probe (showing 1)",
-                        "PROV-05": "PROV-05: the task is provenancefiltering, but another source names a different task (showing 1)",
-                        "PROV-07": "PROV-07: world-file nodes were not checked: no world index (showing 1)"}, {}),
+    "valid_test_min": (
+        "ValidCheck_NC17_FuncTest_2/ValidCheck_NC17_FuncTest_ProvenanceFiltering_ImgOnly_p-min_1",
+        "provenancefiltering",
+        {"COL-12"},
+        {},
+        {
+            "PROV-13": "PROV-13: 1 of 1 filtering JSON file does not include the probe (showing 1)",
+            "PROV-05": "PROV-05: the task is provenancefiltering, but another source names a different task "
+            "(showing 1)",
+            "PROV-07": "PROV-07: world-file nodes were not checked: no world index (showing 1)",
+        },
+        {},
+    ),
     # Commented out in MediScore: as valid_test_min, graph task; links: [] passes SchG (PROV-04), but 200
     # unlinked nodes are not a graph (PROV-14, a warning).
-    "valid_test_conf": ("ValidCheck_NC17_FuncTest_2/ValidCheck_NC17_FuncTest_Provenance_ImgOnly_p-conf_1",
-                        "provenance", {"COL-12"}, {},
-                        {"PROV-14": "PROV-14: 1 of 1 graph JSON file holds nodes on no link (showing 1)"}, {}),
+    "valid_test_conf": (
+        "ValidCheck_NC17_FuncTest_2/ValidCheck_NC17_FuncTest_Provenance_ImgOnly_p-conf_1",
+        "provenance",
+        {"COL-12"},
+        {},
+        {"PROV-14": "PROV-14: 1 of 1 graph JSON file holds nodes on no link (showing 1)"},
+        {},
+    ),
     # Valid in MediScore (--optOut -t provenance: B-05 makes it use SchF) and here (SchG; links: []).
-    "valid_test_optout": ("ValidCheck_NC17_FuncTest_2/ValidCheck_NC17_FuncTest_Provenance_ImgOnly_p-optout_1",
-                          "provenance", set(), {},
-                          {"PROV-14": "PROV-14: 1 of 1 graph JSON file holds nodes on no link (showing 1)"}, {}),
+    "valid_test_optout": (
+        "ValidCheck_NC17_FuncTest_2/ValidCheck_NC17_FuncTest_Provenance_ImgOnly_p-optout_1",
+        "provenance",
+        set(),
+        {},
+        {"PROV-14": "PROV-14: 1 of 1 graph JSON file holds nodes on no link (showing 1)"},
+        {},
+    ),
     # Runner expects valid; MediScore itself says invalid (ProbeStatus is not IsOptOut), hidden by B-14.
-    "valid_test_all": ("ValidCheck_NC17_FuncTest_2/ValidCheck_NC17_FuncTest_Provenance_ImgOnly_p-all_1",
-                       "provenance", {"COL-12"}, {}, {}, {}),
+    "valid_test_all": (
+        "ValidCheck_NC17_FuncTest_2/ValidCheck_NC17_FuncTest_Provenance_ImgOnly_p-all_1",
+        "provenance",
+        {"COL-12"},
+        {},
+        {},
+        {},
+    ),
     # CSV-01: comma-separated.
-    "invalid_test_comma": ("InvalidCheck_NC17_FuncTest_3/InvalidCheck_NC17_FuncTest_ProvenanceFiltering_ImgOnly_p-comma_3",
-                           "provenancefiltering", {"CSV-01"}, {}, {}, {"PROV-02": "CSV-01 failed"}),
+    "invalid_test_comma": (
+        "InvalidCheck_NC17_FuncTest_3/InvalidCheck_NC17_FuncTest_ProvenanceFiltering_ImgOnly_p-comma_3",
+        "provenancefiltering",
+        {"CSV-01"},
+        {},
+        {},
+        {"PROV-02": "CSV-01 failed"},
+    ),
     # PROV-03: a journal JSON (no nodeConfidenceScore); D-20 adds PROV-06 (no fileid).
-    "invalid_test_diffidx": ("InvalidCheck_NC17_FuncTest_3/InvalidCheck_NC17_FuncTest_ProvenanceFiltering_ImgOnly_p-diffidx_3",
-                             "provenancefiltering", {"PROV-03", "PROV-06"},
-                             {"PROV-03": "PROV-03: 1 of 1 JSON file does not match the provenance filtering schema (showing 1)",
-                              "PROV-06": "PROV-06: 27 nodes in 1 of 1 JSON file lack a fileid (showing 1)"},
-                             {"PROV-11": "PROV-11: 1 of 1 filtering JSON file holds fewer than 200 results (showing 1)"}, {}),
+    "invalid_test_diffidx": (
+        "InvalidCheck_NC17_FuncTest_3/InvalidCheck_NC17_FuncTest_ProvenanceFiltering_ImgOnly_p-diffidx_3",
+        "provenancefiltering",
+        {"PROV-03", "PROV-06"},
+        {
+            "PROV-03": "PROV-03: 1 of 1 JSON file does not match the provenance filtering schema (showing 1)",
+            "PROV-06": "PROV-06: 27 nodes in 1 of 1 JSON file lack a fileid (showing 1)",
+        },
+        {"PROV-11": "PROV-11: 1 of 1 filtering JSON file holds fewer than 200 results (showing 1)"},
+        {},
+    ),
     # IDX-02 (MediScore's message), IDX-03/IDX-06 (the extra probe); PROV-18 defers to IDX-06.  The second
     # row's JSON is the journal of diffidx, so PROV-03/PROV-06 fail as there (MediScore stops earlier).
-    "invalid_test_moreidx": ("InvalidCheck_NC17_FuncTest_3/InvalidCheck_NC17_FuncTest_ProvenanceFiltering_ImgOnly_p-moreidx_3",
-                             "provenancefiltering", {"IDX-02", "IDX-03", "IDX-06", "PROV-03", "PROV-06"},
-                             {"PROV-03": "PROV-03: 1 of 2 JSON files does not match the provenance filtering schema (showing 1)"},
-                             {}, {"PROV-18": "IDX-06 failed"}),
+    "invalid_test_moreidx": (
+        "InvalidCheck_NC17_FuncTest_3/InvalidCheck_NC17_FuncTest_ProvenanceFiltering_ImgOnly_p-moreidx_3",
+        "provenancefiltering",
+        {"IDX-02", "IDX-03", "IDX-06", "PROV-03", "PROV-06"},
+        {"PROV-03": "PROV-03: 1 of 2 JSON files does not match the provenance filtering schema (showing 1)"},
+        {},
+        {"PROV-18": "IDX-06 failed"},
+    ),
     # PROV-03: a node without id.
-    "invalid_test_badfilter": ("InvalidCheck_NC17_FuncTest_3/InvalidCheck_NC17_FuncTest_ProvenanceFiltering_ImgOnly_p-badfilter_3",
-                               "provenancefiltering", {"PROV-03"},
-                               {"PROV-03": "PROV-03: 1 of 1 JSON file does not match the provenance filtering schema (showing 1)"},
-                               {}, {}),
+    "invalid_test_badfilter": (
+        "InvalidCheck_NC17_FuncTest_3/InvalidCheck_NC17_FuncTest_ProvenanceFiltering_ImgOnly_p-badfilter_3",
+        "provenancefiltering",
+        {"PROV-03"},
+        {"PROV-03": "PROV-03: 1 of 1 JSON file does not match the provenance filtering schema (showing 1)"},
+        {},
+        {},
+    ),
     # PROV-04 ("Make sure to include links!"): a filtering result in the graph task lacks links (not PROV-05).
-    "invalid_test_filtergraph": ("InvalidCheck_NC17_FuncTest_3/InvalidCheck_NC17_FuncTest_Provenance_ImgOnly_p-filtergraph_3",
-                                 "provenance", {"PROV-04"},
-                                 {"PROV-04": "PROV-04: 1 of 1 JSON file does not match the provenance graph-building schema (showing 1)"},
-                                 {}, {}),
+    "invalid_test_filtergraph": (
+        "InvalidCheck_NC17_FuncTest_3/InvalidCheck_NC17_FuncTest_Provenance_ImgOnly_p-filtergraph_3",
+        "provenance",
+        {"PROV-04"},
+        {"PROV-04": "PROV-04: 1 of 1 JSON file does not match the provenance graph-building schema (showing 1)"},
+        {},
+        {},
+    ),
 }
 
 
@@ -228,7 +302,9 @@ def test_badfilter_names_the_node(pytester, conformance):
     sub = fixture.split("/")[1]
     assert res.text("PROV-03").splitlines()[1] == (
         f"  {sub}/jsons/prov1.json [{PROBE}] nodes[0]: must match the provenance filtering schema "
-        "(got: 'id' is a required property)")
+        "(got: 'id' is a required property)"
+    )
     assert res.warning("PROV-13").splitlines()[1] == (
         f"  {sub}/jsons/prov1.json [{PROBE}] nodes: must include the probe itself: a node with fileid {PROBE} "
-        f"or file world/{PROBE}.jpg (got none among 200 nodes)")
+        f"or file world/{PROBE}.jpg (got none among 200 nodes)"
+    )

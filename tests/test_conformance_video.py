@@ -11,8 +11,7 @@ the comment names the D-xx or B-xx.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -45,43 +44,97 @@ CASES = [
     Conf("VB1", f"{V}/validvidtest", "valid", "MFC2019"),
     # The same file against the index without FrameCount: MediScore opens the videos (and fails without
     # efgh.mp4, "[1, 0]"); we never open media, check frame 1 only and say so in a warning (VSEG-05).
-    Conf("VB1-noFrameCount", f"{V}/validvidtest", "valid", "MFC2019", index=INDEX_NO_FRAMECOUNT,
-         warns={"VSEG-05": "VSEG-05: frame intervals checked against frame 1 only (showing 1)"}),
+    Conf(
+        "VB1-noFrameCount",
+        f"{V}/validvidtest",
+        "valid",
+        "MFC2019",
+        index=INDEX_NO_FRAMECOUNT,
+        warns={"VSEG-05": "VSEG-05: frame intervals checked against frame 1 only (showing 1)"},
+    ),
     # IsOptOut file: the index's own edition (NC2016, group N17) has no interval columns, so no VSEG item.
     Conf("VB2", f"{V}/validvidtest_nc17", "valid", None, absent=True),
     # The same file under MFC2019: the VSEG items skip and say why, as MediScore skips intervals under IsOptOut.
-    Conf("VB2-MFC2019", f"{V}/validvidtest_nc17", "valid", "MFC2019",
-         skips={r: f"{r} skipped: the file uses IsOptOut: NC2017-style video rows carry no intervals (VB2)" for r in VSEG}),
+    Conf(
+        "VB2-MFC2019",
+        f"{V}/validvidtest_nc17",
+        "valid",
+        "MFC2019",
+        skips={
+            r: f"{r} skipped: the file uses IsOptOut: NC2017-style video rows carry no intervals (VB2)" for r in VSEG
+        },
+    ),
     # Processed/OptOutDetection are MFC2018 statuses too: this case runs under MFC2018 (MS-only edition).
-    Conf("V0", f"{V}/badstringvidtest", "invalid", "MFC2018",
-         fails={"VSEG-01": "VSEG-01: 4 cells cannot be read as a list of [start, end] pairs (showing 4)"},
-         texts=("[abcd] AudioSampleSegments='[23,46]': must be a list of [start, end] pairs "
-                "(got a flat list; write [[23,46]])",)),
+    Conf(
+        "V0",
+        f"{V}/badstringvidtest",
+        "invalid",
+        "MFC2018",
+        fails={"VSEG-01": "VSEG-01: 4 cells cannot be read as a list of [start, end] pairs (showing 4)"},
+        texts=(
+            "[abcd] AudioSampleSegments='[23,46]': must be a list of [start, end] pairs "
+            "(got a flat list; write [[23,46]])",
+        ),
+    ),
     # Frame 0 and opt-out frame 280000 > 570 fail VSEG-05 as in MediScore.  abcd's audio [[23,4600]]
     # is *valid* here: MediScore bounds audio by the 200 video frames (B-08); we do not (D-17).
-    Conf("V1", f"{V}/oobvidtest", "invalid", "MFC2019",
-         fails={"VSEG-05": "VSEG-05: 2 frame intervals lie outside [1, FrameCount] (showing 2)"},
-         texts=("[efgh] VideoFrameSegments='[[0,60]]': interval 1 must lie within the video's frames [1, 570] (got [0, 60])",
-                "[efgh] VideoFrameOptOutSegments='[[14,280000]]': interval 1 must lie within the video's frames [1, 570] "
-                "(got [14, 280000])")),
+    Conf(
+        "V1",
+        f"{V}/oobvidtest",
+        "invalid",
+        "MFC2019",
+        fails={"VSEG-05": "VSEG-05: 2 frame intervals lie outside [1, FrameCount] (showing 2)"},
+        texts=(
+            "[efgh] VideoFrameSegments='[[0,60]]': interval 1 must lie within the video's frames [1, 570] (got "
+            "[0, 60])",
+            "[efgh] VideoFrameOptOutSegments='[[14,280000]]': interval 1 must lie within the video's frames [1, 570] "
+            "(got [14, 280000])",
+        ),
+    ),
     # Overlap as in MediScore (closed intervals, D-18); here found by a symmetric test (no B-09).
-    Conf("V2", f"{V}/selfcrossvidtest", "invalid", "MFC2019",
-         fails={"VSEG-07": "VSEG-07: 1 interval overlaps another interval in the same list (showing 1)"},
-         texts=("[abcd] AudioSampleSegments='[[23,46],[39,40]]': interval 2 [39, 40] must not overlap interval 1 "
-                "[23, 46] (got shared samples 39-40)",)),
+    Conf(
+        "V2",
+        f"{V}/selfcrossvidtest",
+        "invalid",
+        "MFC2019",
+        fails={"VSEG-07": "VSEG-07: 1 interval overlaps another interval in the same list (showing 1)"},
+        texts=(
+            "[abcd] AudioSampleSegments='[[23,46],[39,40]]': interval 2 [39, 40] must not overlap interval 1 "
+            "[23, 46] (got shared samples 39-40)",
+        ),
+    ),
     # MediScore's --ignore_overlap is --omfc-ignore-overlap: the overlap becomes a warning.
-    Conf("V2.1", f"{V}/selfcrossvidtest", "valid", "MFC2019", args=("--omfc-ignore-overlap",),
-         warns={"VSEG-07": "VSEG-07: 1 interval overlaps another interval in the same list (--omfc-ignore-overlap) (showing 1)"}),
+    Conf(
+        "V2.1",
+        f"{V}/selfcrossvidtest",
+        "valid",
+        "MFC2019",
+        args=("--omfc-ignore-overlap",),
+        warns={
+            "VSEG-07": "VSEG-07: 1 interval overlaps another interval in the same list (--omfc-ignore-overlap) "
+            "(showing 1)"
+        },
+    ),
     # FailedValidation rows are excused (STATUS-08); VSEG-10 warns about the excused bad row.  Only efgh is
     # listed: abcd's audio [[23,4600]] is valid under D-17 (MediScore would call it out of bounds, B-08).
-    Conf("V3", f"{V}/failvalidvidtest", "valid", "MFC2019",
-         warns={"VSEG-10": "VSEG-10: 1 FailedValidation row with invalid intervals excused (STATUS-08) (showing 1)"},
-         texts=("[efgh] ProbeStatus='FailedValidation': FailedValidation excuses this row",)),
+    Conf(
+        "V3",
+        f"{V}/failvalidvidtest",
+        "valid",
+        "MFC2019",
+        warns={"VSEG-10": "VSEG-10: 1 FailedValidation row with invalid intervals excused (STATUS-08) (showing 1)"},
+        texts=("[efgh] ProbeStatus='FailedValidation': FailedValidation excuses this row",),
+    ),
     # MediScore's --ignore_eof downgrades out-of-bounds intervals to warnings and passes.  We have no such
     # option: MFC19 §3.5.1 numbers frames from 1 to FrameCount, and frames outside the video cannot be
     # scored against the reference, so V4 keeps V1's verdict (VSEG-05 fails).
-    Conf("V4", f"{V}/oobvidtest", "valid", "MFC2019",
-         fails={"VSEG-05": "VSEG-05: 2 frame intervals lie outside [1, FrameCount] (showing 2)"}),
+    Conf(
+        "V4",
+        f"{V}/oobvidtest",
+        "valid",
+        "MFC2019",
+        fails={"VSEG-05": "VSEG-05: 2 frame intervals lie outside [1, FrameCount] (showing 2)"},
+    ),
 ]
 
 

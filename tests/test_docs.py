@@ -13,11 +13,9 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import SHARED
-from conftest import Case
+from conftest import SHARED, Case
 
-from pytest_omfc import REGISTRY
-from pytest_omfc import docgen
+from pytest_omfc import REGISTRY, docgen
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -79,7 +77,10 @@ def test_docgen_check_and_rewrite(tmp_path: Path, capsys: pytest.CaptureFixture[
     stale = tmp_path / "README.md"
     stale.write_text("".join(f"<!-- {n}:start -->\nSTALE-BODY\n<!-- {n}:end -->\n" for n in docgen.BLOCKS))
     assert docgen.main(["--check", str(stale)]) == 1
-    assert "out of date: options, scoring-options, conventions, rules, choices, defects, gate-metrics" in capsys.readouterr().out
+    assert (
+        "out of date: options, scoring-options, conventions, rules, choices, defects, gate-metrics"
+        in capsys.readouterr().out
+    )
     assert docgen.main([str(stale)]) == 0
     assert docgen.main(["--check", str(stale)]) == 0
     assert "STALE-BODY" not in stale.read_text()
@@ -104,7 +105,12 @@ def test_cited_resolutions_and_defects_exist(rules_md: str) -> None:
     resolutions = _table_ids(_section(rules_md, 3))
     defects = _table_ids(_section(rules_md, 4))
     cited = {cid: list(where) for cid, where in docgen.citations().items()}
-    for path in [*sorted((ROOT / "tests").rglob("*.py")), README, ROOT / "CONTRIBUTING.md", ROOT / "examples" / "make_examples.py"]:
+    for path in [
+        *sorted((ROOT / "tests").rglob("*.py")),
+        README,
+        ROOT / "CONTRIBUTING.md",
+        ROOT / "examples" / "make_examples.py",
+    ]:
         for cid in docgen.CITE_RE.findall(path.read_text(encoding="utf-8")):
             cited.setdefault(cid, []).append(path.relative_to(ROOT).as_posix())
     unknown = {cid: where for cid, where in cited.items() if cid not in (resolutions if cid[0] == "D" else defects)}
@@ -132,8 +138,12 @@ def test_quick_start_commands() -> None:
     assert (ROOT / m.group(1) / f"{Path(m.group(1)).name}.csv").is_file()
     assert (ROOT / m.group(2)).is_file()
     assert f"\n{TEST_COMMAND}\n" in text
-    for name in ("## Scoring", "## Performance", "## Choices where the plans and MediScore disagree",
-                 "## MediScore defects not copied"):
+    for name in (
+        "## Scoring",
+        "## Performance",
+        "## Choices where the plans and MediScore disagree",
+        "## MediScore defects not copied",
+    ):
         assert f"\n{name}\n" in text, name
 
 

@@ -8,15 +8,28 @@ IMG_IDX = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight"
 EV_IDX = IMG_IDX + ["EventName"]
 EV_OUT = ["ProbeFileID", "EventName", "ConfidenceScore", "ProbeStatus"]
 CAM_IDX = IMG_IDX + ["TrainCamID"]
-CAM_OUT = ["ProbeFileID", "TrainCamID", "OutputProbeMaskFileName", "ConfidenceScore", "ProbeStatus", "ProbeOptOutPixelValue"]
+CAM_OUT = [
+    "ProbeFileID",
+    "TrainCamID",
+    "OutputProbeMaskFileName",
+    "ConfidenceScore",
+    "ProbeStatus",
+    "ProbeOptOutPixelValue",
+]
 EVENTS = ["Hurricane_Sandy", "Hurricane_Ike", "oshkosh2011"]
 
 
 def event(omfc, pairs, edition="MFC2019", header=EV_OUT, extra=()):
     """System rows for (probe, event) pairs; the index has P1 and P2, each with the three EVENTS."""
     rows = [[p, e, "0.5", "Processed", *extra] for p, e in pairs]
-    return omfc.case(edition, "eventverification", header=header, rows=rows, index_header=EV_IDX,
-                     index_rows=[["eventverification", p, f"world/{p}.jpg", 64, 48, e] for p in ("P1", "P2") for e in EVENTS])
+    return omfc.case(
+        edition,
+        "eventverification",
+        header=header,
+        rows=rows,
+        index_header=EV_IDX,
+        index_rows=[["eventverification", p, f"world/{p}.jpg", 64, 48, e] for p in ("P1", "P2") for e in EVENTS],
+    )
 
 
 ALL_PAIRS = [(p, e) for p in ("P1", "P2") for e in EVENTS]
@@ -26,8 +39,15 @@ def camera(omfc, cams, edition="MFC2019", description="default"):
     """System rows T0..Tn with the given TrainCamIDs; the index gives CAM-A to T0 and T1, CAM-B to T2."""
     index_cams = ["CAM-A_primary_image", "CAM-A_primary_image", "CAM-B_primary_video"]
     rows = [[f"T{i}", c, "", "0.5", "Processed", ""] for i, c in enumerate(cams)]
-    return omfc.case(edition, "camera", header=CAM_OUT, rows=rows, index_header=CAM_IDX, description=description,
-                     index_rows=[["camera", f"T{i}", f"probe/T{i}.jpg", 64, 48, c] for i, c in enumerate(index_cams)])
+    return omfc.case(
+        edition,
+        "camera",
+        header=CAM_OUT,
+        rows=rows,
+        index_header=CAM_IDX,
+        description=description,
+        index_rows=[["camera", f"T{i}", f"probe/T{i}.jpg", 64, 48, c] for i, c in enumerate(index_cams)],
+    )
 
 
 CONDITION = """\
@@ -44,8 +64,13 @@ CONDITION = """\
 
 
 def test_ev01_probe_rows_differ_from_index_events(omfc):
-    pairs = [("P1", "Hurricane_Ike"), ("P1", "Foo_bar"), ("P1", "oshkosh2011"),
-             ("P2", "Hurricane_Sandy"), ("P2", "Hurricane_Ike")]
+    pairs = [
+        ("P1", "Hurricane_Ike"),
+        ("P1", "Foo_bar"),
+        ("P1", "oshkosh2011"),
+        ("P2", "Hurricane_Sandy"),
+        ("P2", "Hurricane_Ike"),
+    ]
     res = event(omfc, pairs).run()
     assert res.outcome("EV-01") == "failed"
     assert res.text("EV-01").splitlines() == [
@@ -78,9 +103,14 @@ def test_ev01_and_ev02_pass(omfc, edition):
 
 def test_ev02_warns_on_masks(omfc):
     masks = ["", "mask/a.png", " ", "", "", "mask/b.png"]
-    case = omfc.case("MFC2019", "eventverification", header=EV_OUT + ["OutputProbeMaskFileName"], index_header=EV_IDX,
-                     rows=[[p, e, "0.5", "Processed", m] for (p, e), m in zip(ALL_PAIRS, masks)],
-                     index_rows=[["eventverification", p, f"world/{p}.jpg", 64, 48, e] for p, e in ALL_PAIRS])
+    case = omfc.case(
+        "MFC2019",
+        "eventverification",
+        header=EV_OUT + ["OutputProbeMaskFileName"],
+        index_header=EV_IDX,
+        rows=[[p, e, "0.5", "Processed", m] for (p, e), m in zip(ALL_PAIRS, masks, strict=False)],
+        index_rows=[["eventverification", p, f"world/{p}.jpg", 64, 48, e] for p, e in ALL_PAIRS],
+    )
     res = case.run()
     assert res.outcome("EV-02") == "passed"
     assert res.warning("EV-02").splitlines()[:2] == [
@@ -127,8 +157,11 @@ def test_cam02_warns_without_train_test_condition(omfc):
 
 
 def test_cam02_passes_with_condition(omfc):
-    res = camera(omfc, ["CAM-A_primary_image", "CAM-A_primary_image", "CAM-B_primary_video"],
-                 description=CONDITION.format(sub_id="p-test_1")).run()
+    res = camera(
+        omfc,
+        ["CAM-A_primary_image", "CAM-A_primary_image", "CAM-B_primary_video"],
+        description=CONDITION.format(sub_id="p-test_1"),
+    ).run()
     assert res.outcome("CAM-02") == "passed"
     assert res.warning("CAM-02") is None
 

@@ -23,8 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import Case
-from conftest import RunOutcome
+from conftest import Case, RunOutcome
 
 from pytest_omfc import REGISTRY
 from pytest_omfc.editions import Edition, infer_from_index_name, parse_task
@@ -64,8 +63,17 @@ class _FnetCase(Case):
     @property
     def args(self) -> list[str]:
         extra = ["--omfc-classes", str(self.classes)] if self.classes != 2 else []
-        return ["--omfc-submission", str(self.submission), "--omfc-edition", "ForgeryNet", "--omfc-task", self.task,
-                "--omfc-reference", str(self.index), *extra]  # fmt: skip
+        return [
+            "--omfc-submission",
+            str(self.submission),
+            "--omfc-edition",
+            "ForgeryNet",
+            "--omfc-task",
+            self.task,
+            "--omfc-reference",
+            str(self.index),
+            *extra,
+        ]
 
 
 def _run(pytester: pytest.Pytester, path: str) -> RunOutcome:
@@ -96,9 +104,14 @@ def test_examples_match_the_generator(tmp_path: Path) -> None:
     """The committed files are exactly what make_examples.py writes (HDF5 compared by content)."""
     written = _generator().generate(tmp_path)
     fresh = {p.relative_to(tmp_path).as_posix() for p in written}
-    committed = {p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*")
-                 if p.is_file() and p.name != GENERATOR.name and "__pycache__" not in p.parts
-                 and p.relative_to(EXAMPLES).parts[0] != "ci"}  # examples/ci/: hand-written CI recipes (test_ci_recipes.py)
+    committed = {
+        p.relative_to(EXAMPLES).as_posix()
+        for p in EXAMPLES.rglob("*")
+        if p.is_file()
+        and p.name != GENERATOR.name
+        and "__pycache__" not in p.parts
+        and p.relative_to(EXAMPLES).parts[0] != "ci"
+    }  # examples/ci/: hand-written CI recipes (test_ci_recipes.py)
     assert committed - fresh == set(), "files under examples/ that the generator does not write"
     assert fresh - committed == set(), "run `python examples/make_examples.py` and commit the result"
     stale = []
@@ -121,9 +134,10 @@ def _same_hdf5(a: Path, b: Path) -> bool:
 
     ca, cb = content(a), content(b)
     return ca.keys() == cb.keys() and all(
-        (ca[k] is None and cb[k] is None) or (isinstance(ca[k], np.ndarray) and ca[k].dtype == cb[k].dtype
-                                             and np.array_equal(ca[k], cb[k]))
-        for k in ca)
+        (ca[k] is None and cb[k] is None)
+        or (isinstance(ca[k], np.ndarray) and ca[k].dtype == cb[k].dtype and np.array_equal(ca[k], cb[k]))
+        for k in ca
+    )
 
 
 def test_examples_are_tiny() -> None:
@@ -137,8 +151,15 @@ def test_every_family_has_one_valid_and_several_invalid() -> None:
         parts = path.split("/")
         family = "/".join(parts[1:3]) if parts[1] == "forgerynet" else parts[1]  # forgerynet/<task>
         families.setdefault(family, []).append(not exp["fails"])
-    assert sorted(families) == ["forgerynet/image-classification", "forgerynet/spatial", "forgerynet/temporal",
-                                "forgerynet/video-classification", "imdl", "mfc19-video", "vmd"]  # fmt: skip
+    assert sorted(families) == [
+        "forgerynet/image-classification",
+        "forgerynet/spatial",
+        "forgerynet/temporal",
+        "forgerynet/video-classification",
+        "imdl",
+        "mfc19-video",
+        "vmd",
+    ]
     for name, valid in families.items():
         assert valid.count(True) == 1, name
         assert valid.count(False) >= 3, name
@@ -213,16 +234,23 @@ def _invalid_verdict(pytester: pytest.Pytester, path: str, exp: dict[str, Any]) 
 def test_readme_scoring_command_on_the_bundled_example(pytester: pytest.Pytester) -> None:
     """The README's scoring command works from the repository root and gives the numbers it quotes."""
     readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
-    line = next(ln for ln in readme.splitlines() if ln.startswith("pytest ") and "--omfc-reference" in ln
-                and "examples/" in ln)
+    line = next(
+        ln for ln in readme.splitlines() if ln.startswith("pytest ") and "--omfc-reference" in ln and "examples/" in ln
+    )
     args = line.split()[1:]
     root = EXAMPLES.parent
     args = [str(root / a) if a.startswith("examples/") else a for a in args]
     args[args.index("--omfc-metrics-json") + 1] = str(pytester.path / "metrics.json")
     result = pytester.runpytest(*args, "-p", "no:cacheprovider")
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["*omfc detection scores*", "* all * 2 * 2 * 0.7500 *",
-                                 "*omfc mask scores*", "* all * 4 * 2 * 0.2613 * -0.6944 * 0.2340 * 0.1528*"])  # fmt: skip
+    result.stdout.fnmatch_lines(
+        [
+            "*omfc detection scores*",
+            "* all * 2 * 2 * 0.7500 *",
+            "*omfc mask scores*",
+            "* all * 4 * 2 * 0.2613 * -0.6944 * 0.2340 * 0.1528*",
+        ]
+    )
     assert "\u2026" not in result.stdout.str()  # an 80-column log must not cut a metric to '0.15…'
     doc = json.loads((pytester.path / "metrics.json").read_text())
     res, masks = doc["results"]
@@ -230,7 +258,12 @@ def test_readme_scoring_command_on_the_bundled_example(pytester: pytest.Pytester
     # masks (MediScore's defaults eks 15, dks 11): 0101's 16x12 mask inside its 32x28 reference box hits 77 of
     # the 252 pixels left after erosion, no false alarm; 0102 has no system mask (white: MCC 0, METRICS.md 2.8)
     p101, p102 = masks["per_probe"]
-    assert (p101["OptimumPixelTP"], p101["OptimumPixelFP"], p101["OptimumPixelFN"], p101["OptimumPixelTN"]) == (77, 0, 175, 1476)
+    assert (p101["OptimumPixelTP"], p101["OptimumPixelFP"], p101["OptimumPixelFN"], p101["OptimumPixelTN"]) == (
+        77,
+        0,
+        175,
+        1476,
+    )
     assert p101["OptimumMCC"] == pytest.approx(77 * 1476 / math.sqrt(77 * 252 * 1651 * 1476), abs=1e-12)
     assert (p102["OptimumMCC"], p102["OptimumNMM"], p102["OptimumThreshold"]) == (0.0, -1.0, -1)
     mm = masks["metrics"]

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-import pytest_omfc.api  # noqa: F401  (imported before the inner runs: pytester drops the modules a run imports)
 from conftest import run_capped
 from test_scoring_plugin import make
+
+import pytest_omfc.api  # noqa: F401  (imported before the inner runs: pytester drops the modules a run imports)
 
 QUERIES = ("--omfc-query", "Collection=='A'", "--omfc-query", "Collection=='B'")
 
@@ -47,7 +47,9 @@ def passed(res: dict[str, tuple[str, str]], name: str) -> None:
 
 
 def test_scores_by_attribute_and_by_query(omfc: Any) -> None:
-    res = run_user(make(omfc), """
+    res = run_user(
+        make(omfc),
+        """
 import math, pytest
 
 def test_scores(omfc):
@@ -58,30 +60,41 @@ def test_scores(omfc):
     assert d["q1"]["AUC@FAR"] == d["q1"].get("AUC@FAR")
     assert math.isnan(d["q1"].AUC_CI_LOWER)  # null in the metrics JSON (no --omfc-ci)
     assert d["q1"].counts["targets"] == 2
-    with pytest.raises(LookupError, match=r"^detection has 2 results \\(q1, q2\\): pick one, e.g. scores.detection\\['q1'\\]$"):
+    with pytest.raises(
+        LookupError, match=r"^detection has 2 results \\(q1, q2\\): pick one, e.g. " r"scores.detection\\['q1'\\]$"
+    ):
         d.AUC
     with pytest.raises(AttributeError, match=r"^detection result q1 has no metric 'AUCC'; valid: TRR, AUC, EER, "):
         d["q1"].AUCC
     with pytest.raises(KeyError, match=r"detection has no result 'q3'; valid: q1, q2"):
         d["q3"]
-    with pytest.raises(AttributeError, match=r"^mask is not scored in this run \\(task and reference\\); scored: detection$"):
+    with pytest.raises(
+        AttributeError, match=r"^mask is not scored in this run \\(task and reference\\); " r"scored: detection$"
+    ):
         omfc.scores.mask
-""", *QUERIES)
+""",
+        *QUERIES,
+    )
     passed(res, "test_scores")
     assert res["detection[q1]"][0] == res["detection[q2]"][0] == "passed"  # the score items ran too
 
 
 def test_a_single_result_reads_as_the_scorer(omfc: Any) -> None:
-    res = run_user(make(omfc), """
+    res = run_user(
+        make(omfc),
+        """
 def test_all(omfc):
     assert omfc.scores.detection.AUC == 0.8125 and omfc.scores.detection.EER == 0.25
     assert omfc.scores.detection.labels == ["all"] and omfc.scores.names == ["detection"]
-""")
+""",
+    )
     passed(res, "test_all")
 
 
 def test_a_not_scored_result_raises_with_the_reason(omfc: Any) -> None:
-    res = run_user(make(omfc, score={"0005": "high"}), """
+    res = run_user(
+        make(omfc, score={"0005": "high"}),
+        """
 import pytest
 from pytest_omfc import NotScoredError
 
@@ -90,18 +103,23 @@ def test_unscored(omfc):
     assert not r.scored and r.skipped.startswith("SCORE-01 failed: 1 ConfidenceScore value(s) are not numbers")
     with pytest.raises(NotScoredError, match=r"^AUC: detection, query all was not scored: SCORE-01 failed: "):
         omfc.scores.detection.AUC
-""")
+""",
+    )
     passed(res, "test_unscored")
 
 
 def test_scores_without_a_reference_say_what_to_add(omfc: Any) -> None:
-    res = run_user(make(omfc), """
+    res = run_user(
+        make(omfc),
+        """
 import pytest
 
 def test_noref(omfc):
     with pytest.raises(LookupError, match=r"^omfc.scores: nothing is scored: add --omfc-reference PATH"):
         omfc.scores
-""", reference=False)
+""",
+        reference=False,
+    )
     passed(res, "test_noref")
 
 
@@ -110,15 +128,22 @@ def test_without_a_submission_the_fixture_errors_with_the_options_to_add(pyteste
     rec = pytester.inline_run("-p", "no:cacheprovider", "test_user.py")
     (rep,) = [r for r in rec.getreports("pytest_runtest_logreport") if r.when == "setup"]
     assert rep.failed
-    assert str(rep.longrepr).splitlines()[0].endswith(
-        "the omfc fixture needs a submission: run pytest with --omfc-submission DIR --omfc-index PATH "
-        "(and --omfc-reference PATH for omfc.scores)")
+    assert (
+        str(rep.longrepr)
+        .splitlines()[0]
+        .endswith(
+            "the omfc fixture needs a submission: run pytest with --omfc-submission DIR --omfc-index PATH "
+            "(and --omfc-reference PATH for omfc.scores)"
+        )
+    )
 
 
 # ---------------------------------------------------------------------------- never twice
 
 
-def test_each_scorer_runs_once_for_the_items_the_fixture_and_the_gates(omfc: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_scorer_runs_once_for_the_items_the_fixture_and_the_gates(
+    omfc: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from pytest_omfc.scoring import detection
 
     calls: list[int] = []
@@ -162,7 +187,9 @@ def test_findings_reuse_the_rule_items_outcomes(omfc: Any, monkeypatch: pytest.M
     s = make(omfc, drop=("0008",))
     s.case.pytester.makepyfile(test_user="def test_f(omfc):\n    assert len(omfc.findings('IDX-04')) == 1\n")
     rec = s.case.pytester.inline_run(str(s.case.submission), *s.case.args, "-p", "no:cacheprovider", "test_user.py")
-    outcomes = {r.nodeid.rsplit("::", 1)[-1]: r.outcome for r in rec.getreports("pytest_runtest_logreport") if r.when == "call"}
+    outcomes = {
+        r.nodeid.rsplit("::", 1)[-1]: r.outcome for r in rec.getreports("pytest_runtest_logreport") if r.when == "call"
+    }
     assert outcomes["IDX-04"] == "failed" and outcomes["test_f"] == "passed"
     assert len(calls) == 1
 
@@ -171,7 +198,9 @@ def test_findings_reuse_the_rule_items_outcomes(omfc: Any, monkeypatch: pytest.M
 
 
 def test_submission_and_findings(omfc: Any) -> None:
-    res = run_user(make(omfc, drop=("0008",)), """
+    res = run_user(
+        make(omfc, drop=("0008",)),
+        """
 import pytest
 
 def test_view(omfc):
@@ -182,7 +211,8 @@ def test_view(omfc):
 
 def test_findings(omfc):
     (f,) = omfc.findings("IDX-04")
-    assert (f.rule, f.severity, f.file, f.line, f.key) == ("IDX-04", "error", "OpenMFC20_Image-IMDL-index.csv", 9, "0008")
+    expected = ("IDX-04", "error", "OpenMFC20_Image-IMDL-index.csv", 9, "0008")
+    assert (f.rule, f.severity, f.file, f.line, f.key) == expected
     assert f.message == "the index trial must appear in the system output (it does not)"
     every = omfc.findings()
     assert f in every and {g.rule for g in every if g.severity == "error"} == {"IDX-02", "IDX-04", "IDX-06"}
@@ -190,7 +220,9 @@ def test_findings(omfc):
     assert omfc.findings("PROV-01") == []  # a rule of another task: nothing to find
     with pytest.raises(KeyError, match=r"unknown rule 'NOPE-1'; applicable rules: SUB-10, "):
         omfc.findings("NOPE-1")
-""", reference=False)
+""",
+        reference=False,
+    )
     passed(res, "test_view")
     passed(res, "test_findings")
     assert res["IDX-04"][0] == "failed"
@@ -207,12 +239,18 @@ def test_only_the_users_tests_with_m_not_omfc(omfc: Any) -> None:
 def test_values_read_or_recorded_appear_in_junit(omfc: Any) -> None:
     s = make(omfc)
     xml = s.case.pytester.path / "out" / "junit.xml"
-    res = run_user(s, """
+    res = run_user(
+        s,
+        """
 def test_gate(omfc):
     assert omfc.scores.detection.AUC >= 0.8
     assert omfc.scores.detection["all"].EER <= 0.25
     omfc.record("team.threshold", 0.8)
-""", "--junitxml", str(xml), *(("-o", "junit_family=xunit2")))
+""",
+        "--junitxml",
+        str(xml),
+        *(("-o", "junit_family=xunit2")),
+    )
     passed(res, "test_gate")
     case = next(c for c in ET.parse(xml).iter("testcase") if c.get("name") == "test_gate")
     props = [(p.get("name"), p.get("value")) for p in case.iter("property")]
@@ -238,7 +276,9 @@ for bad in ({"far_stp": 0.5}, {"far_stop": 2}, {"convention": "nist"}):
         omfc_score(**kw, **bad)
     except (TypeError, ValueError) as exc:
         out[next(iter(bad))] = f"{type(exc).__name__}: {exc}"
-out["pytest"] = sorted(m for m in sys.modules if m.split(".")[0] in ("pytest", "_pytest") and sys.modules[m] is not None)
+out["pytest"] = sorted(
+    m for m in sys.modules if m.split(".")[0] in ("pytest", "_pytest") and sys.modules[m] is not None
+)
 print(json.dumps(out))
 """
 
@@ -247,8 +287,9 @@ def test_omfc_score_needs_no_pytest(omfc: Any) -> None:
     s = make(omfc)
     script = s.case.pytester.path / "score.py"
     script.write_text(SCRIPT, encoding="utf-8")
-    run = run_capped([str(script), str(s.case.pytester.path)], cwd=Path(s.case.pytester.path), timeout=120,
-                     cap=2 * 1024**3)
+    run = run_capped(
+        [str(script), str(s.case.pytester.path)], cwd=Path(s.case.pytester.path), timeout=120, cap=2 * 1024**3
+    )
     assert run.ret == 0, run.err[-3000:]
     out = json.loads(run.out.strip().splitlines()[-1])
     assert out["all"] == 0.8125
@@ -265,9 +306,19 @@ def test_entries_with_their_own_scorer_name_and_node_types() -> None:
     from pytest_omfc.scoring.registry import NotScored, ScoreResult
     from pytest_omfc.scoring.results import build_scores
 
-    entries = [{"scorer": "provenance-filtering", "query": None, "query_kind": "all", "node_type": t,
-                "metrics": {"NodeRecallAt50": v}} for t, v in (("all", 0.5), ("donor", 0.25))]  # fmt: skip
-    scores = build_scores({"provenance": [ScoreResult({"entries": entries})], "temporal": [NotScored("COL-07 failed")]}, [])
+    entries = [
+        {
+            "scorer": "provenance-filtering",
+            "query": None,
+            "query_kind": "all",
+            "node_type": t,
+            "metrics": {"NodeRecallAt50": v},
+        }
+        for t, v in (("all", 0.5), ("donor", 0.25))
+    ]
+    scores = build_scores(
+        {"provenance": [ScoreResult({"entries": entries})], "temporal": [NotScored("COL-07 failed")]}, []
+    )
     assert scores.names == ["provenance", "provenance-filtering", "temporal"]
     assert scores.provenance_filtering["donor"].NodeRecallAt50 == 0.25
     assert scores.provenance["all"].NodeRecallAt50 == 0.5

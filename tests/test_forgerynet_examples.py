@@ -34,4 +34,4 @@ def test_readme_command_gives_the_quoted_numbers(pytester: pytest.Pytester, k: i
     quoted = dict(pair.rsplit(" ", 1) for pair in ROWS[k][1].split(", "))
     got = {name: f"{entry['metrics'][name]:.4f}" for name in quoted}
     assert got == quoted
-    result.stdout.fnmatch_lines([f"*omfc ForgeryNet * scores*"])
+    result.stdout.fnmatch_lines(["*omfc ForgeryNet * scores*"])

@@ -51,9 +51,13 @@ def test_binary_one_class_and_absent_predicted_class() -> None:
     # the recall of class 0 alone = 1/2 (scikit-learn: same, with a warning).
     r = score_binary(np.array([0, 0]), np.array([0.1, 0.7]))
     assert r.metrics == {"Acc": 0.5, "AUC": None}
-    assert r.notes == (("Acc: class 1 predicted but absent from the reference: left out of the mean "
-                        "(as scikit-learn's balanced_accuracy_score)"),
-                       "AUC undefined: only one class in the reference")
+    assert r.notes == (
+        (
+            "Acc: class 1 predicted but absent from the reference: left out of the mean "
+            "(as scikit-learn's balanced_accuracy_score)"
+        ),
+        "AUC undefined: only one class in the reference",
+    )
     assert r.per_class[1] == {"class": 1, "n": 0, "recall": None}
     assert sk_balanced(np.array([0, 0]), np.array([0, 1])) == 0.5
     empty = score_binary(np.array([], dtype=int), np.array([]))
@@ -71,9 +75,11 @@ def test_multiclass_hand_computed() -> None:
     p = np.array([[0.6, 0.2, 0.2], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.4, 0.4, 0.2]])
     r = score_multiclass(y, p)
     assert r.metrics == {"Acc": pytest.approx(2.5 / 3, abs=1e-15), "mAP": 0.875, "AUC": 1.0, "Acc_binary": 1.0}
-    assert r.per_class == [{"class": 0, "n": 1, "AUC": 1.0, "recall": 1.0},
-                           {"class": 1, "n": 1, "AUC": 1.0, "recall": 1.0},
-                           {"class": 2, "n": 2, "AUC": 0.625, "recall": 0.5}]
+    assert r.per_class == [
+        {"class": 0, "n": 1, "AUC": 1.0, "recall": 1.0},
+        {"class": 1, "n": 1, "AUC": 1.0, "recall": 1.0},
+        {"class": 2, "n": 2, "AUC": 0.625, "recall": 0.5},
+    ]
     assert r.notes == ()
 
 
@@ -85,8 +91,12 @@ def test_multiclass_class_without_positive_is_left_out_of_map() -> None:
     r = score_multiclass(y, p)
     assert r.metrics["mAP"] == 1.0
     assert r.per_class[2] == {"class": 2, "n": 0, "AUC": None, "recall": None}
-    assert r.notes == (("mAP: class 2 has no positive or no negative sample: its AUC is undefined and left out "
-                        "of the mean (2 of 3 classes averaged)"),)
+    assert r.notes == (
+        (
+            "mAP: class 2 has no positive or no negative sample: its AUC is undefined and left out "
+            "of the mean (2 of 3 classes averaged)"
+        ),
+    )
 
 
 def test_fake_score_is_summed_left_to_right() -> None:
@@ -142,11 +152,14 @@ def test_roc_auc_large_ties_exact() -> None:
     assert roc_auc(np.array([True, False]), np.array([0.0, -0.0])) == 0.5
 
 
-@pytest.mark.parametrize(("labels", "probs", "message"), [
-    (np.array([0, 3]), np.full((2, 3), 1 / 3), "labels must be in 0..2 (got 0..3)"),
-    (np.array([0, 1]), np.array([[0.5, np.nan], [0.5, 0.5]]), "probabilities must be finite"),
-    (np.array([0, 1, 1]), np.full((2, 3), 1 / 3), "labels must be a 1-D array of 2 values"),
-])
+@pytest.mark.parametrize(
+    ("labels", "probs", "message"),
+    [
+        (np.array([0, 3]), np.full((2, 3), 1 / 3), "labels must be in 0..2 (got 0..3)"),
+        (np.array([0, 1]), np.array([[0.5, np.nan], [0.5, 0.5]]), "probabilities must be finite"),
+        (np.array([0, 1, 1]), np.full((2, 3), 1 / 3), "labels must be a 1-D array of 2 values"),
+    ],
+)
 def test_bad_input_raises_value_error(labels: np.ndarray, probs: np.ndarray, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         score_multiclass(labels, probs)

@@ -55,8 +55,9 @@ def test_per_image_and_pooled_differ_for_images_of_different_sizes() -> None:
     # A: 1 pixel, pred 255 vs gt 0 -> every metric at its worst: IoU@t = 1, IoU_diff = 0, L1 = 1.
     # B: 3 pixels, all equal (0 vs 0) -> IoU@t = 0, IoU_diff = 1, L1 = 0.
     # per image: (1 + 0)/2 = .5 for IoU@t and L1; pooled over 4 pixels: 1/4 = .25; IoU_diff pooled 3/4.
-    r = score_spatial([("A", np.array([[255]], U8), np.array([[0]], U8)),
-                       ("B", np.zeros((1, 3), U8), np.zeros((1, 3), U8))])
+    r = score_spatial(
+        [("A", np.array([[255]], U8), np.array([[0]], U8)), ("B", np.zeros((1, 3), U8), np.zeros((1, 3), U8))]
+    )
     m = r.metrics
     assert (m["IoU@0.1_per_image"], m["IoU@0.1_pooled"]) == (0.5, 0.25)
     assert (m["IoU_agree@0.2_per_image"], m["IoU_agree@0.2_pooled"]) == (0.5, 0.75)
@@ -101,8 +102,9 @@ def test_one_bit_maps_are_zero_or_one() -> None:
 def test_streaming_accumulator_matches_score_spatial_and_consumes_a_generator() -> None:
     rng = np.random.default_rng(3)
     shapes = [(5, 7), (12, 3), (1, 1), (8, 8)]
-    pairs = [(f"i{j}", rng.integers(0, 256, s).astype(U8), rng.integers(0, 256, s).astype(U8))
-             for j, s in enumerate(shapes)]
+    pairs = [
+        (f"i{j}", rng.integers(0, 256, s).astype(U8), rng.integers(0, 256, s).astype(U8)) for j, s in enumerate(shapes)
+    ]
     consumed: list[str] = []
 
     def gen() -> Iterator[tuple[str, np.ndarray, np.ndarray]]:

@@ -29,8 +29,11 @@ def segment_iou(target_segment, candidate_segments):  # utils.py
     # Intersection including Non-negative overlap score.
     segments_intersection = (tt2 - tt1).clip(0)
     # Segment union.
-    segments_union = (candidate_segments[:, 1] - candidate_segments[:, 0]) \
-        + (target_segment[1] - target_segment[0]) - segments_intersection
+    segments_union = (
+        (candidate_segments[:, 1] - candidate_segments[:, 0])
+        + (target_segment[1] - target_segment[0])
+        - segments_intersection
+    )
     # Compute overlap as the ratio of the intersection
     # over union of two segments.
     tIoU = segments_intersection.astype(float) / segments_union
@@ -39,7 +42,7 @@ def segment_iou(target_segment, candidate_segments):  # utils.py
 
 def wrapper_segment_iou(target_segments, candidate_segments):  # utils.py
     if candidate_segments.ndim != 2 or target_segments.ndim != 2:
-        raise ValueError('Dimension of arguments is incorrect')
+        raise ValueError("Dimension of arguments is incorrect")
     n, m = candidate_segments.shape[0], target_segments.shape[0]
     tiou = np.empty((n, m))
     for i in range(m):
@@ -62,7 +65,7 @@ def compute_average_precision_detection(ground_truth, prediction, tiou_threshold
     npos = float(len(ground_truth))
     lock_gt = np.ones((len(tiou_thresholds), len(ground_truth))) * -1
     # Sort predictions by decreasing score order.
-    sort_idx = prediction['score'].values.argsort()[::-1]
+    sort_idx = prediction["score"].values.argsort()[::-1]
     prediction = prediction.loc[sort_idx].reset_index(drop=True)
 
     # Initialize true positive and false positive vectors.
@@ -70,21 +73,19 @@ def compute_average_precision_detection(ground_truth, prediction, tiou_threshold
     fp = np.zeros((len(tiou_thresholds), len(prediction)))
 
     # Adaptation to query faster
-    ground_truth_gbvn = ground_truth.groupby('video-id')
+    ground_truth_gbvn = ground_truth.groupby("video-id")
 
     # Assigning true positive to truly grount truth instances.
     for idx, this_pred in prediction.iterrows():
-
         try:
             # Check if there is at least one ground truth in the video associated.
-            ground_truth_videoid = ground_truth_gbvn.get_group(this_pred['video-id'])
+            ground_truth_videoid = ground_truth_gbvn.get_group(this_pred["video-id"])
         except Exception:  # noqa: BLE001 (ActivityNet's bare except)
             fp[:, idx] = 1
             continue
 
         this_gt = ground_truth_videoid.reset_index()
-        tiou_arr = segment_iou(this_pred[['t-start', 't-end']].values,
-                               this_gt[['t-start', 't-end']].values)
+        tiou_arr = segment_iou(this_pred[["t-start", "t-end"]].values, this_gt[["t-start", "t-end"]].values)
         # We would like to retrieve the predictions with highest tiou score.
         tiou_sorted_idx = tiou_arr.argsort()[::-1]
         for tidx, tiou_thr in enumerate(tiou_thresholds):
@@ -92,11 +93,11 @@ def compute_average_precision_detection(ground_truth, prediction, tiou_threshold
                 if tiou_arr[jdx] < tiou_thr:
                     fp[tidx, idx] = 1
                     break
-                if lock_gt[tidx, this_gt.loc[jdx]['index']] >= 0:
+                if lock_gt[tidx, this_gt.loc[jdx]["index"]] >= 0:
                     continue
                 # Assign as true positive after the filters above.
                 tp[tidx, idx] = 1
-                lock_gt[tidx, this_gt.loc[jdx]['index']] = idx
+                lock_gt[tidx, this_gt.loc[jdx]["index"]] = idx
                 break
 
             if fp[tidx, idx] == 0 and tp[tidx, idx] == 0:
@@ -115,10 +116,14 @@ def compute_average_precision_detection(ground_truth, prediction, tiou_threshold
     return ap
 
 
-def average_recall_vs_avg_nr_proposals(ground_truth, proposals, max_avg_nr_proposals=None,
-                                       tiou_thresholds=np.linspace(0.5, 0.95, 10)):  # noqa: B008 (as ActivityNet)
+def average_recall_vs_avg_nr_proposals(
+    ground_truth,
+    proposals,
+    max_avg_nr_proposals=None,
+    tiou_thresholds=np.linspace(0.5, 0.95, 10),  # noqa: B008 (as ActivityNet)
+):
     # Get list of videos.
-    video_lst = ground_truth['video-id'].unique()
+    video_lst = ground_truth["video-id"].unique()
 
     if not max_avg_nr_proposals:
         max_avg_nr_proposals = float(proposals.shape[0]) / video_lst.shape[0]
@@ -126,8 +131,8 @@ def average_recall_vs_avg_nr_proposals(ground_truth, proposals, max_avg_nr_propo
     ratio = max_avg_nr_proposals * float(video_lst.shape[0]) / proposals.shape[0]
 
     # Adaptation to query faster
-    ground_truth_gbvn = ground_truth.groupby('video-id')
-    proposals_gbvn = proposals.groupby('video-id')
+    ground_truth_gbvn = ground_truth.groupby("video-id")
+    proposals_gbvn = proposals.groupby("video-id")
 
     # For each video, computes tiou scores among the retrieved proposals.
     score_lst = []
@@ -135,7 +140,7 @@ def average_recall_vs_avg_nr_proposals(ground_truth, proposals, max_avg_nr_propo
     for videoid in video_lst:
         # Get ground-truth instances associated to this video.
         ground_truth_videoid = ground_truth_gbvn.get_group(videoid)
-        this_video_ground_truth = ground_truth_videoid.loc[:, ['t-start', 't-end']].values
+        this_video_ground_truth = ground_truth_videoid.loc[:, ["t-start", "t-end"]].values
 
         # Get proposals for this video.
         try:
@@ -145,7 +150,7 @@ def average_recall_vs_avg_nr_proposals(ground_truth, proposals, max_avg_nr_propo
             score_lst.append(np.zeros((n, 1)))
             continue
 
-        this_video_proposals = proposals_videoid.loc[:, ['t-start', 't-end']].values
+        this_video_proposals = proposals_videoid.loc[:, ["t-start", "t-end"]].values
 
         if this_video_proposals.shape[0] == 0:
             n = this_video_ground_truth.shape[0]
@@ -153,7 +158,7 @@ def average_recall_vs_avg_nr_proposals(ground_truth, proposals, max_avg_nr_propo
             continue
 
         # Sort proposals by score.
-        sort_idx = proposals_videoid['score'].argsort()[::-1]
+        sort_idx = proposals_videoid["score"].argsort()[::-1]
         this_video_proposals = this_video_proposals[np.asarray(sort_idx), :]
 
         if this_video_proposals.ndim != 2:
@@ -176,7 +181,6 @@ def average_recall_vs_avg_nr_proposals(ground_truth, proposals, max_avg_nr_propo
     recall = np.empty((tiou_thresholds.shape[0], pcn_lst.shape[0]))
     # Iterates over each tiou threshold.
     for ridx, tiou in enumerate(tiou_thresholds):
-
         # Inspect positives retrieved per video at different
         # number of proposals (percentage of the total retrieved).
         for i, score in enumerate(score_lst):
@@ -206,11 +210,18 @@ def average_recall_vs_avg_nr_proposals(ground_truth, proposals, max_avg_nr_propo
 # ---------------------------------------------------------------- harness
 def activitynet(gt: dict, preds: dict, top_k: int = 10) -> tuple[np.ndarray, np.ndarray]:
     """(AP per threshold, recall (10, 100)) of ActivityNet on the top-k-per-video predictions."""
-    g = pd.DataFrame([{"video-id": v, "t-start": float(s), "t-end": float(e)}
-                      for v, segs in gt.items() for s, e in segs], columns=["video-id", "t-start", "t-end"])
-    p = pd.DataFrame([{"video-id": v, "t-start": float(s), "t-end": float(e), "score": sc}
-                      for v, segs in preds.items() for s, e, sc in keep_top_k(segs, top_k)],
-                     columns=["video-id", "t-start", "t-end", "score"])
+    g = pd.DataFrame(
+        [{"video-id": v, "t-start": float(s), "t-end": float(e)} for v, segs in gt.items() for s, e in segs],
+        columns=["video-id", "t-start", "t-end"],
+    )
+    p = pd.DataFrame(
+        [
+            {"video-id": v, "t-start": float(s), "t-end": float(e), "score": sc}
+            for v, segs in preds.items()
+            for s, e, sc in keep_top_k(segs, top_k)
+        ],
+        columns=["video-id", "t-start", "t-end", "score"],
+    )
     ap = compute_average_precision_detection(g, p)
     recall, _, _ = average_recall_vs_avg_nr_proposals(g, p, max_avg_nr_proposals=100)
     return ap, recall
@@ -300,7 +311,9 @@ def test_video_without_ground_truth_counts_for_ap_not_ar() -> None:
     assert r.metrics["AR@1"] == 1.0
     assert r.notes[0].startswith("1 predictions in 1 videos without ground truth: false positives for AP")
     # A video absent from the reference behaves the same.
-    assert ap_list(score_temporal({"v": [(0.0, 10.0)]}, {"x": [(0.0, 10.0, 0.99)], "v": [(0.0, 10.0, 0.5)]})) == [0.5] * 10
+    assert (
+        ap_list(score_temporal({"v": [(0.0, 10.0)]}, {"x": [(0.0, 10.0, 0.99)], "v": [(0.0, 10.0, 0.5)]})) == [0.5] * 10
+    )
 
 
 def test_video_missing_from_predictions_still_counts() -> None:
@@ -313,8 +326,10 @@ def test_video_missing_from_predictions_still_counts() -> None:
     assert r.metrics["AR@1"] == 0.5 and r.metrics["AR@10"] == 0.5
     assert "1 of 2 videos with ground truth have no prediction: their ground truth is missed" in r.notes
     # Listed with an empty list: the same.
-    assert score_temporal({"v1": [(0.0, 10.0)], "v2": [(0.0, 5.0)]},
-                          {"v1": [(0.0, 10.0, 0.7)], "v2": []}).metrics == r.metrics
+    assert (
+        score_temporal({"v1": [(0.0, 10.0)], "v2": [(0.0, 5.0)]}, {"v1": [(0.0, 10.0, 0.7)], "v2": []}).metrics
+        == r.metrics
+    )
 
 
 def test_ar_counts_proposals_on_average_per_video() -> None:
@@ -389,8 +404,10 @@ def test_undefined_and_empty_cases() -> None:
     real = {f"r{j}": [(0.0, 1.0, 0.1)] for j in range(150)}
     r = score_temporal({"v": [(0, 1)], **{k: [] for k in real}}, {"v": [(0.0, 1.0, 0.9)], **real})
     assert r.metrics["AR@10"] == 0.0 and ap_list(r) == [1.0] * 10
-    assert r.notes[-1] == ("the proposal budget (100 per video with ground truth, over 151 kept predictions) keeps "
-                           "no proposal of a video with ground truth: AR is 0 (ActivityNet divides by zero here)")
+    assert r.notes[-1] == (
+        "the proposal budget (100 per video with ground truth, over 151 kept predictions) keeps "
+        "no proposal of a video with ground truth: AR is 0 (ActivityNet divides by zero here)"
+    )
 
 
 @pytest.mark.parametrize("bad", [(2.0, 1.0, 0.5), (1.0, 1.0, 0.5), (0.0, float("nan"), 0.5), (0.0, 1.0, float("inf"))])
@@ -446,8 +463,9 @@ def test_random_cases_agree_with_activitynet(seed: int) -> None:
     np.testing.assert_allclose(ap_list(r), ap, rtol=0, atol=1e-12)
     assert r.metrics["AP_avg"] == pytest.approx(float(np.mean(ap)), abs=1e-12)
     for k in (1, 2, 5, 10):
-        np.testing.assert_allclose([row[f"recall@{k}"] for row in r.per_threshold], recall[:, k - 1],
-                                   rtol=0, atol=1e-12)
+        np.testing.assert_allclose(
+            [row[f"recall@{k}"] for row in r.per_threshold], recall[:, k - 1], rtol=0, atol=1e-12
+        )
         assert r.metrics[f"AR@{k}"] == pytest.approx(float(recall.mean(axis=0)[k - 1]), abs=1e-12)
 
 

@@ -13,7 +13,10 @@ pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptio
 BIN_REF = (["ID", "Label"], [["0042", 0], ["b", 1], ["c", 1], ["d", 0]])
 BIN_SUB = (["ID", "Score"], [["0042", 0.2], ["b", 0.9], ["c", 0.4], ["d", 0.6]])
 K3_REF = (["ID", "Label"], [["a", 0], ["b", 1], ["c", 2], ["d", 2]])
-K3_SUB = (["ID", "P0", "P1", "P2"], [["a", 0.6, 0.3, 0.1], ["b", 0.2, 0.5, 0.3], ["c", 0.1, 0.2, 0.7], ["d", 0.65, 0.1, 0.25]])
+K3_SUB = (
+    ["ID", "P0", "P1", "P2"],
+    [["a", 0.6, 0.3, 0.1], ["b", 0.2, 0.5, 0.3], ["c", 0.1, 0.2, 0.7], ["d", 0.65, 0.1, 0.25]],
+)
 
 GT = np.zeros((4, 6), np.uint8)
 GT[1:3, 1:4] = 200
@@ -22,14 +25,23 @@ SPL_SUB = (["ID", "Score", "MaskFileName"], [["a", 0.9, "mask/a.png"], ["r", 0.1
 SPL_FILES = {"mask/a.png": png_bytes(GT), "mask/r.png": png_bytes(np.zeros((4, 6), bool), "1")}
 SPL_REF_FILES = {"gt/a.png": png_bytes(GT)}
 
-TL_REF = {"version": "1.3", "database": {
-    "v1": {"annotations": [{"segment": [0.0, 10.0], "label": "Fake"}], "duration": 20.0, "subset": "validation"},
-    "v2": {"annotations": [{"segment": [20, 30], "label": "Fake"}, {"segment": [40, 50], "label": "Fake"}]},
-    "v3": {"annotations": [], "duration": 60, "subset": "validation"}}}  # fmt: skip
-TL_SUB = {"version": "1.3", "results": {
-    "v1": [{"segment": [0, 10], "score": 0.9, "label": "Fake"}],
-    "v2": [{"segment": [20, 28.2], "score": 0.8}, {"segment": [40, 45], "score": 0.7}],
-    "v3": [{"segment": [1, 2], "score": 0.85}]}, "external_data": {}}  # fmt: skip
+TL_REF = {
+    "version": "1.3",
+    "database": {
+        "v1": {"annotations": [{"segment": [0.0, 10.0], "label": "Fake"}], "duration": 20.0, "subset": "validation"},
+        "v2": {"annotations": [{"segment": [20, 30], "label": "Fake"}, {"segment": [40, 50], "label": "Fake"}]},
+        "v3": {"annotations": [], "duration": 60, "subset": "validation"},
+    },
+}
+TL_SUB = {
+    "version": "1.3",
+    "results": {
+        "v1": [{"segment": [0, 10], "score": 0.9, "label": "Fake"}],
+        "v2": [{"segment": [20, 28.2], "score": 0.8}, {"segment": [40, 45], "score": 0.7}],
+        "v3": [{"segment": [1, 2], "score": 0.85}],
+    },
+    "external_data": {},
+}
 
 
 def _bin(fnet: Fnet, sub: object = BIN_SUB, ref: object = BIN_REF, **kw: object) -> FnetRun:
@@ -41,8 +53,9 @@ def _k3(fnet: Fnet, sub: object = K3_SUB, ref: object = K3_REF) -> FnetRun:
 
 
 def _spl(fnet: Fnet, sub: object = SPL_SUB, files: dict | None = None, ref: object = SPL_REF) -> FnetRun:
-    return fnet.case("spatial", reference=ref, submission=sub, files={**SPL_FILES, **(files or {})},
-                     ref_files=SPL_REF_FILES).run()
+    return fnet.case(
+        "spatial", reference=ref, submission=sub, files={**SPL_FILES, **(files or {})}, ref_files=SPL_REF_FILES
+    ).run()
 
 
 def _tl(fnet: Fnet, sub: object = TL_SUB, ref: object = TL_REF) -> FnetRun:
@@ -63,10 +76,12 @@ def test_valid_submissions_pass_every_rule(fnet: Fnet, make) -> None:
     assert res.failed() == [], {r: res.first_line(r) for r in res.failed()}
     assert all(res.warning(r) is None for r in res.reports), {r: res.warning(r) for r in res.reports}
     rules = {r for r in res.reports if r.startswith("FNET-")}
-    expected = {"2-way": {"FNET-01", "FNET-02", "FNET-03", "FNET-04", "FNET-05", "FNET-06"},
-                "3-way": {"FNET-01", "FNET-02", "FNET-03", "FNET-04", "FNET-05", "FNET-06"},
-                "spatial": {"FNET-01", "FNET-02", "FNET-03", "FNET-04", "FNET-05", "FNET-07", "FNET-08"},
-                "temporal": {"FNET-01", "FNET-02", "FNET-04", "FNET-09", "FNET-10", "FNET-11", "FNET-12"}}  # fmt: skip
+    expected = {
+        "2-way": {"FNET-01", "FNET-02", "FNET-03", "FNET-04", "FNET-05", "FNET-06"},
+        "3-way": {"FNET-01", "FNET-02", "FNET-03", "FNET-04", "FNET-05", "FNET-06"},
+        "spatial": {"FNET-01", "FNET-02", "FNET-03", "FNET-04", "FNET-05", "FNET-07", "FNET-08"},
+        "temporal": {"FNET-01", "FNET-02", "FNET-04", "FNET-09", "FNET-10", "FNET-11", "FNET-12"},
+    }
     assert rules in expected.values()
     assert res.ret == 0
 
@@ -88,13 +103,18 @@ def test_fnet01_fails_on_a_missing_file(fnet: Fnet) -> None:
 
 def test_fnet01_fails_on_malformed_json(fnet: Fnet) -> None:
     run = _tl(fnet, sub='{"results": {"v1": [}')
-    assert _first(run, "FNET-01").startswith("FNET-01: p-test_1/p-test_1.json must be valid JSON (got Expecting value at line 1")
+    assert _first(run, "FNET-01").startswith(
+        "FNET-01: p-test_1/p-test_1.json must be valid JSON (got Expecting value at line 1"
+    )
     assert run.outcome.outcome("score::forgerynet-temporal") == "skipped"
 
 
 def test_fnet01_fails_on_a_duplicated_video_key(fnet: Fnet) -> None:
     run = _tl(fnet, sub='{"results": {"v1": [], "v1": []}}')
-    assert _first(run, "FNET-01") == ("FNET-01: p-test_1/p-test_1.json must be valid JSON with unique keys in each object (got the key 'v1' twice) (showing 1)")
+    assert _first(run, "FNET-01") == (
+        "FNET-01: p-test_1/p-test_1.json must be valid JSON with unique keys in each object (got the key 'v1' twice) "
+        "(showing 1)"
+    )
 
 
 def test_fnet01_fails_on_results_that_are_not_lists(fnet: Fnet) -> None:
@@ -106,7 +126,9 @@ def test_fnet01_fails_on_results_that_are_not_lists(fnet: Fnet) -> None:
 
 def test_fnet01_fails_without_results(fnet: Fnet) -> None:
     run = _tl(fnet, sub={"version": "1.3"})
-    assert _first(run, "FNET-01").startswith('FNET-01: p-test_1/p-test_1.json must be an object with a "results" object (got no results key)')
+    assert _first(run, "FNET-01").startswith(
+        'FNET-01: p-test_1/p-test_1.json must be an object with a "results" object (got no results key)'
+    )
 
 
 # ------------------------------------------------------------------ FNET-02
@@ -117,13 +139,17 @@ def test_fnet02_fails_on_a_repeated_reference_id_and_a_bad_label(fnet: Fnet) -> 
     run = _bin(fnet, ref=ref)
     assert _first(run, "FNET-02") == "FNET-02: 2 problems in the reference dataset/ref.csv (showing 2)"
     text = run.outcome.text("FNET-02")
-    assert "dataset/ref.csv:3 [0042] ID='0042': each reference ID must appear once (got it again; first on line 2)" in text
+    assert (
+        "dataset/ref.csv:3 [0042] ID='0042': each reference ID must appear once (got it again; first on line 2)" in text
+    )
     assert "dataset/ref.csv:4 [b] Label='2': Label must be an integer from 0 to 1 (got '2')" in text
 
 
 def test_fnet02_fails_on_a_json_reference_without_database(fnet: Fnet) -> None:
     run = _tl(fnet, ref={"taxonomy": []})
-    assert _first(run, "FNET-02").startswith('FNET-02: the reference dataset/ref.json must be an object with a "database" object')
+    assert _first(run, "FNET-02").startswith(
+        'FNET-02: the reference dataset/ref.json must be an object with a "database" object'
+    )
     assert run.outcome.text("FNET-10").startswith("FNET-10 skipped: FNET-02 failed:")
 
 
@@ -141,7 +167,9 @@ def test_fnet02_fails_on_a_reversed_ground_truth_segment(fnet: Fnet) -> None:
 def test_fnet03_fails_when_the_probability_columns_do_not_match_classes(fnet: Fnet) -> None:
     run = fnet.case("image-classification", reference=K3_REF, submission=K3_SUB).run("--omfc-classes", "16")
     first = _first(run, "FNET-03")
-    assert first.startswith("FNET-03: the header must be ID|P0|P1|P2|P4|P5|P6|P7|P8|P9|P10|P11|P12|P13|P14|P15".replace("P2|", "P2|P3|"))
+    assert first.startswith(
+        "FNET-03: the header must be ID|P0|P1|P2|P4|P5|P6|P7|P8|P9|P10|P11|P12|P13|P14|P15".replace("P2|", "P2|P3|")
+    )
     assert "3 probability columns found, 16 expected" in run.outcome.text("FNET-03")
     assert run.outcome.outcome("score::forgerynet-classification") == "skipped"
 
@@ -157,11 +185,19 @@ def test_fnet03_fails_on_a_spatial_file_without_masks(fnet: Fnet) -> None:
 def test_fnet04_fails_on_missing_unknown_and_repeated_ids(fnet: Fnet) -> None:
     sub = (["ID", "Score"], [["42", 0.2], ["b", 0.9], ["b", 0.8], ["c", 0.4]])
     run = _bin(fnet, sub=sub)
-    assert _first(run, "FNET-04") == ("FNET-04: 2 of 4 reference IDs are missing; 1 unknown ID; 1 ID repeated (showing 4)")
+    assert _first(run, "FNET-04") == (
+        "FNET-04: 2 of 4 reference IDs are missing; 1 unknown ID; 1 ID repeated (showing 4)"
+    )
     text = run.outcome.text("FNET-04")
-    assert "p-test_1/p-test_1.csv:2 [42] ID='42': ID must be one of the 4 reference IDs of dataset/ref.csv (got an unknown ID)" in text
+    assert (
+        "p-test_1/p-test_1.csv:2 [42] ID='42': ID must be one of the 4 reference IDs of dataset/ref.csv (got an "
+        "unknown ID)" in text
+    )
     assert "p-test_1/p-test_1.csv:4 [b] ID='b': ID must appear once (got it again; first on line 3)" in text
-    assert "dataset/ref.csv:2 [0042] ID='0042': the reference ID must have a row in p-test_1/p-test_1.csv (got none)" in text
+    assert (
+        "dataset/ref.csv:2 [0042] ID='0042': the reference ID must have a row in p-test_1/p-test_1.csv (got none)"
+        in text
+    )
 
 
 def test_fnet04_fails_on_an_unknown_video(fnet: Fnet) -> None:
@@ -183,8 +219,14 @@ def test_fnet04_warns_on_an_omitted_video(fnet: Fnet) -> None:
 def test_fnet05_fails_on_probabilities_outside_0_1(fnet: Fnet) -> None:
     sub = (["ID", "Score"], [["0042", "NaN"], ["b", 1.7], ["c", "high"], ["d", 0.6]])
     run = _bin(fnet, sub=sub)
-    assert _first(run, "FNET-05") == "FNET-05: 3 of 4 rows have a probability that is not a finite number in [0, 1] (showing 3)"
-    assert "p-test_1/p-test_1.csv:3 [b] Score='1.7': Score must be a probability, a finite number in [0, 1] (got '1.7')" in run.outcome.text("FNET-05")
+    assert (
+        _first(run, "FNET-05")
+        == "FNET-05: 3 of 4 rows have a probability that is not a finite number in [0, 1] (showing 3)"
+    )
+    assert (
+        "p-test_1/p-test_1.csv:3 [b] Score='1.7': Score must be a probability, a finite number in [0, 1] (got '1.7')"
+        in run.outcome.text("FNET-05")
+    )
 
 
 def test_fnet06_warns_when_k_way_probabilities_do_not_sum_to_1(fnet: Fnet) -> None:
@@ -213,26 +255,40 @@ def test_fnet06_boundary_is_decimal_exactly_1e_6(fnet: Fnet) -> None:
 
 def test_fnet06_is_skipped_for_2_way(fnet: Fnet) -> None:
     run = _bin(fnet)
-    assert run.outcome.text("FNET-06") == "FNET-06 skipped: 2-way classification has one Score column: there is no sum to check"
+    assert (
+        run.outcome.text("FNET-06")
+        == "FNET-06 skipped: 2-way classification has one Score column: there is no sum to check"
+    )
 
 
 # ------------------------------------------------------------------ FNET-07 / FNET-08
 
 
-@pytest.mark.parametrize(("name", "content", "message"), [
-    ("mask/a.png", None, "MaskFileName must name an existing file (it does not exist)"),
-    ("mask/a.png", b"\xff\xd8\xff\xe0 JFIF not a png", "MaskFileName must be a PNG file (got JPEG data)"),
-    ("mask/a.png", png_bytes(np.zeros((4, 6, 3), np.uint8), "RGB"),
-     "MaskFileName must be a grey (mode L, 8-bit) or 1-bit PNG (got RGB colour, 3 channels, 8-bit)"),
-    ("../escape.png", None, "MaskFileName must stay inside the submission directory (got '..' in '../escape.png')"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("mask/a.png", None, "MaskFileName must name an existing file (it does not exist)"),
+        ("mask/a.png", b"\xff\xd8\xff\xe0 JFIF not a png", "MaskFileName must be a PNG file (got JPEG data)"),
+        (
+            "mask/a.png",
+            png_bytes(np.zeros((4, 6, 3), np.uint8), "RGB"),
+            "MaskFileName must be a grey (mode L, 8-bit) or 1-bit PNG (got RGB colour, 3 channels, 8-bit)",
+        ),
+        ("../escape.png", None, "MaskFileName must stay inside the submission directory (got '..' in '../escape.png')"),
+    ],
+)
 def test_fnet07_fails_on_unusable_masks(fnet: Fnet, name: str, content: bytes | None, message: str) -> None:
     files = {"mask/a.png": content} if content is not None else {}
     if content is None and name == "mask/a.png":
         files = {}
     sub = (SPL_SUB[0], [["a", 0.9, name], SPL_SUB[1][1]])
-    case = fnet.case("spatial", reference=SPL_REF, submission=sub, files={"mask/r.png": SPL_FILES["mask/r.png"], **files},
-                     ref_files=SPL_REF_FILES)
+    case = fnet.case(
+        "spatial",
+        reference=SPL_REF,
+        submission=sub,
+        files={"mask/r.png": SPL_FILES["mask/r.png"], **files},
+        ref_files=SPL_REF_FILES,
+    )
     if name.startswith(".."):
         fnet.write("escape.png", png_bytes(GT))
     run = case.run()
@@ -259,12 +315,20 @@ def _with(video: str, *entries: object) -> dict:
 
 
 def test_fnet09_fails_on_bad_segments(fnet: Fnet) -> None:
-    sub = _with("v2", {"segment": [30, 20], "score": 0.8}, {"segment": [40], "score": 0.7}, {"segment": ["a", 2], "score": 0.1},
-                {"score": 0.2})
+    sub = _with(
+        "v2",
+        {"segment": [30, 20], "score": 0.8},
+        {"segment": [40], "score": 0.7},
+        {"segment": ["a", 2], "score": 0.1},
+        {"score": 0.2},
+    )
     run = _tl(fnet, sub=sub)
     assert _first(run, "FNET-09") == "FNET-09: 4 of 6 predictions have a bad segment (showing 4)"
     text = run.outcome.text("FNET-09")
-    assert """p-test_1/p-test_1.json [v2] results["v2"][0].segment='[30, 20]': segment must have start < end (got [30, 20])""" in text
+    assert (
+        "p-test_1/p-test_1.json [v2] results[\"v2\"][0].segment='[30, 20]': "
+        "segment must have start < end (got [30, 20])" in text
+    )
     assert "segment must be [start, end], two numbers (got a list of 1)" in text
     assert """results["v2"][3].segment='null': segment is missing""" in text
 
@@ -281,7 +345,9 @@ def test_fnet10_passes_without_a_duration(fnet: Fnet) -> None:
 
 
 def test_fnet11_fails_on_scores_that_are_not_finite(fnet: Fnet) -> None:
-    sub = json.dumps(_with("v2", {"segment": [20, 30], "score": 0.8}, {"segment": [40, 45], "score": "high"})).replace("0.8", "NaN", 1)
+    sub = json.dumps(_with("v2", {"segment": [20, 30], "score": 0.8}, {"segment": [40, 45], "score": "high"})).replace(
+        "0.8", "NaN", 1
+    )
     run = _tl(fnet, sub=sub)
     assert _first(run, "FNET-11") == "FNET-11: 2 of 4 predictions have a score that is not a finite number (showing 2)"
     text = run.outcome.text("FNET-11")

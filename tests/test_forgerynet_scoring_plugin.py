@@ -27,7 +27,11 @@ def test_two_way_acc_and_auc(fnet: Fnet) -> None:
     assert e["counts"] == {"reference": 4, "rows": 4, "scored": 4}
     props = dict(run.outcome.props["score::forgerynet-classification"])
     assert props["AUC"] == pytest.approx(0.75) and props["count.scored"] == 4
-    assert run.metrics is not None and run.metrics["edition"] == "ForgeryNet" and run.metrics["task"] == "image-classification"
+    assert (
+        run.metrics is not None
+        and run.metrics["edition"] == "ForgeryNet"
+        and run.metrics["task"] == "image-classification"
+    )
 
 
 def test_threshold_changes_acc_not_auc(fnet: Fnet) -> None:
@@ -59,8 +63,9 @@ def test_three_way_acc_map_auc_acc_binary(fnet: Fnet) -> None:
 def test_video_classification_accepts_9_classes(fnet: Fnet) -> None:
     header = ["ID", *(f"P{i}" for i in range(9))]
     rows = [["v0", *([0.9] + [0.0125] * 8)], ["v8", *([0.0] * 8 + [1.0])]]
-    run = fnet.case("video-classification", reference=(["ID", "Label"], [["v0", 0], ["v8", 8]]),
-                    submission=(header, rows)).run("--omfc-classes", "9")
+    run = fnet.case(
+        "video-classification", reference=(["ID", "Label"], [["v0", 0], ["v8", 8]]), submission=(header, rows)
+    ).run("--omfc-classes", "9")
     e = run.entry()
     # both argmaxes right: recall 1 for classes 0 and 8 (the 7 absent classes have no recall) -> Acc 1;
     # fake score: v0 8 * .0125 = .1, v8 1.0 -> AUC 1, Acc_binary 1
@@ -76,8 +81,10 @@ def test_rows_failing_validation_are_left_out_with_a_note(fnet: Fnet) -> None:
     # scored: 0042 (.2, real), b (.9, fake), d (.6, real): Acc = (1/2 + 1)/2 = 0.75; AUC = b above both = 1
     assert e["metrics"] == {"Acc": pytest.approx(0.75), "AUC": pytest.approx(1.0)}
     assert e["counts"] == {"reference": 4, "rows": 5, "scored": 3}
-    assert e["notes"][:2] == ["left out of scoring: 1 row with an unknown or repeated ID (FNET-04)",
-                              "left out of scoring: 1 row with a probability outside [0, 1] (FNET-05)"]
+    assert e["notes"][:2] == [
+        "left out of scoring: 1 row with an unknown or repeated ID (FNET-04)",
+        "left out of scoring: 1 row with a probability outside [0, 1] (FNET-05)",
+    ]
 
 
 def test_an_unusable_file_skips_scoring_naming_the_rule(fnet: Fnet) -> None:
@@ -94,10 +101,13 @@ def test_spatial_metrics_per_image_and_pooled(fnet: Fnet) -> None:
     pred = np.array([[255, 0], [51, 26]], np.uint8)
     gt = np.array([[255, 255], [0, 0]], np.uint8)
     real = np.array([[0, 255]], np.uint8)
-    run = fnet.case("spatial", reference=(["ID", "Label", "MaskFileName"], [["a", 1, "gt/a.png"], ["r", 0, ""]]),
-                    submission=(["ID", "Score", "MaskFileName"], [["a", 0.9, "m/a.png"], ["r", 0.1, "m/r.png"]]),
-                    files={"m/a.png": png_bytes(pred), "m/r.png": png_bytes(real)},
-                    ref_files={"gt/a.png": png_bytes(gt)}).run()
+    run = fnet.case(
+        "spatial",
+        reference=(["ID", "Label", "MaskFileName"], [["a", 1, "gt/a.png"], ["r", 0, ""]]),
+        submission=(["ID", "Score", "MaskFileName"], [["a", 0.9, "m/a.png"], ["r", 0.1, "m/r.png"]]),
+        files={"m/a.png": png_bytes(pred), "m/r.png": png_bytes(real)},
+        ref_files={"gt/a.png": png_bytes(gt)},
+    ).run()
     assert run.outcome.failed() == []
     e = run.entry()
     m = e["metrics"]
@@ -145,14 +155,24 @@ def test_temporal_ap_and_ar(fnet: Fnet) -> None:
     assert m["AR@1"] == pytest.approx(7 / 30)
     assert (m["AR@2"], m["AR@5"], m["AR@10"]) == pytest.approx((0.6, 0.6, 0.6))
     assert len(e["per_threshold"]) == 10
-    assert e["counts"] == {"videos": 3, "videos_with_ground_truth": 2, "ground_truth_segments": 3, "predictions": 4,
-                           "scored_predictions": 4}  # fmt: skip
+    assert e["counts"] == {
+        "videos": 3,
+        "videos_with_ground_truth": 2,
+        "ground_truth_segments": 3,
+        "predictions": 4,
+        "scored_predictions": 4,
+    }
 
 
 def test_temporal_keeps_the_top_10_and_leaves_out_bad_predictions(fnet: Fnet) -> None:
     # v3 (real) gets 12 predictions: only its 10 best are kept (FNET-12 warns); v2 gets a NaN score (FNET-11)
-    sub = {"results": {"v1": TL_SUB["results"]["v1"], "v2": [{"segment": [20, 30], "score": float("nan")}],
-                       "v3": [{"segment": [i, i + 1], "score": 0.01 * i} for i in range(12)]}}
+    sub = {
+        "results": {
+            "v1": TL_SUB["results"]["v1"],
+            "v2": [{"segment": [20, 30], "score": float("nan")}],
+            "v3": [{"segment": [i, i + 1], "score": 0.01 * i} for i in range(12)],
+        }
+    }
     import json
 
     run = fnet.case("temporal", reference=TL_REF, submission=json.dumps(sub)).run()
@@ -168,20 +188,54 @@ def test_temporal_keeps_the_top_10_and_leaves_out_bad_predictions(fnet: Fnet) ->
 # ------------------------------------------------------------------ usage errors (exit 4)
 
 
-@pytest.mark.parametrize(("task", "extra", "message"), [
-    ("image-classification", ["--omfc-classes", "9"], "--omfc-classes: must be 2, 3 or 16 for image-classification (got '9')"),
-    ("video-classification", ["--omfc-classes", "16"], "--omfc-classes: must be 2, 3 or 9 for video-classification (got '16')"),
-    ("temporal", ["--omfc-classes", "3"], "--omfc-classes: only for image-classification and video-classification (got task temporal)"),
-    ("image-classification", ["--omfc-threshold", "1.5"], "--omfc-threshold: must be a number in [0, 1] (got '1.5')"),
-    ("image-classification", ["--omfc-threshold", "nan"], "--omfc-threshold: must be a number in [0, 1] (got 'nan')"),
-    ("IMDL", [], "--omfc-task: task IMG is not offered in ForgeryNet"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("task", "extra", "message"),
+    [
+        (
+            "image-classification",
+            ["--omfc-classes", "9"],
+            "--omfc-classes: must be 2, 3 or 16 for image-classification (got '9')",
+        ),
+        (
+            "video-classification",
+            ["--omfc-classes", "16"],
+            "--omfc-classes: must be 2, 3 or 9 for video-classification (got '16')",
+        ),
+        (
+            "temporal",
+            ["--omfc-classes", "3"],
+            "--omfc-classes: only for image-classification and video-classification (got task temporal)",
+        ),
+        (
+            "image-classification",
+            ["--omfc-threshold", "1.5"],
+            "--omfc-threshold: must be a number in [0, 1] (got '1.5')",
+        ),
+        (
+            "image-classification",
+            ["--omfc-threshold", "nan"],
+            "--omfc-threshold: must be a number in [0, 1] (got 'nan')",
+        ),
+        ("IMDL", [], "--omfc-task: task IMG is not offered in ForgeryNet"),
+    ],
+)
 def test_bad_combinations_are_usage_errors(fnet: Fnet, task: str, extra: list[str], message: str) -> None:
     ext = "json" if task == "temporal" else "csv"
     fnet.write(f"dataset/ref.{ext}", '{"database": {}}' if ext == "json" else "ID|Label\n")
     (fnet.root / "p-test_1").mkdir()
-    res = fnet.pytester.runpytest("--omfc-submission", "p-test_1", "--omfc-edition", "ForgeryNet", "--omfc-task", task,
-                                  "--omfc-reference", f"dataset/ref.{ext}", *extra, "-p", "no:cacheprovider")  # fmt: skip
+    res = fnet.pytester.runpytest(
+        "--omfc-submission",
+        "p-test_1",
+        "--omfc-edition",
+        "ForgeryNet",
+        "--omfc-task",
+        task,
+        "--omfc-reference",
+        f"dataset/ref.{ext}",
+        *extra,
+        "-p",
+        "no:cacheprovider",
+    )
     assert res.ret == 4
     assert f"ERROR: {message}" in res.stderr.str()
 
@@ -195,16 +249,36 @@ def test_missing_reference_is_a_usage_error(fnet: Fnet) -> None:
 
 def test_nist_edition_with_a_forgerynet_task_is_a_usage_error(fnet: Fnet) -> None:
     (fnet.root / "p-test_1").mkdir()
-    res = fnet.pytester.runpytest("--omfc-submission", "p-test_1", "--omfc-edition", "OpenMFC2020", "--omfc-task", "spatial",
-                                  "-p", "no:cacheprovider")  # fmt: skip
+    res = fnet.pytester.runpytest(
+        "--omfc-submission",
+        "p-test_1",
+        "--omfc-edition",
+        "OpenMFC2020",
+        "--omfc-task",
+        "spatial",
+        "-p",
+        "no:cacheprovider",
+    )
     assert res.ret == 4
     res.stderr.fnmatch_lines(["*--omfc-task: task spatial is a ForgeryNet task; add --omfc-edition ForgeryNet*"])
 
 
 def test_reference_is_taken_from_the_current_directory_without_a_dataset(fnet: Fnet) -> None:
     case = fnet.case("image-classification", reference=BIN_REF, submission=BIN_SUB)
-    rec = fnet.pytester.inline_run("--omfc-submission", str(case.submission), "--omfc-task", "image-classification",
-                                   "--omfc-reference", "dataset/ref.csv", "-p", "no:cacheprovider")  # fmt: skip
+    rec = fnet.pytester.inline_run(
+        "--omfc-submission",
+        str(case.submission),
+        "--omfc-task",
+        "image-classification",
+        "--omfc-reference",
+        "dataset/ref.csv",
+        "-p",
+        "no:cacheprovider",
+    )
     assert rec.ret == 0
-    passed = [r.nodeid.rsplit("::", 1)[-1] for r in rec.getreports("pytest_runtest_logreport") if r.when == "call" and r.passed]
+    passed = [
+        r.nodeid.rsplit("::", 1)[-1]
+        for r in rec.getreports("pytest_runtest_logreport")
+        if r.when == "call" and r.passed
+    ]
     assert "forgerynet-classification" in passed and "FNET-04" in passed

@@ -32,44 +32,57 @@ from typing import Any
 import h5py
 import numpy as np
 import pytest
-from fuzz_support import EXAMPLES
-from fuzz_support import IMDL_MASK
-from fuzz_support import PROV_PROBES
-from fuzz_support import VIDEO_MASK
-from fuzz_support import Built
-from fuzz_support import Runner
-from fuzz_support import fresh  # noqa: F401  (fixture)
-from fuzz_support import runner  # noqa: F401  (fixture)
-from fuzz_support import RunResult
-from fuzz_support import assert_properties
-from fuzz_support import imdl
-from fuzz_support import prov_doc
-from fuzz_support import provenance
-from fuzz_support import run_xdist
-from fuzz_support import snapshot
-from fuzz_support import verdicts
-from fuzz_support import video
-from hypothesis import HealthCheck
-from hypothesis import Phase
-from hypothesis import example
-from hypothesis import given
-from hypothesis import settings
+from fuzz_support import (
+    EXAMPLES,
+    IMDL_MASK,
+    PROV_PROBES,
+    VIDEO_MASK,
+    Built,
+    Runner,
+    RunResult,
+    assert_properties,
+    fresh,  # noqa: F401  (fixture)
+    imdl,
+    prov_doc,
+    provenance,
+    run_xdist,
+    runner,  # noqa: F401  (fixture)
+    snapshot,
+    verdicts,
+    video,
+)
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 pytestmark = pytest.mark.fuzz
 
-_COMMON: dict[str, Any] = {"deadline": None, "print_blob": True,
-                           "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
+_COMMON: dict[str, Any] = {
+    "deadline": None,
+    "print_blob": True,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
 #: CI: deterministic and bounded; no shrinking (it may take minutes), the failing example is printed as found.
-settings.register_profile("default", max_examples=12, derandomize=True, database=None,
-                          phases=[Phase.explicit, Phase.reuse, Phase.generate], **_COMMON)
+settings.register_profile(
+    "default",
+    max_examples=12,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    **_COMMON,
+)
 #: Hunting: random, shrinking, with an example database outside the repository so a failure is replayed first
 #: next time; it leaves the explicit examples (the issue's known cases) to the default profile, so that on a
 #: build that still fails them the generated examples are explored all the same.
-settings.register_profile("deep", max_examples=400, phases=[Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
-                          database=DirectoryBasedExampleDatabase(
-    Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "pytest-omfc-hypothesis"), **_COMMON)
+settings.register_profile(
+    "deep",
+    max_examples=400,
+    phases=[Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+    database=DirectoryBasedExampleDatabase(
+        Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "pytest-omfc-hypothesis"
+    ),
+    **_COMMON,
+)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
 settings.load_profile(PROFILE)
 #: examples of the (costly: one -n 2 subprocess each) xdist comparison
@@ -110,23 +123,67 @@ def apply_bytes(data: bytes, ops: list[tuple[Any, ...]]) -> bytes:
         elif op[0] == "insert":
             buf[pos:pos] = op[2]
         elif op[0] == "delete":
-            del buf[pos:pos + op[2]]
+            del buf[pos : pos + op[2]]
         elif op[0] == "truncate":
             del buf[pos:]
         elif op[0] == "repeat":
-            buf[pos:pos] = bytes(buf[pos:pos + op[2]]) * op[3]
+            buf[pos:pos] = bytes(buf[pos : pos + op[2]]) * op[3]
     return bytes(buf)
 
 
 # ------------------------------------------------------------------ CSV
 
 HOSTILE_CELLS = [
-    "", " ", "NaN", "nan", "inf", "-inf", "1e309", "-0", "0x1p-2", "1_0", "\u0663", " 0.5", "0.5 ", '"0.5"', '"', '""',
-    '"a|b"', "|", "\x00", "\r", "\u2028", "\u0085", "\x1b[31mred", "\u202e", "\ufeff", "\udcff"[:0] + "\xe9",
-    "Processed", "processed", "NonProcessed", "OptOutAll", "OptOutLocalization", "255", "256", "-1", "0", "1",
-    "mask/OpenMFC2020_0103-mask.png", "mask/OpenMFC2020_0101-mask.png", "../../etc/passwd", "/etc/passwd", "mask/",
-    "mask/../mask/OpenMFC2020_0101-mask.png", "C:\\mask.png", "\\\\server\\share\\m.png", "mask/missing.png",
-    "OpenMFC2020_0101", "OpenMFC2020_0102", "OpenMFC2020_9999", "a" * 5000, "0." + "1" * 400,
+    "",
+    " ",
+    "NaN",
+    "nan",
+    "inf",
+    "-inf",
+    "1e309",
+    "-0",
+    "0x1p-2",
+    "1_0",
+    "\u0663",
+    " 0.5",
+    "0.5 ",
+    '"0.5"',
+    '"',
+    '""',
+    '"a|b"',
+    "|",
+    "\x00",
+    "\r",
+    "\u2028",
+    "\u0085",
+    "\x1b[31mred",
+    "\u202e",
+    "\ufeff",
+    "\udcff"[:0] + "\xe9",
+    "Processed",
+    "processed",
+    "NonProcessed",
+    "OptOutAll",
+    "OptOutLocalization",
+    "255",
+    "256",
+    "-1",
+    "0",
+    "1",
+    "mask/OpenMFC2020_0103-mask.png",
+    "mask/OpenMFC2020_0101-mask.png",
+    "../../etc/passwd",
+    "/etc/passwd",
+    "mask/",
+    "mask/../mask/OpenMFC2020_0101-mask.png",
+    "C:\\mask.png",
+    "\\\\server\\share\\m.png",
+    "mask/missing.png",
+    "OpenMFC2020_0101",
+    "OpenMFC2020_0102",
+    "OpenMFC2020_9999",
+    "a" * 5000,
+    "0." + "1" * 400,
 ]
 cell = st.one_of(st.sampled_from(HOSTILE_CELLS), st.text(max_size=12))
 csv_op = st.one_of(
@@ -137,7 +194,9 @@ csv_op = st.one_of(
     st.tuples(st.just("drop_col"), st.integers(0, 8)),
     st.tuples(st.just("add_col"), st.integers(0, 8), cell),
     st.tuples(st.just("raw_line"), st.integers(0, 50), st.text(max_size=30)),
-    st.tuples(st.just("tail"), st.sampled_from(["junk", "", "a|b", "|||||", '"']), st.integers(1, 2000)),  # records at the end
+    st.tuples(
+        st.just("tail"), st.sampled_from(["junk", "", "a|b", "|||||", '"']), st.integers(1, 2000)
+    ),  # records at the end
 )
 ENCODINGS = st.sampled_from(["utf-8", "utf-8", "utf-8", "utf-8-sig", "utf-16", "latin-1"])
 NEWLINES = st.sampled_from(["\n", "\n", "\r\n", "\r"])
@@ -156,7 +215,7 @@ def mutate_csv(text: str, ops: list[tuple[Any, ...]], newline: str, encoding: st
         elif op[0] == "drop_row":
             del rows[r]
         elif op[0] == "dup_row":
-            rows[r + 1:r + 1] = [list(rows[r]) for _ in range(op[2])]
+            rows[r + 1 : r + 1] = [list(rows[r]) for _ in range(op[2])]
         elif op[0] == "swap_cols":
             for row in rows:
                 i, j = op[1] % len(row), op[2] % len(row)
@@ -207,54 +266,84 @@ def chunk(kind: bytes, data: bytes, crc_ok: bool = True) -> bytes:
 def split_chunks(png: bytes) -> list[tuple[bytes, bytes]]:
     out, pos = [], 8
     while pos + 8 <= len(png):
-        (n,) = struct.unpack(">I", png[pos:pos + 4])
-        out.append((png[pos + 4:pos + 8], png[pos + 8:pos + 8 + n]))
+        (n,) = struct.unpack(">I", png[pos : pos + 4])
+        out.append((png[pos + 4 : pos + 8], png[pos + 8 : pos + 8 + n]))
         pos += 12 + n
     return out
 
 
-DIMS = st.one_of(st.sampled_from([0, 1, 47, 48, 49, 63, 64, 65, 1000, 65535, 100_000, 2**31 - 1, 2**32 - 1]),
-                 st.integers(0, 2**32 - 1))
-ihdr = st.fixed_dictionaries({
-    "width": DIMS, "height": DIMS,
-    "depth": st.sampled_from([8, 8, 8, 0, 1, 2, 3, 4, 16, 32]),
-    "colour": st.sampled_from([0, 0, 0, 1, 2, 3, 4, 5, 6, 7]),
-    "compression": st.sampled_from([0, 0, 0, 1]), "filter": st.sampled_from([0, 0, 0, 1]),
-    "interlace": st.sampled_from([0, 0, 1, 1, 2]),
-})
+DIMS = st.one_of(
+    st.sampled_from([0, 1, 47, 48, 49, 63, 64, 65, 1000, 65535, 100_000, 2**31 - 1, 2**32 - 1]),
+    st.integers(0, 2**32 - 1),
+)
+ihdr = st.fixed_dictionaries(
+    {
+        "width": DIMS,
+        "height": DIMS,
+        "depth": st.sampled_from([8, 8, 8, 0, 1, 2, 3, 4, 16, 32]),
+        "colour": st.sampled_from([0, 0, 0, 1, 2, 3, 4, 5, 6, 7]),
+        "compression": st.sampled_from([0, 0, 0, 1]),
+        "filter": st.sampled_from([0, 0, 0, 1]),
+        "interlace": st.sampled_from([0, 0, 1, 1, 2]),
+    }
+)
 idat = st.one_of(
     st.just(("keep",)),
-    st.tuples(st.just("zeros"), st.integers(0, 1_000_000)),        # a stream of that many zero bytes
-    st.tuples(st.just("random"), st.binary(max_size=64)),          # not zlib at all
-    st.tuples(st.just("truncate"), st.integers(0, 64)),            # a prefix of the real stream
+    st.tuples(st.just("zeros"), st.integers(0, 1_000_000)),  # a stream of that many zero bytes
+    st.tuples(st.just("random"), st.binary(max_size=64)),  # not zlib at all
+    st.tuples(st.just("truncate"), st.integers(0, 64)),  # a prefix of the real stream
     st.tuples(st.just("filters"), st.integers(0, 255), st.integers(0, 5000)),  # rows with odd filter bytes
 )
 chunk_op = st.one_of(
     st.tuples(st.just("drop"), st.integers(0, 10)),
     st.tuples(st.just("dup"), st.integers(0, 10)),
-    st.tuples(st.just("insert"), st.integers(0, 10), st.sampled_from([b"PLTE", b"tRNS", b"IDAT", b"IEND", b"IHDR", b"zzZz",
-                                                                      b"acTL", b"gAMA", b"\x00\x00\x00\x00"]),
-              st.binary(max_size=24)),
+    st.tuples(
+        st.just("insert"),
+        st.integers(0, 10),
+        st.sampled_from([b"PLTE", b"tRNS", b"IDAT", b"IEND", b"IHDR", b"zzZz", b"acTL", b"gAMA", b"\x00\x00\x00\x00"]),
+        st.binary(max_size=24),
+    ),
     st.tuples(st.just("swap"), st.integers(0, 10), st.integers(0, 10)),
 )
-png_mutation = st.tuples(st.one_of(st.none(), ihdr), idat, st.lists(chunk_op, max_size=3),
-                         st.lists(st.integers(0, 10), max_size=2),  # chunks whose CRC is broken
-                         st.lists(byte_op, max_size=2))
+png_mutation = st.tuples(
+    st.one_of(st.none(), ihdr),
+    idat,
+    st.lists(chunk_op, max_size=3),
+    st.lists(st.integers(0, 10), max_size=2),  # chunks whose CRC is broken
+    st.lists(byte_op, max_size=2),
+)
 
 
-def mutate_png(png: bytes, header: dict[str, int] | None, stream: tuple[Any, ...], ops: list[tuple[Any, ...]],
-               bad_crc: list[int], raw: list[tuple[Any, ...]]) -> bytes:
+def mutate_png(
+    png: bytes,
+    header: dict[str, int] | None,
+    stream: tuple[Any, ...],
+    ops: list[tuple[Any, ...]],
+    bad_crc: list[int],
+    raw: list[tuple[Any, ...]],
+) -> bytes:
     chunks = split_chunks(png)
     if header is not None:
-        chunks[0] = (b"IHDR", struct.pack(">IIBBBBB", header["width"], header["height"], header["depth"], header["colour"],
-                                          header["compression"], header["filter"], header["interlace"]))
+        chunks[0] = (
+            b"IHDR",
+            struct.pack(
+                ">IIBBBBB",
+                header["width"],
+                header["height"],
+                header["depth"],
+                header["colour"],
+                header["compression"],
+                header["filter"],
+                header["interlace"],
+            ),
+        )
     real = b"".join(d for k, d in chunks if k == b"IDAT")
     if stream[0] == "zeros":
         data = zlib.compress(b"\x00" * stream[1], 9)
     elif stream[0] == "random":
         data = stream[1]
     elif stream[0] == "truncate":
-        data = real[:stream[1]]
+        data = real[: stream[1]]
     elif stream[0] == "filters":
         data = zlib.compress(bytes([stream[1]]) * stream[2], 9)
     else:
@@ -278,8 +367,13 @@ def mutate_png(png: bytes, header: dict[str, int] | None, stream: tuple[Any, ...
 
 
 #: the issue's header bomb: interlaced grey, 1 x 2147483647 pixels, a tiny IDAT of zeros
-PNG_BOMB: tuple[Any, ...] = ({"width": 1, "height": 2**31 - 1, "depth": 8, "colour": 0, "compression": 0, "filter": 0, "interlace": 1},
-            ("zeros", 259), [], [], [])
+PNG_BOMB: tuple[Any, ...] = (
+    {"width": 1, "height": 2**31 - 1, "depth": 8, "colour": 0, "compression": 0, "filter": 0, "interlace": 1},
+    ("zeros", 259),
+    [],
+    [],
+    [],
+)
 
 
 @example(mutation=PNG_BOMB)
@@ -295,7 +389,11 @@ def _rules_and_scorer_agree(root: Path) -> None:
     """Issue 17's property on a scored run: a mask file a rule fails (MASK-03..07, errors) is never
     scored, and one that no rule fails is scored (the reference is valid, so nothing else stops it)."""
     junit, doc = verdicts(root / "j.xml"), json.loads((root / "m.json").read_text())
-    rejected = [rid for rid in ("MASK-03", "MASK-04", "MASK-05", "MASK-06", "MASK-07") if junit.get(rid, ("passed",))[0] == "failure"]
+    rejected = [
+        rid
+        for rid in ("MASK-03", "MASK-04", "MASK-05", "MASK-06", "MASK-07")
+        if junit.get(rid, ("passed",))[0] == "failure"
+    ]
     mask = next(r for r in doc["results"] if r["scorer"] == "mask")
     row = next(r for r in mask["per_probe"] or [] if r["ProbeFileID"] == "OpenMFC2020_0101")
     if rejected:
@@ -308,7 +406,9 @@ def _rules_and_scorer_agree(root: Path) -> None:
 
 @example(mutation=PNG_BOMB)
 @given(mutation=png_mutation)
-def test_fuzz_png_mask_rules_and_scorer_agree(runner: Runner, fresh: Callable[[], Path], mutation: tuple[Any, ...]) -> None:
+def test_fuzz_png_mask_rules_and_scorer_agree(
+    runner: Runner, fresh: Callable[[], Path], mutation: tuple[Any, ...]
+) -> None:
     """The PNG mutations, scored against the example's reference: the run still has every property of
     :func:`judge`, and the mask scorer agrees with the MASK rules about the mutated file."""
     root = fresh()
@@ -317,8 +417,18 @@ def test_fuzz_png_mask_rules_and_scorer_agree(runner: Runner, fresh: Callable[[]
     mask = built.submission / IMDL_MASK
     mask.write_bytes(mutate_png(mask.read_bytes(), *mutation))
     try:
-        judge(runner, built, "--omfc-reference", "reference/IMDL/OpenMFC20_Image-IMDL-ref.csv", "--omfc-metrics-json",
-              str(root / "m.json"), "--junitxml", str(root / "j.xml"), "--omfc-score", "mask")  # fmt: skip
+        judge(
+            runner,
+            built,
+            "--omfc-reference",
+            "reference/IMDL/OpenMFC20_Image-IMDL-ref.csv",
+            "--omfc-metrics-json",
+            str(root / "m.json"),
+            "--junitxml",
+            str(root / "j.xml"),
+            "--omfc-score",
+            "mask",
+        )
         _rules_and_scorer_agree(root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -327,20 +437,38 @@ def test_fuzz_png_mask_rules_and_scorer_agree(runner: Runner, fresh: Callable[[]
 # ------------------------------------------------------------------ HDF5 (MFC2019 video masks)
 
 OUTSIDE_MARKER = b"OUTSIDE-THE-SUBMISSION-7f3a"
-h5_entry = st.fixed_dictionaries({
-    "name": st.one_of(st.sampled_from(["0", "10", "99", "119", "120", "-1", "01", "abc", "1e3", "4294967296", " 5",
-                                       "0/1", "masks", "\u00e9"]),
-                      st.integers(0, 10**6).map(str)),
-    "kind": st.sampled_from(["group", "group", "group", "dataset", "empty-group", "nested", "soft", "external-link",
-                             "external-storage", "attribute"]),
-    "shape": st.lists(st.sampled_from([0, 1, 2, 3, 47, 48, 64, 65, 100_000]), max_size=4).map(tuple),
-    "dtype": st.sampled_from(["uint8", "uint8", "int8", "uint16", "float32", "bool", "int64", "S3", "complex64"]),
-    "chunked": st.booleans(),
-    "gzip": st.booleans(),
-    "fill": st.sampled_from([0, 1, 255]),
-})
-h5_mutation = st.tuples(st.lists(h5_entry, max_size=5, unique_by=lambda e: e["name"]), st.booleans(),
-                        st.lists(byte_op, max_size=2))
+h5_entry = st.fixed_dictionaries(
+    {
+        "name": st.one_of(
+            st.sampled_from(
+                ["0", "10", "99", "119", "120", "-1", "01", "abc", "1e3", "4294967296", " 5", "0/1", "masks", "\u00e9"]
+            ),
+            st.integers(0, 10**6).map(str),
+        ),
+        "kind": st.sampled_from(
+            [
+                "group",
+                "group",
+                "group",
+                "dataset",
+                "empty-group",
+                "nested",
+                "soft",
+                "external-link",
+                "external-storage",
+                "attribute",
+            ]
+        ),
+        "shape": st.lists(st.sampled_from([0, 1, 2, 3, 47, 48, 64, 65, 100_000]), max_size=4).map(tuple),
+        "dtype": st.sampled_from(["uint8", "uint8", "int8", "uint16", "float32", "bool", "int64", "S3", "complex64"]),
+        "chunked": st.booleans(),
+        "gzip": st.booleans(),
+        "fill": st.sampled_from([0, 1, 255]),
+    }
+)
+h5_mutation = st.tuples(
+    st.lists(h5_entry, max_size=5, unique_by=lambda e: e["name"]), st.booleans(), st.lists(byte_op, max_size=2)
+)
 
 
 def write_h5(path: Path, entries: list[dict[str, Any]], outside: Path) -> None:
@@ -370,16 +498,32 @@ def write_h5(path: Path, entries: list[dict[str, Any]], outside: Path) -> None:
                     f[name] = h5py.ExternalLink(str(outside.with_suffix(".h5")), "/0")
                 elif e["kind"] == "external-storage":
                     n = int(np.prod(shape)) * dtype.itemsize if shape else dtype.itemsize
-                    f.create_group(name).create_dataset("masks", shape=shape, dtype=dtype,
-                                                        external=[(str(outside), 0, max(n, 1))])
+                    f.create_group(name).create_dataset(
+                        "masks", shape=shape, dtype=dtype, external=[(str(outside), 0, max(n, 1))]
+                    )
                 elif e["kind"] == "attribute":
                     f.create_group(name).attrs["masks"] = np.zeros(min(int(np.prod(shape)) if shape else 1, 1000))
             except (ValueError, TypeError, OSError, KeyError, RuntimeError):
                 continue
 
 
-@example(mutation=([{"name": "0", "kind": "group", "shape": (100_000, 48, 64), "dtype": "uint8", "chunked": True,
-                     "gzip": True, "fill": 255}], True, []))  # 300 MB declared, a few KB on disk
+@example(
+    mutation=(
+        [
+            {
+                "name": "0",
+                "kind": "group",
+                "shape": (100_000, 48, 64),
+                "dtype": "uint8",
+                "chunked": True,
+                "gzip": True,
+                "fill": 255,
+            }
+        ],
+        True,
+        [],
+    )
+)  # 300 MB declared, a few KB on disk
 @given(mutation=h5_mutation)
 def test_fuzz_hdf5_mask(runner: Runner, fresh: Callable[[], Path], mutation: tuple[Any, ...]) -> None:
     entries, from_scratch, raw = mutation
@@ -398,12 +542,34 @@ def test_fuzz_hdf5_mask(runner: Runner, fresh: Callable[[], Path], mutation: tup
 
 # ------------------------------------------------------------------ JSON (MFC2019 provenance)
 
-KEYS = ["directed", "nodes", "links", "id", "file", "fileid", "nodeConfidenceScore", "source", "target",
-        "relationshipConfidenceScore", "operation"]
-json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(),
-                      st.text(max_size=10), st.sampled_from(["n0", "n1", "W1", "P1", "P2", "world/W1.jpg", "../x", ""]))
-json_value = st.recursive(json_leaf, lambda inner: st.lists(inner, max_size=4)
-                          | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=5), inner, max_size=4), max_leaves=12)
+KEYS = [
+    "directed",
+    "nodes",
+    "links",
+    "id",
+    "file",
+    "fileid",
+    "nodeConfidenceScore",
+    "source",
+    "target",
+    "relationshipConfidenceScore",
+    "operation",
+]
+json_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(),
+    st.text(max_size=10),
+    st.sampled_from(["n0", "n1", "W1", "P1", "P2", "world/W1.jpg", "../x", ""]),
+)
+json_value = st.recursive(
+    json_leaf,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=5), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 json_op = st.one_of(
     st.tuples(st.just("set"), st.lists(st.integers(0, 20), max_size=4), json_value),
     st.tuples(st.just("delete"), st.lists(st.integers(0, 20), min_size=1, max_size=4)),
@@ -415,8 +581,9 @@ json_text = st.one_of(
     st.tuples(st.just("encoding"), st.sampled_from(["utf-16", "utf-8-sig", "latin-1", "utf-32"])),
     st.tuples(st.just("long-string"), st.sampled_from([10_000, 1_000_000])),
 )
-json_mutation = st.tuples(st.sampled_from(["filtering", "graph"]), st.lists(json_op, max_size=4), json_text,
-                          st.lists(byte_op, max_size=2))
+json_mutation = st.tuples(
+    st.sampled_from(["filtering", "graph"]), st.lists(json_op, max_size=4), json_text, st.lists(byte_op, max_size=2)
+)
 
 
 def _walk(doc: Any, path: list[int]) -> tuple[Any, Any] | None:
@@ -439,8 +606,11 @@ def mutate_json(kind: str, ops: list[tuple[Any, ...]], text_op: tuple[Any, ...],
     return mutate_json_doc(prov_doc(kind, PROV_PROBES[0]), ops, text_op, raw)
 
 
-def mutate_json_doc(doc: Any, ops: list[tuple[Any, ...]], text_op: tuple[Any, ...], raw: list[tuple[Any, ...]]) -> bytes:
-    """Structural edits at wrapped paths (a value set, deleted or repeated), then text, then bytes (also ForgeryNet's)."""
+def mutate_json_doc(
+    doc: Any, ops: list[tuple[Any, ...]], text_op: tuple[Any, ...], raw: list[tuple[Any, ...]]
+) -> bytes:
+    """Structural edits at wrapped paths (a value set, deleted or repeated), then text, then bytes
+    (also ForgeryNet's)."""
     for op in ops:
         spot = _walk(doc, op[1])
         if op[0] == "set":
@@ -451,7 +621,7 @@ def mutate_json_doc(doc: Any, ops: list[tuple[Any, ...]], text_op: tuple[Any, ..
         elif op[0] == "delete" and spot is not None:
             del spot[0][spot[1]]
         elif op[0] == "dup" and spot is not None and isinstance(spot[0], list):
-            spot[0][spot[1]:spot[1]] = [spot[0][spot[1]]] * op[2]
+            spot[0][spot[1] : spot[1]] = [spot[0][spot[1]]] * op[2]
     text = json.dumps(doc, indent=1)
     encoding = "utf-8"
     if text_op[0] == "duplicate-key" and text.startswith("{"):
@@ -479,8 +649,9 @@ def test_fuzz_provenance_json(runner: Runner, fresh: Callable[[], Path], mutatio
 
 @settings(max_examples=XDIST_EXAMPLES)
 @given(csv=csv_mutation, png=png_mutation)
-def test_fuzz_xdist_same_verdicts(runner: Runner, fresh: Callable[[], Path], csv: tuple[Any, ...],
-                                  png: tuple[Any, ...]) -> None:
+def test_fuzz_xdist_same_verdicts(
+    runner: Runner, fresh: Callable[[], Path], csv: tuple[Any, ...], png: tuple[Any, ...]
+) -> None:
     """A mutated IMDL submission (CSV and mask) gets the same verdict from one process and from -n 2."""
     built = imdl(fresh())
     try:

@@ -23,25 +23,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fuzz_support import EXAMPLES
-from fuzz_support import Built
-from fuzz_support import Runner
-from fuzz_support import fresh  # noqa: F401  (fixture)
-from fuzz_support import runner  # noqa: F401  (fixture)
-from fuzz_support import RunResult
-from fuzz_support import assert_properties
-from fuzz_support import snapshot
-from hypothesis import example
-from hypothesis import given
+from fuzz_support import (
+    EXAMPLES,
+    Built,
+    Runner,
+    RunResult,
+    assert_properties,
+    fresh,  # noqa: F401  (fixture)
+    runner,  # noqa: F401  (fixture)
+    snapshot,
+)
+from hypothesis import example, given
 from hypothesis import strategies as st
-from test_fuzz import ENCODINGS
-from test_fuzz import NEWLINES
-from test_fuzz import apply_bytes
-from test_fuzz import byte_op
-from test_fuzz import mutate_csv
+from test_fuzz import ENCODINGS, NEWLINES, apply_bytes, byte_op, mutate_csv, mutate_png, png_mutation
 from test_fuzz import mutate_json_doc as mutate_json
-from test_fuzz import mutate_png
-from test_fuzz import png_mutation
 
 pytestmark = pytest.mark.fuzz
 
@@ -71,8 +66,13 @@ class FnetBuilt(Built):
 
     def args(self) -> list[str]:
         extra = [f"--omfc-classes={self.classes}"] if self.classes != 2 else []
-        return [f"--omfc-submission={self.submission}", "--omfc-edition=ForgeryNet", f"--omfc-task={self.task}",
-                f"--omfc-reference={self.index}", *extra]
+        return [
+            f"--omfc-submission={self.submission}",
+            "--omfc-edition=ForgeryNet",
+            f"--omfc-task={self.task}",
+            f"--omfc-reference={self.index}",
+            *extra,
+        ]
 
 
 def fnet_case(root: Path, task: str) -> FnetBuilt:
@@ -99,31 +99,55 @@ def judge(runner: Runner, built: FnetBuilt) -> RunResult:
 
 # ------------------------------------------------------------------ JSON (temporal results, ground truth)
 
-FNET_KEYS = ["version", "results", "database", "segment", "score", "label", "annotations", "duration", "subset",
-             "vid_t001", "vid_t002", "vid_t003", "vid_t004", "vid_t999"]
-fnet_leaf = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(),
-                      st.sampled_from([0, 1, -1, 0.5, 1e308, -0.0, 1e-320, "Fake", "Real", "", "vid_t001", "0.5",
-                                       "NaN", "validation"]),
-                      st.text(max_size=10))
-fnet_value = st.recursive(fnet_leaf, lambda inner: st.lists(inner, max_size=4)
-                          | st.dictionaries(st.sampled_from(FNET_KEYS) | st.text(max_size=5), inner, max_size=4),
-                          max_leaves=12)
+FNET_KEYS = [
+    "version",
+    "results",
+    "database",
+    "segment",
+    "score",
+    "label",
+    "annotations",
+    "duration",
+    "subset",
+    "vid_t001",
+    "vid_t002",
+    "vid_t003",
+    "vid_t004",
+    "vid_t999",
+]
+fnet_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(),
+    st.sampled_from([0, 1, -1, 0.5, 1e308, -0.0, 1e-320, "Fake", "Real", "", "vid_t001", "0.5", "NaN", "validation"]),
+    st.text(max_size=10),
+)
+fnet_value = st.recursive(
+    fnet_leaf,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(FNET_KEYS) | st.text(max_size=5), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 json_op = st.one_of(
     st.tuples(st.just("set"), st.lists(st.integers(0, 20), max_size=5), fnet_value),
     st.tuples(st.just("delete"), st.lists(st.integers(0, 20), min_size=1, max_size=5)),
     st.tuples(st.just("dup"), st.lists(st.integers(0, 20), min_size=1, max_size=5), st.integers(2, 2000)),
 )
 json_text = st.one_of(
-    st.just(("plain",)), st.just(("plain",)),
+    st.just(("plain",)),
+    st.just(("plain",)),
     st.tuples(st.just("duplicate-key"), st.sampled_from(FNET_KEYS[:3]), fnet_value),
     st.tuples(st.just("nest"), st.sampled_from([10, 1000, 100_000])),
     st.tuples(st.just("encoding"), st.sampled_from(["utf-16", "utf-8-sig", "latin-1", "utf-32"])),
     st.tuples(st.just("long-string"), st.sampled_from([10_000, 1_000_000])),
-    st.tuples(st.just("number"), st.sampled_from(["1e999", "-1e999", "NaN", "Infinity", "1" * 5000, "0." + "0" * 5000 + "1"])),
+    st.tuples(
+        st.just("number"), st.sampled_from(["1e999", "-1e999", "NaN", "Infinity", "1" * 5000, "0." + "0" * 5000 + "1"])
+    ),
 )
 json_mutation = st.tuples(st.lists(json_op, max_size=4), json_text, st.lists(byte_op, max_size=2))
-
-
 
 
 @example(mutation=([], ("nest", 100_000), []))  # deeper than Python's recursion limit
@@ -138,12 +162,65 @@ def test_fuzz_temporal_json(runner: Runner, fresh: Callable[[], Path], mutation:
 # ------------------------------------------------------------------ CSV (classification, spatial)
 
 FNET_CELLS = [
-    "", " ", "NaN", "nan", "inf", "-inf", "1e309", "-0", "0x1p-2", "1_0", "\u0663", " 0.5", "0.5 ", '"0.5"', '"', "|",
-    "\x00", "\r", "\u2028", "\x1b[31mred", "\u202e", "\ufeff", "0", "1", "2", "3", "16", "-1", "1.5", "0.1", "1e-320",
-    "img_0001", "img_0005", "vid_0001", "vid_0004", "face_0001", "face_0003", "face_9999", "ID", "Score", "Label",
-    "P0", "P1", "P2", "P3", "MaskFileName", "masks/face_0001.png", "masks/face_0002.png", "masks/", "masks",
-    "../../dataset/spatial_maps/face_0001.png", "/etc/passwd", "masks/../masks/face_0001.png", "masks/missing.png",
-    "masks\\face_0001.png", "p-fnet_1_spatial.csv", "a" * 5000, "0." + "1" * 400, "1" * 5000,
+    "",
+    " ",
+    "NaN",
+    "nan",
+    "inf",
+    "-inf",
+    "1e309",
+    "-0",
+    "0x1p-2",
+    "1_0",
+    "\u0663",
+    " 0.5",
+    "0.5 ",
+    '"0.5"',
+    '"',
+    "|",
+    "\x00",
+    "\r",
+    "\u2028",
+    "\x1b[31mred",
+    "\u202e",
+    "\ufeff",
+    "0",
+    "1",
+    "2",
+    "3",
+    "16",
+    "-1",
+    "1.5",
+    "0.1",
+    "1e-320",
+    "img_0001",
+    "img_0005",
+    "vid_0001",
+    "vid_0004",
+    "face_0001",
+    "face_0003",
+    "face_9999",
+    "ID",
+    "Score",
+    "Label",
+    "P0",
+    "P1",
+    "P2",
+    "P3",
+    "MaskFileName",
+    "masks/face_0001.png",
+    "masks/face_0002.png",
+    "masks/",
+    "masks",
+    "../../dataset/spatial_maps/face_0001.png",
+    "/etc/passwd",
+    "masks/../masks/face_0001.png",
+    "masks/missing.png",
+    "masks\\face_0001.png",
+    "p-fnet_1_spatial.csv",
+    "a" * 5000,
+    "0." + "1" * 400,
+    "1" * 5000,
 ]
 fnet_cell = st.one_of(st.sampled_from(FNET_CELLS), st.text(max_size=12))
 csv_op = st.one_of(
@@ -154,8 +231,11 @@ csv_op = st.one_of(
     st.tuples(st.just("drop_col"), st.integers(0, 5)),
     st.tuples(st.just("add_col"), st.integers(0, 5), fnet_cell),
     st.tuples(st.just("raw_line"), st.integers(0, 20), st.text(max_size=30)),
-    st.tuples(st.just("tail"), st.sampled_from(["junk", "", "a|b", "|||||", '"', "img_0001|0.1|0.2|0.7"]),
-              st.integers(1, 2000)),
+    st.tuples(
+        st.just("tail"),
+        st.sampled_from(["junk", "", "a|b", "|||||", '"', "img_0001|0.1|0.2|0.7"]),
+        st.integers(1, 2000),
+    ),
 )
 csv_mutation = st.tuples(st.lists(csv_op, max_size=6), NEWLINES, ENCODINGS, st.lists(byte_op, max_size=3))
 
@@ -166,7 +246,9 @@ csv_mutation = st.tuples(st.lists(csv_op, max_size=6), NEWLINES, ENCODINGS, st.l
 # skipped, not failed, and FNET-05/06 (requiring FNET-03 only) read the missing column: "could not run: KeyError"
 @example(task="image-classification", mutation=([("drop_col", 1), ("raw_line", 2, "a|b|c|d|e")], "\n", "utf-8", []))
 @given(task=st.sampled_from(["image-classification", "video-classification"]), mutation=csv_mutation)
-def test_fuzz_classification_csv(runner: Runner, fresh: Callable[[], Path], task: str, mutation: tuple[Any, ...]) -> None:
+def test_fuzz_classification_csv(
+    runner: Runner, fresh: Callable[[], Path], task: str, mutation: tuple[Any, ...]
+) -> None:
     """The 3-way image and the 2-way video classification results."""
     built = fnet_case(fresh(), task)
     built.result.write_bytes(mutate_csv(built.result.read_text(), *mutation))
@@ -176,10 +258,13 @@ def test_fuzz_classification_csv(runner: Runner, fresh: Callable[[], Path], task
 @example(mutation=([("set", 1, 2, "masks/face_0002.png")], "\n", "utf-8", []), mask=None)  # one mask for two faces
 # the same for FNET-07/08: no MaskFileName column and a row of the wrong width (FNET-01 fails)
 @example(mutation=([("drop_col", 2), ("raw_line", 2, "a|b|c|d|e")], "\n", "utf-8", []), mask=None)
-@given(mutation=csv_mutation, mask=st.one_of(st.none(), st.tuples(st.sampled_from(["face_0001", "face_0002", "face_0003"]),
-                                                                   png_mutation)))
-def test_fuzz_spatial(runner: Runner, fresh: Callable[[], Path], mutation: tuple[Any, ...],
-                      mask: tuple[str, tuple[Any, ...]] | None) -> None:
+@given(
+    mutation=csv_mutation,
+    mask=st.one_of(st.none(), st.tuples(st.sampled_from(["face_0001", "face_0002", "face_0003"]), png_mutation)),
+)
+def test_fuzz_spatial(
+    runner: Runner, fresh: Callable[[], Path], mutation: tuple[Any, ...], mask: tuple[str, tuple[Any, ...]] | None
+) -> None:
     """The spatial CSV (scores and mask paths) and, in some examples, one of its PNG masks."""
     built = fnet_case(fresh(), "spatial")
     built.result.write_bytes(mutate_csv(built.result.read_text(), *mutation))
@@ -194,11 +279,14 @@ def test_fuzz_spatial(runner: Runner, fresh: Callable[[], Path], mutation: tuple
 
 @example(task="temporal", mutation=([("set", [1, 0, 0, 0, 0], [6.0, 2.0])], ("plain",), []), gt_mask=None)
 @example(task="spatial", mutation=([("set", 1, 2, "../../etc/passwd")], "\n", "utf-8", []), gt_mask=None)
-@given(task=st.sampled_from(sorted(BASES)),
-       mutation=st.one_of(json_mutation, csv_mutation),
-       gt_mask=st.one_of(st.none(), png_mutation))
-def test_fuzz_reference(runner: Runner, fresh: Callable[[], Path], task: str, mutation: tuple[Any, ...],
-                        gt_mask: tuple[Any, ...] | None) -> None:
+@given(
+    task=st.sampled_from(sorted(BASES)),
+    mutation=st.one_of(json_mutation, csv_mutation),
+    gt_mask=st.one_of(st.none(), png_mutation),
+)
+def test_fuzz_reference(
+    runner: Runner, fresh: Callable[[], Path], task: str, mutation: tuple[Any, ...], gt_mask: tuple[Any, ...] | None
+) -> None:
     """A broken reference (ground-truth JSON, label CSV, a spatial ground-truth map) is judged too:
     a JSON mutation applies to the temporal ground truth, a CSV mutation to a label CSV."""
     built = fnet_case(fresh(), task)

@@ -15,8 +15,16 @@ import pytest
 from conftest import psv
 from test_mask_scoring_plugin import NOKERN, REF, REF_REL, SHIFTED, MaskCase, png_bytes, props
 
-BOTH_HEADER = ["TaskID", "ProbeFileID", "ProbeFileName", "IsTarget", "ProbeMaskFileName",
-               "ProbeBitPlaneMaskFileName", "JournalName", "Collection"]  # fmt: skip
+BOTH_HEADER = [
+    "TaskID",
+    "ProbeFileID",
+    "ProbeFileName",
+    "IsTarget",
+    "ProbeMaskFileName",
+    "ProbeBitPlaneMaskFileName",
+    "JournalName",
+    "Collection",
+]
 
 
 def _both_columns(c: MaskCase, omfc: Any, bitplane: dict[str, str], png: dict[str, str] | None = None) -> None:
@@ -25,7 +33,18 @@ def _both_columns(c: MaskCase, omfc: Any, bitplane: dict[str, str], png: dict[st
     for i in ("0001", "0002", "0003", "0009"):
         target = i != "0009"
         name = (png or {}).get(i, f"reference/mask/{i}.png" if target else "")
-        rows.append(["IMDL", i, f"probe/{i}.jpg", "Y" if target else "N", name, bitplane.get(i, ""), "j1" if target else "", "A"])
+        rows.append(
+            [
+                "IMDL",
+                i,
+                f"probe/{i}.jpg",
+                "Y" if target else "N",
+                name,
+                bitplane.get(i, ""),
+                "j1" if target else "",
+                "A",
+            ]
+        )
     c.reference = omfc.write(f"dataset/{REF_REL}", psv(BOTH_HEADER, rows))
 
 
@@ -41,8 +60,10 @@ def test_empty_bit_plane_column_scores_the_png_masks(omfc: Any) -> None:
     assert p["OptimumMCC"] == pytest.approx((1 + 5 / 12 + 1) / 3, abs=1e-12)
     doc = c.json(*NOKERN)
     mask = next(r for r in doc["results"] if r["scorer"] == "mask")
-    assert mask["notes"] == ["reference masks: PNG (ProbeMaskFileName): --omfc-jpeg2000 auto, "
-                             "ProbeBitPlaneMaskFileName names a file for 0 of 3 targets, ProbeMaskFileName for 3"]
+    assert mask["notes"] == [
+        "reference masks: PNG (ProbeMaskFileName): --omfc-jpeg2000 auto, "
+        "ProbeBitPlaneMaskFileName names a file for 0 of 3 targets, ProbeMaskFileName for 3"
+    ]
     assert mask["scored"] == {"unit": "targets", "targets": 3, "scored": 3, "not_scored": {}}
 
 
@@ -51,15 +72,23 @@ def test_forcing_bit_planes_on_an_empty_column_fails_with_counted_reason(omfc: A
     c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED, "0003": REF})
     _both_columns(c, omfc, bitplane={})
     stem = REF_REL.removesuffix(".csv")
-    omfc.write(f"dataset/{stem}-probejournaljoin.csv", psv(
-        ["ProbeFileID", "JournalName", "StartNodeID", "EndNodeID", "Sequence"], [["0001", "j1", "n1", "n2", 1]]))
-    omfc.write(f"dataset/{stem}-journalmask.csv", psv(
-        ["JournalName", "StartNodeID", "EndNodeID", "Operation", "Purpose", "BitPlane"], [["j1", "n1", "n2", "Paste", "add", 1]]))
+    omfc.write(
+        f"dataset/{stem}-probejournaljoin.csv",
+        psv(["ProbeFileID", "JournalName", "StartNodeID", "EndNodeID", "Sequence"], [["0001", "j1", "n1", "n2", 1]]),
+    )
+    omfc.write(
+        f"dataset/{stem}-journalmask.csv",
+        psv(
+            ["JournalName", "StartNodeID", "EndNodeID", "Operation", "Purpose", "BitPlane"],
+            [["j1", "n1", "n2", "Paste", "add", 1]],
+        ),
+    )
     res = c.run(*NOKERN, "--omfc-jpeg2000", "yes")
     assert res.outcome("mask") == "failed"
     assert res.first_line("mask") == (
         "score::mask: 0 of 3 targets scored: 3 have an empty ProbeBitPlaneMaskFileName while ProbeMaskFileName "
-        "names a mask (use --omfc-jpeg2000 no)")
+        "names a mask (use --omfc-jpeg2000 no)"
+    )
 
 
 def test_mixed_reference_is_reported_never_half_scored_silently(omfc: Any) -> None:
@@ -73,7 +102,8 @@ def test_mixed_reference_is_reported_never_half_scored_silently(omfc: Any) -> No
     text = res.text("mask")
     assert text.splitlines()[0] == (
         "score::mask: 1 mask(s) could not be scored (0002: ProbeMaskFileName is empty while "
-        "ProbeBitPlaneMaskFileName names 'reference/mask/0002.bpm.jp2' (use --omfc-jpeg2000 yes))")
+        "ProbeBitPlaneMaskFileName names 'reference/mask/0002.bpm.jp2' (use --omfc-jpeg2000 yes))"
+    )
     p = props(res, "mask")
     assert p["ScoreableTrials"] == 2 and p["OptimumMCC"] == 1.0  # the numbers of the two PNG targets stay
 
@@ -87,8 +117,11 @@ def test_zero_scored_mask_item_fails_counted_by_reason(omfc: Any) -> None:
     res = c.run(*NOKERN)
     assert res.outcome("mask") == "failed"
     assert res.first_line("mask") == (
-        "score::mask: 0 of 3 targets scored: 3 have no selected region in the reference mask")
-    out = c.case.pytester.runpytest_inprocess(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference), *NOKERN)
+        "score::mask: 0 of 3 targets scored: 3 have no selected region in the reference mask"
+    )
+    out = c.case.pytester.runpytest_inprocess(
+        *c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference), *NOKERN
+    )
     assert "all: NOTHING SCORED: 0 of 3 targets scored" in out.stdout.str()
 
 
@@ -119,14 +152,21 @@ def test_forgerynet_spatial_with_no_usable_mask_fails(pytester: pytest.Pytester)
     from fnet_support import Fnet
     from fnet_support import png_bytes as fpng
 
-    run = Fnet(pytester).case(
-        "spatial", reference=(["ID", "Label", "MaskFileName"], [["a", 1, "gt/a.png"]]),
-        submission=(["ID", "Score", "MaskFileName"], [["a", 0.9, "m/a.png"]]),
-        files={"m/a.png": fpng(np.zeros((3, 3), np.uint8))}, ref_files={"gt/a.png": fpng(np.zeros((2, 2), np.uint8))},
-    ).run()  # fmt: skip
+    run = (
+        Fnet(pytester)
+        .case(
+            "spatial",
+            reference=(["ID", "Label", "MaskFileName"], [["a", 1, "gt/a.png"]]),
+            submission=(["ID", "Score", "MaskFileName"], [["a", 0.9, "m/a.png"]]),
+            files={"m/a.png": fpng(np.zeros((3, 3), np.uint8))},
+            ref_files={"gt/a.png": fpng(np.zeros((2, 2), np.uint8))},
+        )
+        .run()
+    )
     assert run.outcome.outcome("score::forgerynet-spatial") == "failed"
     assert run.outcome.text("score::forgerynet-spatial").startswith(
-        "score::forgerynet-spatial: 0 of 1 reference images scored: no image can be scored")
+        "score::forgerynet-spatial: 0 of 1 reference images scored: no image can be scored"
+    )
 
 
 # ---------------------------------------------------------------------------- polarity hints
@@ -147,7 +187,9 @@ def test_an_inverted_mask_gets_a_polarity_hint(omfc: Any) -> None:
         "1 system mask(s) are mostly black (over 50% of the scored pixels are 0, e.g. 0002 75%): is 255 used for "
         "manipulated? the plans use 0 (MASK-08)",
     ]
-    out = c.case.pytester.runpytest_inprocess(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference), *NOKERN)
+    out = c.case.pytester.runpytest_inprocess(
+        *c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference), *NOKERN
+    )
     assert "1 system mask(s) score better inverted" in out.stdout.str()
 
 
@@ -169,5 +211,8 @@ def test_the_html_report_shows_nothing_scored(omfc: Any) -> None:
     page_path = c.root / "out" / "report.html"
     c.run(*NOKERN, "--omfc-html", str(page_path))
     page = html_lib.unescape(page_path.read_text(encoding="utf-8"))
-    assert "score::mask all: NOTHING SCORED: 0 of 3 targets scored: 3 have no selected region in the reference mask" in page
+    assert (
+        "score::mask all: NOTHING SCORED: 0 of 3 targets scored: 3 have no selected region in the reference mask"
+        in page
+    )
     assert re.search(r'<td class="num">0 of 3</td>', page)

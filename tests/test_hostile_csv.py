@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
 from test_col import layout_case
 
 from pytest_omfc.findings import KEEP_FINDINGS
@@ -78,9 +77,15 @@ def run_capped(cwd: Path, *args: str) -> Capped:
     """pytest in a child limited to AS_LIMIT bytes and TIMEOUT seconds (TimeoutExpired fails the test)."""
     xml = cwd / "capped.xml"
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-c", _CHILD.format(cap=AS_LIMIT), *args, "-p", "no:cacheprovider",
-                           f"--junitxml={xml}"], cwd=cwd, capture_output=True, text=True, errors="replace", timeout=TIMEOUT,
-                          env={**os.environ, **_ONE_THREAD})
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD.format(cap=AS_LIMIT), *args, "-p", "no:cacheprovider", f"--junitxml={xml}"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=TIMEOUT,
+        env={**os.environ, **_ONE_THREAD},
+    )
     seconds = time.monotonic() - start
     peak = [ln for ln in proc.stderr.splitlines() if ln.startswith("OMFC-PEAK-KB ")]
     assert peak, f"the child did not finish normally:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
@@ -109,12 +114,18 @@ def test_sparse_tail_fails_naming_its_size_unread(omfc):
     os.truncate(path, len(GOOD) + 12 * 1024**3)  # sparse: costs no disk
     res = run_capped(case.pytester.path, *case.args)
     reports = res.junit()
-    assert reports["CSV-03"][:2] == ("failed", f"CSV-03: {CSV} is 12 GiB, more than an index of 3 trials can justify "
-                                               "(at most 1.0 MiB) (showing 1)")
-    assert (f"the system output must be at most 1060864 bytes for an index of 3 trials (4 KiB per trial + 1 MiB; "
-            f"got {len(GOOD) + 12 * 1024**3} bytes; the file was not read)") in reports["CSV-03"][2]
-    assert reports["CSV-01"][:2] == ("skipped", f"CSV-01 skipped: CSV-03 failed: {CSV} is 12 GiB, more than an index "
-                                                "of 3 trials can justify (at most 1.0 MiB)")
+    assert reports["CSV-03"][:2] == (
+        "failed",
+        f"CSV-03: {CSV} is 12 GiB, more than an index of 3 trials can justify (at most 1.0 MiB) (showing 1)",
+    )
+    assert (
+        f"the system output must be at most 1060864 bytes for an index of 3 trials (4 KiB per trial + 1 MiB; "
+        f"got {len(GOOD) + 12 * 1024**3} bytes; the file was not read)"
+    ) in reports["CSV-03"][2]
+    assert reports["CSV-01"][:2] == (
+        "skipped",
+        f"CSV-01 skipped: CSV-03 failed: {CSV} is 12 GiB, more than an index of 3 trials can justify (at most 1.0 MiB)",
+    )
     assert reports["IDX-06"][0] == "skipped"
     assert "Traceback" not in res.out and "INTERNALERROR" not in res.out
     assert res.peak_mb < 600 and res.seconds < 60
@@ -127,14 +138,20 @@ def test_junk_records_stop_at_the_record_bound(omfc):
     write_csv(case, GOOD + b"x\n" * 200_000)
     res = run_capped(case.pytester.path, *case.args)
     outcome, message, body = res.junit()["CSV-03"]
-    assert (outcome, message) == ("failed", f"CSV-03: {CSV} has more records than an index of 3 trials can justify "
-                                            "(at most 1006) (showing 20)")
+    assert (outcome, message) == (
+        "failed",
+        f"CSV-03: {CSV} has more records than an index of 3 trials can justify (at most 1006) (showing 20)",
+    )
     first = body.splitlines()[1]
-    assert first == (f"  {CSV}:1008: the system output must have at most 1006 records for an index of 3 trials "
-                     "(2 per trial + 1000; got record 1007 here, 200004 lines in all; the rest was not parsed)")
+    assert first == (
+        f"  {CSV}:1008: the system output must have at most 1006 records for an index of 3 trials "
+        "(2 per trial + 1000; got record 1007 here, 200004 lines in all; the rest was not parsed)"
+    )
     assert body.splitlines()[-1] == "  ... and 984 more (1004 in all)"  # the bound + 1003 ragged records (1000 kept)
-    assert res.junit()["IDX-06"][:2] == ("skipped", f"IDX-06 skipped: CSV-03 failed: {CSV} has more records than an index "
-                                                    "of 3 trials can justify (at most 1006)")
+    assert res.junit()["IDX-06"][:2] == (
+        "skipped",
+        f"IDX-06 skipped: CSV-03 failed: {CSV} has more records than an index of 3 trials can justify (at most 1006)",
+    )
     assert res.peak_mb < 600 and res.seconds < 60
 
 
@@ -161,7 +178,9 @@ def test_findings_beyond_the_cap_are_counted(omfc):
     n = KEEP_FINDINGS + 500
     trials = [{"ProbeFileID": f"{i:05d}"} for i in range(n)]
     rows = [f"{i:05d}|1.5||Processed|" for i in range(n)]
-    case = layout_case(omfc, trials=trials, index_trials=trials, csv_text="\n".join([HEADER.decode().strip(), *rows]) + "\n")
+    case = layout_case(
+        omfc, trials=trials, index_trials=trials, csv_text="\n".join([HEADER.decode().strip(), *rows]) + "\n"
+    )
     res = case.run("--omfc-max-findings", "-1")
     lines = res.text("SCORE-03").splitlines()
     assert lines[0] == f"SCORE-03: {n} of {n} scores are outside [0, 1] (showing {KEEP_FINDINGS})"
@@ -183,9 +202,12 @@ def test_symlinked_csv_leaving_the_submission_is_never_read(omfc):
     link.symlink_to(outside)
     res = case.run()
     assert res.outcome("PKG-01") == "failed"
-    assert res.first_line("PKG-01") == "PKG-01: the system output p-test_1.csv points outside the submission (showing 1)"
+    assert (
+        res.first_line("PKG-01") == "PKG-01: the system output p-test_1.csv points outside the submission (showing 1)"
+    )
     assert res.text("PKG-01").splitlines()[1] == (
-        f"  {CSV}: the system output must stay inside the submission directory (got a symlink to {outside.resolve()})")
+        f"  {CSV}: the system output must stay inside the submission directory (got a symlink to {outside.resolve()})"
+    )
     assert res.first_line("CSV-01") == f"CSV-01 skipped: PKG-01 failed: {CSV} points outside the submission"
     assert res.first_line("IDX-06") == f"IDX-06 skipped: PKG-01 failed: {CSV} points outside the submission"
     assert not any("SECRET" in text for _, text in res.reports.values())
@@ -205,7 +227,10 @@ def test_fifo_csv_is_not_a_regular_file_and_never_opened(omfc):
     assert reports["PKG-09"][:2] == ("failed", "PKG-09: p-test_1.csv in p-test_1/ is not a regular file (showing 1)")
     assert "p-test_1/: the system output p-test_1.csv must be a regular file (got a FIFO)" in reports["PKG-09"][2]
     assert reports["PKG-01"][0] == reports["PKG-02"][0] == "passed"
-    assert reports["CSV-01"][:2] == ("skipped", f"CSV-01 skipped: CSV-08 failed: {CSV} is not a regular file (got a FIFO)")
+    assert reports["CSV-01"][:2] == (
+        "skipped",
+        f"CSV-01 skipped: CSV-08 failed: {CSV} is not a regular file (got a FIFO)",
+    )
 
 
 def test_fifo_description_is_not_read(omfc):
@@ -214,9 +239,14 @@ def test_fifo_description_is_not_read(omfc):
     os.mkfifo(case.submission / "p-test_1.txt")
     res = run_capped(case.pytester.path, *case.args)
     reports = res.junit()
-    assert reports["PKG-03"][:2] == ("failed", "PKG-03: the system description p-test_1.txt is not a regular file (showing 1)")
-    assert ("p-test_1/p-test_1.txt: the system description must be the text file p-test_1.txt "
-            "(got a FIFO, not a regular file)") in reports["PKG-03"][2]
+    assert reports["PKG-03"][:2] == (
+        "failed",
+        "PKG-03: the system description p-test_1.txt is not a regular file (showing 1)",
+    )
+    assert (
+        "p-test_1/p-test_1.txt: the system description must be the text file p-test_1.txt "
+        "(got a FIFO, not a regular file)"
+    ) in reports["PKG-03"][2]
     assert {reports[r][0] for r in ("DESC-02", "DESC-03", "DESC-04")} == {"skipped"}
 
 

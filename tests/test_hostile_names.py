@@ -44,9 +44,28 @@ def _copy(tmp: Path, name: str) -> Path:
 
 def _run(tmp: Path, sub: Path, *extra: str) -> tuple[int, dict[str, str], str]:
     xml = tmp / f"junit{len(extra)}.xml"
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(tmp),
-                           "--omfc-submission", str(sub), "--omfc-index", str(INDEX), "--junitxml", str(xml), *extra],
-                          cwd=tmp, capture_output=True, text=True, timeout=300)  # fmt: skip
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tmp),
+            "--omfc-submission",
+            str(sub),
+            "--omfc-index",
+            str(INDEX),
+            "--junitxml",
+            str(xml),
+            *extra,
+        ],
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     outcomes: dict[str, str] = {}
     if xml.exists():
         for case in ET.parse(xml).iter("testcase"):

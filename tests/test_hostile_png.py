@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_mask import IDS, IMG_IDX, IMG_OUT, H, W, _chunk, image_case, one_mask, pil_png, raw_png
 
 from pytest_omfc import png
-from test_mask import IDS, IMG_IDX, IMG_OUT, W, H, _chunk, image_case, one_mask, pil_png, raw_png
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MASK_04 = "MASK-04: 1 of 1 masks are not readable PNG files (showing 1)"
@@ -49,7 +49,7 @@ def zeros_stream(matches: int = 1) -> bytes:
         code(0xC5, 8)  # length code 285: 258 bytes
         code(0, 5)  # distance code 0: 1 byte back
     code(0, 7)  # end of block
-    packed = bytes(sum(b << i for i, b in enumerate(bits[k:k + 8])) for k in range(0, len(bits), 8))
+    packed = bytes(sum(b << i for i, b in enumerate(bits[k : k + 8])) for k in range(0, len(bits), 8))
     return b"\x78\x01" + packed + zlib.adler32(bytes(1 + 258 * matches)).to_bytes(4, "big")
 
 
@@ -106,9 +106,28 @@ def test_interlaced_header_bomb_fails_mask06_without_inflating(omfc):
     case = image_case(omfc, {"0042": "mask/bomb.png"}, {"mask/bomb.png": bomb})
     env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", _CHILD, *case.args, "-p", "pytest_omfc.plugin", "-p", "no:cacheprovider",
-                           "--omfc-jobs", "1", "-q", "-k", "MASK or PKG"],
-                          cwd=case.submission.parent, env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _CHILD,
+            *case.args,
+            "-p",
+            "pytest_omfc.plugin",
+            "-p",
+            "no:cacheprovider",
+            "--omfc-jobs",
+            "1",
+            "-q",
+            "-k",
+            "MASK or PKG",
+        ],
+        cwd=case.submission.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     elapsed = time.perf_counter() - t0
     out = proc.stdout
     failed = sorted(line.split("::")[-1].split(" ")[0] for line in out.splitlines() if line.startswith("FAILED"))
@@ -133,10 +152,15 @@ def test_one_decode_per_file_through_symlinks_and_hard_links(omfc, decodes):
     width, height = 3000, 2000  # the index size of every probe: 6 MB of image data from a 9 KB file
     ids = [f"{i:04d}" for i in range(6)]
     names = ["mask/black.png", "mask/l1.png", "mask/l2.png", "mask/l3.png", "mask/hard.png", "mask/sub/black.png"]
-    case = omfc.case("OpenMFC2020", "IMDL", header=IMG_OUT,
-                     rows=[[i, 0.5, n, "Processed", ""] for i, n in zip(ids, names)], index_header=IMG_IDX,
-                     index_rows=[["IMDL", i, f"probe/{i}.jpg", width, height] for i in ids],
-                     files={"mask/black.png": grey_png(width, height, black_stream(width, height))})
+    case = omfc.case(
+        "OpenMFC2020",
+        "IMDL",
+        header=IMG_OUT,
+        rows=[[i, 0.5, n, "Processed", ""] for i, n in zip(ids, names, strict=False)],
+        index_header=IMG_IDX,
+        index_rows=[["IMDL", i, f"probe/{i}.jpg", width, height] for i in ids],
+        files={"mask/black.png": grey_png(width, height, black_stream(width, height))},
+    )
     mask = case.submission / "mask"
     for link in ("l1.png", "l2.png", "l3.png"):
         os.symlink("black.png", mask / link)
@@ -146,7 +170,8 @@ def test_one_decode_per_file_through_symlinks_and_hard_links(omfc, decodes):
     shown = mask08_warnings(res)
     assert sorted(w.splitlines()[0] for w in shown) == sorted(
         f"MASK-08: {n} mask{'s are' if n > 1 else ' is'} entirely black (every pixel claimed manipulated) (showing {n})"
-        for n in (2, 2, 1, 1))  # rows 0-5 over four slices
+        for n in (2, 2, 1, 1)
+    )  # rows 0-5 over four slices
     assert res.outcome("MASK-04") == "passed"
     assert decodes.inflaters == 1
 
@@ -156,9 +181,9 @@ def test_one_decode_per_file_through_symlinks_and_hard_links(omfc, decodes):
 
 def with_idat_crc_flipped(data: bytes) -> bytes:
     at = data.index(b"IDAT")
-    length = int.from_bytes(data[at - 4:at], "big")
+    length = int.from_bytes(data[at - 4 : at], "big")
     end = at + 4 + length
-    return data[:end] + bytes(b ^ 0xFF for b in data[end:end + 4]) + data[end + 4:]
+    return data[:end] + bytes(b ^ 0xFF for b in data[end : end + 4]) + data[end + 4 :]
 
 
 def test_mask04_bad_idat_crc_fails(omfc):
@@ -167,8 +192,10 @@ def test_mask04_bad_idat_crc_fails(omfc):
     res = one_mask(omfc, data)
     assert res.first_line("MASK-04") == MASK_04
     size = len(zlib.compress(noise_raw()))
-    assert (f"p-test_1.csv:2 [0042] OutputProbeMaskFileName='mask/0042-mask.png': mask/0042-mask.png must have an "
-            f"intact IDAT chunk at byte 33 (got a CRC mismatch: its {size} bytes are damaged)") in res.text("MASK-04")
+    assert (
+        f"p-test_1.csv:2 [0042] OutputProbeMaskFileName='mask/0042-mask.png': mask/0042-mask.png must have an "
+        f"intact IDAT chunk at byte 33 (got a CRC mismatch: its {size} bytes are damaged)"
+    ) in res.text("MASK-04")
 
 
 def test_mask04_bad_ancillary_crc_fails(omfc):
@@ -181,19 +208,33 @@ def test_mask04_bad_ancillary_crc_fails(omfc):
     assert "must have an intact tEXt chunk at byte 33 (got a CRC mismatch" in res.text("MASK-04")
 
 
-@pytest.mark.parametrize(("stream", "got"), [
-    (lambda raw: zlib.compress(raw)[: len(zlib.compress(raw)) // 2],
-     "pixel data must hold the whole image (got a zlib stream that breaks off where the IDAT chunks end after "),
-    (lambda raw: b"\x78\x9c",  # a zlib header and nothing more
-     "pixel data must hold the whole image (got a zlib stream that breaks off where the IDAT chunks end after "),
-    (lambda raw: (lambda c: c.compress(raw) + c.flush(zlib.Z_SYNC_FLUSH))(zlib.compressobj()),
-     f"pixel data must be a complete zlib stream (got all {(W + 1) * H} bytes of the image but no end of stream"),
-    (lambda raw: zlib.compress(raw)[:-4],
-     f"pixel data must be a complete zlib stream (got all {(W + 1) * H} bytes of the image but no end of stream"),
-    (lambda raw: zlib.compress(raw[: len(raw) // 2]),
-     f"pixel data must hold the whole image (got a zlib stream that ends after {(W + 1) * H // 2} of the "
-     f"{(W + 1) * H} bytes a {W}x{H} image needs: truncated)"),
-], ids=["cut-in-half", "header-only", "sync-flush-no-end", "no-checksum", "ends-early"])
+@pytest.mark.parametrize(
+    ("stream", "got"),
+    [
+        (
+            lambda raw: zlib.compress(raw)[: len(zlib.compress(raw)) // 2],
+            "pixel data must hold the whole image (got a zlib stream that breaks off where the IDAT chunks end after ",
+        ),
+        (
+            lambda raw: b"\x78\x9c",  # a zlib header and nothing more
+            "pixel data must hold the whole image (got a zlib stream that breaks off where the IDAT chunks end after ",
+        ),
+        (
+            lambda raw: (lambda c: c.compress(raw) + c.flush(zlib.Z_SYNC_FLUSH))(zlib.compressobj()),
+            f"pixel data must be a complete zlib stream (got all {(W + 1) * H} bytes of the image but no end of stream",
+        ),
+        (
+            lambda raw: zlib.compress(raw)[:-4],
+            f"pixel data must be a complete zlib stream (got all {(W + 1) * H} bytes of the image but no end of stream",
+        ),
+        (
+            lambda raw: zlib.compress(raw[: len(raw) // 2]),
+            f"pixel data must hold the whole image (got a zlib stream that ends after {(W + 1) * H // 2} of the "
+            f"{(W + 1) * H} bytes a {W}x{H} image needs: truncated)",
+        ),
+    ],
+    ids=["cut-in-half", "header-only", "sync-flush-no-end", "no-checksum", "ends-early"],
+)
 def test_mask04_incomplete_zlib_stream_fails(omfc, stream, got):
     """Every IDAT CRC right and IEND present, but the zlib stream inside is incomplete: libpng stops with "Not
     enough image data" (and Pillow with "image file is truncated" where rows are missing)."""
@@ -221,7 +262,7 @@ def test_valid_masks_still_pass(omfc):
     split = SIGNATURE + _chunk(b"IHDR", W.to_bytes(4, "big") + H.to_bytes(4, "big") + bytes([8, 0, 0, 0, 0]))
     split += _chunk(b"IDAT", raw[:10]) + _chunk(b"IDAT", b"") + _chunk(b"IDAT", raw[10:]) + _chunk(b"IEND", b"")
     files = {"mask/a.png": split, "mask/b.png": raw_png(fill=0, interlace=1, last_byte=255), "mask/c.png": pil_png("1")}
-    res = image_case(omfc, dict(zip(IDS, files)), files).run()
+    res = image_case(omfc, dict(zip(IDS, files, strict=False)), files).run()
     assert res.outcome("MASK-04") == "passed", res.text("MASK-04")
     assert mask08_warnings(res) == []
 
@@ -237,7 +278,7 @@ def test_pool_slices_by_weight(monkeypatch):
         def __init__(self, *args: Any, **kw: Any) -> None:
             pass
 
-        def __enter__(self) -> "Inline":
+        def __enter__(self) -> Inline:
             return self
 
         def __exit__(self, *exc: Any) -> None:

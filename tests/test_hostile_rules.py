@@ -42,8 +42,17 @@ class Capped:
 def run_capped(case, *extra: str, timeout: float = 20) -> Capped:
     """Run the plugin on ``case`` in a subprocess (RLIMIT_AS, ``timeout``); read the junit XML it writes."""
     xml = case.submission.parent / "capped-junit.xml"
-    args = ["-m", "pytest", *case.args, "-p", "no:cacheprovider", "-q",
-            f"--rootdir={case.submission.parent}", f"--junitxml={xml}", *extra]
+    args = [
+        "-m",
+        "pytest",
+        *case.args,
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        f"--rootdir={case.submission.parent}",
+        f"--junitxml={xml}",
+        *extra,
+    ]
     proc = python_capped(args, case.submission.parent, timeout=timeout, cap=MEM_LIMIT)
     if proc.ret is None:
         pytest.fail(f"the run took more than {timeout} s")
@@ -68,7 +77,14 @@ def run_capped(case, *extra: str, timeout: float = 20) -> Capped:
 # --------------------------------------------------------------------------- descriptions (DESC-01..04, CAM-02)
 
 CAM_IDX = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "TrainCamID"]
-CAM_OUT = ["ProbeFileID", "TrainCamID", "OutputProbeMaskFileName", "ConfidenceScore", "ProbeStatus", "ProbeOptOutPixelValue"]
+CAM_OUT = [
+    "ProbeFileID",
+    "TrainCamID",
+    "OutputProbeMaskFileName",
+    "ConfidenceScore",
+    "ProbeStatus",
+    "ProbeOptOutPixelValue",
+]
 CAMS = ["CAM-A_primary_image", "CAM-A_primary_image", "CAM-B_primary_video"]
 HEAD = """\
 1. Submission Identifier(s): p-test_1
@@ -82,8 +98,15 @@ HEAD = """\
 
 def camera(omfc, description: str | None = "default"):
     rows = [[f"T{i}", c, "", "0.5", "Processed", ""] for i, c in enumerate(CAMS)]
-    return omfc.case("MFC2019", "camera", header=CAM_OUT, rows=rows, index_header=CAM_IDX, description=description,
-                     index_rows=[["camera", f"T{i}", f"probe/T{i}.jpg", 64, 48, c] for i, c in enumerate(CAMS)])
+    return omfc.case(
+        "MFC2019",
+        "camera",
+        header=CAM_OUT,
+        rows=rows,
+        index_header=CAM_IDX,
+        description=description,
+        index_rows=[["camera", f"T{i}", f"probe/T{i}.jpg", 64, 48, c] for i, c in enumerate(CAMS)],
+    )
 
 
 def hostile_line(size: int) -> str:
@@ -109,14 +132,16 @@ def test_long_one_line_description_is_read_in_linear_time(omfc, size):
         f"  p-test_1/p-test_1.txt: the system description should be at most 64 KiB, a few pages of text "
         f"(got {got}); only its first 64 KiB were checked",
     ]
-    assert res.first_warning("CAM-02") == "CAM-02: the system description does not state the camera train-test condition (showing 1)"
+    assert (
+        res.first_warning("CAM-02")
+        == "CAM-02: the system description does not state the camera train-test condition (showing 1)"
+    )
     assert "DESC-04" not in res.warning  # the head was read: Section 1 lists the SubID
 
 
 def test_description_head_is_read_up_to_the_limit(omfc):
     """A description just at the limit is not reported; one byte more is, and its head still counts."""
-    from pytest_omfc.models.description import MAX_BYTES
-    from pytest_omfc.models.description import read_description
+    from pytest_omfc.models.description import MAX_BYTES, read_description
 
     path = omfc.write("d/at.txt", HEAD + "x" * (MAX_BYTES - len(HEAD)))
     got = read_description(path)
@@ -153,7 +178,10 @@ def test_description_fifo_in_a_submission_fails_pkg03_without_hanging(omfc):
     os.mkfifo(case.submission / "p-test_1.txt")
     res = run_capped(case, "-k", "PKG-03 or DESC or CAM-02")
     assert res.outcome["PKG-03"] == "failed"
-    assert "the system description must be the text file p-test_1.txt (got a FIFO, not a regular file)" in res.text["PKG-03"]
+    assert (
+        "the system description must be the text file p-test_1.txt (got a FIFO, not a regular file)"
+        in res.text["PKG-03"]
+    )
     for rid in ("DESC-01", "DESC-03", "DESC-04", "CAM-02"):
         assert res.outcome[rid] == "skipped", rid
 
@@ -161,8 +189,16 @@ def test_description_fifo_in_a_submission_fails_pkg03_without_hanging(omfc):
 # --------------------------------------------------------------------------- PKG-05: HDF5 masks reading other files
 
 VID_IDX = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "FrameCount"]
-VID_OUT = ["ProbeFileID", "ConfidenceScore", "ProbeStatus", "VideoFrameSegments", "AudioSampleSegments",
-           "VideoFrameOptOutSegments", "OutputProbeMaskFileName", "ProbeOptOutPixelValue"]
+VID_OUT = [
+    "ProbeFileID",
+    "ConfidenceScore",
+    "ProbeStatus",
+    "VideoFrameSegments",
+    "AudioSampleSegments",
+    "VideoFrameOptOutSegments",
+    "OutputProbeMaskFileName",
+    "ProbeOptOutPixelValue",
+]
 MARKER = b"OMFC-SECRET-MARKER-7f3a"
 SHAPE = (2, 48, 64)
 
@@ -170,8 +206,14 @@ SHAPE = (2, 48, 64)
 def video(omfc, n: int):
     ids = [f"v{i + 1}" for i in range(n)]
     rows = [[i, 0.5, "Processed", "[]", "[]", "[]", f"mask/{i}.hdf5", ""] for i in ids]
-    return omfc.case("MFC2019", "manipulation-video", header=VID_OUT, rows=rows, index_header=VID_IDX,
-                     index_rows=[["manipulation-video", i, f"probe/{i}.mp4", 64, 48, 100] for i in ids])
+    return omfc.case(
+        "MFC2019",
+        "manipulation-video",
+        header=VID_OUT,
+        rows=rows,
+        index_header=VID_IDX,
+        index_rows=[["manipulation-video", i, f"probe/{i}.mp4", 64, 48, 100] for i in ids],
+    )
 
 
 def outside_files(root: Path) -> tuple[Path, Path]:
@@ -195,7 +237,9 @@ def test_pkg05_fails_hdf5_masks_that_take_data_from_other_files(omfc):
     mask = case.submission / "mask"
     mask.mkdir()
     with h5py.File(mask / "v1.hdf5", "w") as f:
-        f.create_group("0").create_dataset("masks", shape=SHAPE, dtype="uint8", external=[(str(raw), 0, raw.stat().st_size)])
+        f.create_group("0").create_dataset(
+            "masks", shape=SHAPE, dtype="uint8", external=[(str(raw), 0, raw.stat().st_size)]
+        )
     with h5py.File(mask / "v2.hdf5", "w") as f:
         layout = h5py.VirtualLayout(shape=SHAPE, dtype="uint8")
         layout[...] = h5py.VirtualSource(str(src), "data", shape=SHAPE)
@@ -211,33 +255,60 @@ def test_pkg05_fails_hdf5_masks_that_take_data_from_other_files(omfc):
     assert res.outcome["PKG-05"] == "failed"
     lines = res.text["PKG-05"].splitlines()
     assert lines[0] == "PKG-05: 3 HDF5 masks take data from another file (showing 3)"
-    assert lines[1].startswith("  p-test_1/p-test_1.csv:2 [v1] OutputProbeMaskFileName='mask/v1.hdf5': the HDF5 mask "
-                               "must hold its frames in p-test_1/mask/, not take them from another file (got the dataset "
-                               "'0/masks' stored in the external file ")
-    assert "[v2] OutputProbeMaskFileName='mask/v2.hdf5'" in lines[2] and "(got the virtual dataset '0/masks' mapping the file " in lines[2]
-    assert "[v3] OutputProbeMaskFileName='mask/v3.hdf5'" in lines[3] and "(got an external link '0/extra' to " in lines[3]
+    assert lines[1].startswith(
+        "  p-test_1/p-test_1.csv:2 [v1] OutputProbeMaskFileName='mask/v1.hdf5': the HDF5 mask "
+        "must hold its frames in p-test_1/mask/, not take them from another file (got the dataset "
+        "'0/masks' stored in the external file "
+    )
+    assert (
+        "[v2] OutputProbeMaskFileName='mask/v2.hdf5'" in lines[2]
+        and "(got the virtual dataset '0/masks' mapping the file " in lines[2]
+    )
+    assert (
+        "[v3] OutputProbeMaskFileName='mask/v3.hdf5'" in lines[3] and "(got an external link '0/extra' to " in lines[3]
+    )
     for rid in ("VMASK-02", "VMASK-03", "VMASK-04", "VMASK-07"):
         assert res.outcome[rid] == "passed" and rid not in res.warning, (rid, res.warning.get(rid))
 
 
 # --------------------------------------------------------------------------- PROV: duplicate keys, PROV-04/05/10
 
-PROV_IDX = ["TaskID", "ProvenanceProbeFileID", "ProvenanceProbeFileName", "ProvenanceProbeWidth", "ProvenanceProbeHeight"]
+PROV_IDX = [
+    "TaskID",
+    "ProvenanceProbeFileID",
+    "ProvenanceProbeFileName",
+    "ProvenanceProbeWidth",
+    "ProvenanceProbeHeight",
+]
 PROV_OUT = ["ProvenanceProbeFileID", "ProvenanceOutputFileName", "ProvenanceProbeStatus"]
 
 
 def graph(probe: str) -> dict:
-    nodes = [{"id": f"n{i}", "file": f"world/{f}.jpg", "fileid": f, "nodeConfidenceScore": 0.5}
-             for i, f in enumerate(("W1", "W2", probe))]
-    return {"directed": True, "nodes": nodes, "links": [{"source": 0, "target": 1, "relationshipConfidenceScore": 0.9},
-                                                         {"source": 1, "target": 2, "relationshipConfidenceScore": 0.8}]}
+    nodes = [
+        {"id": f"n{i}", "file": f"world/{f}.jpg", "fileid": f, "nodeConfidenceScore": 0.5}
+        for i, f in enumerate(("W1", "W2", probe))
+    ]
+    return {
+        "directed": True,
+        "nodes": nodes,
+        "links": [
+            {"source": 0, "target": 1, "relationshipConfidenceScore": 0.9},
+            {"source": 1, "target": 2, "relationshipConfidenceScore": 0.8},
+        ],
+    }
 
 
 def provenance(omfc, task: str, docs: dict[str, str]):
     rows = [[p, f"jsons/{p}.json", "Processed"] for p in docs]
-    return omfc.case("MFC2019", task, header=PROV_OUT, rows=rows, index_header=PROV_IDX,
-                     index_rows=[[task, p, f"world/{p}.jpg", 640, 480] for p in docs],
-                     files={f"jsons/{p}.json": text for p, text in docs.items()})
+    return omfc.case(
+        "MFC2019",
+        task,
+        header=PROV_OUT,
+        rows=rows,
+        index_header=PROV_IDX,
+        index_rows=[[task, p, f"world/{p}.jpg", 640, 480] for p in docs],
+        files={f"jsons/{p}.json": text for p, text in docs.items()},
+    )
 
 
 def test_prov02_fails_duplicate_keys_naming_the_key(omfc):
@@ -265,10 +336,22 @@ def test_graph_defects_are_named_by_prov04_and_prov10_not_prov05(omfc):
     del no_conf["links"][1]["relationshipConfidenceScore"]
     docs = {"P1": no_links, "P2": no_conf, "P3": graph("P3")}
     res = provenance(omfc, "provenance", {p: json.dumps(d) for p, d in docs.items()}).run()
-    assert res.first_line("PROV-04") == "PROV-04: 2 of 3 JSON files do not match the provenance graph-building schema (showing 2)"
-    assert "[P1] (top level): must match the provenance graph-building schema (got: 'links' is a required property)" in res.text("PROV-04")
-    assert res.first_line("PROV-10") == "PROV-10: 1 link in 1 of 3 JSON files lacks a numeric relationshipConfidenceScore (showing 1)"
-    assert "p-test_1/jsons/P2.json [P2] links[1]: every link must carry a relationshipConfidenceScore (got none)" in res.text("PROV-10")
+    assert (
+        res.first_line("PROV-04")
+        == "PROV-04: 2 of 3 JSON files do not match the provenance graph-building schema (showing 2)"
+    )
+    assert (
+        "[P1] (top level): must match the provenance graph-building schema (got: 'links' is a required property)"
+        in res.text("PROV-04")
+    )
+    assert (
+        res.first_line("PROV-10")
+        == "PROV-10: 1 link in 1 of 3 JSON files lacks a numeric relationshipConfidenceScore (showing 1)"
+    )
+    assert (
+        "p-test_1/jsons/P2.json [P2] links[1]: every link must carry a relationshipConfidenceScore (got none)"
+        in res.text("PROV-10")
+    )
     assert res.outcome("PROV-05") == "passed", res.text("PROV-05")
 
 
@@ -282,14 +365,24 @@ def test_score06_is_an_error_in_nc2017(omfc):
     """NC17 §2.1.1.2: "The confidence score for opted out trials must be a constant value less than the
     values of all the processed trials" -- "must", so an error (D-04)."""
     scores, opt = ["0.2", "0.9", "0.1", "0.5"], ["N", "N", "Y", "Y"]
-    rows = [[f"T{i}", s, "", o] for i, (s, o) in enumerate(zip(scores, opt))]
-    res = omfc.case("NC2017", "manipulation", header=NC_OUT, rows=rows, index_header=NC_IDX,
-                    index_rows=[["manipulation", f"T{i}", f"probe/T{i}.jpg", 64, 48] for i in range(4)],
-                    sub_id="NIST_NC17_Dev1_Manipulation_ImgOnly_p-test_1").run()
+    rows = [[f"T{i}", s, "", o] for i, (s, o) in enumerate(zip(scores, opt, strict=False))]
+    res = omfc.case(
+        "NC2017",
+        "manipulation",
+        header=NC_OUT,
+        rows=rows,
+        index_header=NC_IDX,
+        index_rows=[["manipulation", f"T{i}", f"probe/T{i}.jpg", 64, 48] for i in range(4)],
+        sub_id="NIST_NC17_Dev1_Manipulation_ImgOnly_p-test_1",
+    ).run()
     assert res.failed() == ["SCORE-06"]
     lines = res.text("SCORE-06").splitlines()
-    assert lines[0] == ("SCORE-06: opted-out trials have 2 different scores; 1 of 2 opted-out trials "
-                        "score at least the lowest processed score 0.2 (showing 2)")
+    assert lines[0] == (
+        "SCORE-06: opted-out trials have 2 different scores; 1 of 2 opted-out trials "
+        "score at least the lowest processed score 0.2 (showing 2)"
+    )
     assert "opted-out trials must share one constant score (got 2 different scores: 0.1, 0.5)" in lines[1]
-    assert lines[2].endswith("ConfidenceScore='0.5': an opted-out trial's score must be lower than every processed "
-                             "trial's (got 0.5; the lowest processed score is 0.2)")
+    assert lines[2].endswith(
+        "ConfidenceScore='0.5': an opted-out trial's score must be lower than every processed "
+        "trial's (got 0.5; the lowest processed score is 0.2)"
+    )

@@ -49,19 +49,30 @@ def example_case(root: Path, *, rich: bool = True, probe: str | None = None) -> 
     if rich:
         _rect((48, 64), slice(20, 44), slice(20, 50)).save(sub / "mask" / "OpenMFC2020_0102-mask.png")
         _rect((48, 64), slice(10, 40), slice(20, 56)).save(dataset / "reference/IMDL/mask/OpenMFC2020_0103-ref.png")
-        text = csv.read_text(encoding="utf-8").replace("OpenMFC2020_0102|0.08||", "OpenMFC2020_0102|0.08|mask/OpenMFC2020_0102-mask.png|")
+        text = csv.read_text(encoding="utf-8").replace(
+            "OpenMFC2020_0102|0.08||", "OpenMFC2020_0102|0.08|mask/OpenMFC2020_0102-mask.png|"
+        )
         csv.write_text(text, encoding="utf-8")
         text = ref.read_text(encoding="utf-8").replace(
-            "OpenMFC2020_0103.jpg|N|", "OpenMFC2020_0103.jpg|Y|reference/IMDL/mask/OpenMFC2020_0103-ref.png")
+            "OpenMFC2020_0103.jpg|N|", "OpenMFC2020_0103.jpg|Y|reference/IMDL/mask/OpenMFC2020_0103-ref.png"
+        )
         ref.write_text(text, encoding="utf-8")
     if probe is not None:
         for path in (csv, ref, root / INDEX_REL):
-            path.write_text(path.read_text(encoding="utf-8").replace("OpenMFC2020_0101|", f"{probe}|"), encoding="utf-8")
+            path.write_text(
+                path.read_text(encoding="utf-8").replace("OpenMFC2020_0101|", f"{probe}|"), encoding="utf-8"
+            )
     return sub, root / INDEX_REL
 
 
-def run_report(pytester: pytest.Pytester, *extra: str, reference: bool = True, rich: bool = True,
-               probe: str | None = None, out: str = "out/report.html") -> tuple[Any, str | None, Path]:
+def run_report(
+    pytester: pytest.Pytester,
+    *extra: str,
+    reference: bool = True,
+    rich: bool = True,
+    probe: str | None = None,
+    out: str = "out/report.html",
+) -> tuple[Any, str | None, Path]:
     """Run on a fresh example copy; (run result, page text or None, submission dir)."""
     sub, index = example_case(pytester.path, rich=rich, probe=probe)
     args = ["--omfc-submission", str(sub), "--omfc-index", str(index), "-p", "no:cacheprovider", "--omfc-html", out]
@@ -118,18 +129,33 @@ def test_a_passing_run_says_passed(pytester: pytest.Pytester) -> None:
     sub, index = example_case(pytester.path, rich=False)
     csv = sub / f"{SUB_NAME}.csv"
     csv.write_text(csv.read_text(encoding="utf-8").replace("|1.7|", "|0.7|"), encoding="utf-8")
-    res = pytester.runpytest("--omfc-submission", str(sub), "--omfc-index", str(index), "-p", "no:cacheprovider",
-                             "--omfc-html", "r.html")  # fmt: skip
+    res = pytester.runpytest(
+        "--omfc-submission", str(sub), "--omfc-index", str(index), "-p", "no:cacheprovider", "--omfc-html", "r.html"
+    )
     assert res.ret == 0
-    assert '<div id="verdict" class="verdict pass">Passed: passed</div>' in (pytester.path / "r.html").read_text(encoding="utf-8")
+    assert '<div id="verdict" class="verdict pass">Passed: passed</div>' in (pytester.path / "r.html").read_text(
+        encoding="utf-8"
+    )
 
 
 def test_findings_are_truncated_like_the_terminal_with_the_total(pytester: pytest.Pytester) -> None:
     sub, index = example_case(pytester.path, rich=False)
     csv = sub / f"{SUB_NAME}.csv"
-    csv.write_text(csv.read_text(encoding="utf-8").replace("|0.93|", "|9.3|").replace("|0.08|", "|-8|"), encoding="utf-8")
-    res = pytester.runpytest("--omfc-submission", str(sub), "--omfc-index", str(index), "-p", "no:cacheprovider",
-                             "--omfc-html", "r.html", "--omfc-max-findings", "1")  # fmt: skip
+    csv.write_text(
+        csv.read_text(encoding="utf-8").replace("|0.93|", "|9.3|").replace("|0.08|", "|-8|"), encoding="utf-8"
+    )
+    res = pytester.runpytest(
+        "--omfc-submission",
+        str(sub),
+        "--omfc-index",
+        str(index),
+        "-p",
+        "no:cacheprovider",
+        "--omfc-html",
+        "r.html",
+        "--omfc-max-findings",
+        "1",
+    )
     text = text_of((pytester.path / "r.html").read_text(encoding="utf-8"))
     assert "SCORE-03: 3 of 4 scores are outside [0, 1] (showing 1)" in text
     assert "... and 2 more (3 in all)" in text
@@ -151,7 +177,9 @@ def test_submission_text_is_escaped(pytester: pytest.Pytester) -> None:
 def test_no_network_references(pytester: pytest.Pytester) -> None:
     _, page, _ = run_report(pytester)
     assert page is not None
-    links = re.findall(r"""\b(?:src|href|xlink:href|action|poster|data)\s*=\s*["']?([^"'\s>]*)""", page, flags=re.IGNORECASE)
+    links = re.findall(
+        r"""\b(?:src|href|xlink:href|action|poster|data)\s*=\s*["']?([^"'\s>]*)""", page, flags=re.IGNORECASE
+    )
     assert links and all(v.startswith(("data:image/png;base64,", "#")) for v in links), links
     assert not re.search(r"https?://", page)  # no URL at all (the SVG namespace is implied inline)
     assert not re.search(r"<link\b|@import|url\(|<iframe|<object|<embed", page, flags=re.IGNORECASE)
@@ -178,8 +206,9 @@ def test_html_masks_chooses_the_n_worst_and_n_best(pytester: pytest.Pytester, n:
 
 def test_html_masks_is_bounded(pytester: pytest.Pytester) -> None:
     sub, index = example_case(pytester.path, rich=False)
-    res = pytester.runpytest("--omfc-submission", str(sub), "--omfc-index", str(index), "--omfc-html", "r.html",
-                             "--omfc-html-masks", "101")  # fmt: skip
+    res = pytester.runpytest(
+        "--omfc-submission", str(sub), "--omfc-index", str(index), "--omfc-html", "r.html", "--omfc-html-masks", "101"
+    )
     assert res.ret == pytest.ExitCode.USAGE_ERROR
     res.stderr.fnmatch_lines(["ERROR: --omfc-html-masks: must be an integer from 0 to 100 (got 101)"])
 
@@ -199,15 +228,22 @@ def test_overlay_counts_by_hand(tmp_path: Path) -> None:
     """
     _mask(tmp_path, "ref.png", slice(2, 6), slice(2, 6))
     _mask(tmp_path, "sys.png", slice(4, 8), slice(4, 8))
-    row = {"ProbeFileID": "P1", "ProbeMaskFileName": "ref.png", "OutputProbeMaskFileName": "sys.png",
-           "OptimumThreshold": 0, "OptimumMCC": 0.1}  # fmt: skip
+    row = {
+        "ProbeFileID": "P1",
+        "ProbeMaskFileName": "ref.png",
+        "OutputProbeMaskFileName": "sys.png",
+        "OptimumThreshold": 0,
+        "OptimumMCC": 0.1,
+    }
     (card,) = mask_cards([row], ref_root=tmp_path, sys_root=tmp_path, options={"eks": 0, "dks": 0})
     assert card.error is None
     assert card.counts == {"TP": 4, "FN": 12, "FP": 12, "TN": 72, "NS": 0}
     (card,) = mask_cards([row], ref_root=tmp_path, sys_root=tmp_path, options={"eks": 3, "dks": 3})
     assert card.counts == {"TP": 1, "FN": 3, "FP": 7, "TN": 57, "NS": 32}
     # threshold -1: nothing is called manipulated, every GT pixel is a miss
-    (card,) = mask_cards([{**row, "OptimumThreshold": -1}], ref_root=tmp_path, sys_root=tmp_path, options={"eks": 0, "dks": 0})
+    (card,) = mask_cards(
+        [{**row, "OptimumThreshold": -1}], ref_root=tmp_path, sys_root=tmp_path, options={"eks": 0, "dks": 0}
+    )
     assert card.counts == {"TP": 0, "FN": 16, "FP": 0, "TN": 84, "NS": 0}
 
 
@@ -217,7 +253,13 @@ def test_overlay_thumbnail_is_bounded_and_keeps_the_colours(tmp_path: Path) -> N
 
     _mask(tmp_path, "ref.png", slice(100, 400), slice(100, 700), shape=(600, 1000))
     _mask(tmp_path, "sys.png", slice(300, 500), slice(600, 900), shape=(600, 1000))
-    row = {"ProbeFileID": "P", "ProbeMaskFileName": "ref.png", "OutputProbeMaskFileName": "sys.png", "OptimumThreshold": 0, "OptimumMCC": 0.2}
+    row = {
+        "ProbeFileID": "P",
+        "ProbeMaskFileName": "ref.png",
+        "OutputProbeMaskFileName": "sys.png",
+        "OptimumThreshold": 0,
+        "OptimumMCC": 0.2,
+    }
     (card,) = mask_cards([row], ref_root=tmp_path, sys_root=tmp_path, options={})
     assert [p.caption for p in card.panels] == ["probe reference", "system at threshold 0", "overlay"]
     with Image.open(io.BytesIO(base64.b64decode(card.panels[2].uri.split(",", 1)[1]))) as im:
@@ -229,8 +271,22 @@ def test_overlay_thumbnail_is_bounded_and_keeps_the_colours(tmp_path: Path) -> N
 def test_a_mask_that_cannot_be_read_is_a_reason_not_a_crash(tmp_path: Path) -> None:
     _mask(tmp_path, "ref.png", slice(2, 6), slice(2, 6))
     (tmp_path / "sys.png").write_bytes(b"GIF89a not a png")
-    rows = [{"ProbeFileID": "P", "ProbeMaskFileName": "ref.png", "OutputProbeMaskFileName": "sys.png", "OptimumThreshold": 0, "OptimumMCC": 0.0},
-            {"ProbeFileID": "Q", "ProbeMaskFileName": "../outside.png", "OutputProbeMaskFileName": None, "OptimumThreshold": 0, "OptimumMCC": 0.0}]  # fmt: skip
+    rows = [
+        {
+            "ProbeFileID": "P",
+            "ProbeMaskFileName": "ref.png",
+            "OutputProbeMaskFileName": "sys.png",
+            "OptimumThreshold": 0,
+            "OptimumMCC": 0.0,
+        },
+        {
+            "ProbeFileID": "Q",
+            "ProbeMaskFileName": "../outside.png",
+            "OutputProbeMaskFileName": None,
+            "OptimumThreshold": 0,
+            "OptimumMCC": 0.0,
+        },
+    ]
     got = mask_cards(rows, ref_root=tmp_path, sys_root=tmp_path, options={})
     assert got[0].panels == () and got[0].error == "cannot draw: sys.png: must be a PNG file (got GIF data)"
     assert got[1].error is not None and "must stay inside the submission directory" in got[1].error
@@ -248,10 +304,16 @@ def test_pick_probes_orders_by_the_primary_metric_and_shows_each_once() -> None:
 
 
 def test_render_page_escapes_and_words_the_verdict() -> None:
-    data = ReportData("s<1>", "OpenMFC2020", "IMDL", rules=[
-        RuleRow("IDX-04", "t", "IDX", "error", "failed", text=f"IDX-04: 1 trial {XSS}"),
-        RuleRow("DESC-02", "d", "DESC", "warning", "warning", warning="DESC-02: a warning"),
-        RuleRow("CSV-01", "c", "CSV", "error", "failed", text="CSV-01: x")])  # fmt: skip
+    data = ReportData(
+        "s<1>",
+        "OpenMFC2020",
+        "IMDL",
+        rules=[
+            RuleRow("IDX-04", "t", "IDX", "error", "failed", text=f"IDX-04: 1 trial {XSS}"),
+            RuleRow("DESC-02", "d", "DESC", "warning", "warning", warning="DESC-02: a warning"),
+            RuleRow("CSV-01", "c", "CSV", "error", "failed", text="CSV-01: x"),
+        ],
+    )
     page = render_page(data)
     assert "Failed: 2 rules failed and 1 warning" in text_of(page)
     assert XSS not in page and "s&lt;1&gt;" in page
@@ -270,10 +332,24 @@ def test_written_once_by_the_controller_under_xdist(pytester: pytest.Pytester, m
     monkeypatch.setenv("OMFC_WATCH", str(out_dir))
     monkeypatch.setenv("OMFC_LOG", str(log))
     pytester.makeconftest(WATCH_CONFTEST)
-    res = pytester.runpytest_subprocess("--omfc-submission", str(sub), "--omfc-index", str(index), "-p", "no:cacheprovider",
-                                        "--omfc-reference", REF_REL, "--omfc-html", str(out_dir / "r.html"), "-n", "2")  # fmt: skip
+    res = pytester.runpytest_subprocess(
+        "--omfc-submission",
+        str(sub),
+        "--omfc-index",
+        str(index),
+        "-p",
+        "no:cacheprovider",
+        "--omfc-reference",
+        REF_REL,
+        "--omfc-html",
+        str(out_dir / "r.html"),
+        "-n",
+        "2",
+    )
     assert res.ret == pytest.ExitCode.TESTS_FAILED
-    assert [line for line in res.outlines if line.startswith("omfc: wrote HTML report:")] == [f"omfc: wrote HTML report: {out_dir / 'r.html'}"]
+    assert [line for line in res.outlines if line.startswith("omfc: wrote HTML report:")] == [
+        f"omfc: wrote HTML report: {out_dir / 'r.html'}"
+    ]
     assert sorted(p.name for p in log.iterdir()) == ["gw0.txt", "gw1.txt"]  # both workers were watched
     assert [p.read_text() for p in sorted(log.iterdir())] == ["", ""]  # and neither wrote
     assert sorted(p.name for p in out_dir.iterdir()) == ["r.html"]
@@ -286,14 +362,21 @@ def test_written_once_by_the_controller_under_xdist(pytester: pytest.Pytester, m
 @pytest.mark.parametrize("where", ["submission", "dataset", "directory"])
 def test_never_written_into_the_submission_or_dataset(pytester: pytest.Pytester, where: str) -> None:
     sub, index = example_case(pytester.path, rich=False)
-    target = {"submission": sub / "report.html", "dataset": pytester.path / "OpenMFC2020" / "r.html",
-              "directory": pytester.path}[where]  # fmt: skip
-    res = pytester.runpytest("--omfc-submission", str(sub), "--omfc-index", str(index), "-p", "no:cacheprovider",
-                             "--omfc-html", str(target))  # fmt: skip
+    target = {
+        "submission": sub / "report.html",
+        "dataset": pytester.path / "OpenMFC2020" / "r.html",
+        "directory": pytester.path,
+    }[where]
+    res = pytester.runpytest(
+        "--omfc-submission", str(sub), "--omfc-index", str(index), "-p", "no:cacheprovider", "--omfc-html", str(target)
+    )
     assert res.ret == pytest.ExitCode.USAGE_ERROR
-    want = {"submission": f"ERROR: --omfc-html: must not point into the submission directory {sub} (got {target})",
-            "dataset": f"ERROR: --omfc-html: must not point into the dataset directory {pytester.path / 'OpenMFC2020'} (got {target})",
-            "directory": f"ERROR: --omfc-html: must be a file path (got the directory {target})"}[where]  # fmt: skip
+    want = {
+        "submission": f"ERROR: --omfc-html: must not point into the submission directory {sub} (got {target})",
+        "dataset": f"ERROR: --omfc-html: must not point into the dataset directory {pytester.path / 'OpenMFC2020'} "
+        f"(got {target})",
+        "directory": f"ERROR: --omfc-html: must be a file path (got the directory {target})",
+    }[where]
     assert [line for line in res.errlines if line.strip()] == [want]
     assert not target.is_file()
 
@@ -303,8 +386,16 @@ def test_an_unwritable_path_is_an_error_line_and_exit_1(pytester: pytest.Pyteste
     csv = sub / f"{SUB_NAME}.csv"
     csv.write_text(csv.read_text(encoding="utf-8").replace("|1.7|", "|0.7|"), encoding="utf-8")  # every rule passes
     pytester.path.joinpath("blocker").write_text("a file, not a directory")
-    res = pytester.runpytest("--omfc-submission", str(sub), "--omfc-index", str(index), "-p", "no:cacheprovider",
-                             "--omfc-html", "blocker/r.html")  # fmt: skip
+    res = pytester.runpytest(
+        "--omfc-submission",
+        str(sub),
+        "--omfc-index",
+        str(index),
+        "-p",
+        "no:cacheprovider",
+        "--omfc-html",
+        "blocker/r.html",
+    )
     assert res.ret == pytest.ExitCode.TESTS_FAILED
     res.stdout.fnmatch_lines(["omfc: ERROR --omfc-html: cannot write */blocker/r.html: *"])
     assert "INTERNALERROR" not in res.stdout.str()
@@ -315,7 +406,10 @@ def test_the_report_package_does_not_import_pytest() -> None:
     import subprocess
     import sys
 
-    code = "import sys, pytest_omfc.report\nprint(sorted(k for k in sys.modules if k.split('.')[0] in ('pytest', '_pytest')))"
+    code = (
+        "import sys, pytest_omfc.report\n"
+        "print(sorted(k for k in sys.modules if k.split('.')[0] in ('pytest', '_pytest')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -325,8 +419,18 @@ def test_ini_path_is_taken_from_the_ini_files_directory(pytester: pytest.Pyteste
     conf = pytester.path / "conf"
     conf.mkdir()
     (conf / "pytest.ini").write_text("[pytest]\nomfc_html = reports/r.html\nomfc_html_masks = 0\n", encoding="utf-8")
-    res = pytester.runpytest("-c", str(conf / "pytest.ini"), "--rootdir", str(pytester.path), "--omfc-submission", str(sub),
-                             "--omfc-index", str(index), "-p", "no:cacheprovider")  # fmt: skip
+    res = pytester.runpytest(
+        "-c",
+        str(conf / "pytest.ini"),
+        "--rootdir",
+        str(pytester.path),
+        "--omfc-submission",
+        str(sub),
+        "--omfc-index",
+        str(index),
+        "-p",
+        "no:cacheprovider",
+    )
     assert res.ret == pytest.ExitCode.TESTS_FAILED
     assert (conf / "reports" / "r.html").is_file()
 
@@ -336,7 +440,13 @@ def test_a_fifo_mask_is_never_opened(tmp_path: Path) -> None:
 
     _mask(tmp_path, "ref.png", slice(2, 6), slice(2, 6))
     os.mkfifo(tmp_path / "sys.png")  # opening it for reading would block
-    row = {"ProbeFileID": "P", "ProbeMaskFileName": "ref.png", "OutputProbeMaskFileName": "sys.png", "OptimumThreshold": 0, "OptimumMCC": 0.0}
+    row = {
+        "ProbeFileID": "P",
+        "ProbeMaskFileName": "ref.png",
+        "OutputProbeMaskFileName": "sys.png",
+        "OptimumThreshold": 0,
+        "OptimumMCC": 0.0,
+    }
     (card,) = mask_cards([row], ref_root=tmp_path, sys_root=tmp_path, options={})
     assert card.panels == () and card.error == "cannot draw: system mask 'sys.png': must be a regular file (got a FIFO)"
 
@@ -344,8 +454,22 @@ def test_a_fifo_mask_is_never_opened(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------- invisible characters (issue 17)
 
 #: bidi controls, marks, isolates, zero-width and tag characters: each would reorder or hide text around it
-INVISIBLE_PAYLOADS = ["\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200f", "\u200e", "\u061c", "\u200b",
-                      "\u200d", "\u2060", "\ufeff", "\u2028", "\U000e0041"]  # fmt: skip
+INVISIBLE_PAYLOADS = [
+    "\u202e",
+    "\u2066",
+    "\u2067",
+    "\u2068",
+    "\u2069",
+    "\u200f",
+    "\u200e",
+    "\u061c",
+    "\u200b",
+    "\u200d",
+    "\u2060",
+    "\ufeff",
+    "\u2028",
+    "\U000e0041",
+]
 
 
 @pytest.mark.parametrize("payload", INVISIBLE_PAYLOADS, ids=[f"U+{ord(p):04X}" for p in INVISIBLE_PAYLOADS])
@@ -361,21 +485,44 @@ def test_every_place_of_the_page_shows_invisible_characters_as_escapes(payload: 
     fig = _Canvas((100, 50), (0.0, 1.0), (0.0, 1.0))
     fig.text(1, 1, f"legend {t}")
     data = ReportData(
-        submission=f"sub{t}", edition=f"ed{t}", task=f"task{t}",
-        rules=[RuleRow("SUB-10", f"title{t}", "SUB", "error", "failed", text=f"finding{t}\nsecond line"),
-               RuleRow("DESC-02", f"wt{t}", "DESC", "warning", "passed", warning=f"warning{t}")],
+        submission=f"sub{t}",
+        edition=f"ed{t}",
+        task=f"task{t}",
+        rules=[
+            RuleRow("SUB-10", f"title{t}", "SUB", "error", "failed", text=f"finding{t}\nsecond line"),
+            RuleRow("DESC-02", f"wt{t}", "DESC", "warning", "passed", warning=f"warning{t}"),
+        ],
         score_failures=[f"score::mask: fail{t}"],
         tables=[ScoreTable(f"table{t}", (f"col{t}",), ((f"cell{t}",),), (f"note{t}",))],
         plots=[Plot(f"plot{t}", fig.to_svg())],
         worst=[MaskCard(f"probe{t}", "OptimumMCC", 0.5, 0, (MaskPanel(f"caption{t}", "data:image/png;base64,AA=="),))],
         best=[MaskCard(f"probe2{t}", "OptimumMCC", 0.5, 0, error=f"cannot draw: {t}")],
-        mask_note=f"note{t}", scored=True, errors=[f"error{t}"],
-    )  # fmt: skip
+        mask_note=f"note{t}",
+        scored=True,
+        errors=[f"error{t}"],
+    )
     page = render_page(data)
     assert payload not in page
     code = f"\\u{ord(payload):04x}" if ord(payload) < 0x10000 else f"\\U{ord(payload):08x}"
-    for place in ("sub", "ed", "task", "title", "finding", "warning", "fail", "table", "col", "cell", "note",
-                  "legend ", "plot", "probe", "caption", "cannot draw: ", "error"):  # fmt: skip
+    for place in (
+        "sub",
+        "ed",
+        "task",
+        "title",
+        "finding",
+        "warning",
+        "fail",
+        "table",
+        "col",
+        "cell",
+        "note",
+        "legend ",
+        "plot",
+        "probe",
+        "caption",
+        "cannot draw: ",
+        "error",
+    ):
         assert f"{place}x{code}y" in page, place
     assert "finding" + f"x{code}y" + "\nsecond line" in page  # line breaks of a <pre> are kept
 
@@ -392,12 +539,26 @@ def test_never_overwrites_a_file_the_run_reads(pytester: pytest.Pytester, what: 
     journal.write_text("JournalName|StartNodeID|EndNodeID|Operation\n", encoding="utf-8")
     link = pytester.path / "link.html"
     link.symlink_to(ref)
-    target = {"reference outside the dataset": ref, "index": index, "journal beside the reference": journal,
-              "symlink": link}[what]  # fmt: skip
+    target = {
+        "reference outside the dataset": ref,
+        "index": index,
+        "journal beside the reference": journal,
+        "symlink": link,
+    }[what]
     before = {p: p.read_bytes() for p in (ref, index, journal)}
     for flag in ("--omfc-html", "--omfc-metrics-json", "--omfc-per-probe-csv"):
-        res = pytester.runpytest("--omfc-submission", str(sub), "--omfc-index", str(index), "-p", "no:cacheprovider",
-                                 "--omfc-reference", str(ref), flag, str(target))  # fmt: skip
+        res = pytester.runpytest(
+            "--omfc-submission",
+            str(sub),
+            "--omfc-index",
+            str(index),
+            "-p",
+            "no:cacheprovider",
+            "--omfc-reference",
+            str(ref),
+            flag,
+            str(target),
+        )
         assert res.ret == pytest.ExitCode.USAGE_ERROR, (flag, res.stdout.str()[-2000:])
         why = "must not point into the" if what == "index" else "must not overwrite a file the run reads"
         assert any(f"{flag}: {why}" in line for line in res.errlines), res.errlines

@@ -28,18 +28,31 @@ from pytest_omfc.report import COLOURS
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 _AS_LIMIT = resource.getrlimit(resource.RLIMIT_AS)[0]
 pytestmark = [
-    pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium not found: apt-get install chromium "
-                       "(Debian's package; .ci/run installs it when it can)"),
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="headless Chromium not found: apt-get install chromium "
+        "(Debian's package; .ci/run installs it when it can)",
+    ),
     # V8 reserves tens of GB of address space up front: under an RLIMIT_AS cap Chromium dies with SIGTRAP
-    pytest.mark.skipif(_AS_LIMIT != resource.RLIM_INFINITY,
-                       reason=f"Chromium cannot start under an address-space limit (RLIMIT_AS = {_AS_LIMIT} bytes)"),
+    pytest.mark.skipif(
+        _AS_LIMIT != resource.RLIM_INFINITY,
+        reason=f"Chromium cannot start under an address-space limit (RLIMIT_AS = {_AS_LIMIT} bytes)",
+    ),
 ]
 
 
 def chromium(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
     assert CHROMIUM is not None
-    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-           f"--user-data-dir={profile}", *args]  # fmt: skip
+    cmd = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-extensions",
+        f"--user-data-dir={profile}",
+        *args,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
 
 
@@ -48,8 +61,24 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The report, made once for the module (a subprocess run of the plugin on the example copy)."""
     root = tmp_path_factory.mktemp("html")
     sub, index = example_case(root)
-    res = run_capped(["-m", "pytest", "-p", "no:cacheprovider", "--omfc-submission", str(sub), "--omfc-index", str(index),
-                      "--omfc-reference", REF_REL, "--omfc-html", "report.html"], cwd=root, timeout=120)  # fmt: skip
+    res = run_capped(
+        [
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--omfc-submission",
+            str(sub),
+            "--omfc-index",
+            str(index),
+            "--omfc-reference",
+            REF_REL,
+            "--omfc-html",
+            "report.html",
+        ],
+        cwd=root,
+        timeout=120,
+    )
     assert res.ret == pytest.ExitCode.TESTS_FAILED, res.out[-2000:]
     return root / "report.html"
 
@@ -65,7 +94,9 @@ def test_the_page_text_in_chromium(report: Path, tmp_path: Path) -> None:
         assert re.search(rf"<td>(<a [^>]*>)?{rule}(</a>)?</td>", dom), rule
     assert re.search(r'<td class="num">0\.6744</td>', dom)  # the mask scorer's OptimumMCC over the 3 probes
     assert '<div id="filters">' in dom  # the script ran (the Content-Security-Policy allowed it) and showed the filter
-    assert len(re.findall(r"<tr data-family[^>]*>", dom)) > 30 and " hidden" not in "".join(re.findall(r"<tr data-family[^>]*>", dom))
+    assert len(re.findall(r"<tr data-family[^>]*>", dom)) > 30 and " hidden" not in "".join(
+        re.findall(r"<tr data-family[^>]*>", dom)
+    )
 
 
 def test_the_filter_from_the_address(report: Path, tmp_path: Path) -> None:
@@ -77,7 +108,9 @@ def test_the_filter_from_the_address(report: Path, tmp_path: Path) -> None:
 
 def test_the_screenshot_is_not_blank_and_shows_the_overlay_colours(report: Path, tmp_path: Path) -> None:
     shot = tmp_path / "shot.png"
-    run = chromium(tmp_path / "profile", "--hide-scrollbars", f"--screenshot={shot}", "--window-size=1280,2000", report.as_uri())
+    run = chromium(
+        tmp_path / "profile", "--hide-scrollbars", f"--screenshot={shot}", "--window-size=1280,2000", report.as_uri()
+    )
     assert run.returncode == 0 and shot.is_file(), run.stderr[-2000:]
     with Image.open(shot) as im:
         rgb = np.asarray(im.convert("RGB"))
@@ -85,7 +118,9 @@ def test_the_screenshot_is_not_blank_and_shows_the_overlay_colours(report: Path,
     flat = rgb.reshape(-1, 3)
     packed = (flat[:, 0].astype(np.uint32) << 16) | (flat[:, 1].astype(np.uint32) << 8) | flat[:, 2]
     counts = np.bincount(packed, minlength=1 << 24)
-    assert np.count_nonzero(counts) > 200, np.count_nonzero(counts)  # text, tables, plots, thumbnails: not one flat colour
+    assert np.count_nonzero(counts) > 200, np.count_nonzero(
+        counts
+    )  # text, tables, plots, thumbnails: not one flat colour
     assert counts.max() < 0.9 * len(flat)  # no colour (the white background) fills the page
     # each overlay colour on more pixels than its 12x12 legend swatch: the thumbnails are drawn
     for name in ("TP", "FN", "FP", "NS"):
@@ -101,7 +136,7 @@ def _save_for_readme(shot: Path, target: Path) -> None:
     with Image.open(shot) as im:
         rgb = np.asarray(im.convert("RGB"))
     rows = np.flatnonzero((rgb != 255).any(axis=(1, 2)))
-    page = Image.fromarray(rgb[: min(rgb.shape[0], int(rows.max()) + 16), : 1280])
+    page = Image.fromarray(rgb[: min(rgb.shape[0], int(rows.max()) + 16), :1280])
     small = page.resize((900, round(page.height * 900 / 1280)), Image.Resampling.LANCZOS)
     target.parent.mkdir(parents=True, exist_ok=True)
     small.save(target, optimize=True)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_col import TRIALS
-from test_col import layout_case
+from test_col import TRIALS, layout_case
 
 IDX_HEADER = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight"]
 OUT_HEADER = ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "ProbeStatus", "ProbeOptOutPixelValue"]
@@ -20,8 +19,14 @@ def out_rows(ids):
 
 
 def make(omfc, sys_ids, idx_ids=("0042", "0043", "0044"), rows=None):
-    return omfc.case("OpenMFC2020", "IMDL", header=OUT_HEADER, rows=rows or out_rows(sys_ids),
-                     index_header=IDX_HEADER, index_rows=index_rows(idx_ids))
+    return omfc.case(
+        "OpenMFC2020",
+        "IMDL",
+        header=OUT_HEADER,
+        rows=rows or out_rows(sys_ids),
+        index_header=IDX_HEADER,
+        index_rows=index_rows(idx_ids),
+    )
 
 
 def test_valid_passes_all_idx(omfc):
@@ -37,7 +42,8 @@ def test_whitespace_key_fails_idx01(omfc):
     assert res.first_line("IDX-01") == "IDX-01: 1 trial key is not exact (showing 1)"
     assert res.text("IDX-01").splitlines()[1] == (
         "  p-test_1/p-test_1.csv:2 [0042 ] ProbeFileID='0042 ': ProbeFileID must match the index exactly "
-        "(got surrounding white space; it matches the index once stripped)")
+        "(got surrounding white space; it matches the index once stripped)"
+    )
 
 
 def test_empty_key_fails_idx01(omfc):
@@ -50,13 +56,17 @@ def test_row_count_fails_idx02(omfc):
     res = make(omfc, ["0042", "0043", "0044", "0045"]).run()
     assert res.first_line("IDX-02") == "IDX-02: 4 data rows, the index has 3 (showing 1)"
     assert res.text("IDX-02").splitlines()[1] == (
-        "  p-test_1/p-test_1.csv: the system output must have 3 data rows like the index (got 4)")
+        "  p-test_1/p-test_1.csv: the system output must have 3 data rows like the index (got 4)"
+    )
 
 
 def test_extra_trial_fails_idx03(omfc):
     res = make(omfc, ["0042", "0043", "0099"]).run()
     assert res.first_line("IDX-03") == "IDX-03: 1 of 3 system trials does not exist in the index (showing 1)"
-    assert "p-test_1/p-test_1.csv:4 [0099] ProbeFileID='0099': the trial must exist in the index (it does not)" in res.text("IDX-03")
+    assert (
+        "p-test_1/p-test_1.csv:4 [0099] ProbeFileID='0099': the trial must exist in the index (it does not)"
+        in res.text("IDX-03")
+    )
 
 
 def test_leading_zeros_are_kept(omfc):
@@ -72,7 +82,8 @@ def test_missing_trial_fails_idx04_and_idx06(omfc):
     assert res.first_line("IDX-04") == "IDX-04: 2 of 3 trials are missing from the system output (showing 2)"
     assert res.first_line("IDX-06") == "IDX-06: 2 of 3 trials are missing from the system output (showing 2)"
     assert res.text("IDX-04").splitlines()[1] == (
-        "  OpenMFC20_Image-IMDL-index.csv:3 [0043]: the index trial must appear in the system output (it does not)")
+        "  OpenMFC20_Image-IMDL-index.csv:3 [0043]: the index trial must appear in the system output (it does not)"
+    )
     assert res.ret == 1
 
 
@@ -82,8 +93,10 @@ def test_duplicate_key_fails_idx05(omfc):
     res = make(omfc, None, rows=rows).run()
     assert res.first_line("IDX-05") == "IDX-05: 2 rows repeat a trial key (showing 2)"
     lines = res.text("IDX-05").splitlines()
-    assert lines[1] == ("  p-test_1/p-test_1.csv:5 [0042] ProbeFileID='0042': the trial key must appear once "
-                        "(got it again, with different values; first on line 2)")
+    assert lines[1] == (
+        "  p-test_1/p-test_1.csv:5 [0042] ProbeFileID='0042': the trial key must appear once "
+        "(got it again, with different values; first on line 2)"
+    )
     assert lines[2].endswith("(got it again, the whole row is repeated; first on line 3)")
     assert res.first_line("IDX-02") == "IDX-02: 5 data rows, the index has 3 (showing 1)"
 
@@ -94,7 +107,8 @@ def test_duplicate_standing_in_for_missing_fails_idx06(omfc):
     assert res.outcome("IDX-02") == "passed"
     assert res.first_line("IDX-06") == (
         "IDX-06: the system output does not match the index one-to-one: 1 of 3 trials is missing from the "
-        "system output; 1 trial key is repeated (showing 2)")
+        "system output; 1 trial key is repeated (showing 2)"
+    )
     assert res.outcome("IDX-05") == "failed"
 
 
@@ -102,19 +116,42 @@ def test_duplicate_standing_in_for_missing_fails_idx06(omfc):
 
 COMPOSITE = [
     # DSD's dsd_dup_pair passes in MediScore (B-02): a duplicated pair stands in for a missing one
-    pytest.param("MFC2019", "splice", [TRIALS["splice"][0], TRIALS["splice"][0], TRIALS["splice"][2]],
-                 "IDX-06: the system output does not match the index one-to-one: 1 of 3 trials is missing from the "
-                 "system output; 1 trial key is repeated (showing 2)", "[P1:D2]", id="splice-dup-pair"),
+    pytest.param(
+        "MFC2019",
+        "splice",
+        [TRIALS["splice"][0], TRIALS["splice"][0], TRIALS["splice"][2]],
+        "IDX-06: the system output does not match the index one-to-one: 1 of 3 trials is missing from the "
+        "system output; 1 trial key is repeated (showing 2)",
+        "[P1:D2]",
+        id="splice-dup-pair",
+    ),
     # ev_missing_event: (P1,E1) twice, (P1,E2) missing -- SSD-event passes it (B-01)
-    pytest.param("MFC2019", "eventverification", [TRIALS["event"][0], TRIALS["event"][0], TRIALS["event"][2]],
-                 "IDX-06: the system output does not match the index one-to-one: 1 of 3 trials is missing from the "
-                 "system output; 1 trial key is repeated (showing 2)", "[P1:E2]", id="event-missing"),
-    pytest.param("MFC2018", "camera", [TRIALS["camera"][0], TRIALS["camera"][1], {"ProbeFileID": "P2", "TrainCamID": "C9"}],
-                 "IDX-06: the system output does not match the index one-to-one: 1 of 3 trials is missing from the "
-                 "system output; 1 system trial is not in the index (showing 2)", "[P2:C9] ProbeFileID+TrainCamID='P2:C9'",
-                 id="camera-extra"),
-    pytest.param("NC2017", "provenance", TRIALS["prov"][:2],
-                 "IDX-06: 1 of 3 trials is missing from the system output (showing 1)", "[0044]", id="provenance-missing"),
+    pytest.param(
+        "MFC2019",
+        "eventverification",
+        [TRIALS["event"][0], TRIALS["event"][0], TRIALS["event"][2]],
+        "IDX-06: the system output does not match the index one-to-one: 1 of 3 trials is missing from the "
+        "system output; 1 trial key is repeated (showing 2)",
+        "[P1:E2]",
+        id="event-missing",
+    ),
+    pytest.param(
+        "MFC2018",
+        "camera",
+        [TRIALS["camera"][0], TRIALS["camera"][1], {"ProbeFileID": "P2", "TrainCamID": "C9"}],
+        "IDX-06: the system output does not match the index one-to-one: 1 of 3 trials is missing from the "
+        "system output; 1 system trial is not in the index (showing 2)",
+        "[P2:C9] ProbeFileID+TrainCamID='P2:C9'",
+        id="camera-extra",
+    ),
+    pytest.param(
+        "NC2017",
+        "provenance",
+        TRIALS["prov"][:2],
+        "IDX-06: 1 of 3 trials is missing from the system output (showing 1)",
+        "[0044]",
+        id="provenance-missing",
+    ),
 ]
 
 

@@ -42,7 +42,11 @@ FAMILIES = ("xunit1", "xunit2")
 #: What pytest writes that a schema does not allow, per family and schema (the README's "JUnit XML"):
 #: testcase <properties> (both), xunit1's testcase file/line attributes, and, for the Jenkins schema
 #: only, the type/message attributes pytest gives every <skipped>.
-PROPS, FILE_LINE, SKIP_ATTRS = {"testcase/properties"}, {"testcase@file", "testcase@line"}, {"skipped@type", "skipped@message"}
+PROPS, FILE_LINE, SKIP_ATTRS = (
+    {"testcase/properties"},
+    {"testcase@file", "testcase@line"},
+    {"skipped@type", "skipped@message"},
+)
 DEVIATIONS = {
     ("xunit1", "junit-10.xsd"): PROPS | FILE_LINE,
     ("xunit2", "junit-10.xsd"): PROPS,
@@ -62,8 +66,24 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = {}
     for family in FAMILIES:
         xml = root / f"{family}.xml"
-        run = run_capped(["-m", "pytest_omfc", "--omfc-submission", SUB_ID, "--omfc-index", f"dataset/indexes/{INDEX.name}",
-                          "--junitxml", xml.name, "-o", f"junit_family={family}", "-q"], cwd=root, timeout=120, cap=2 * 1024**3)  # fmt: skip
+        run = run_capped(
+            [
+                "-m",
+                "pytest_omfc",
+                "--omfc-submission",
+                SUB_ID,
+                "--omfc-index",
+                f"dataset/indexes/{INDEX.name}",
+                "--junitxml",
+                xml.name,
+                "-o",
+                f"junit_family={family}",
+                "-q",
+            ],
+            cwd=root,
+            timeout=120,
+            cap=2 * 1024**3,
+        )
         assert run.ret == 1, run.out[-2000:] + run.err[-2000:]
         out[family] = xml
     return out
@@ -114,7 +134,9 @@ def _without(doc: Any, kinds: set[str]) -> Any:
 
 @pytest.mark.parametrize("schema_name", SCHEMAS)
 @pytest.mark.parametrize("family", FAMILIES)
-def test_xml_is_valid_but_for_the_documented_deviations(reports: dict[str, Path], family: str, schema_name: str) -> None:
+def test_xml_is_valid_but_for_the_documented_deviations(
+    reports: dict[str, Path], family: str, schema_name: str
+) -> None:
     schema = _schema(schema_name)
     doc = etree.parse(str(reports[family]))
     assert _deviations(schema, doc) == DEVIATIONS[(family, schema_name)]
@@ -124,15 +146,18 @@ def test_xml_is_valid_but_for_the_documented_deviations(reports: dict[str, Path]
 
 def test_the_schemas_reject_what_they_should() -> None:
     """The check can fail: a testcase without its required ``name`` is refused by both schemas."""
-    bad = etree.fromstring(b'<testsuites><testsuite name="s" tests="1" failures="0" errors="0">'
-                           b'<testcase classname="c"/></testsuite></testsuites>')  # fmt: skip
+    bad = etree.fromstring(
+        b'<testsuites><testsuite name="s" tests="1" failures="0" errors="0">'
+        b'<testcase classname="c"/></testsuite></testsuites>'
+    )
     for name in SCHEMAS:
         assert not _schema(name).validate(bad)
 
 
 @pytest.mark.parametrize("family", FAMILIES)
-def test_every_rule_testcase_carries_rule_severity_findings_and_the_first_line(reports: dict[str, Path],
-                                                                              family: str) -> None:  # fmt: skip
+def test_every_rule_testcase_carries_rule_severity_findings_and_the_first_line(
+    reports: dict[str, Path], family: str
+) -> None:
     cases = list(ET.parse(reports[family]).getroot().iter("testcase"))
     seen: dict[str, int] = {"failure": 0, "skipped": 0, "passed": 0}
     for tc in cases:

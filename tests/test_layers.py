@@ -64,7 +64,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(m)
         for n in sorted(graph[m]):
             if state.get(n) == 1:
-                return stack[stack.index(n):] + [n]
+                return stack[stack.index(n) :] + [n]
             if n not in state and (found := visit(n)):
                 return found
         stack.pop()
@@ -92,15 +92,28 @@ def test_no_import_circles() -> None:
     assert find_cycle(import_graph()) is None
 
 
-@pytest.mark.parametrize(("modules", "layer"), [
-    (["pytest_omfc.scoring", "pytest_omfc.scoring.scorers", "pytest_omfc.scoring.registry", "pytest_omfc.scoring.mask"], "scoring"),
-    (["pytest_omfc.rules", "pytest_omfc.submission", "pytest_omfc.registry"], "rules"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("modules", "layer"),
+    [
+        (
+            [
+                "pytest_omfc.scoring",
+                "pytest_omfc.scoring.scorers",
+                "pytest_omfc.scoring.registry",
+                "pytest_omfc.scoring.mask",
+            ],
+            "scoring",
+        ),
+        (["pytest_omfc.rules", "pytest_omfc.submission", "pytest_omfc.registry"], "rules"),
+    ],
+)
 def test_engines_and_rules_do_not_import_pytest(modules: list[str], layer: str) -> None:
-    code = f"import sys\nfor m in {modules!r}: __import__(m)\nprint(sorted(k for k in sys.modules if k.split('.')[0] in ('pytest', '_pytest')))"
+    code = (
+        f"import sys\nfor m in {modules!r}: __import__(m)\n"
+        "print(sorted(k for k in sys.modules if k.split('.')[0] in ('pytest', '_pytest')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "[]", f"{layer} imports pytest: {out.stdout}"
-
 
 
 def test_private_pytest_api_lives_in_one_module() -> None:

@@ -29,13 +29,13 @@ EXAMPLES = PACKAGE.parent / "examples"
 IMDL = EXAMPLES / "submissions" / "imdl" / "p-baseline_3_imdl"
 IMDL_DATASET = EXAMPLES / "datasets" / "OpenMFC2020"
 
-PROBE = '''
+PROBE = """
 import json, os, sys
 
 def test_probe():
     with open(os.environ["OMFC_MODULES_OUT"], "w") as fh:
         json.dump(sorted(sys.modules), fh)
-'''
+"""
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -52,8 +52,12 @@ def _heavy(modules: list[str]) -> list[str]:
 def _probe_run(tmp_path: Path, *args: str) -> tuple[Capped, list[str]]:
     (tmp_path / "test_probe.py").write_text(PROBE, encoding="utf-8")
     out = tmp_path / "modules.json"
-    res = run_capped(["-m", "pytest", "-p", "pytest_omfc.plugin", "-p", "no:cacheprovider", "test_probe.py", *args],
-                     cwd=tmp_path, env=_env(OMFC_MODULES_OUT=str(out)), timeout=120)  # fmt: skip
+    res = run_capped(
+        ["-m", "pytest", "-p", "pytest_omfc.plugin", "-p", "no:cacheprovider", "test_probe.py", *args],
+        cwd=tmp_path,
+        env=_env(OMFC_MODULES_OUT=str(out)),
+        timeout=120,
+    )
     assert res.ret == 0, res.out[-2000:] + res.err[-2000:]
     return res, json.loads(out.read_text(encoding="utf-8"))
 
@@ -63,14 +67,25 @@ def test_a_run_without_a_submission_imports_nothing_heavy(tmp_path: Path) -> Non
     assert "pytest_omfc.pytest_glue.hooks" in modules  # the plugin was loaded
     assert "pytest_omfc.scoring.scorers" in modules  # and its scorer options declared
     assert _heavy(modules) == []
-    assert not [m for m in modules if m.startswith(("pytest_omfc.rules", "pytest_omfc.submission", "pytest_omfc.models"))]
+    assert not [
+        m for m in modules if m.startswith(("pytest_omfc.rules", "pytest_omfc.submission", "pytest_omfc.models"))
+    ]
 
 
 def test_with_a_submission_the_bundled_example_is_still_checked_and_scored(tmp_path: Path) -> None:
     res, modules = _probe_run(
-        tmp_path, "--omfc-submission", str(IMDL), "--omfc-dataset", str(IMDL_DATASET), "--omfc-task", "IMDL",
-        "--omfc-reference", "reference/IMDL/OpenMFC20_Image-IMDL-ref.csv", "--omfc-jobs", "1",
-    )  # fmt: skip
+        tmp_path,
+        "--omfc-submission",
+        str(IMDL),
+        "--omfc-dataset",
+        str(IMDL_DATASET),
+        "--omfc-task",
+        "IMDL",
+        "--omfc-reference",
+        "reference/IMDL/OpenMFC20_Image-IMDL-ref.csv",
+        "--omfc-jobs",
+        "1",
+    )
     assert {"pandas", "numpy", "pydantic"} <= set(_heavy(modules))  # the probe ran after configure imported them
     assert "omfc mask scores" in res.out and "omfc detection scores" in res.out
     assert re.search(r"\b\d+ passed\b", res.out) and " failed" not in res.out
@@ -80,8 +95,12 @@ def test_help_lists_every_option_and_imports_nothing_heavy(tmp_path: Path) -> No
     from pytest_omfc.pytest_glue.hooks import _OPTIONS
     from pytest_omfc.pytest_glue.scoring import option_table
 
-    res = run_capped(["-X", "importtime", "-m", "pytest", "-p", "pytest_omfc.plugin", "--help"], cwd=tmp_path,
-                     env=_env(), timeout=120)  # fmt: skip
+    res = run_capped(
+        ["-X", "importtime", "-m", "pytest", "-p", "pytest_omfc.plugin", "--help"],
+        cwd=tmp_path,
+        env=_env(),
+        timeout=120,
+    )
     assert res.ret == 0, res.err[-2000:]
     flags = [flag for flag, _, _ in _OPTIONS] + [row[0] for row in option_table()]
     assert "--omfc-kernel" in flags and "--omfc-far-stop" in flags
@@ -97,11 +116,15 @@ def test_every_module_read_at_load_time_is_light(tmp_path: Path) -> None:
     """The entry point, the scorer registrations (scorers*.py: a new scorer module is checked too) and cli."""
     modules = ["pytest_omfc.plugin", "pytest_omfc.cli", "pytest_omfc.pytest_glue.progress"]
     modules += [f"pytest_omfc.scoring.{p.stem}" for p in sorted((PACKAGE / "scoring").glob("scorers*.py"))]
-    code = (f"import sys\nfor m in {modules!r}: __import__(m)\n"
-            f"print(sorted({{k.split('.')[0] for k in sys.modules}} & set({HEAVY!r})))")  # fmt: skip
+    code = (
+        f"import sys\nfor m in {modules!r}: __import__(m)\n"
+        f"print(sorted({{k.split('.')[0] for k in sys.modules}} & set({HEAVY!r})))"
+    )
     res = run_capped(["-c", code], cwd=tmp_path, env=_env(), timeout=120)
     assert res.ret == 0, res.err[-2000:]
-    assert res.out.strip() == "[]", f"imported at plugin load: {res.out.strip()} (see CONTRIBUTING.md, Keeping the plugin light)"
+    assert res.out.strip() == "[]", (
+        f"imported at plugin load: {res.out.strip()} (see CONTRIBUTING.md, Keeping the plugin light)"
+    )
 
 
 def test_lazy_names_resolve_to_the_real_objects() -> None:
@@ -110,7 +133,11 @@ def test_lazy_names_resolve_to_the_real_objects() -> None:
     from pytest_omfc.scoring import detection
     from pytest_omfc.submission import Settings
 
-    assert (plugin.RuleItem, plugin.SubmissionDir, plugin.OmfcReporter) == (items.RuleItem, items.SubmissionDir, items.OmfcReporter)
+    assert (plugin.RuleItem, plugin.SubmissionDir, plugin.OmfcReporter) == (
+        items.RuleItem,
+        items.SubmissionDir,
+        items.OmfcReporter,
+    )
     assert plugin.Settings is Settings
     assert scoring.score_detection is detection.score_detection
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):

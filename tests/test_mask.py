@@ -15,10 +15,26 @@ IMG_IDX = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight"
 IMG_OUT = ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "ProbeStatus", "ProbeOptOutPixelValue"]
 NC_OUT = ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "IsOptOut"]
 SPL_IDX = IMG_IDX + ["DonorFileID", "DonorFileName", "DonorWidth", "DonorHeight"]
-SPL_OUT = ["ProbeFileID", "DonorFileID", "ConfidenceScore", "OutputProbeMaskFileName", "OutputDonorMaskFileName",
-           "ProbeStatus", "DonorStatus", "ProbeOptOutPixelValue", "DonorOptOutPixelValue"]
+SPL_OUT = [
+    "ProbeFileID",
+    "DonorFileID",
+    "ConfidenceScore",
+    "OutputProbeMaskFileName",
+    "OutputDonorMaskFileName",
+    "ProbeStatus",
+    "DonorStatus",
+    "ProbeOptOutPixelValue",
+    "DonorOptOutPixelValue",
+]
 CAM_IDX = IMG_IDX + ["TrainCamID"]
-CAM_OUT = ["ProbeFileID", "TrainCamID", "OutputProbeMaskFileName", "ConfidenceScore", "ProbeStatus", "ProbeOptOutPixelValue"]
+CAM_OUT = [
+    "ProbeFileID",
+    "TrainCamID",
+    "OutputProbeMaskFileName",
+    "ConfidenceScore",
+    "ProbeStatus",
+    "ProbeOptOutPixelValue",
+]
 W, H = 40, 30  # every probe of the image cases
 IDS = ("0042", "0043", "0044")
 MASK_RULES = ["PKG-04"] + [f"MASK-0{i}" for i in range(1, 8)] + [f"MASK-08[{i}/4]" for i in range(1, 5)]
@@ -44,8 +60,16 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-def raw_png(width: int = W, height: int = H, *, fill: int = 255, filter_type: int = 0, interlace: int = 0,
-            last_byte: int | None = None, idat: bytes | None = None) -> bytes:
+def raw_png(
+    width: int = W,
+    height: int = H,
+    *,
+    fill: int = 255,
+    filter_type: int = 0,
+    interlace: int = 0,
+    last_byte: int | None = None,
+    idat: bytes | None = None,
+) -> bytes:
     """A hand-made 8-bit grey PNG: uniform ``fill`` with rows tagged ``filter_type`` (residuals of a black image
     are zero under every filter), Adam7 when ``interlace``; ``last_byte`` replaces the stream's last sample."""
     if interlace:
@@ -76,21 +100,41 @@ def jpeg_bytes() -> bytes:
 # ---------------------------------------------------------------------------- cases
 
 
-def image_case(omfc, masks: dict[str, str], files: dict[str, bytes] | None = None, *, statuses: dict[str, str] | None = None,
-               edition: str = "OpenMFC2020"):
+def image_case(
+    omfc,
+    masks: dict[str, str],
+    files: dict[str, bytes] | None = None,
+    *,
+    statuses: dict[str, str] | None = None,
+    edition: str = "OpenMFC2020",
+):
     """OpenMFC IMDL (or MFC2019 image) with probes 0042-0044 of 40x30; ``masks`` maps a probe to its mask field."""
     task = "IMDL" if edition.startswith("OpenMFC") else "manipulation-image"
     statuses = statuses or {}
     rows = [[i, 0.5, masks.get(i, ""), statuses.get(i, "Processed"), ""] for i in IDS]
-    return omfc.case(edition, task, header=IMG_OUT, rows=rows, index_header=IMG_IDX,
-                     index_rows=[[task, i, f"probe/{i}.jpg", W, H] for i in IDS], files=files)
+    return omfc.case(
+        edition,
+        task,
+        header=IMG_OUT,
+        rows=rows,
+        index_header=IMG_IDX,
+        index_rows=[[task, i, f"probe/{i}.jpg", W, H] for i in IDS],
+        files=files,
+    )
 
 
 def nc17_case(omfc, masks: dict[str, str], files: dict[str, bytes]):
     rows = [[i, 0.5, masks.get(i, ""), "N"] for i in IDS]
-    return omfc.case("NC2017", "manipulation", header=NC_OUT, rows=rows, index_header=IMG_IDX,
-                     index_rows=[["manipulation", i, f"probe/{i}.jpg", W, H] for i in IDS], files=files,
-                     sub_id="NIST_NC17_DRYRUN17_Manipulation_ImgOnly_p-baseline_1")
+    return omfc.case(
+        "NC2017",
+        "manipulation",
+        header=NC_OUT,
+        rows=rows,
+        index_header=IMG_IDX,
+        index_rows=[["manipulation", i, f"probe/{i}.jpg", W, H] for i in IDS],
+        files=files,
+        sub_id="NIST_NC17_DRYRUN17_Manipulation_ImgOnly_p-baseline_1",
+    )
 
 
 def one_mask(omfc, content: bytes, name: str = "mask/0042-mask.png"):
@@ -102,8 +146,11 @@ def one_mask(omfc, content: bytes, name: str = "mask/0042-mask.png"):
 
 def test_valid_masks_pass_every_mask_rule(omfc):
     """8-bit grey, 1-bit grey (D-14) and a blank field (D-25) are all fine."""
-    res = image_case(omfc, {"0042": "mask/0042-mask.png", "0044": "mask/0044-mask.png"},
-                     {"mask/0042-mask.png": GOOD, "mask/0044-mask.png": pil_png("1")}).run()
+    res = image_case(
+        omfc,
+        {"0042": "mask/0042-mask.png", "0044": "mask/0044-mask.png"},
+        {"mask/0042-mask.png": GOOD, "mask/0044-mask.png": pil_png("1")},
+    ).run()
     for rid in MASK_RULES + ["OOPIX-03"]:
         assert res.outcome(rid) == "passed", (rid, res.text(rid))
         assert res.warning(rid) is None, (rid, res.warning(rid))
@@ -112,8 +159,11 @@ def test_valid_masks_pass_every_mask_rule(omfc):
 
 def test_symlink_inside_and_interlaced_mask_pass(omfc):
     """A symlink that stays in the submission is followed; an Adam7 mask with one white sample is not black."""
-    case = image_case(omfc, {"0042": "mask/link.png", "0043": "mask/0043-mask.png"},
-                      {"mask/real.png": GOOD, "mask/0043-mask.png": raw_png(fill=0, interlace=1, last_byte=255)})
+    case = image_case(
+        omfc,
+        {"0042": "mask/link.png", "0043": "mask/0043-mask.png"},
+        {"mask/real.png": GOOD, "mask/0043-mask.png": raw_png(fill=0, interlace=1, last_byte=255)},
+    )
     os.symlink("real.png", case.submission / "mask" / "link.png")
     res = case.run()
     for rid in MASK_RULES:
@@ -128,7 +178,9 @@ def test_mask01_blank_lookalikes_fail(omfc):
     res = image_case(omfc, {"0042": " ", "0043": "None"}).run()
     assert res.outcome("MASK-01") == "failed"
     assert res.first_line("MASK-01") == "MASK-01: 2 mask fields look blank but are not empty (showing 2)"
-    assert "[0043] OutputProbeMaskFileName='None': a missing mask must be an empty field (got 'None'" in res.text("MASK-01")
+    assert "[0043] OutputProbeMaskFileName='None': a missing mask must be an empty field (got 'None'" in res.text(
+        "MASK-01"
+    )
 
 
 def test_mask02_png_bytes_named_jpg_fail_only_the_extension(omfc):
@@ -163,14 +215,18 @@ def test_mask03_fifo_is_not_opened(omfc):
     assert "mask/fifo.png must name a regular file (got a special file)" in res.text("MASK-03")
 
 
-@pytest.mark.parametrize(("content", "got"), [
-    (b"", "must be a PNG file (got an empty file)"),
-    (b"hello, not an image", "must be a PNG file (got data starting with b'hello, n')"),
-    (jpeg_bytes(), "must be a PNG file (got JPEG data)"),
-    (GOOD[: len(GOOD) // 2], "with no IEND chunk: truncated)"),
-    (GOOD[:20], "truncated inside the header)"),
-    (GOOD[:16] + b"\x00\x00\x01\x00" + GOOD[20:], "must have an intact IHDR chunk (got a CRC mismatch"),
-], ids=["empty", "text", "jpeg-named-png", "truncated", "truncated-header", "bad-crc"])
+@pytest.mark.parametrize(
+    ("content", "got"),
+    [
+        (b"", "must be a PNG file (got an empty file)"),
+        (b"hello, not an image", "must be a PNG file (got data starting with b'hello, n')"),
+        (jpeg_bytes(), "must be a PNG file (got JPEG data)"),
+        (GOOD[: len(GOOD) // 2], "with no IEND chunk: truncated)"),
+        (GOOD[:20], "truncated inside the header)"),
+        (GOOD[:16] + b"\x00\x00\x01\x00" + GOOD[20:], "must have an intact IHDR chunk (got a CRC mismatch"),
+    ],
+    ids=["empty", "text", "jpeg-named-png", "truncated", "truncated-header", "bad-crc"],
+)
 def test_mask04_unreadable_fails(omfc, content, got):
     res = one_mask(omfc, content)
     assert res.first_line("MASK-04") == "MASK-04: 1 of 1 masks are not readable PNG files (showing 1)"
@@ -181,13 +237,17 @@ def test_mask04_unreadable_fails(omfc, content, got):
 # ---------------------------------------------------------------------------- MASK-05...07
 
 
-@pytest.mark.parametrize(("content", "got"), [
-    (pil_png("RGB"), "got RGB colour, 3 channels"),
-    (pil_png("RGBA"), "got RGBA colour, 4 channels"),
-    (pil_png("LA"), "got grey+alpha, 2 channels"),
-    (pil_png("P"), "got a palette (indexed colour, decoded as 3 channels)"),
-    (pil_png("L", transparency=0), "got grey with a transparency (tRNS) chunk"),
-], ids=["rgb", "rgba", "grey-alpha", "palette", "grey-trns"])
+@pytest.mark.parametrize(
+    ("content", "got"),
+    [
+        (pil_png("RGB"), "got RGB colour, 3 channels"),
+        (pil_png("RGBA"), "got RGBA colour, 4 channels"),
+        (pil_png("LA"), "got grey+alpha, 2 channels"),
+        (pil_png("P"), "got a palette (indexed colour, decoded as 3 channels)"),
+        (pil_png("L", transparency=0), "got grey with a transparency (tRNS) chunk"),
+    ],
+    ids=["rgb", "rgba", "grey-alpha", "palette", "grey-trns"],
+)
 def test_mask05_not_single_channel_fails(omfc, content, got):
     res = one_mask(omfc, content)
     assert res.first_line("MASK-05") == "MASK-05: 1 of 1 masks are not single-channel grey (showing 1)"
@@ -197,8 +257,10 @@ def test_mask05_not_single_channel_fails(omfc, content, got):
 def test_mask06_swapped_size_fails(omfc):
     res = one_mask(omfc, pil_png("L", (H, W)))
     assert res.first_line("MASK-06") == "MASK-06: 1 of 1 masks differ in size from their probe (showing 1)"
-    assert ("p-test_1.csv:2 [0042] OutputProbeMaskFileName='mask/0042-mask.png': "
-            "mask/0042-mask.png is 30x40, probe is 40x30: must be 40x30 (got 30x40)") in res.text("MASK-06")
+    assert (
+        "p-test_1.csv:2 [0042] OutputProbeMaskFileName='mask/0042-mask.png': "
+        "mask/0042-mask.png is 30x40, probe is 40x30: must be 40x30 (got 30x40)"
+    ) in res.text("MASK-06")
 
 
 def test_mask07_sixteen_bit_fails(omfc):
@@ -221,9 +283,11 @@ def black_1bit() -> bytes:
     return buf.getvalue()
 
 
-@pytest.mark.parametrize("content", [raw_png(fill=0), raw_png(fill=0, filter_type=2), raw_png(fill=0, interlace=1),
-                                     black_1bit()],
-                         ids=["black", "black-up-filter", "black-interlaced", "black-1bit"])
+@pytest.mark.parametrize(
+    "content",
+    [raw_png(fill=0), raw_png(fill=0, filter_type=2), raw_png(fill=0, interlace=1), black_1bit()],
+    ids=["black", "black-up-filter", "black-interlaced", "black-1bit"],
+)
 def test_mask08_all_black_warns(omfc, content):
     res = one_mask(omfc, content)
     warnings, reports = _mask08(res)
@@ -235,10 +299,15 @@ def test_mask08_all_black_warns(omfc, content):
 
 
 def test_mask08_black_with_opt_out_zero_is_not_flagged(omfc):
-    case = omfc.case("MFC2019", "manipulation-image", header=IMG_OUT,
-                     rows=[["0042", 0.5, "mask/0042-mask.png", "Processed", "0"]], index_header=IMG_IDX,
-                     index_rows=[["manipulation-image", "0042", "probe/0042.jpg", W, H]],
-                     files={"mask/0042-mask.png": raw_png(fill=0)})
+    case = omfc.case(
+        "MFC2019",
+        "manipulation-image",
+        header=IMG_OUT,
+        rows=[["0042", 0.5, "mask/0042-mask.png", "Processed", "0"]],
+        index_header=IMG_IDX,
+        index_rows=[["manipulation-image", "0042", "probe/0042.jpg", W, H]],
+        files={"mask/0042-mask.png": raw_png(fill=0)},
+    )
     warnings, _ = _mask08(case.run())
     assert warnings == [None] * 4
 
@@ -300,8 +369,12 @@ def test_pkg04_outside_mask_dir_is_a_warning_for_nc2017(omfc):
 def test_pkg04_path_leaving_the_submission_fails(omfc, kind):
     """The file outside exists and is a valid mask: it is never read (MASK-03...08 stay silent)."""
     outside = omfc.write("outside.png", GOOD)
-    name = {"dotdot": "../outside.png", "absolute": str(outside), "symlink-out": "mask/link.png",
-            "nc2017-dotdot": "mask/../../outside.png"}[kind]
+    name = {
+        "dotdot": "../outside.png",
+        "absolute": str(outside),
+        "symlink-out": "mask/link.png",
+        "nc2017-dotdot": "mask/../../outside.png",
+    }[kind]
     if kind.startswith("nc2017"):
         case = nc17_case(omfc, {"0042": name}, {"mask/keep": b""})
     else:
@@ -311,10 +384,12 @@ def test_pkg04_path_leaving_the_submission_fails(omfc, kind):
     res = case.run()
     assert res.outcome("PKG-04") == "failed"  # an error in every edition, NC2017 included
     assert res.first_line("PKG-04") == "PKG-04: 1 mask path leaves the submission directory (showing 1)"
-    want = {"dotdot": "must stay inside the submission directory (got '..' in '../outside.png')",
-            "absolute": "must be a path relative to the submission directory (got absolute path",
-            "symlink-out": "must stay inside the submission directory (got a symlink to",
-            "nc2017-dotdot": "must stay inside the submission directory (got '..'"}[kind]
+    want = {
+        "dotdot": "must stay inside the submission directory (got '..' in '../outside.png')",
+        "absolute": "must be a path relative to the submission directory (got absolute path",
+        "symlink-out": "must stay inside the submission directory (got a symlink to",
+        "nc2017-dotdot": "must stay inside the submission directory (got '..'",
+    }[kind]
     assert want in res.text("PKG-04")
     for rid in ("MASK-02", "MASK-03", "MASK-04", "MASK-05", "MASK-06", "MASK-07"):
         assert res.outcome(rid) == "passed", (rid, res.text(rid))
@@ -336,16 +411,25 @@ def test_failed_validation_rows_are_excused(omfc):
 
 def splice_case(omfc, probe_mask: str, donor_mask: str, files: dict[str, bytes]):
     rows = [["P1", "D1", 0.5, probe_mask, donor_mask, "Processed", "Processed", "", ""]]
-    return omfc.case("MFC2019", "splice", header=SPL_OUT, rows=rows, index_header=SPL_IDX,
-                     index_rows=[["splice", "P1", "probe/P1.jpg", W, H, "D1", "world/D1.jpg", 20, 10]], files=files)
+    return omfc.case(
+        "MFC2019",
+        "splice",
+        header=SPL_OUT,
+        rows=rows,
+        index_header=SPL_IDX,
+        index_rows=[["splice", "P1", "probe/P1.jpg", W, H, "D1", "world/D1.jpg", 20, 10]],
+        files=files,
+    )
 
 
 def test_mask09_swapped_masks_fail(omfc):
     files = {"mask/p.png": pil_png("L", (20, 10)), "mask/d.png": pil_png("L", (W, H))}
     res = splice_case(omfc, "mask/p.png", "mask/d.png", files).run()
     assert res.first_line("MASK-09") == "MASK-09: 2 masks fit the other image of the pair (showing 2)"
-    assert ("[P1:D1] OutputProbeMaskFileName='mask/p.png': the probe mask must be relative to the probe "
-            "(got the donor's size 20x10: probe and donor masks swapped?)") in res.text("MASK-09")
+    assert (
+        "[P1:D1] OutputProbeMaskFileName='mask/p.png': the probe mask must be relative to the probe "
+        "(got the donor's size 20x10: probe and donor masks swapped?)"
+    ) in res.text("MASK-09")
     assert res.first_line("MASK-06") == "MASK-06: 2 of 2 masks differ in size from their probe or donor (showing 2)"
     assert "mask/d.png is 40x30, donor is 20x10" in res.text("MASK-06")
 
@@ -362,9 +446,16 @@ def test_mask09_each_side_on_its_own(omfc):
 
 def camera_case(omfc, masks: list[str], files: dict[str, bytes]):
     pairs = [("P1", "CamA"), ("P2", "CamA")]
-    rows = [[p, c, m, 0.5, "Processed", ""] for (p, c), m in zip(pairs, masks)]
-    return omfc.case("MFC2019", "camera", header=CAM_OUT, rows=rows, index_header=CAM_IDX,
-                     index_rows=[["camera", p, f"probe/{p}.jpg", W, H, c] for p, c in pairs], files=files)
+    rows = [[p, c, m, 0.5, "Processed", ""] for (p, c), m in zip(pairs, masks, strict=False)]
+    return omfc.case(
+        "MFC2019",
+        "camera",
+        header=CAM_OUT,
+        rows=rows,
+        index_header=CAM_IDX,
+        index_rows=[["camera", p, f"probe/{p}.jpg", W, H, c] for p, c in pairs],
+        files=files,
+    )
 
 
 def test_mask10_shared_camera_mask_warns(omfc):
@@ -372,11 +463,16 @@ def test_mask10_shared_camera_mask_warns(omfc):
     assert res.outcome("MASK-10") == "passed"
     text = res.warning("MASK-10")
     assert text.splitlines()[0] == "MASK-10: 2 rows share a mask file with another pair (showing 2)"
-    assert "[P1:CamA] OutputProbeMaskFileName='mask/same.png': each (probe, TrainCamID) pair should have its own mask" in text
+    assert (
+        "[P1:CamA] OutputProbeMaskFileName='mask/same.png': each (probe, TrainCamID) pair should have its own mask"
+        in text
+    )
 
 
 def test_mask10_camera_masks_checked_against_their_pair(omfc):
-    res = camera_case(omfc, ["mask/a.png", "mask/b.png"], {"mask/a.png": GOOD, "mask/b.png": pil_png("L", (10, 10))}).run()
+    res = camera_case(
+        omfc, ["mask/a.png", "mask/b.png"], {"mask/a.png": GOOD, "mask/b.png": pil_png("L", (10, 10))}
+    ).run()
     assert res.outcome("MASK-10") == "passed" and res.warning("MASK-10") is None
     assert res.first_line("MASK-06") == "MASK-06: 1 of 2 masks differ in size from their probe (showing 1)"
     assert "[P2:CamA]" in res.text("MASK-06")
@@ -386,11 +482,20 @@ def test_mask10_camera_masks_checked_against_their_pair(omfc):
 def test_mask11_video_mask_column(omfc, with_mask):
     header = ["ProbeFileID", "ConfidenceScore", "ProbeStatus"] + (["OutputProbeMaskFileName"] if with_mask else [])
     row = ["V1", 0.5, "Processed"] + (["mask/V1.hdf5"] if with_mask else [])
-    res = omfc.case("OpenMFC2020", "VMD", header=header, rows=[row], index_header=IMG_IDX + ["FrameCount"],
-                    index_rows=[["VMD", "V1", "probe/V1.mp4", W, H, 100]]).run()
+    res = omfc.case(
+        "OpenMFC2020",
+        "VMD",
+        header=header,
+        rows=[row],
+        index_header=IMG_IDX + ["FrameCount"],
+        index_rows=[["VMD", "V1", "probe/V1.mp4", W, H, 100]],
+    ).run()
     assert res.outcome("MASK-11") == "passed"
     if with_mask:
-        assert res.warning("MASK-11").splitlines()[0] == "MASK-11: 1 row name a video mask that is never evaluated (showing 1)"
+        assert (
+            res.warning("MASK-11").splitlines()[0]
+            == "MASK-11: 1 row name a video mask that is never evaluated (showing 1)"
+        )
     else:
         assert res.warning("MASK-11") is None
 

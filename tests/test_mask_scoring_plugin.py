@@ -27,7 +27,14 @@ IDX_HEADER = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeig
 OUT_HEADER = ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "ProbeStatus", "ProbeOptOutPixelValue"]
 REF_HEADER = ["TaskID", "ProbeFileID", "ProbeFileName", "IsTarget", "ProbeMaskFileName", "Collection"]
 REF_REL = "reference/OpenMFC20_Image-IMDL-ref.csv"
-NOKERN = ["--omfc-erode-kernel-size", "0", "--omfc-dilate-kernel-size", "0", "--omfc-nonselected-dilate-kernel-size", "0"]
+NOKERN = [
+    "--omfc-erode-kernel-size",
+    "0",
+    "--omfc-dilate-kernel-size",
+    "0",
+    "--omfc-nonselected-dilate-kernel-size",
+    "0",
+]
 
 REF = np.full((16, 16), 255, dtype=np.uint8)
 REF[4:12, 4:12] = 0
@@ -49,8 +56,15 @@ def png_bytes(arr: np.ndarray) -> bytes:
 class MaskCase:
     """A dataset with mask references + a submission with system masks."""
 
-    def __init__(self, omfc: Any, systems: dict[str, np.ndarray | bytes | None], *, extra_ref: dict[str, str] | None = None,
-                 pixel: dict[str, str] | None = None, ref_masks: bool = True) -> None:  # fmt: skip
+    def __init__(
+        self,
+        omfc: Any,
+        systems: dict[str, np.ndarray | bytes | None],
+        *,
+        extra_ref: dict[str, str] | None = None,
+        pixel: dict[str, str] | None = None,
+        ref_masks: bool = True,
+    ) -> None:
         ids = sorted(systems) + ["0009"]  # 0009: a non-target
         rows, files = [], {}
         for i in ids:
@@ -60,15 +74,31 @@ class MaskCase:
                 name = f"mask/{i}.png"
                 files[name] = sysm if isinstance(sysm, bytes) else png_bytes(sysm)
             rows.append([i, 0.9 if i != "0009" else 0.1, name, "Processed", (pixel or {}).get(i, "")])
-        self.case = omfc.case("OpenMFC2020", "IMDL", header=OUT_HEADER, rows=rows, index_header=IDX_HEADER,
-                              index_rows=[["IMDL", i, f"probe/{i}.jpg", 16, 16] for i in ids], files=files)  # fmt: skip
+        self.case = omfc.case(
+            "OpenMFC2020",
+            "IMDL",
+            header=OUT_HEADER,
+            rows=rows,
+            index_header=IDX_HEADER,
+            index_rows=[["IMDL", i, f"probe/{i}.jpg", 16, 16] for i in ids],
+            files=files,
+        )
         ref_rows = []
         for i in ids:
             target = i != "0009"
             mask = f"reference/mask/{i}.png" if target else ""
             if target and ref_masks and i not in (extra_ref or {}):
                 omfc.write(f"dataset/{mask}", png_bytes(REF))
-            ref_rows.append(["IMDL", i, f"probe/{i}.jpg", "Y" if target else "N", (extra_ref or {}).get(i, mask), "A" if i < "0003" else "B"])
+            ref_rows.append(
+                [
+                    "IMDL",
+                    i,
+                    f"probe/{i}.jpg",
+                    "Y" if target else "N",
+                    (extra_ref or {}).get(i, mask),
+                    "A" if i < "0003" else "B",
+                ]
+            )
         self.reference = omfc.write(f"dataset/{REF_REL}", psv(REF_HEADER, ref_rows))
         self.root = omfc.root
 
@@ -82,8 +112,13 @@ class MaskCase:
 
     def engine(self, **kw: Any) -> Any:
         """The engine on the same files (what the plugin must reproduce)."""
-        return score_masks(self.case.index, self.reference, self.case.submission / f"{self.case.submission.name}.csv",
-                           ref_dir=self.root / "dataset", **kw)  # fmt: skip
+        return score_masks(
+            self.case.index,
+            self.reference,
+            self.case.submission / f"{self.case.submission.name}.csv",
+            ref_dir=self.root / "dataset",
+            **kw,
+        )
 
 
 def props(res: Any, rid: str) -> dict[str, Any]:
@@ -111,29 +146,56 @@ def test_metrics_json_has_a_mask_entry_with_per_probe_rows(omfc: Any) -> None:
     doc = c.json(*NOKERN)
     det, mask = doc["results"]
     assert (det["scorer"], mask["scorer"]) == ("detection", "mask")
-    assert list(mask) == ["scorer", "query", "query_kind", "notes", "reference_column", "metrics", "stddev", "per_probe", "scored"]
+    assert list(mask) == [
+        "scorer",
+        "query",
+        "query_kind",
+        "notes",
+        "reference_column",
+        "metrics",
+        "stddev",
+        "per_probe",
+        "scored",
+    ]
     assert mask["metrics"]["OptimumMCC"] == pytest.approx((1 + 5 / 12) / 2, abs=1e-12)
     assert mask["metrics"]["MaximumMCC"] is None and mask["metrics"]["OptimumThreshold"] == 0
     assert mask["stddev"]["OptimumMCC"] == pytest.approx(np.std([1, 5 / 12], ddof=1), abs=1e-12)
     rows = {r["ProbeFileID"]: r for r in mask["per_probe"]}
     assert rows["0002"]["OptimumMCC"] == pytest.approx(5 / 12, abs=1e-12)
-    assert (rows["0002"]["OptimumPixelTP"], rows["0002"]["OptimumPixelFP"], rows["0002"]["OptimumPixelFN"]) == (36, 28, 28)
+    assert (rows["0002"]["OptimumPixelTP"], rows["0002"]["OptimumPixelFP"], rows["0002"]["OptimumPixelFN"]) == (
+        36,
+        28,
+        28,
+    )
     assert rows["0002"]["Scored"] == "Y" and rows["0002"]["PixelN"] == 256
-    assert doc["options"]["mask"] == {"kernel": "box", "eks": 0, "dks": 0, "ntdks": 0, "sbin": None, "nspx": -1,
-                                      "pppns": False, "jpeg2000": "auto"}  # fmt: skip
+    assert doc["options"]["mask"] == {
+        "kernel": "box",
+        "eks": 0,
+        "dks": 0,
+        "ntdks": 0,
+        "sbin": None,
+        "nspx": -1,
+        "pppns": False,
+        "jpeg2000": "auto",
+    }
 
 
 def test_summary_shows_a_mask_table(omfc: Any) -> None:
     c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
-    out = c.case.pytester.runpytest(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference), *NOKERN)
-    out.stdout.fnmatch_lines([
-        "omfc: scoring masks against * (kernel box, eks 0, dks 0, ntdks 0 (0 for splice), sbin none, nspx -1, jpeg2000 auto)",
-        "omfc detection scores*",
-        "omfc mask scores*",
-        "*result*trials*scored*MCC*NMM*BWL1*GWL1*AUC*F1*IoU*",
-        "*all*3*2*0.7083*",
-        "omfc: masks: Optimum metrics; convention mediscore, kernel box*",
-    ])  # fmt: skip
+    out = c.case.pytester.runpytest(
+        *c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference), *NOKERN
+    )
+    out.stdout.fnmatch_lines(
+        [
+            "omfc: scoring masks against * (kernel box, eks 0, dks 0, ntdks 0 (0 for splice), sbin none, nspx -1, "
+            "jpeg2000 auto)",
+            "omfc detection scores*",
+            "omfc mask scores*",
+            "*result*trials*scored*MCC*NMM*BWL1*GWL1*AUC*F1*IoU*",
+            "*all*3*2*0.7083*",
+            "omfc: masks: Optimum metrics; convention mediscore, kernel box*",
+        ]
+    )
 
 
 def test_score_selects_one_scorer(omfc: Any) -> None:
@@ -152,17 +214,36 @@ def test_queries_make_one_mask_item_each(omfc: Any) -> None:
     assert props(res, "mask[q2]")["query"] == "Collection=='B'"
 
 
-@pytest.mark.parametrize(("args", "kw", "metric"), [
-    (["--omfc-erode-kernel-size", "3", "--omfc-dilate-kernel-size", "0"], {"eks": 3, "dks": 0}, "OptimumMCC"),
-    (["--omfc-erode-kernel-size", "0", "--omfc-dilate-kernel-size", "3"], {"eks": 0, "dks": 3}, "OptimumMCC"),
-    (["--omfc-kernel", "disc", "--omfc-erode-kernel-size", "5", "--omfc-dilate-kernel-size", "5"], {"kernel": "disc", "eks": 5, "dks": 5}, "OptimumMCC"),
-    (["--omfc-kernel", "diamond", "--omfc-erode-kernel-size", "5", "--omfc-dilate-kernel-size", "5"], {"kernel": "diamond", "eks": 5, "dks": 5}, "OptimumMCC"),
-    (["--omfc-kernel", "line", "--omfc-erode-kernel-size", "5", "--omfc-dilate-kernel-size", "5"], {"kernel": "line", "eks": 5, "dks": 5}, "OptimumMCC"),
-    (["--omfc-kernel", "gaussian", "--omfc-erode-kernel-size", "5", "--omfc-dilate-kernel-size", "5"], {"kernel": "gaussian", "eks": 5, "dks": 5}, "OptimumMCC"),
-    (["--omfc-sbin", "50"], {"sbin": 50}, "ActualMCC"),
-    (["--omfc-sbin", "150"], {"sbin": 150}, "MaximumMCC"),
-    (["--omfc-no-score-pixel", "100"], {"nspx": 100}, "OptimumMCC"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("args", "kw", "metric"),
+    [
+        (["--omfc-erode-kernel-size", "3", "--omfc-dilate-kernel-size", "0"], {"eks": 3, "dks": 0}, "OptimumMCC"),
+        (["--omfc-erode-kernel-size", "0", "--omfc-dilate-kernel-size", "3"], {"eks": 0, "dks": 3}, "OptimumMCC"),
+        (
+            ["--omfc-kernel", "disc", "--omfc-erode-kernel-size", "5", "--omfc-dilate-kernel-size", "5"],
+            {"kernel": "disc", "eks": 5, "dks": 5},
+            "OptimumMCC",
+        ),
+        (
+            ["--omfc-kernel", "diamond", "--omfc-erode-kernel-size", "5", "--omfc-dilate-kernel-size", "5"],
+            {"kernel": "diamond", "eks": 5, "dks": 5},
+            "OptimumMCC",
+        ),
+        (
+            ["--omfc-kernel", "line", "--omfc-erode-kernel-size", "5", "--omfc-dilate-kernel-size", "5"],
+            {"kernel": "line", "eks": 5, "dks": 5},
+            "OptimumMCC",
+        ),
+        (
+            ["--omfc-kernel", "gaussian", "--omfc-erode-kernel-size", "5", "--omfc-dilate-kernel-size", "5"],
+            {"kernel": "gaussian", "eks": 5, "dks": 5},
+            "OptimumMCC",
+        ),
+        (["--omfc-sbin", "50"], {"sbin": 50}, "ActualMCC"),
+        (["--omfc-sbin", "150"], {"sbin": 150}, "MaximumMCC"),
+        (["--omfc-no-score-pixel", "100"], {"nspx": 100}, "OptimumMCC"),
+    ],
+)
 def test_each_option_reaches_the_engine(omfc: Any, args: list[str], kw: dict[str, Any], metric: str) -> None:
     c = MaskCase(omfc, {"0001": GREY, "0002": SHIFTED})
     base = {"eks": 0, "dks": 0, "ntdks": 0}
@@ -200,20 +281,32 @@ def test_per_probe_csv_is_pipe_separated(omfc: Any, tmp_path: Path) -> None:
     lines = out.read_text(encoding="utf-8").splitlines()
     header = lines[0].split("|")
     assert header[0] == "ProbeFileID" and "OptimumMCC" in header and len(lines) == 3
-    row = dict(zip(header, lines[2].split("|")))
+    row = dict(zip(header, lines[2].split("|"), strict=False))
     assert row["ProbeFileID"] == "0002" and float(row["OptimumMCC"]) == pytest.approx(5 / 12, abs=1e-12)
 
 
 # ---------------------------------------------------------------------------- usage errors
 
 
-@pytest.mark.parametrize(("args", "first"), [
-    (["--omfc-erode-kernel-size", "4"], "--omfc-erode-kernel-size: must be 0 or an odd integer from 1 to 101 (got 4)"),
-    (["--omfc-dilate-kernel-size", "1001"], "--omfc-dilate-kernel-size: must be 0 or an odd integer from 1 to 101 (got 1001)"),
-    (["--omfc-nonselected-dilate-kernel-size", "x"], "--omfc-nonselected-dilate-kernel-size: must be 0 or an odd integer from 1 to 101 (got 'x')"),
-    (["--omfc-sbin", "256"], "--omfc-sbin: must be an integer from -1 to 255 (-10: none) (got 256)"),
-    (["--omfc-no-score-pixel", "-2"], "--omfc-no-score-pixel: must be an integer from -1 to 255 (got -2)"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("args", "first"),
+    [
+        (
+            ["--omfc-erode-kernel-size", "4"],
+            "--omfc-erode-kernel-size: must be 0 or an odd integer from 1 to 101 (got 4)",
+        ),
+        (
+            ["--omfc-dilate-kernel-size", "1001"],
+            "--omfc-dilate-kernel-size: must be 0 or an odd integer from 1 to 101 (got 1001)",
+        ),
+        (
+            ["--omfc-nonselected-dilate-kernel-size", "x"],
+            "--omfc-nonselected-dilate-kernel-size: must be 0 or an odd integer from 1 to 101 (got 'x')",
+        ),
+        (["--omfc-sbin", "256"], "--omfc-sbin: must be an integer from -1 to 255 (-10: none) (got 256)"),
+        (["--omfc-no-score-pixel", "-2"], "--omfc-no-score-pixel: must be an integer from -1 to 255 (got -2)"),
+    ],
+)
 def test_number_options_are_bounded(omfc: Any, args: list[str], first: str) -> None:
     c = MaskCase(omfc, {"0001": REF})
     out = c.case.pytester.runpytest(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference), *args)
@@ -224,9 +317,13 @@ def test_number_options_are_bounded(omfc: Any, args: list[str], first: str) -> N
 def test_per_probe_csv_refused_inside_the_submission(omfc: Any) -> None:
     c = MaskCase(omfc, {"0001": REF})
     bad = c.case.submission / "perprobe.csv"
-    out = c.case.pytester.runpytest(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference),
-                                    "--omfc-per-probe-csv", str(bad))  # fmt: skip
-    assert out.ret == 4 and "--omfc-per-probe-csv: must not point into the submission or dataset directory" in out.stderr.str()
+    out = c.case.pytester.runpytest(
+        *c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference), "--omfc-per-probe-csv", str(bad)
+    )
+    assert (
+        out.ret == 4
+        and "--omfc-per-probe-csv: must not point into the submission or dataset directory" in out.stderr.str()
+    )
     assert not bad.exists()
 
 
@@ -236,13 +333,18 @@ def test_per_probe_csv_refused_inside_the_submission(omfc: Any) -> None:
 WRONG_SIZE = np.zeros((8, 8), dtype=np.uint8)
 
 
-@pytest.mark.parametrize(("systems", "extra_ref", "reason"), [
-    ({"0001": REF, "0002": WRONG_SIZE}, None, "0002: "),
-    ({"0001": REF, "0002": b"not a png at all"}, None, "0002: "),
-    ({"0001": REF, "0002": png_bytes(REF)[:60]}, None, "0002: "),
-    ({"0001": REF, "0002": REF}, {"0002": "reference/mask/absent.png"}, "0002: "),
-])  # fmt: skip
-def test_a_bad_mask_fails_the_item_naming_the_probe(omfc: Any, systems: dict[str, Any], extra_ref: Any, reason: str) -> None:
+@pytest.mark.parametrize(
+    ("systems", "extra_ref", "reason"),
+    [
+        ({"0001": REF, "0002": WRONG_SIZE}, None, "0002: "),
+        ({"0001": REF, "0002": b"not a png at all"}, None, "0002: "),
+        ({"0001": REF, "0002": png_bytes(REF)[:60]}, None, "0002: "),
+        ({"0001": REF, "0002": REF}, {"0002": "reference/mask/absent.png"}, "0002: "),
+    ],
+)
+def test_a_bad_mask_fails_the_item_naming_the_probe(
+    omfc: Any, systems: dict[str, Any], extra_ref: Any, reason: str
+) -> None:
     c = MaskCase(omfc, systems, extra_ref=extra_ref)
     res = c.run(*NOKERN)
     assert res.outcome("mask") == "failed"
@@ -264,7 +366,9 @@ def test_reference_without_mask_column_collects_no_mask_item(omfc: Any) -> None:
 def test_system_output_without_mask_column_skips_naming_the_column_rule(omfc: Any) -> None:
     c = MaskCase(omfc, {"0001": REF})
     csv = c.case.submission / f"{c.case.submission.name}.csv"
-    csv.write_text(psv(["ProbeFileID", "ConfidenceScore", "ProbeStatus"], [["0001", 0.9, "Processed"], ["0009", 0.1, "Processed"]]))
+    csv.write_text(
+        psv(["ProbeFileID", "ConfidenceScore", "ProbeStatus"], [["0001", 0.9, "Processed"], ["0009", 0.1, "Processed"]])
+    )
     res = c.run()
     assert res.outcome("mask") == "skipped"
     assert res.text("mask").startswith("score::mask skipped: COL-02 failed: column OutputProbeMaskFileName is absent")
@@ -282,8 +386,10 @@ def test_wrong_size_message_as_the_readme_quotes_it(omfc: Any) -> None:
     c = MaskCase(omfc, {"0001": REF, "0002": WRONG_SIZE})
     first = c.run(*NOKERN).first_line("mask")
     # MASK-06 fails the file, so the scorer names the rule's verdict (issue 17: rules and scorer agree)
-    assert first == ("score::mask: 1 mask(s) could not be scored (0002: MASK-06: mask/0002.png is 8x8, probe is "
-                     "16x16: must be 16x16 (got 8x8))"), first
+    assert first == (
+        "score::mask: 1 mask(s) could not be scored (0002: MASK-06: mask/0002.png is 8x8, probe is "
+        "16x16: must be 16x16 (got 8x8))"
+    ), first
 
 
 # ---------------------------------------------------------------------------- splice, xdist, ini
@@ -293,39 +399,110 @@ def test_splice_item_holds_probe_and_donor_metrics(omfc: Any) -> None:
     """METRICS.md 2.10: one item per query with p- and d-prefixed aggregates (ntdks is always 0)."""
     files = {"mask/P1.png": png_bytes(REF), "mask/D1.png": png_bytes(SHIFTED)}
     case = omfc.case(
-        "MFC2019", "splice",
-        header=["ProbeFileID", "DonorFileID", "ConfidenceScore", "OutputProbeMaskFileName", "OutputDonorMaskFileName",
-                "ProbeStatus", "DonorStatus"],
-        rows=[["P1", "D1", 0.9, "mask/P1.png", "mask/D1.png", "Processed", "Processed"],
-              ["P2", "D2", 0.1, "", "", "Processed", "Processed"]],
-        index_header=["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "DonorFileID",
-                      "DonorFileName", "DonorWidth", "DonorHeight"],
-        index_rows=[["splice", p, f"probe/{p}.jpg", 16, 16, d, f"world/{d}.jpg", 16, 16] for p, d in (("P1", "D1"), ("P2", "D2"))],
+        "MFC2019",
+        "splice",
+        header=[
+            "ProbeFileID",
+            "DonorFileID",
+            "ConfidenceScore",
+            "OutputProbeMaskFileName",
+            "OutputDonorMaskFileName",
+            "ProbeStatus",
+            "DonorStatus",
+        ],
+        rows=[
+            ["P1", "D1", 0.9, "mask/P1.png", "mask/D1.png", "Processed", "Processed"],
+            ["P2", "D2", 0.1, "", "", "Processed", "Processed"],
+        ],
+        index_header=[
+            "TaskID",
+            "ProbeFileID",
+            "ProbeFileName",
+            "ProbeWidth",
+            "ProbeHeight",
+            "DonorFileID",
+            "DonorFileName",
+            "DonorWidth",
+            "DonorHeight",
+        ],
+        index_rows=[
+            ["splice", p, f"probe/{p}.jpg", 16, 16, d, f"world/{d}.jpg", 16, 16]
+            for p, d in (("P1", "D1"), ("P2", "D2"))
+        ],
         files=files,
-    )  # fmt: skip
+    )
     omfc.write("dataset/reference/mask/P1.png", png_bytes(REF))
     omfc.write("dataset/reference/mask/D1.png", png_bytes(REF))
-    ref = omfc.write("dataset/reference/MFC2019-splice-ref.csv", psv(
-        ["TaskID", "ProbeFileID", "ProbeFileName", "DonorFileID", "DonorFileName", "IsTarget", "BinaryProbeMaskFileName", "DonorMaskFileName"],
-        [["splice", "P1", "probe/P1.jpg", "D1", "world/D1.jpg", "Y", "reference/mask/P1.png", "reference/mask/D1.png"],
-         ["splice", "P2", "probe/P2.jpg", "D2", "world/D2.jpg", "N", "", ""]]))  # fmt: skip
+    ref = omfc.write(
+        "dataset/reference/MFC2019-splice-ref.csv",
+        psv(
+            [
+                "TaskID",
+                "ProbeFileID",
+                "ProbeFileName",
+                "DonorFileID",
+                "DonorFileName",
+                "IsTarget",
+                "BinaryProbeMaskFileName",
+                "DonorMaskFileName",
+            ],
+            [
+                [
+                    "splice",
+                    "P1",
+                    "probe/P1.jpg",
+                    "D1",
+                    "world/D1.jpg",
+                    "Y",
+                    "reference/mask/P1.png",
+                    "reference/mask/D1.png",
+                ],
+                ["splice", "P2", "probe/P2.jpg", "D2", "world/D2.jpg", "N", "", ""],
+            ],
+        ),
+    )
     res = case.run("--omfc-reference", str(ref), "--omfc-erode-kernel-size", "0", "--omfc-dilate-kernel-size", "0")
     assert res.outcome("mask") == "passed", res.text("mask")
     assert "mask[" not in "".join(res.reports)  # one item for probe and donor
     p = props(res, "mask")
-    want = score_masks(case.index, ref, case.submission / f"{case.submission.name}.csv", task="splice",
-                       ref_dir=omfc.root / "dataset", eks=0, dks=0).results[0].aggregate  # fmt: skip
+    want = (
+        score_masks(
+            case.index,
+            ref,
+            case.submission / f"{case.submission.name}.csv",
+            task="splice",
+            ref_dir=omfc.root / "dataset",
+            eks=0,
+            dks=0,
+        )
+        .results[0]
+        .aggregate
+    )
     assert p["pOptimumMCC"] == 1.0 == want["pOptimumMCC"]
     assert p["dOptimumMCC"] == pytest.approx(want["dOptimumMCC"], abs=1e-12) and p["dOptimumMCC"] < 1.0
-    assert (p["totalTrials"], p["ScoreableProbeTrials"], p["ScoreableDonorTrials"]) == (2, 2, 2)  # MediScore: total - unscored
+    assert (p["totalTrials"], p["ScoreableProbeTrials"], p["ScoreableDonorTrials"]) == (
+        2,
+        2,
+        2,
+    )  # MediScore: total - unscored
 
 
 def test_xdist_controller_writes_the_mask_entry(omfc: Any) -> None:
     pytest.importorskip("xdist")
     c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
     path = c.root / "out" / "metrics.json"
-    out = c.case.pytester.runpytest(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference),
-                                    "--omfc-metrics-json", str(path), "-n", "2", *NOKERN)  # fmt: skip
+    out = c.case.pytester.runpytest(
+        *c.case.args,
+        "-p",
+        "no:cacheprovider",
+        "--omfc-reference",
+        str(c.reference),
+        "--omfc-metrics-json",
+        str(path),
+        "-n",
+        "2",
+        *NOKERN,
+    )
     assert out.ret == 0, out.stdout.str()[-2000:]
     doc = json.loads(path.read_text(encoding="utf-8"))
     mask = next(r for r in doc["results"] if r["scorer"] == "mask")
@@ -339,9 +516,13 @@ def test_mask_options_are_ini_settings(omfc: Any) -> None:
     p = props(res, "mask")
     assert p["ActualMCC"] == pytest.approx(5 / 12, abs=1e-12) and p["ActualThreshold"] == 50
     assert json.loads(json.dumps(c.json(*NOKERN, "-o", "omfc_kernel=disc")["options"]["mask"]))["kernel"] == "disc"
-    bad = c.case.pytester.runpytest(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference),
-                                    "-o", "omfc_erode_kernel_size=2")  # fmt: skip
-    assert bad.ret == 4 and "--omfc-erode-kernel-size: must be 0 or an odd integer from 1 to 101 (got 2)" in bad.stderr.str()
+    bad = c.case.pytester.runpytest(
+        *c.case.args, "-p", "no:cacheprovider", "--omfc-reference", str(c.reference), "-o", "omfc_erode_kernel_size=2"
+    )
+    assert (
+        bad.ret == 4
+        and "--omfc-erode-kernel-size: must be 0 or an odd integer from 1 to 101 (got 2)" in bad.stderr.str()
+    )
 
 
 # ---------------------------------------------------------------------------- bombs, in a capped child
@@ -374,9 +555,32 @@ def _run_capped(c: MaskCase, *extra: str) -> tuple[Any, float]:
 
     env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", _CHILD, *c.case.args, "-p", "pytest_omfc.plugin", "-p", "no:cacheprovider",
-                           "--omfc-reference", str(c.reference), "--omfc-jobs", "1", "-q", "-k", "score", *extra],
-                          cwd=c.root, env=env, capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _CHILD,
+            *c.case.args,
+            "-p",
+            "pytest_omfc.plugin",
+            "-p",
+            "no:cacheprovider",
+            "--omfc-reference",
+            str(c.reference),
+            "--omfc-jobs",
+            "1",
+            "-q",
+            "-k",
+            "score",
+            *extra,
+        ],
+        cwd=c.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     return proc, time.perf_counter() - t0
 
 
@@ -422,7 +626,9 @@ def test_optout_removes_opted_out_trials_from_mask_scoring(omfc: Any) -> None:
     """METRICS.md 2.1 step 2: OptOutLocalization is counted in the bookkeeping, and removed with --omfc-optout."""
     c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
     csv = c.case.submission / f"{c.case.submission.name}.csv"
-    csv.write_text(csv.read_text().replace("0002|0.9|mask/0002.png|Processed", "0002|0.9|mask/0002.png|OptOutLocalization"))
+    csv.write_text(
+        csv.read_text().replace("0002|0.9|mask/0002.png|Processed", "0002|0.9|mask/0002.png|OptOutLocalization")
+    )
     kept = props(c.run(*NOKERN), "mask")
     assert (kept["totalOptOut"], kept["ScoreableTrials"]) == (1, 2)
     assert kept["OptimumMCC"] == pytest.approx((1 + 5 / 12) / 2, abs=1e-12)
@@ -447,9 +653,19 @@ def test_dask_local_cluster_gives_the_local_result(omfc: Any) -> None:
     docs = {}
     for name, extra in (("local", ["--omfc-jobs", "2"]), ("dask", ["--omfc-jobs", "2", "--omfc-dask", "local"])):
         path = c.root / "out" / f"{name}.json"
-        res = c.case.pytester.runpytest_subprocess(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference",
-                                                   str(c.reference), "--omfc-metrics-json", str(path),
-                                                   "--omfc-sbin", "100", *extra, timeout=180)  # fmt: skip
+        res = c.case.pytester.runpytest_subprocess(
+            *c.case.args,
+            "-p",
+            "no:cacheprovider",
+            "--omfc-reference",
+            str(c.reference),
+            "--omfc-metrics-json",
+            str(path),
+            "--omfc-sbin",
+            "100",
+            *extra,
+            timeout=180,
+        )
         assert res.ret == 0, res.stdout.str()[-3000:]
         assert ("on the dask.distributed cluster local)" in res.stdout.str()) is (name == "dask")
         docs[name] = json.loads(path.read_text(encoding="utf-8"))
@@ -463,8 +679,17 @@ def test_unreachable_dask_scheduler_fails_the_mask_item_naming_it(omfc: Any) -> 
     if importlib.util.find_spec("distributed") is None:
         pytest.skip("needs dask.distributed: pip install 'pytest-omfc[dask]'")
     c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
-    res = c.case.pytester.runpytest_subprocess(*c.case.args, "-p", "no:cacheprovider", "--omfc-reference",
-                                               str(c.reference), "--omfc-dask", "tcp://127.0.0.1:9", "-rf", timeout=180)
+    res = c.case.pytester.runpytest_subprocess(
+        *c.case.args,
+        "-p",
+        "no:cacheprovider",
+        "--omfc-reference",
+        str(c.reference),
+        "--omfc-dask",
+        "tcp://127.0.0.1:9",
+        "-rf",
+        timeout=180,
+    )
     out = res.stdout.str()
     assert res.ret == 1 and "cannot connect to the scheduler at 'tcp://127.0.0.1:9'" in out, out[-3000:]
     assert "Traceback" not in out and "INTERNALERROR" not in out
@@ -483,17 +708,35 @@ def _bitplane_reference(c: MaskCase, omfc: Any) -> None:
     buf = __import__("io").BytesIO()
     Image.fromarray(planes, "L").save(buf, format="JPEG2000")
     omfc.write("dataset/reference/mask/0001.bpm.jp2", buf.getvalue())
-    header = ["TaskID", "ProbeFileID", "ProbeFileName", "IsTarget", "ProbeBitPlaneMaskFileName", "JournalName", "Collection"]
-    rows = [["IMDL", "0001", "probe/0001.jpg", "Y", "reference/mask/0001.bpm.jp2", "j1", "A"],
-            ["IMDL", "0009", "probe/0009.jpg", "N", "", "", "B"]]
+    header = [
+        "TaskID",
+        "ProbeFileID",
+        "ProbeFileName",
+        "IsTarget",
+        "ProbeBitPlaneMaskFileName",
+        "JournalName",
+        "Collection",
+    ]
+    rows = [
+        ["IMDL", "0001", "probe/0001.jpg", "Y", "reference/mask/0001.bpm.jp2", "j1", "A"],
+        ["IMDL", "0009", "probe/0009.jpg", "N", "", "", "B"],
+    ]
     c.reference = omfc.write(f"dataset/{REF_REL}", psv(header, rows))
     stem = REF_REL.removesuffix(".csv")
-    omfc.write(f"dataset/{stem}-probejournaljoin.csv", psv(
-        ["ProbeFileID", "JournalName", "StartNodeID", "EndNodeID", "Sequence"],
-        [["0001", "j1", "n1", "n2", 1], ["0001", "j1", "n2", "n3", 2]]))
-    omfc.write(f"dataset/{stem}-journalmask.csv", psv(
-        ["JournalName", "StartNodeID", "EndNodeID", "Operation", "Purpose", "BitPlane"],
-        [["j1", "n1", "n2", "PasteSplice", "add", 1], ["j1", "n2", "n3", "Blur", "remove", 3]]))
+    omfc.write(
+        f"dataset/{stem}-probejournaljoin.csv",
+        psv(
+            ["ProbeFileID", "JournalName", "StartNodeID", "EndNodeID", "Sequence"],
+            [["0001", "j1", "n1", "n2", 1], ["0001", "j1", "n2", "n3", 2]],
+        ),
+    )
+    omfc.write(
+        f"dataset/{stem}-journalmask.csv",
+        psv(
+            ["JournalName", "StartNodeID", "EndNodeID", "Operation", "Purpose", "BitPlane"],
+            [["j1", "n1", "n2", "PasteSplice", "add", 1], ["j1", "n2", "n3", "Blur", "remove", 3]],
+        ),
+    )
 
 
 def test_jpeg2000_bit_plane_reference_hand_computed(omfc: Any) -> None:
@@ -511,7 +754,12 @@ def test_jpeg2000_bit_plane_reference_hand_computed(omfc: Any) -> None:
     both = c.json(*NOKERN)
     whole = next(r for r in both["results"] if r["scorer"] == "mask")
     row = whole["per_probe"][0]
-    assert (row["OptimumPixelTP"], row["OptimumPixelFP"], row["OptimumPixelFN"], row["OptimumPixelTN"]) == (37, 27, 36, 156)
+    assert (row["OptimumPixelTP"], row["OptimumPixelFP"], row["OptimumPixelFN"], row["OptimumPixelTN"]) == (
+        37,
+        27,
+        36,
+        156,
+    )
     assert whole["metrics"]["OptimumMCC"] == pytest.approx(mcc(37, 27, 36, 156), abs=1e-12)
     assert both["options"]["mask"]["jpeg2000"] == "auto"
     res = c.run(*NOKERN, "--omfc-query-manipulation", "Operation==['PasteSplice']")
@@ -519,23 +767,38 @@ def test_jpeg2000_bit_plane_reference_hand_computed(omfc: Any) -> None:
     assert res.outcome(rid) == "passed", res.text(rid)
     assert props(res, rid)["OptimumMCC"] == pytest.approx(mcc(36, 27, 28, 156), abs=1e-12)
     no = c.run(*NOKERN, "--omfc-jpeg2000", "no")
-    assert (no.outcome("mask"), no.first_line("mask")) == ("failed", (
-        "score::mask: reference lacks column(s) ['ProbeMaskFileName']; it has ['TaskID', 'ProbeFileID', "
-        "'ProbeFileName', 'IsTarget', 'ProbeBitPlaneMaskFileName', 'JournalName', 'Collection']"))
+    assert (no.outcome("mask"), no.first_line("mask")) == (
+        "failed",
+        (
+            "score::mask: reference lacks column(s) ['ProbeMaskFileName']; it has ['TaskID', 'ProbeFileID', "
+            "'ProbeFileName', 'IsTarget', 'ProbeBitPlaneMaskFileName', 'JournalName', 'Collection']"
+        ),
+    )
 
 
-@pytest.mark.parametrize(("kernel", "ring"), [
-    ("box", 100 - 36),  # dilated 10x10 minus eroded 6x6
-    ("gaussian", 100 - 36),  # equals box below size 19 (METRICS.md 2.4)
-    ("diamond", 96 - 36),  # a 3x3 cross: the dilated square loses its 4 corners
-    ("disc", 96 - 36),  # MORPH_ELLIPSE of size 3 is the same cross
-    ("line", 94 - 36),  # the 45-degree diagonal: squares shifted by -1, 0, +1 (64 + 15 + 15) minus their overlap
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kernel", "ring"),
+    [
+        ("box", 100 - 36),  # dilated 10x10 minus eroded 6x6
+        ("gaussian", 100 - 36),  # equals box below size 19 (METRICS.md 2.4)
+        ("diamond", 96 - 36),  # a 3x3 cross: the dilated square loses its 4 corners
+        ("disc", 96 - 36),  # MORPH_ELLIPSE of size 3 is the same cross
+        ("line", 94 - 36),  # the 45-degree diagonal: squares shifted by -1, 0, +1 (64 + 15 + 15) minus their overlap
+    ],
+)
 def test_each_kernel_hand_computed_no_score_ring(omfc: Any, kernel: str, ring: int) -> None:
     """The boundary no-score ring (BNS) of the 8x8 GT in a 16x16 mask, eks = dks = 3, for each kernel shape;
     a perfect system mask then scores MCC 1 on the 256 - ring scored pixels."""
     c = MaskCase(omfc, {"0001": REF})
-    doc = c.json("--omfc-kernel", kernel, "--omfc-erode-kernel-size", "3", "--omfc-dilate-kernel-size", "3",
-                 "--omfc-nonselected-dilate-kernel-size", "0")
+    doc = c.json(
+        "--omfc-kernel",
+        kernel,
+        "--omfc-erode-kernel-size",
+        "3",
+        "--omfc-dilate-kernel-size",
+        "3",
+        "--omfc-nonselected-dilate-kernel-size",
+        "0",
+    )
     row = next(r for r in doc["results"] if r["scorer"] == "mask")["per_probe"][0]
     assert (row["PixelBNS"], row["PixelN"], row["OptimumMCC"]) == (ring, 256 - ring, 1.0)

@@ -11,16 +11,10 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from test_hostile_csv import HEADER
-from test_hostile_csv import run_capped
-
-from pytest_omfc.findings import LINE_WIDTH
-from pytest_omfc.findings import Finding
-from pytest_omfc.findings import FindingList
-from pytest_omfc.findings import quote
-from pytest_omfc.findings import render
-from pytest_omfc.findings import tame
 from test_col import layout_case
+from test_hostile_csv import HEADER, run_capped
+
+from pytest_omfc.findings import LINE_WIDTH, Finding, FindingList, quote, render, tame
 
 CSV = "p-test_1/p-test_1.csv"
 BIG = "OpenMFC" + "0" * 999_990 + "001"  # a 1,000,000-character trial key
@@ -41,8 +35,12 @@ def test_hostile_keys_are_shortened_and_escaped_in_every_family(omfc):
     and a MASK rule: findings show them shortened and escaped; the terminal and JUnit lines stay short
     (before: a 1,000,186-character line, a 6 MB JUnit file, U+2028 and U+0085 printed raw)."""
     rows = [f"{key}|2.5|missing-{n}.png|Bogus{EVIL}|" for n, key in enumerate([BIG, EVIL])]
-    data = HEADER + "".join(f"{r}\n" for r in ["0042|0.5||Processed|", "0043|0.5||Processed|", "0044|0.5||Processed|",
-                                                *rows]).encode()
+    data = (
+        HEADER
+        + "".join(
+            f"{r}\n" for r in ["0042|0.5||Processed|", "0043|0.5||Processed|", "0044|0.5||Processed|", *rows]
+        ).encode()
+    )
     case = layout_case(omfc)
     (case.submission / "p-test_1.csv").write_bytes(data)
     res = run_capped(case.pytester.path, *case.args)
@@ -55,13 +53,27 @@ def test_hostile_keys_are_shortened_and_escaped_in_every_family(omfc):
         "MASK-03": "MASK-03: 2 of 2 referenced masks do not exist (showing 2)",
     }
     idx = reports["IDX-03"][2].splitlines()
-    assert idx[1] == (f"  {CSV}:5 [{BIG_SHOWN}] ProbeFileID='{BIG_SHOWN.replace(' (', chr(39) + ' (', 1)}: "
-                      "the trial must exist in the index (it does not)")
-    assert idx[2] == f"  {CSV}:6 [{EVIL_SHOWN}] ProbeFileID='{EVIL_SHOWN}': the trial must exist in the index (it does not)"
+    assert idx[1] == (
+        f"  {CSV}:5 [{BIG_SHOWN}] ProbeFileID='{BIG_SHOWN.replace(' (', chr(39) + ' (', 1)}: "
+        "the trial must exist in the index (it does not)"
+    )
+    assert (
+        idx[2]
+        == f"  {CSV}:6 [{EVIL_SHOWN}] ProbeFileID='{EVIL_SHOWN}': the trial must exist in the index (it does not)"
+    )
     assert reports["SCORE-03"][2].splitlines()[2] == (
-        f"  {CSV}:6 [{EVIL_SHOWN}] ConfidenceScore='2.5': ConfidenceScore must be in [0, 1] (got 2.5)")
-    assert reports["STATUS-04"][2].splitlines()[2].startswith(f"  {CSV}:6 [{EVIL_SHOWN}] ProbeStatus='Bogus{EVIL_SHOWN}': ")
-    assert reports["MASK-03"][2].splitlines()[1].startswith(f"  {CSV}:5 [{BIG_SHOWN}] OutputProbeMaskFileName='missing-0.png'")
+        f"  {CSV}:6 [{EVIL_SHOWN}] ConfidenceScore='2.5': ConfidenceScore must be in [0, 1] (got 2.5)"
+    )
+    assert (
+        reports["STATUS-04"][2]
+        .splitlines()[2]
+        .startswith(f"  {CSV}:6 [{EVIL_SHOWN}] ProbeStatus='Bogus{EVIL_SHOWN}': ")
+    )
+    assert (
+        reports["MASK-03"][2]
+        .splitlines()[1]
+        .startswith(f"  {CSV}:5 [{BIG_SHOWN}] OutputProbeMaskFileName='missing-0.png'")
+    )
     for where, text in (("terminal", res.out), ("JUnit file", res.xml)):
         assert not [c for c in RAW if c in text], f"raw control characters in the {where}"
     assert max(map(len, res.out.splitlines())) < 2000
@@ -71,7 +83,10 @@ def test_hostile_keys_are_shortened_and_escaped_in_every_family(omfc):
 
 def test_tame_escapes_and_shortens() -> None:
     """The central helper: escapes, shortens long runs with their length, caps the width."""
-    assert tame("a\tb\nc\rd\x1b[0m\x7f\x9b\u2028\u2029\u202a\u2069") == "a\\tb\\nc\\rd\\x1b[0m\\x7f\\x9b\\u2028\\u2029\\u202a\\u2069"
+    assert (
+        tame("a\tb\nc\rd\x1b[0m\x7f\x9b\u2028\u2029\u202a\u2069")
+        == "a\\tb\\nc\\rd\\x1b[0m\\x7f\\x9b\\u2028\\u2029\\u202a\\u2069"
+    )
     assert tame("plain text, 'quoted' é 中文") == "plain text, 'quoted' é 中文"
     assert tame(f"(got {BIG!r})") == f"(got 'OpenMFC{'0' * 50}...{'0' * 55}1') (1000003 characters)"
     assert tame("/" + "long/path" * 26) == "/" + "long/path" * 26  # 235 characters: paths stay whole

@@ -36,18 +36,35 @@ def with_chunk(png: bytes, ctype: bytes, data: bytes) -> bytes:
 
 def bad_idat_crc(png: bytes) -> bytes:
     at = png.index(b"IDAT")
-    length = struct.unpack(">I", png[at - 4:at])[0]
+    length = struct.unpack(">I", png[at - 4 : at])[0]
     crc_at = at + 4 + length
-    return png[:crc_at] + bytes([png[crc_at] ^ 0xFF]) + png[crc_at + 1:]
+    return png[:crc_at] + bytes([png[crc_at] ^ 0xFF]) + png[crc_at + 1 :]
 
 
 # ---------------------------------------------------------------------------- special files: never opened
 
 
 def _mask_run_capped(c: MaskCase, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest", *c.case.args, "-p", "no:cacheprovider", "--rootdir",
-                           str(c.root), "--omfc-reference", str(c.reference), *NOKERN, "-rA"],
-                          cwd=c.root, capture_output=True, text=True, timeout=timeout)  # fmt: skip
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            *c.case.args,
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(c.root),
+            "--omfc-reference",
+            str(c.reference),
+            *NOKERN,
+            "-rA",
+        ],
+        cwd=c.root,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_a_fifo_as_system_mask_is_not_scored_and_never_hangs(omfc: Any) -> None:
@@ -113,7 +130,9 @@ def test_a_huge_ancillary_chunk_costs_no_memory_in_the_scorer(tmp_path: Path) ->
         after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         print(int(a.sum()), int(b.sum()), (after - before) // 1024)
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    ).stdout.split()
     assert int(out[0]) == int(SHIFTED.astype(np.int64).sum()) == int(out[1])
     assert int(out[2]) < 64, f"peak RSS grew by {out[2]} MB reading one 16x16 mask"
 
@@ -140,7 +159,8 @@ def test_a_system_mask_mask04_rejects_is_not_scored(omfc: Any) -> None:
     assert res.outcome("MASK-04") == "failed"
     assert res.outcome("mask") == "failed"
     assert res.first_line("mask").startswith(
-        "score::mask: 1 mask(s) could not be scored (0002: MASK-04: mask/0002.png must have an intact IDAT chunk")
+        "score::mask: 1 mask(s) could not be scored (0002: MASK-04: mask/0002.png must have an intact IDAT chunk"
+    )
     assert props(res, "mask")["ScoreableTrials"] == 1
 
 
@@ -159,7 +179,8 @@ def test_a_reference_mask_with_a_bad_crc_is_reported_not_scored_silently(omfc: A
     res = c.run(*NOKERN)
     assert res.outcome("mask") == "failed"
     assert res.first_line("mask").startswith(
-        "score::mask: 1 mask(s) could not be scored (0002: reference mask 0002.png: must have an intact IDAT chunk")
+        "score::mask: 1 mask(s) could not be scored (0002: reference mask 0002.png: must have an intact IDAT chunk"
+    )
 
 
 def test_an_overflowing_json_number_is_a_prov02_finding(omfc: Any) -> None:

@@ -3,18 +3,31 @@
 from __future__ import annotations
 
 import pytest
-
 from test_mask import IMG_IDX, IMG_OUT, NC_OUT, SPL_IDX, SPL_OUT  # one definition of the layouts
 
-VID_OUT = ["ProbeFileID", "ConfidenceScore", "ProbeStatus", "VideoFrameSegments", "AudioSampleSegments",
-           "VideoFrameOptOutSegments", "OutputProbeMaskFileName", "ProbeOptOutPixelValue"]
+VID_OUT = [
+    "ProbeFileID",
+    "ConfidenceScore",
+    "ProbeStatus",
+    "VideoFrameSegments",
+    "AudioSampleSegments",
+    "VideoFrameOptOutSegments",
+    "OutputProbeMaskFileName",
+    "ProbeOptOutPixelValue",
+]
 
 
 def image(omfc, values, edition="MFC2019"):
     task = "IMDL" if edition.startswith("OpenMFC") else "manipulation-image"
     ids = [f"P{i}" for i in range(len(values))]
-    return omfc.case(edition, task, header=IMG_OUT, rows=[[i, 0.5, "", "Processed", v] for i, v in zip(ids, values)],
-                     index_header=IMG_IDX, index_rows=[[task, i, f"probe/{i}.jpg", 40, 30] for i in ids]).run()
+    return omfc.case(
+        edition,
+        task,
+        header=IMG_OUT,
+        rows=[[i, 0.5, "", "Processed", v] for i, v in zip(ids, values, strict=False)],
+        index_header=IMG_IDX,
+        index_rows=[[task, i, f"probe/{i}.jpg", 40, 30] for i in ids],
+    ).run()
 
 
 @pytest.mark.parametrize("edition", ["MFC2019", "MFC2018"])
@@ -28,7 +41,9 @@ def test_oopix_blank_and_bytes_pass(omfc, edition):
 def test_oopix01_non_integer_fails(omfc):
     res = image(omfc, ["12.5", "abc", "7"])
     assert res.first_line("OOPIX-01") == "OOPIX-01: 2 opt-out pixel values are neither blank nor an integer (showing 2)"
-    assert "p-test_1.csv:2 [P0] ProbeOptOutPixelValue='12.5': must be blank or an integer (got '12.5')" in res.text("OOPIX-01")
+    assert "p-test_1.csv:2 [P0] ProbeOptOutPixelValue='12.5': must be blank or an integer (got '12.5')" in res.text(
+        "OOPIX-01"
+    )
     assert res.outcome("OOPIX-02") == "passed"  # not integers: OOPIX-01's business only
 
 
@@ -41,11 +56,21 @@ def test_oopix02_out_of_byte_range_fails(omfc):
 
 
 def test_oopix_splice_donor_column(omfc):
-    rows = [["P1", "D1", 0.5, "", "", "Processed", "Processed", "", "1.5"],
-            ["P2", "D2", 0.5, "", "", "Processed", "Processed", "12", "256"]]
-    res = omfc.case("MFC2019", "splice", header=SPL_OUT, rows=rows, index_header=SPL_IDX,
-                    index_rows=[["splice", p, f"probe/{p}.jpg", 40, 30, d, f"world/{d}.jpg", 20, 10]
-                                for p, d in (("P1", "D1"), ("P2", "D2"))]).run()
+    rows = [
+        ["P1", "D1", 0.5, "", "", "Processed", "Processed", "", "1.5"],
+        ["P2", "D2", 0.5, "", "", "Processed", "Processed", "12", "256"],
+    ]
+    res = omfc.case(
+        "MFC2019",
+        "splice",
+        header=SPL_OUT,
+        rows=rows,
+        index_header=SPL_IDX,
+        index_rows=[
+            ["splice", p, f"probe/{p}.jpg", 40, 30, d, f"world/{d}.jpg", 20, 10]
+            for p, d in (("P1", "D1"), ("P2", "D2"))
+        ],
+    ).run()
     assert res.first_line("OOPIX-01") == "OOPIX-01: 1 opt-out pixel value is neither blank nor an integer (showing 1)"
     assert "[P1:D1] DonorOptOutPixelValue='1.5'" in res.text("OOPIX-01")
     assert res.first_line("OOPIX-02") == "OOPIX-02: 1 opt-out pixel value is outside 0-255 (showing 1)"
@@ -55,8 +80,14 @@ def test_oopix_splice_donor_column(omfc):
 def test_oopix_video_column_only_warns(omfc):
     """D-16: MFC2019 video columns 7-8 are optional and not evaluated, so a bad value is a warning."""
     row = ["V1", 0.5, "Processed", "[]", "[]", "[]", "", "300"]
-    res = omfc.case("MFC2019", "manipulation-video", header=VID_OUT, rows=[row], index_header=IMG_IDX + ["FrameCount"],
-                    index_rows=[["manipulation-video", "V1", "probe/V1.mp4", 40, 30, 100]]).run()
+    res = omfc.case(
+        "MFC2019",
+        "manipulation-video",
+        header=VID_OUT,
+        rows=[row],
+        index_header=IMG_IDX + ["FrameCount"],
+        index_rows=[["manipulation-video", "V1", "probe/V1.mp4", 40, 30, 100]],
+    ).run()
     assert res.outcome("OOPIX-02") == "passed"
     assert res.warning("OOPIX-02").splitlines()[0] == "OOPIX-02: 1 opt-out pixel value is outside 0-255 (showing 1)"
 
@@ -77,13 +108,22 @@ def test_oopix03_openmfc_blank_passes(omfc):
 def test_oopix04_nc2017_pixel_column(omfc, with_column):
     header = NC_OUT + (["ProbeOptOutPixelValue"] if with_column else [])
     row = ["P1", 0.5, "", "N"] + (["7"] if with_column else [])
-    res = omfc.case("NC2017", "manipulation", header=header, rows=[row], index_header=IMG_IDX,
-                    index_rows=[["manipulation", "P1", "probe/P1.jpg", 40, 30]],
-                    sub_id="NIST_NC17_DRYRUN17_Manipulation_ImgOnly_p-baseline_1").run()
+    res = omfc.case(
+        "NC2017",
+        "manipulation",
+        header=header,
+        rows=[row],
+        index_header=IMG_IDX,
+        index_rows=[["manipulation", "P1", "probe/P1.jpg", 40, 30]],
+        sub_id="NIST_NC17_DRYRUN17_Manipulation_ImgOnly_p-baseline_1",
+    ).run()
     assert res.outcome("OOPIX-04") == "passed"  # a warning
     if with_column:
         text = res.warning("OOPIX-04")
         assert text.splitlines()[0] == "OOPIX-04: 1 pixel opt-out column in an NC2017 file (showing 1)"
-        assert "NC2017 has no pixel opt-out: the column should be left out (got ProbeOptOutPixelValue with 1 value)" in text
+        assert (
+            "NC2017 has no pixel opt-out: the column should be left out (got ProbeOptOutPixelValue with 1 value)"
+            in text
+        )
     else:
         assert res.warning("OOPIX-04") is None

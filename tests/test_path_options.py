@@ -26,11 +26,15 @@ from pytest_omfc.paths import resolve_input
 def _both_ways(root: Path, args: list[str], item: str) -> dict[str, tuple[int, str]]:
     """(exit code, outcome of ``item``) under plain pytest and under pytest-omfc, both run in ``root``."""
     out: dict[str, tuple[int, str]] = {}
-    runners = {"pytest": [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(root)],
-               "pytest-omfc": [sys.executable, "-m", "pytest_omfc"]}  # fmt: skip
+    runners = {
+        "pytest": [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(root)],
+        "pytest-omfc": [sys.executable, "-m", "pytest_omfc"],
+    }
     for name, cmd in runners.items():
         xml = root / f"{name}.xml"
-        proc = subprocess.run([*cmd, *args, "--junitxml", str(xml)], cwd=root, capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [*cmd, *args, "--junitxml", str(xml)], cwd=root, capture_output=True, text=True, timeout=300
+        )
         outcome = "absent"
         if xml.exists():
             for case in ET.parse(xml).iter("testcase"):
@@ -45,8 +49,16 @@ def test_relative_journal_table_from_the_working_directory(omfc: Any, flag: str)
     case = VideoCase(omfc, beside=False)  # tables under ./elsewhere/, not beside the reference
     given = {"--omfc-probe-journal-join": case.join, "--omfc-journal-mask": case.mask}
     other = [a for f, p in given.items() if f != flag for a in (f, str(p))]  # the other one absolute
-    args = [*case.case.args, "--omfc-reference", str(case.reference), "--omfc-score", "temporal",
-            flag, str(given[flag].relative_to(case.root)), *other]  # fmt: skip
+    args = [
+        *case.case.args,
+        "--omfc-reference",
+        str(case.reference),
+        "--omfc-score",
+        "temporal",
+        flag,
+        str(given[flag].relative_to(case.root)),
+        *other,
+    ]
     got = _both_ways(case.root, args, "score::temporal")
     assert got == {"pytest": (0, "passed"), "pytest-omfc": (0, "passed")}, got
 

@@ -9,13 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DEFAULT_DESCRIPTION
-from conftest import RunOutcome
-from conftest import psv
-from conftest import snapshot
-from test_col import IMG_IDX
-from test_col import MFC_IMG
-from test_col import layout_case
+from conftest import DEFAULT_DESCRIPTION, RunOutcome, psv, snapshot
+from test_col import IMG_IDX, MFC_IMG, layout_case
 
 IDS = ["0042", "0043", "0044", "0045", "0046"]
 INDEX = "dataset/indexes/OpenMFC20_Image-IMDL-index.csv"
@@ -23,7 +18,9 @@ INDEX = "dataset/indexes/OpenMFC20_Image-IMDL-index.csv"
 
 def missing_case(omfc: Any, sys_ids: list[str] = IDS[:1]) -> Any:
     """An OpenMFC IMDL case whose system output lacks all but ``sys_ids`` of 5 index trials."""
-    return layout_case(omfc, trials=[{"ProbeFileID": i} for i in sys_ids], index_trials=[{"ProbeFileID": i} for i in IDS])
+    return layout_case(
+        omfc, trials=[{"ProbeFileID": i} for i in sys_ids], index_trials=[{"ProbeFileID": i} for i in IDS]
+    )
 
 
 def outcomes(rec: pytest.HookRecorder) -> RunOutcome:
@@ -53,22 +50,46 @@ def test_options_are_ini_settings_and_the_command_line_wins(omfc, pytester):
 
 
 USAGE = [
-    pytest.param(["--omfc-submission", "nope", "--omfc-index", INDEX],
-                 "ERROR: --omfc-submission: no such file or directory: {root}/nope", id="no-submission"),
-    pytest.param(["--omfc-submission", "p-test_1", "--omfc-index", "dataset/indexes/nope-IMDL-index.csv"],
-                 "ERROR: --omfc-index: no such file: {root}/dataset/indexes/nope-IMDL-index.csv", id="no-index"),
-    pytest.param(["--omfc-submission", "p-test_1", "--omfc-dataset", "nowhere"],
-                 "ERROR: --omfc-dataset: no such directory: {root}/nowhere", id="no-dataset"),
-    pytest.param(["--omfc-submission", "p-test_1"],
-                 "ERROR: --omfc-index: give the task index file (or --omfc-dataset ROOT with --omfc-task)", id="neither"),
-    pytest.param(["--omfc-submission", "p-test_1", "--omfc-index", "plain.csv"],
-                 "ERROR: --omfc-edition: cannot infer the edition from plain.csv; add --omfc-edition NAME", id="no-edition"),
-    pytest.param(["--omfc-submission", "p-test_1", "--omfc-index", "notask.csv", "--omfc-edition", "OpenMFC2020"],
-                 "ERROR: --omfc-task: cannot infer the task from notask.csv; add --omfc-task TASKID", id="no-task"),
-    pytest.param(["--omfc-submission", "p-test_1", "--omfc-index", INDEX, "--omfc-task", "splice"],
-                 "ERROR: --omfc-task: task SPL is not offered in OpenMFC2020", id="task-not-offered"),
-    pytest.param(["--omfc-submission", "p-test_1", "--omfc-index", INDEX, "--omfc-max-findings", "many"],
-                 "ERROR: --omfc-max-findings: must be an integer from -1 to 1000 (got 'many')", id="bad-number"),
+    pytest.param(
+        ["--omfc-submission", "nope", "--omfc-index", INDEX],
+        "ERROR: --omfc-submission: no such file or directory: {root}/nope",
+        id="no-submission",
+    ),
+    pytest.param(
+        ["--omfc-submission", "p-test_1", "--omfc-index", "dataset/indexes/nope-IMDL-index.csv"],
+        "ERROR: --omfc-index: no such file: {root}/dataset/indexes/nope-IMDL-index.csv",
+        id="no-index",
+    ),
+    pytest.param(
+        ["--omfc-submission", "p-test_1", "--omfc-dataset", "nowhere"],
+        "ERROR: --omfc-dataset: no such directory: {root}/nowhere",
+        id="no-dataset",
+    ),
+    pytest.param(
+        ["--omfc-submission", "p-test_1"],
+        "ERROR: --omfc-index: give the task index file (or --omfc-dataset ROOT with --omfc-task)",
+        id="neither",
+    ),
+    pytest.param(
+        ["--omfc-submission", "p-test_1", "--omfc-index", "plain.csv"],
+        "ERROR: --omfc-edition: cannot infer the edition from plain.csv; add --omfc-edition NAME",
+        id="no-edition",
+    ),
+    pytest.param(
+        ["--omfc-submission", "p-test_1", "--omfc-index", "notask.csv", "--omfc-edition", "OpenMFC2020"],
+        "ERROR: --omfc-task: cannot infer the task from notask.csv; add --omfc-task TASKID",
+        id="no-task",
+    ),
+    pytest.param(
+        ["--omfc-submission", "p-test_1", "--omfc-index", INDEX, "--omfc-task", "splice"],
+        "ERROR: --omfc-task: task SPL is not offered in OpenMFC2020",
+        id="task-not-offered",
+    ),
+    pytest.param(
+        ["--omfc-submission", "p-test_1", "--omfc-index", INDEX, "--omfc-max-findings", "many"],
+        "ERROR: --omfc-max-findings: must be an integer from -1 to 1000 (got 'many')",
+        id="bad-number",
+    ),
 ]
 
 
@@ -88,8 +109,16 @@ def test_task_from_the_taskid_column(omfc, pytester):
     layout_case(omfc)
     rows = [['"IMDL"', i, f"probe/{i}.jpg", 640, 480] for i in ("0042", "0043", "0044")]
     pytester.path.joinpath("myindex.csv").write_text("\ufeff" + psv([f'"{h}"' for h in IMG_IDX], rows))
-    result = pytester.runpytest("--omfc-submission", "p-test_1", "--omfc-index", "myindex.csv",
-                                "--omfc-edition", "openmfc2020", "-p", "no:cacheprovider")
+    result = pytester.runpytest(
+        "--omfc-submission",
+        "p-test_1",
+        "--omfc-index",
+        "myindex.csv",
+        "--omfc-edition",
+        "openmfc2020",
+        "-p",
+        "no:cacheprovider",
+    )
     assert "omfc: submission p-test_1 (OpenMFC2020, task IMG)" in result.outlines
     assert result.ret == 0, result.stdout.str()
 
@@ -98,14 +127,17 @@ def test_dataset_and_task_locate_the_index(omfc, pytester):
     """--omfc-dataset ROOT --omfc-task IMDL finds indexes/*-IMDL-index.csv; task names are case-insensitive."""
     layout_case(omfc)
     omfc.write("dataset/indexes/OpenMFC20_Video-VMD-index.csv", psv(IMG_IDX, [["VMD", "v1", "v.mp4", 1, 1]]))
-    result = pytester.runpytest("--omfc-submission", "p-test_1", "--omfc-dataset", "dataset", "--omfc-task", "imdl",
-                                "-p", "no:cacheprovider")
+    result = pytester.runpytest(
+        "--omfc-submission", "p-test_1", "--omfc-dataset", "dataset", "--omfc-task", "imdl", "-p", "no:cacheprovider"
+    )
     assert f"omfc: index {pytester.path / INDEX}" in result.outlines
     assert result.ret == 0, result.stdout.str()
     result = pytester.runpytest("--omfc-submission", "p-test_1", "--omfc-dataset", "dataset")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert result.errlines[0] == (f"ERROR: --omfc-dataset: 2 index files match in {pytester.path / 'dataset/indexes'} "
-                                  "(OpenMFC20_Image-IMDL-index.csv, OpenMFC20_Video-VMD-index.csv); add --omfc-task TASKID")
+    assert result.errlines[0] == (
+        f"ERROR: --omfc-dataset: 2 index files match in {pytester.path / 'dataset/indexes'} "
+        "(OpenMFC20_Image-IMDL-index.csv, OpenMFC20_Video-VMD-index.csv); add --omfc-task TASKID"
+    )
 
 
 # ---------------------------------------------------------------------------- collection, exit codes, names
@@ -131,10 +163,12 @@ def test_warnings_never_fail_the_run(omfc, pytester):
     case.submission.joinpath("p-test_1.csv").write_text(text.replace("|Processed|", '|"Processed"|'))
     result = pytester.runpytest(*case.args, "-p", "no:cacheprovider")
     assert result.ret == 0
-    result.stdout.fnmatch_lines([
-        "*= omfc warnings (they do not fail the run) =*",
-        "CSV-04: 3 lines have quoted fields (MediScore strips standard quoting) (showing 3)",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*= omfc warnings (they do not fail the run) =*",
+            "CSV-04: 3 lines have quoted fields (MediScore strips standard quoting) (showing 3)",
+        ]
+    )
 
 
 def test_item_names_hold_the_submission_and_the_rule(omfc, pytester, tmp_path_factory):
@@ -149,8 +183,16 @@ def test_item_names_hold_the_submission_and_the_rule(omfc, pytester, tmp_path_fa
     sub.mkdir()
     sub.joinpath("p-baseline_3_imdl.csv").write_text(case.submission.joinpath("p-baseline_3_imdl.csv").read_text())
     sub.joinpath("p-baseline_3_imdl.txt").write_text(DEFAULT_DESCRIPTION.format(sub_id="p-baseline_3_imdl"))
-    rec = pytester.inline_run("--omfc-submission", str(sub), "--omfc-index", str(case.index), "-p", "no:cacheprovider",
-                              "--rootdir", str(pytester.path))
+    rec = pytester.inline_run(
+        "--omfc-submission",
+        str(sub),
+        "--omfc-index",
+        str(case.index),
+        "-p",
+        "no:cacheprovider",
+        "--rootdir",
+        str(pytester.path),
+    )
     assert rec.getcalls("pytest_collection_finish")[0].session.config.rootpath == pytester.path
     calls = [rep for rep in rec.getreports("pytest_runtest_logreport") if rep.when == "call"]
     idx06 = [rep for rep in calls if rep.nodeid.endswith("p-baseline_3_imdl::IDX-06")]
@@ -161,15 +203,27 @@ def test_item_names_hold_the_submission_and_the_rule(omfc, pytester, tmp_path_fa
 
 # ---------------------------------------------------------------------------- failure texts
 
-MISSING_ROWS = [f"  OpenMFC20_Image-IMDL-index.csv:{n} [{i}]: the index trial must appear in the system output (it does not)"
-                for n, i in zip(range(3, 7), IDS[1:])]
+MISSING_ROWS = [
+    f"  OpenMFC20_Image-IMDL-index.csv:{n} [{i}]: the index trial must appear in the system output (it does not)"
+    for n, i in zip(range(3, 7), IDS[1:], strict=False)
+]
 
 
-@pytest.mark.parametrize(("limit", "expected"), [
-    ("2", ["IDX-06: 4 of 5 trials are missing from the system output (showing 2)", *MISSING_ROWS[:2],
-           "  ... and 2 more (4 in all)"]),
-    ("-1", ["IDX-06: 4 of 5 trials are missing from the system output (showing 4)", *MISSING_ROWS]),
-], ids=["2", "all"])
+@pytest.mark.parametrize(
+    ("limit", "expected"),
+    [
+        (
+            "2",
+            [
+                "IDX-06: 4 of 5 trials are missing from the system output (showing 2)",
+                *MISSING_ROWS[:2],
+                "  ... and 2 more (4 in all)",
+            ],
+        ),
+        ("-1", ["IDX-06: 4 of 5 trials are missing from the system output (showing 4)", *MISSING_ROWS]),
+    ],
+    ids=["2", "all"],
+)
 def test_failure_text_and_truncation(omfc, limit, expected):
     """Headline (rule, count, total), then file:line [key] per finding, then how many more."""
     res = missing_case(omfc).run("--omfc-max-findings", limit)
@@ -212,18 +266,23 @@ def test_junit_has_one_testcase_per_rule_with_message_and_warnings(omfc, pyteste
     assert len(cases) == len(ran) and len(rules) >= 17
     failure = cases["IDX-06"].find("failure")
     assert failure is not None
-    assert failure.get("message") == ("IDX-06: the system output does not match the index one-to-one: 4 of 5 trials are "
-                                      "missing from the system output; 1 trial key is repeated (showing 5)")
+    assert failure.get("message") == (
+        "IDX-06: the system output does not match the index one-to-one: 4 of 5 trials are "
+        "missing from the system output; 1 trial key is repeated (showing 5)"
+    )
     assert failure.text is not None and MISSING_ROWS[0] in failure.text
     props = {p.get("name"): p.get("value") for p in cases["CSV-04"].iter("property")}
     assert props["omfc.rule"] == "CSV-04"
-    assert props["omfc.warning"].splitlines()[0] == "CSV-04: 2 lines have quoted fields (MediScore strips standard quoting) (showing 2)"
+    assert (
+        props["omfc.warning"].splitlines()[0]
+        == "CSV-04: 2 lines have quoted fields (MediScore strips standard quoting) (showing 2)"
+    )
     assert cases["CSV-04"].find("failure") is None
 
 
 # ---------------------------------------------------------------------------- once per process, nothing written
 
-COUNTER = '''
+COUNTER = """
 import json
 from pathlib import Path
 import pytest_omfc.submission as submission
@@ -242,7 +301,7 @@ def pytest_unconfigure(config):
     submission.read_psv = original
     who = config.workerinput["workerid"] if hasattr(config, "workerinput") else "main"
     Path(__file__).with_name(f"calls-{who}.json").write_text(json.dumps(calls))
-'''
+"""
 
 
 def test_parsed_once_per_process_and_never_at_collection(omfc, pytester):
@@ -255,7 +314,9 @@ def test_parsed_once_per_process_and_never_at_collection(omfc, pytester):
     rec = pytester.inline_run(*case.args, "-p", "no:cacheprovider")
     assert len([r for r in rec.getreports("pytest_runtest_logreport") if r.when == "call"]) >= 17
     assert sorted(json.loads(pytester.path.joinpath("calls-main.json").read_text())) == [
-        "OpenMFC20_Image-IMDL-index.csv", "p-test_1.csv"]
+        "OpenMFC20_Image-IMDL-index.csv",
+        "p-test_1.csv",
+    ]
 
 
 def test_nothing_is_written_into_the_submission_or_dataset(omfc, pytester, monkeypatch):
@@ -268,8 +329,9 @@ def test_nothing_is_written_into_the_submission_or_dataset(omfc, pytester, monke
     assert pytester.path.joinpath(".pytest_cache").is_dir()  # the cache still works where it belongs
 
     monkeypatch.chdir(case.submission)
-    rec = pytester.inline_run("--omfc-submission", ".", "--omfc-index", str(case.index), "--rootdir", ".",
-                              "-p", "no:benchmark")  # pytest-benchmark (not ours) makes ./.benchmarks
+    rec = pytester.inline_run(
+        "--omfc-submission", ".", "--omfc-index", str(case.index), "--rootdir", ".", "-p", "no:benchmark"
+    )  # pytest-benchmark (not ours) makes ./.benchmarks
     assert rec.ret == pytest.ExitCode.USAGE_ERROR  # a rootdir inside the submission (tests/test_security.py)
     assert snapshot(case.submission, dataset) == before
 
@@ -278,7 +340,9 @@ def test_a_conftest_in_the_submission_is_not_imported(omfc, pytester):
     """A participant's conftest.py inside the submission must not run (nor write __pycache__ there)."""
     case = layout_case(omfc)
     marker = pytester.path / "conftest-ran"
-    case.submission.joinpath("conftest.py").write_text(f"from pathlib import Path\nPath({str(marker)!r}).write_text('x')\n")
+    case.submission.joinpath("conftest.py").write_text(
+        f"from pathlib import Path\nPath({str(marker)!r}).write_text('x')\n"
+    )
     res = case.run()
     assert not marker.exists()
     assert res.outcome("IDX-06") == "passed"

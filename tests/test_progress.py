@@ -78,26 +78,57 @@ def _provenance(tmp: Path) -> dict[str, Any]:
         return tmp / name
 
     (tmp / "journals").mkdir()
-    (tmp / "journals" / "j1.json").write_text(json.dumps({"directed": True, "nodes": [
-        {"id": "A", "nodetype": "base", "file": "A.png"}, {"id": "P", "nodetype": "final", "file": "P.png"}],
-        "links": [{"source": 0, "target": 1, "op": "Blur"}]}))  # fmt: skip
-    graph = {"directed": True, "links": [{"source": 0, "target": 1, "relationshipConfidenceScore": 1}], "nodes": [
-        {"id": "0", "file": "world/A.jpg", "fileid": "A", "nodeConfidenceScore": 1.0},
-        {"id": "1", "file": pfile, "fileid": "P", "nodeConfidenceScore": 1.0}]}  # fmt: skip
+    (tmp / "journals" / "j1.json").write_text(
+        json.dumps(
+            {
+                "directed": True,
+                "nodes": [
+                    {"id": "A", "nodetype": "base", "file": "A.png"},
+                    {"id": "P", "nodetype": "final", "file": "P.png"},
+                ],
+                "links": [{"source": 0, "target": 1, "op": "Blur"}],
+            }
+        )
+    )
+    graph = {
+        "directed": True,
+        "links": [{"source": 0, "target": 1, "relationshipConfidenceScore": 1}],
+        "nodes": [
+            {"id": "0", "file": "world/A.jpg", "fileid": "A", "nodeConfidenceScore": 1.0},
+            {"id": "1", "file": pfile, "fileid": "P", "nodeConfidenceScore": 1.0},
+        ],
+    }
     (tmp / "jsons").mkdir()
     (tmp / "jsons" / "s0.json").write_text(json.dumps(graph))
     (tmp / "jsons" / "s1.json").write_text('{"nodes": [')
     (tmp / "jsons" / "s2.json").write_text(json.dumps(graph))
     return {
-        "index": table("index.csv", [["TaskID", "ProvenanceProbeFileID", "ProvenanceProbeFileName"], ["provenance", probe, pfile]]),
-        "reference": table("ref.csv", [["TaskID", "ProvenanceProbeFileID", "ProvenanceProbeFileName", "JournalName", "JournalFileName"],
-                                       ["provenance", probe, pfile, "J1", "journals/j1.json"]]),
-        "node": table("node.csv", [["ProvenanceProbeFileID", "WorldFileID", "WorldFileName", "JournalNodeID"],
-                                   [probe, probe, pfile, "P"], [probe, "wA", "world/A.jpg", "A"]]),
+        "index": table(
+            "index.csv", [["TaskID", "ProvenanceProbeFileID", "ProvenanceProbeFileName"], ["provenance", probe, pfile]]
+        ),
+        "reference": table(
+            "ref.csv",
+            [
+                ["TaskID", "ProvenanceProbeFileID", "ProvenanceProbeFileName", "JournalName", "JournalFileName"],
+                ["provenance", probe, pfile, "J1", "journals/j1.json"],
+            ],
+        ),
+        "node": table(
+            "node.csv",
+            [
+                ["ProvenanceProbeFileID", "WorldFileID", "WorldFileName", "JournalNodeID"],
+                [probe, probe, pfile, "P"],
+                [probe, "wA", "world/A.jpg", "A"],
+            ],
+        ),
         "world": table("world.csv", [["TaskID", "WorldFileID", "WorldFileName"], ["provenance", "wA", "world/A.jpg"]]),
-        "system": table("sys.csv", [["ProvenanceProbeFileID", "ProvenanceOutputFileName"]] + [[probe, f"jsons/s{i}.json"] for i in range(3)]),
-        "ref_dir": tmp, "sys_dir": tmp,
-    }  # fmt: skip
+        "system": table(
+            "sys.csv",
+            [["ProvenanceProbeFileID", "ProvenanceOutputFileName"]] + [[probe, f"jsons/s{i}.json"] for i in range(3)],
+        ),
+        "ref_dir": tmp,
+        "sys_dir": tmp,
+    }
 
 
 @pytest.mark.parametrize("engine", [score_graph_building, score_filtering])
@@ -119,13 +150,16 @@ def _config(verbosity: int = 0, worker: bool = False, terminal: bool = True) -> 
     return cfg
 
 
-@pytest.mark.parametrize(("kw", "ci", "why"), [
-    ({"verbosity": -1}, "", "-q"),
-    ({"verbosity": -2}, "", "-qq"),
-    ({"worker": True}, "", "an xdist worker"),
-    ({"terminal": False}, "", "no terminal reporter (-p no:terminal)"),
-    ({}, "true", "CI set"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kw", "ci", "why"),
+    [
+        ({"verbosity": -1}, "", "-q"),
+        ({"verbosity": -2}, "", "-qq"),
+        ({"worker": True}, "", "an xdist worker"),
+        ({"terminal": False}, "", "no terminal reporter (-p no:terminal)"),
+        ({}, "true", "CI set"),
+    ],
+)
 def test_no_bar_when_nobody_watches(monkeypatch: pytest.MonkeyPatch, kw: dict[str, Any], ci: str, why: str) -> None:
     monkeypatch.setattr(sys, "stdout", SimpleNamespace(isatty=lambda: True))
     monkeypatch.setenv("CI", ci)
@@ -149,8 +183,9 @@ def test_no_progress_text_in_a_captured_run(omfc: Any, monkeypatch: pytest.Monke
     monkeypatch.setenv(MIN_WORK_ENV, "1")
     monkeypatch.delenv("CI", raising=False)
     c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
-    res = c.case.pytester.runpytest(*c.case.args, "--omfc-reference", str(c.reference), "--omfc-jobs", "1",
-                                    "-p", "no:cacheprovider")  # fmt: skip
+    res = c.case.pytester.runpytest(
+        *c.case.args, "--omfc-reference", str(c.reference), "--omfc-jobs", "1", "-p", "no:cacheprovider"
+    )
     assert res.ret == 0
     text = res.stdout.str()
     assert "omfc mask scores" in text
@@ -163,8 +198,15 @@ def _pty_run(args: list[str], cwd: Path, **env: str) -> str:
     environ |= {"PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]), "TERM": "xterm", **env}
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", *args],
-                            cwd=cwd, env=environ, stdin=slave, stdout=slave, stderr=slave, close_fds=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", *args],
+        cwd=cwd,
+        env=environ,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        close_fds=True,
+    )
     os.close(slave)
     out, deadline = b"", time.monotonic() + 120
     try:
@@ -190,8 +232,19 @@ def _pty_run(args: list[str], cwd: Path, **env: str) -> str:
 
 
 def _example(tmp_path: Path, *extra: str, **env: str) -> str:
-    args = ["--omfc-submission", str(IMDL), "--omfc-dataset", str(IMDL_DATASET), "--omfc-task", "IMDL",
-            "--omfc-reference", "reference/IMDL/OpenMFC20_Image-IMDL-ref.csv", "--omfc-jobs", "1", *extra]  # fmt: skip
+    args = [
+        "--omfc-submission",
+        str(IMDL),
+        "--omfc-dataset",
+        str(IMDL_DATASET),
+        "--omfc-task",
+        "IMDL",
+        "--omfc-reference",
+        "reference/IMDL/OpenMFC20_Image-IMDL-ref.csv",
+        "--omfc-jobs",
+        "1",
+        *extra,
+    ]
     return _pty_run(args, tmp_path, **{MIN_WORK_ENV: "1", **env})
 
 

@@ -23,13 +23,23 @@ def test_absent_node_with_two_parents_and_two_children_is_bypassed(omfc: Any) ->
     SimNO = 2*4/(4+4) = 1, SimLO = 2*3/(4+3) = 6/7, SimNLO = 2*(4+3)/(4+4+4+3) = 14/15, NodeRecall = 4/4."""
     journal = [("A", "base"), ("B", "donor"), ("X", "interim"), ("P", "final"), ("Q", "final")]
     links = [("A", "X", "Blur"), ("B", "X", "Donor"), ("X", "P", "Crop"), ("X", "Q", "OutputPng")]
-    c = ProvCase(omfc, "provenance", graph(["A", "B", "P", "Q"], [("A", "P"), ("B", "P"), ("A", "Q")]),
-                 journal=journal, links=links, present=["A", "B", "Q"])  # fmt: skip
+    c = ProvCase(
+        omfc,
+        "provenance",
+        graph(["A", "B", "P", "Q"], [("A", "P"), ("B", "P"), ("A", "Q")]),
+        journal=journal,
+        links=links,
+        present=["A", "B", "Q"],
+    )
     res, doc = c.json()
     assert res.outcome("provenance") == "passed", res.text("provenance")
     [entry] = doc["results"]
-    assert entry["metrics"] == {"MeanSimNLO": pytest.approx(14 / 15), "MeanSimNO": 1.0,
-                                "MeanSimLO": pytest.approx(6 / 7), "MeanNodeRecall": 1.0}  # fmt: skip
+    assert entry["metrics"] == {
+        "MeanSimNLO": pytest.approx(14 / 15),
+        "MeanSimNO": 1.0,
+        "MeanSimLO": pytest.approx(6 / 7),
+        "MeanNodeRecall": 1.0,
+    }
     t = entry["per_trial"][0]
     assert (t["NumRefNodes"], t["NumRefLinks"], t["NumMissingLinks"]) == (4, 4, 1)
 
@@ -38,8 +48,17 @@ def _ranked_at(rank: int) -> dict[str, Any]:
     """A filtering JSON of 310 nodes: P, A, B first, D at 1-based ``rank``, fillers elsewhere (distinct scores)."""
     names = ["P", "A", "B"] + [f"f{i}" for i in range(306)]
     names.insert(rank - 1, "D")
-    return {"nodes": [{"id": str(i), "file": f"world/{n}.jpg" if n.startswith("f") else _file(n),
-                       "fileid": n, "nodeConfidenceScore": 1000 - i} for i, n in enumerate(names)]}  # fmt: skip
+    return {
+        "nodes": [
+            {
+                "id": str(i),
+                "file": f"world/{n}.jpg" if n.startswith("f") else _file(n),
+                "fileid": n,
+                "nodeConfidenceScore": 1000 - i,
+            }
+            for i, n in enumerate(names)
+        ]
+    }
 
 
 @pytest.mark.parametrize("rank", [50, 51, 100, 101, 200, 201, 300, 301])
@@ -63,7 +82,8 @@ def test_unresolved_system_link_index_fails_naming_trial_and_link(omfc: Any) -> 
     res = ProvCase(omfc, "provenance", doc).run()
     assert res.outcome("provenance") == "failed"
     assert res.first_line("provenance") == (
-        f"score::provenance: 0 of 1 trials scored. 1 trial(s) could not be scored (trial {PROBE} 'jsons/s0.json': jsons/s0.json: "
+        f"score::provenance: 0 of 1 trials scored. 1 trial(s) could not be scored (trial {PROBE} 'jsons/s0.json': "
+        "jsons/s0.json: "
         "links[0].target must be a node index in [0, 4) (got 7): trial not scored (PROV-02))"
     )
     assert "Traceback" not in res.text("provenance")
@@ -77,7 +97,9 @@ def test_node_table_id_missing_from_the_journal_is_a_warning(omfc: Any) -> None:
     res, doc = c.json()
     assert res.outcome("provenance") == "passed", res.text("provenance")
     assert doc["results"][0]["metrics"]["MeanSimNLO"] == pytest.approx(10 / 12)
-    want = f"trial {PROBE}: node table JournalNodeID ['G'] not in journal reference/provenance/journals/j1.json: ignored"
+    want = (
+        f"trial {PROBE}: node table JournalNodeID ['G'] not in journal reference/provenance/journals/j1.json: ignored"
+    )
     assert _warnings(res) == [want]
 
 
@@ -85,7 +107,12 @@ def test_empty_system_graph_scores_zero_with_a_warning(omfc: Any) -> None:
     """No nodes, no links: Vs = Es = 0 against Vr = 3, Er = 2: SimNO = 0/3 = 0, SimLO = 0/2 = 0, NodeRecall 0."""
     res, doc = ProvCase(omfc, "provenance", {"directed": True, "nodes": [], "links": []}).json()
     assert res.outcome("provenance") == "passed", res.text("provenance")
-    assert doc["results"][0]["metrics"] == {"MeanSimNLO": 0.0, "MeanSimNO": 0.0, "MeanSimLO": 0.0, "MeanNodeRecall": 0.0}
+    assert doc["results"][0]["metrics"] == {
+        "MeanSimNLO": 0.0,
+        "MeanSimNO": 0.0,
+        "MeanSimLO": 0.0,
+        "MeanNodeRecall": 0.0,
+    }
     assert _warnings(res) == [f"trial {PROBE}: system graph is empty: scored as is"]
 
 
@@ -100,7 +127,9 @@ def test_missing_filtering_json_fails_naming_the_trial(omfc: Any) -> None:
     res, doc = ProvCase(omfc, "provenancefiltering", None).json()
     assert res.outcome("provenance") == "failed"
     first = res.first_line("provenance")
-    assert first.startswith(f"score::provenance: 0 of 1 trials scored. 1 trial(s) could not be scored (trial {PROBE} 'jsons/s0.json': "), first
+    assert first.startswith(
+        f"score::provenance: 0 of 1 trials scored. 1 trial(s) could not be scored (trial {PROBE} 'jsons/s0.json': "
+    ), first
     # the rules' verdict (PROV-02) reaches the scorer: the trial is not scored, naming the rule (issue 17)
     assert "'jsons/s0.json': PROV-02: p-test_1/jsons/s0.json must name an existing JSON file" in first, first
     assert first.endswith("trial not scored)") and "Traceback" not in res.text("provenance")

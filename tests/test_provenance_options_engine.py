@@ -33,7 +33,10 @@ from pytest_omfc.scoring.provenance.jsonio import JsonReadError, read_json
 def _random_dag(rng: random.Random) -> tuple[frozenset[tuple[str, str]], dict[str, str]]:
     n = rng.randint(1, 30)
     nodes = [f"n{i}" for i in range(n)]
-    links = {(nodes[a], nodes[b]) for a, b in (sorted(rng.sample(range(n), 2)) for _ in range(rng.randint(0, 3 * n)) if n > 1)}
+    links = {
+        (nodes[a], nodes[b])
+        for a, b in (sorted(rng.sample(range(n), 2)) for _ in range(rng.randint(0, 3 * n)) if n > 1)
+    }
     present = {v: f"world/{v}.jpg" for v in nodes if rng.random() < 0.5}
     return frozenset(links), present
 
@@ -55,13 +58,16 @@ def test_reduce_by_hand_and_with_a_cycle_among_absent_nodes() -> None:
     assert {link for link in _reduce(dag | {("y", "x")}, present) if link[0] in present and link[1] in present} == want
 
 
-@pytest.mark.parametrize(("links", "cyclic"), [
-    ([("a", "b"), ("b", "c")], False),
-    ([("c", "b"), ("b", "a")], False),  # listed child first: the walk runs
-    ([("a", "b"), ("b", "c"), ("c", "a")], True),
-    ([("a", "a")], True),
-    ([], False),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("links", "cyclic"),
+    [
+        ([("a", "b"), ("b", "c")], False),
+        ([("c", "b"), ("b", "a")], False),  # listed child first: the walk runs
+        ([("a", "b"), ("b", "c"), ("c", "a")], True),
+        ([("a", "a")], True),
+        ([], False),
+    ],
+)
 def test_has_cycle_agrees_with_find_cycle(links: list[tuple[str, str]], cyclic: bool) -> None:
     assert _has_cycle(links) is cyclic
     assert bool(_find_cycle(links)) is cyclic
@@ -86,24 +92,42 @@ def test_filter_trial_counts_equal_a_direct_count_with_duplicates() -> None:
 
 def _dataset(tmp: Path, system: dict[str, object] | str) -> dict[str, object]:
     """Journal A->P, B->P; all present; one system JSON."""
-    (tmp / "j.json").write_text(json.dumps({"nodes": [{"id": n, "nodetype": t} for n, t in (("A", "base"), ("B", "donor"), ("P", "final"))],
-                                            "links": [{"source": 0, "target": 2, "op": "Blur"}, {"source": 1, "target": 2, "op": "Donor"}]}))  # fmt: skip
+    (tmp / "j.json").write_text(
+        json.dumps(
+            {
+                "nodes": [{"id": n, "nodetype": t} for n, t in (("A", "base"), ("B", "donor"), ("P", "final"))],
+                "links": [{"source": 0, "target": 2, "op": "Blur"}, {"source": 1, "target": 2, "op": "Donor"}],
+            }
+        )
+    )
     (tmp / "s.json").write_text(system if isinstance(system, str) else json.dumps(system))
     rows = {
         "index.csv": "ProvenanceProbeFileID|ProvenanceProbeFileName\np|world/P.jpg\n",
         "ref.csv": "ProvenanceProbeFileID|JournalName|JournalFileName\np|J|j.json\n",
-        "node.csv": "ProvenanceProbeFileID|WorldFileID|WorldFileName|JournalNodeID\np|p|world/P.jpg|P\np|a|world/A.jpg|A\np|b|world/B.jpg|B\n",
+        "node.csv": (
+            "ProvenanceProbeFileID|WorldFileID|WorldFileName|JournalNodeID\n"
+            "p|p|world/P.jpg|P\np|a|world/A.jpg|A\np|b|world/B.jpg|B\n"
+        ),
         "world.csv": "WorldFileID|WorldFileName\na|world/A.jpg\nb|world/B.jpg\n",
         "sys.csv": "ProvenanceProbeFileID|ProvenanceOutputFileName\np|s.json\n",
     }
     for name, text in rows.items():
         (tmp / name).write_text(text)
-    return {"index": tmp / "index.csv", "reference": tmp / "ref.csv", "node": tmp / "node.csv", "world": tmp / "world.csv",
-            "system": tmp / "sys.csv", "ref_dir": tmp, "sys_dir": tmp}  # fmt: skip
+    return {
+        "index": tmp / "index.csv",
+        "reference": tmp / "ref.csv",
+        "node": tmp / "node.csv",
+        "world": tmp / "world.csv",
+        "system": tmp / "sys.csv",
+        "ref_dir": tmp,
+        "sys_dir": tmp,
+    }
 
 
-SYS = {"nodes": [{"file": f"world/{n}.jpg", "nodeConfidenceScore": c} for n, c in (("P", 0.9), ("A", 0.5), ("X", 0.4))],
-       "links": [{"source": 1, "target": 0}, {"source": 2, "target": 0}]}  # fmt: skip
+SYS = {
+    "nodes": [{"file": f"world/{n}.jpg", "nodeConfidenceScore": c} for n, c in (("P", 0.9), ("A", 0.5), ("X", 0.4))],
+    "links": [{"source": 1, "target": 0}, {"source": 2, "target": 0}],
+}
 
 
 def test_mappings_only_when_asked_and_scores_unchanged(tmp_path: Path) -> None:
@@ -119,11 +143,17 @@ def test_mappings_only_when_asked_and_scores_unchanged(tmp_path: Path) -> None:
     assert f_full.trial_scores.equals(f_lean.trial_scores)
 
 
-@pytest.mark.parametrize(("score", "first"), [
-    # an int past float range: the shared reader refuses it, so PROV-02 names it too (issue 17)
-    ("1" + "0" * 400, "s.json: must be valid JSON with numbers a double can hold (got 1000"),
-    ("1" + "0" * 5000, "s.json: must be valid JSON with numbers a double can hold (got 1000"),  # past the digit limit too
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("score", "first"),
+    [
+        # an int past float range: the shared reader refuses it, so PROV-02 names it too (issue 17)
+        ("1" + "0" * 400, "s.json: must be valid JSON with numbers a double can hold (got 1000"),
+        (
+            "1" + "0" * 5000,
+            "s.json: must be valid JSON with numbers a double can hold (got 1000",
+        ),  # past the digit limit too
+    ],
+)
 def test_huge_numbers_are_reasons_not_tracebacks(tmp_path: Path, score: str, first: str) -> None:
     text = json.dumps(SYS).replace("0.9", score, 1)
     res = score_filtering(**_dataset(tmp_path, text))

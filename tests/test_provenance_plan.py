@@ -27,14 +27,21 @@ from pytest_omfc.scoring.provenance.graph import (
 
 def _journal(nodes: list[str], links: list[tuple[str, str, str]]) -> Any:
     ids = list(nodes)
-    doc = {"nodes": [{"id": n, "nodetype": "interim"} for n in ids],
-           "links": [{"source": ids.index(s), "target": ids.index(t), "op": op} for s, t, op in links]}  # fmt: skip
+    doc = {
+        "nodes": [{"id": n, "nodetype": "interim"} for n in ids],
+        "links": [{"source": ids.index(s), "target": ids.index(t), "op": op} for s, t, op in links],
+    }
     return parse_journal(doc, "j.json")
 
 
 def _sys(nodes: list[str], links: list[tuple[str, str]]) -> Any:
-    return system_graph({"nodes": [{"file": n} for n in nodes],
-                         "links": [{"source": nodes.index(s), "target": nodes.index(t)} for s, t in links]}, "s.json")  # fmt: skip
+    return system_graph(
+        {
+            "nodes": [{"file": n} for n in nodes],
+            "links": [{"source": nodes.index(s), "target": nodes.index(t)} for s, t in links],
+        },
+        "s.json",
+    )
 
 
 # ---------------------------------------------------------------- engine level
@@ -82,7 +89,9 @@ def test_restrict_direct_keeps_the_system_probe_paths() -> None:
     assert d.nodes == {"A", "P", "F"} and d.links == {("A", "P"), ("P", "F")}
     # MediScore's direct scores against the whole system graph: Vr=3, Er=2, Vs=5, Es=4 ->
     # SimNO = 2*3/(3+5) = 0.75; plan: Vs=3, Es=2 -> SimNO = SimLO = 1
-    rg = reference_graph(_journal(["A", "P", "F"], [("A", "P", "Blur"), ("P", "F", "Crop")]), {n: n for n in "APF"}, "P", True)
+    rg = reference_graph(
+        _journal(["A", "P", "F"], [("A", "P", "Blur"), ("P", "F", "Crop")]), {n: n for n in "APF"}, "P", True
+    )
     assert match_graphs(rg, sg, False).metrics()["SimNO"] == 0.75
     assert match_graphs(rg, d, False).metrics() == {"SimNLO": 1.0, "SimNO": 1.0, "SimLO": 1.0, "NodeRecall": 1.0}
     assert restrict_direct(_sys(["A", "B"], [("A", "B")]), "P").nodes == frozenset()  # no probe: empty
@@ -111,8 +120,12 @@ def test_plan_counts_the_isolated_donor_in_the_metrics_json(omfc: Any) -> None:
     res, doc = c.json("--omfc-convention", "plan")
     assert res.outcome("provenance") == "passed", res.text("provenance")
     [entry] = doc["results"]
-    assert entry["metrics"] == {"MeanSimNLO": pytest.approx(12 / 13), "MeanSimNO": 1.0, "MeanSimLO": 0.8,
-                                "MeanNodeRecall": 1.0}  # fmt: skip
+    assert entry["metrics"] == {
+        "MeanSimNLO": pytest.approx(12 / 13),
+        "MeanSimNO": 1.0,
+        "MeanSimLO": 0.8,
+        "MeanNodeRecall": 1.0,
+    }
     assert entry["per_trial"][0]["NumRefNodes"] == 4 and entry["per_trial"][0]["NumFalseAlarmNodes"] == 0
 
 
@@ -121,8 +134,13 @@ def test_plan_direct_restricts_the_system_graph_in_the_metrics_json(omfc: Any) -
     SimNO = 2*3/(3+4) = 6/7, SimLO = 2*2/(2+3) = 0.8.  Plan: the system is cut to A->P, P->F (Vs=3, Es=2): all 1."""
     nodes = [("A", "base"), ("S", "interim"), ("P", "interim"), ("F", "final")]
     links = [("A", "P", "Blur"), ("P", "F", "OutputPng"), ("A", "S", "Crop")]
-    c = ProvCase(omfc, "provenance", graph(["A", "S", "P", "F"], [("A", "P"), ("P", "F"), ("A", "S")]),
-                 journal=nodes, links=links)  # fmt: skip
+    c = ProvCase(
+        omfc,
+        "provenance",
+        graph(["A", "S", "P", "F"], [("A", "P"), ("P", "F"), ("A", "S")]),
+        journal=nodes,
+        links=links,
+    )
     _, doc = c.json("--omfc-provenance-direct")
     assert doc["results"][0]["metrics"]["MeanSimNO"] == pytest.approx(6 / 7)
     _, doc = c.json("--omfc-provenance-direct", "--omfc-convention", "plan")
@@ -142,8 +160,15 @@ def test_plan_filtering_leaves_out_the_probe(omfc: Any) -> None:
     res, doc = c.json("--omfc-node-type", "all", "--omfc-convention", "plan")
     assert res.outcome("provenance") == "passed", res.text("provenance")
     overall, donor = doc["results"][0], doc["results"][1]
-    assert overall["metrics"] == {"NodeRecallAt50": round(2 / 3, 12), "NodeRecallAt100": 1.0,
-                                  "NodeRecallAt200": 1.0, "NodeRecallAt300": 1.0}  # fmt: skip
+    assert overall["metrics"] == {
+        "NodeRecallAt50": round(2 / 3, 12),
+        "NodeRecallAt100": 1.0,
+        "NodeRecallAt200": 1.0,
+        "NodeRecallAt300": 1.0,
+    }
     t = overall["per_trial"][0]
     assert (t["NumRefNodes"], t["NumCorrectNodesAt50"], t["NumFalseAlarmNodesAt50"]) == (3, 2, 47)
-    assert donor["node_type"] == "donor" and (donor["metrics"]["NodeRecallAt50"], donor["metrics"]["NodeRecallAt100"]) == (0.0, 1.0)
+    assert donor["node_type"] == "donor" and (
+        donor["metrics"]["NodeRecallAt50"],
+        donor["metrics"]["NodeRecallAt100"],
+    ) == (0.0, 1.0)

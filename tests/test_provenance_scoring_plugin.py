@@ -58,31 +58,47 @@ def _file(n: str) -> str:
     return PROBE_FILE if n == "P" else f"world/{n}.jpg"
 
 
-def graph(
-    nodes: list[str], links: list[tuple[str, str]], conf: dict[str, float] | None = None
-) -> dict[str, Any]:
+def graph(nodes: list[str], links: list[tuple[str, str]], conf: dict[str, float] | None = None) -> dict[str, Any]:
     """A system graph JSON over journal-style names (``P`` is the probe)."""
     at = {n: i for i, n in enumerate(nodes)}
-    return {"directed": True,
-            "nodes": [{"id": str(i), "file": _file(n), "fileid": PROBE if n == "P" else f"w{n}", "nodeConfidenceScore": (conf or {}).get(n, 1.0)}
-                      for i, n in enumerate(nodes)],
-            "links": [{"source": at[s], "target": at[t], "relationshipConfidenceScore": 1} for s, t in links]}  # fmt: skip
+    return {
+        "directed": True,
+        "nodes": [
+            {
+                "id": str(i),
+                "file": _file(n),
+                "fileid": PROBE if n == "P" else f"w{n}",
+                "nodeConfidenceScore": (conf or {}).get(n, 1.0),
+            }
+            for i, n in enumerate(nodes)
+        ],
+        "links": [{"source": at[s], "target": at[t], "relationshipConfidenceScore": 1} for s, t in links],
+    }
 
 
 class ProvCase:
     """A provenance dataset (journal, reference, node, world) and a submission with one system JSON."""
 
-    def __init__(self, omfc: Any, task: str, system: dict[str, Any] | bytes | None, *,
-                 journal: list[tuple[str, str]] = JOURNAL, links: list[tuple[str, str, str]] = JLINKS,
-                 present: list[str] | None = None, cyclic_journal: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        omfc: Any,
+        task: str,
+        system: dict[str, Any] | bytes | None,
+        *,
+        journal: list[tuple[str, str]] = JOURNAL,
+        links: list[tuple[str, str, str]] = JLINKS,
+        present: list[str] | None = None,
+        cyclic_journal: bool = False,
+    ) -> None:
         present = [n for n, _ in journal if n != "P"] if present is None else present
         ids = [n for n, _ in journal]
-        doc: dict[str, Any] = {"directed": True, "nodes": [{"id": n, "nodetype": t, "file": f"{n}.png"} for n, t in journal],
-               "links": [{"source": ids.index(s), "target": ids.index(t), "op": op} for s, t, op in links]}  # fmt: skip
+        doc: dict[str, Any] = {
+            "directed": True,
+            "nodes": [{"id": n, "nodetype": t, "file": f"{n}.png"} for n, t in journal],
+            "links": [{"source": ids.index(s), "target": ids.index(t), "op": op} for s, t, op in links],
+        }
         if cyclic_journal:
-            doc["links"].append(
-                {"source": ids.index("P"), "target": ids.index("A"), "op": "Blur"}
-            )
+            doc["links"].append({"source": ids.index("P"), "target": ids.index("A"), "op": "Blur"})
         omfc.write("dataset/reference/provenance/journals/j1.json", json.dumps(doc))
         self.reference = omfc.write(
             f"dataset/{REF_REL}",
@@ -99,20 +115,29 @@ class ProvCase:
                 ],
             ),
         )
-        node_rows = [[PROBE, PROBE, PROBE_FILE, "P"]] + [
-            [PROBE, f"w{n}", _file(n), n] for n in present
-        ]
-        self.node = omfc.write("dataset/reference/provenance/MFC2019-provenance-node.csv",
-                               psv(["ProvenanceProbeFileID", "WorldFileID", "WorldFileName", "JournalNodeID"], node_rows))  # fmt: skip
-        self.world = omfc.write("dataset/reference/provenance/MFC2019-provenance-world.csv",
-                                psv(["TaskID", "WorldFileID", "WorldFileName"], [[task, f"w{n}", _file(n)] for n in present]))  # fmt: skip
+        node_rows = [[PROBE, PROBE, PROBE_FILE, "P"]] + [[PROBE, f"w{n}", _file(n), n] for n in present]
+        self.node = omfc.write(
+            "dataset/reference/provenance/MFC2019-provenance-node.csv",
+            psv(["ProvenanceProbeFileID", "WorldFileID", "WorldFileName", "JournalNodeID"], node_rows),
+        )
+        self.world = omfc.write(
+            "dataset/reference/provenance/MFC2019-provenance-world.csv",
+            psv(["TaskID", "WorldFileID", "WorldFileName"], [[task, f"w{n}", _file(n)] for n in present]),
+        )
         files: dict[str, str | bytes] = {}
         if isinstance(system, bytes):
             files["jsons/s0.json"] = system
         elif system is not None:
             files["jsons/s0.json"] = json.dumps(system)
-        self.case = omfc.case("MFC2019", task, header=OUT_HEADER, rows=[[PROBE, "jsons/s0.json", "Processed"]],
-                              index_header=IDX_HEADER, index_rows=[[task, PROBE, PROBE_FILE, 64, 64]], files=files)  # fmt: skip
+        self.case = omfc.case(
+            "MFC2019",
+            task,
+            header=OUT_HEADER,
+            rows=[[PROBE, "jsons/s0.json", "Processed"]],
+            index_header=IDX_HEADER,
+            index_rows=[[task, PROBE, PROBE_FILE, 64, 64]],
+            files=files,
+        )
         self.root = omfc.root
 
     @property
@@ -174,9 +199,7 @@ def test_graph_building_hand_computed_numbers(omfc: Any) -> None:
     assert "mapping" not in trial
     assert doc["options"]["provenance"]["direct"] is False
     out = c.case.pytester.runpytest(*c.args)
-    out.stdout.fnmatch_lines(
-        ["*omfc provenance scores*", "*graph*1*0.8333*0.8571*0.8000*1.0000*"]
-    )
+    out.stdout.fnmatch_lines(["*omfc provenance scores*", "*graph*1*0.8333*0.8571*0.8000*1.0000*"])
 
 
 def test_mappings_option_adds_node_and_link_mappings(omfc: Any) -> None:
@@ -190,10 +213,7 @@ def test_mappings_option_adds_node_and_link_mappings(omfc: Any) -> None:
         (PROBE, "Correct"),
         ("wD", "FalseAlarm"),
     }
-    links = sorted(
-        (m["SourceWorldFileID"], m["TargetWorldFileID"], m["Mapping"])
-        for m in mapping["links"]
-    )
+    links = sorted((m["SourceWorldFileID"], m["TargetWorldFileID"], m["Mapping"]) for m in mapping["links"])
     assert links == [
         ("wA", "wB", "Correct"),
         ("wB", PROBE, "Correct"),
@@ -244,9 +264,7 @@ def test_system_cycle_is_scored_with_a_prov15_warning(omfc: Any) -> None:
     res = c.run()
     assert res.outcome("provenance") == "passed"
     warnings = [v for k, v in res.props["provenance"] if k == "omfc.warning"]
-    assert warnings == [
-        f"trial {PROBE}: system graph has a cycle: scored as is (PROV-15)"
-    ]
+    assert warnings == [f"trial {PROBE}: system graph has a cycle: scored as is (PROV-15)"]
 
 
 def test_journal_cycle_fails_naming_the_journal(omfc: Any) -> None:
@@ -254,11 +272,7 @@ def test_journal_cycle_fails_naming_the_journal(omfc: Any) -> None:
     res = c.run()
     assert res.outcome("provenance") == "failed"
     first = res.first_line("provenance")
-    assert (
-        first.startswith("score::provenance: ")
-        and "j1.json" in first
-        and "cycle" in first
-    ), first
+    assert first.startswith("score::provenance: ") and "j1.json" in first and "cycle" in first, first
     assert "Traceback" not in res.text("provenance")
 
 
@@ -277,10 +291,7 @@ def test_malformed_system_json_fails_naming_the_trial(omfc: Any) -> None:
     c = ProvCase(omfc, "provenance", b'{"nodes": [}')
     res = c.run()
     first = res.first_line("provenance")
-    assert (
-        res.outcome("provenance") == "failed"
-        and f"trial {PROBE} 'jsons/s0.json'" in first
-    ), first
+    assert res.outcome("provenance") == "failed" and f"trial {PROBE} 'jsons/s0.json'" in first, first
 
 
 def test_node_table_option_and_missing_table(omfc: Any) -> None:
@@ -289,13 +300,9 @@ def test_node_table_option_and_missing_table(omfc: Any) -> None:
     moved = c.node.rename(c.root / "elsewhere-node.csv")
     res = c.run()
     assert res.outcome("provenance") == "failed"
-    assert res.first_line("provenance").startswith(
-        "score::provenance: provenance node table not found: "
-    )
+    assert res.first_line("provenance").startswith("score::provenance: provenance node table not found: ")
     assert "--omfc-provenance-node" in res.first_line("provenance")
-    assert props(c.run("--omfc-provenance-node", str(moved)))[
-        "MeanSimNLO"
-    ] == pytest.approx(10 / 12)
+    assert props(c.run("--omfc-provenance-node", str(moved)))["MeanSimNLO"] == pytest.approx(10 / 12)
 
 
 def test_world_index_option(omfc: Any) -> None:
@@ -309,9 +316,7 @@ def test_world_index_option(omfc: Any) -> None:
         ),
     )
     p = props(c.run("--omfc-world-index", str(other)))
-    assert p["MeanNodeRecall"] == 1.0 and p["MeanSimNO"] == pytest.approx(
-        2 * 2 / (2 + 4)
-    )
+    assert p["MeanNodeRecall"] == 1.0 and p["MeanSimNO"] == pytest.approx(2 * 2 / (2 + 4))
 
 
 def test_score_option_selects_provenance_and_a_query_fails(omfc: Any) -> None:
@@ -320,9 +325,7 @@ def test_score_option_selects_provenance_and_a_query_fails(omfc: Any) -> None:
     assert res.outcome("provenance") == "passed"
     res = c.run("--omfc-query", "JournalName=='J1'")
     assert res.outcome("provenance[q1]") == "failed"
-    assert res.first_line("provenance[q1]").startswith(
-        "score::provenance: provenance scoring takes no query"
-    )
+    assert res.first_line("provenance[q1]").startswith("score::provenance: provenance scoring takes no query")
     # a lone "*" is MediScore's "all" (METRICS.md 4): the same numbers as without a query
     plain = props(c.run())
     star = c.run("--omfc-query", "*")
@@ -337,8 +340,16 @@ def _ranked(d_rank: int) -> dict[str, Any]:
     """A filtering JSON: P, A, B first, 60 fillers, D at 1-based rank ``d_rank`` (all scores distinct)."""
     names = ["P", "A", "B"] + [f"f{i}" for i in range(60)]
     names.insert(d_rank - 1, "D")
-    return {"nodes": [{"id": str(i), "file": _file(n) if not n.startswith("f") else f"world/{n}.jpg",
-                       "nodeConfidenceScore": 1000 - i} for i, n in enumerate(names)]}  # fmt: skip
+    return {
+        "nodes": [
+            {
+                "id": str(i),
+                "file": _file(n) if not n.startswith("f") else f"world/{n}.jpg",
+                "nodeConfidenceScore": 1000 - i,
+            }
+            for i, n in enumerate(names)
+        ]
+    }
 
 
 def test_filtering_node_types_end_to_end(omfc: Any) -> None:
@@ -354,15 +365,11 @@ def test_filtering_node_types_end_to_end(omfc: Any) -> None:
         "NodeRecallAt200": 1.0,
         "NodeRecallAt300": 1.0,
     }
-    assert (
-        entry["per_trial"][0]["NumRefNodes"] == 4
-        and entry["per_trial"][0]["NumSysNodes"] == 64
-    )
+    assert entry["per_trial"][0]["NumRefNodes"] == 4 and entry["per_trial"][0]["NumSysNodes"] == 64
     res, doc = c.json("--omfc-node-type", "donor", "--omfc-node-type", "base")
     assert [e["node_type"] for e in doc["results"]] == ["donor", "base"]
     assert (
-        doc["results"][0]["metrics"]["NodeRecallAt50"] == 0.0
-        and doc["results"][0]["metrics"]["NodeRecallAt100"] == 1.0
+        doc["results"][0]["metrics"]["NodeRecallAt50"] == 0.0 and doc["results"][0]["metrics"]["NodeRecallAt100"] == 1.0
     )
     p = props(res)
     assert (p["donor.NodeRecallAt50"], p["base.NodeRecallAt50"]) == (0.0, 1.0)
@@ -375,9 +382,7 @@ def test_filtering_node_types_end_to_end(omfc: Any) -> None:
         "interim",
     ]
     final = doc["results"][3]["metrics"]["NodeRecallAt50"]
-    assert (
-        final is None
-    )  # no final reference node besides the probe (counted only in the overall result)
+    assert final is None  # no final reference node besides the probe (counted only in the overall result)
 
 
 def test_filtering_mappings_and_bad_node_type(omfc: Any) -> None:
@@ -385,9 +390,7 @@ def test_filtering_mappings_and_bad_node_type(omfc: Any) -> None:
     _, doc = c.json("--omfc-provenance-mappings")
     nodes = doc["results"][0]["per_trial"][0]["mapping"]["nodes"]
     assert {
-        (m["WorldFileID"], m["Mapping"])
-        for m in nodes
-        if m["Measure"] == "NodeRecallAt50" and m["WorldFileID"] == "wD"
+        (m["WorldFileID"], m["Mapping"]) for m in nodes if m["Measure"] == "NodeRecallAt50" and m["WorldFileID"] == "wD"
     } == {("wD", "Missing")}
     out = c.case.pytester.runpytest(*c.args, "--omfc-node-type", "probe")
     assert out.ret == 4
@@ -397,9 +400,7 @@ def test_filtering_mappings_and_bad_node_type(omfc: Any) -> None:
 # ---------------------------------------------------------------- hostile input
 
 
-def test_oversize_sparse_system_json_fails_fast_without_memory(
-    omfc: Any, tmp_path: Path
-) -> None:
+def test_oversize_sparse_system_json_fails_fast_without_memory(omfc: Any, tmp_path: Path) -> None:
     """A 4 GB (sparse) system JSON: the trial fails naming it, under a 3 GB address-space cap and 120 s."""
     c = ProvCase(omfc, "provenance", b"{}")
     big = c.case.submission / "jsons" / "s0.json"
@@ -411,17 +412,19 @@ def test_oversize_sparse_system_json_fails_fast_without_memory(
         resource.setrlimit(resource.RLIMIT_AS, (3_000_000_000, 3_000_000_000))
 
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "pytest", *c.args, "--rootdir", str(c.root), f"--junitxml={junit}", "-q"],
-                          check=False, cwd=c.root, capture_output=True, text=True, timeout=120, preexec_fn=cap,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})  # fmt: skip
-    assert time.monotonic() - start < 120
-    assert (
-        "INTERNALERROR" not in proc.stdout + proc.stderr
-        and "MemoryError" not in proc.stdout
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", *c.args, "--rootdir", str(c.root), f"--junitxml={junit}", "-q"],
+        check=False,
+        cwd=c.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=cap,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
-    cases = {
-        c.get("name", ""): c for c in ET.fromstring(junit.read_text()).iter("testcase")
-    }
+    assert time.monotonic() - start < 120
+    assert "INTERNALERROR" not in proc.stdout + proc.stderr and "MemoryError" not in proc.stdout
+    cases = {c.get("name", ""): c for c in ET.fromstring(junit.read_text()).iter("testcase")}
     case = cases["provenance"]  # JUnit names the item by its last "::" part
     failure = case.find("failure")
     assert failure is not None
@@ -449,15 +452,29 @@ def _conformance_run(
         (sub / rel).write_bytes((ts / rel).read_bytes())
     (sub / "p-conf_1.txt").write_text("x\n")
     out = pytester.path / "m.json"
-    rec = pytester.inline_run("--omfc-submission", str(sub), "--omfc-index", str(ts / "test_case_2-provenancegraphbuilding-index.csv"),
-                              "--omfc-task", task, "--omfc-edition", "MFC2019", "--rootdir", str(pytester.path),
-                              "--omfc-reference", str(ts / "test_case_2-provenance-ref.csv"), "-p", "no:cacheprovider",
-                              "--omfc-world-index", str(ts / "test_case_2-provenancegraphbuilding-world.csv"),
-                              "--omfc-metrics-json", str(out), *extra)  # fmt: skip
-    reps = rec.getreports("pytest_runtest_logreport")
-    rep = next(
-        r for r in reps if r.when == "call" and r.nodeid.endswith("score::provenance")
+    rec = pytester.inline_run(
+        "--omfc-submission",
+        str(sub),
+        "--omfc-index",
+        str(ts / "test_case_2-provenancegraphbuilding-index.csv"),
+        "--omfc-task",
+        task,
+        "--omfc-edition",
+        "MFC2019",
+        "--rootdir",
+        str(pytester.path),
+        "--omfc-reference",
+        str(ts / "test_case_2-provenance-ref.csv"),
+        "-p",
+        "no:cacheprovider",
+        "--omfc-world-index",
+        str(ts / "test_case_2-provenancegraphbuilding-world.csv"),
+        "--omfc-metrics-json",
+        str(out),
+        *extra,
     )
+    reps = rec.getreports("pytest_runtest_logreport")
+    rep = next(r for r in reps if r.when == "call" and r.nodeid.endswith("score::provenance"))
     assert rep.passed, rep.longrepr
     results: list[dict[str, Any]] = json.loads(out.read_text())["results"]
     return results
@@ -470,15 +487,11 @@ def _checkfile(path: Path) -> list[dict[str, str]]:
     return [dict(zip(head, r, strict=True)) for r in rows]
 
 
-def test_conformance_test_2_1_through_the_plugin(
-    pytester: pytest.Pytester, conformance: Path
-) -> None:
+def test_conformance_test_2_1_through_the_plugin(pytester: pytest.Pytester, conformance: Path) -> None:
     """MediScore's test_2_1 (checkfiles/test_2_1/scores.csv: MeanSimNLO 0.545454545455) through the plugin."""
     ts = conformance / "provenanceScorerTests"
     [want] = _checkfile(ts / "checkfiles" / "test_2_1" / "scores.csv")
-    [entry] = _conformance_run(
-        pytester, ts, "test_case_2-system_output_1_index.csv", "provenance"
-    )
+    [entry] = _conformance_run(pytester, ts, "test_case_2-system_output_1_index.csv", "provenance")
     for k in ("MeanSimNLO", "MeanSimNO", "MeanSimLO", "MeanNodeRecall"):
         assert math.isclose(entry["metrics"][k], float(want[k]), abs_tol=1e-9), (
             k,
@@ -487,17 +500,18 @@ def test_conformance_test_2_1_through_the_plugin(
         )
 
 
-def test_conformance_filtering_test_1_b_through_the_plugin(
-    pytester: pytest.Pytester, conformance: Path
-) -> None:
+def test_conformance_filtering_test_1_b_through_the_plugin(pytester: pytest.Pytester, conformance: Path) -> None:
     """MediScore's filtering_test_1_b (--nodetype all; interim NodeRecallAt50 0.454545454545) through the plugin."""
     ts = conformance / "provenanceScorerTests"
-    want = {
-        r["NodeType"].lower(): r
-        for r in _checkfile(ts / "checkfiles" / "filtering_test_1_b" / "scores.csv")
-    }
-    got = _conformance_run(pytester, ts, "test_case_2-filtering-system_output_1_index.csv", "provenancefiltering",
-                           "--omfc-node-type", "all")  # fmt: skip
+    want = {r["NodeType"].lower(): r for r in _checkfile(ts / "checkfiles" / "filtering_test_1_b" / "scores.csv")}
+    got = _conformance_run(
+        pytester,
+        ts,
+        "test_case_2-filtering-system_output_1_index.csv",
+        "provenancefiltering",
+        "--omfc-node-type",
+        "all",
+    )
     assert [e["node_type"] for e in got] == ["all", "donor", "base", "final", "interim"]
     for e in got:
         for k, v in e["metrics"].items():

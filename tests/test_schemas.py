@@ -13,8 +13,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from pydantic import BaseModel
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from pytest_omfc import schemagen
 from pytest_omfc.models import SCHEMA_MODELS
@@ -22,75 +21,159 @@ from pytest_omfc.models import SCHEMA_MODELS
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
 
 _IMG = {"ProbeFileID": "OpenMFC2020_0101", "ConfidenceScore": 0.93, "OutputProbeMaskFileName": "mask/a.png"}
-_SPL = {"ProbeFileID": "MFC2019_0001", "DonorFileID": "MFC2019_0002", "ConfidenceScore": 0.4,
-        "OutputProbeMaskFileName": "mask/p.png", "OutputDonorMaskFileName": ""}
+_SPL = {
+    "ProbeFileID": "MFC2019_0001",
+    "DonorFileID": "MFC2019_0002",
+    "ConfidenceScore": 0.4,
+    "OutputProbeMaskFileName": "mask/p.png",
+    "OutputDonorMaskFileName": "",
+}
 _PROV = {"ProvenanceProbeFileID": "NC2017_0007", "ProvenanceOutputFileName": "jsons/NC2017_0007.json"}
-_VID = {"ProbeFileID": "MFC2019_1094", "ConfidenceScore": 0.91, "ProbeStatus": "OptOutSpatial",
-        "VideoFrameSegments": "[[30, 33]]", "AudioSampleSegments": "[]", "VideoFrameOptOutSegments": "[]"}
+_VID = {
+    "ProbeFileID": "MFC2019_1094",
+    "ConfidenceScore": 0.91,
+    "ProbeStatus": "OptOutSpatial",
+    "VideoFrameSegments": "[[30, 33]]",
+    "AudioSampleSegments": "[]",
+    "VideoFrameOptOutSegments": "[]",
+}
 _NODE = {"id": "n0", "file": "world/a.jpg", "fileid": "a", "nodeConfidenceScore": 0.9}
-_INDEX = {"TaskID": "Image Manipulation", "ProbeFileID": "OpenMFC2020_0101", "ProbeFileName": "probe/a.jpg",
-          "ProbeWidth": 64, "ProbeHeight": 48}
+_INDEX = {
+    "TaskID": "Image Manipulation",
+    "ProbeFileID": "OpenMFC2020_0101",
+    "ProbeFileName": "probe/a.jpg",
+    "ProbeWidth": 64,
+    "ProbeHeight": 48,
+}
 
 #: schema stem -> (a valid instance, an invalid one and what makes it invalid)
 SAMPLES: dict[str, tuple[Any, Any]] = {
     "description.SystemDescription": ({"text": "Section 1 Submission Identifier(s)\np-baseline_3_imdl\n"}, {}),
     "index.ImageIndexRow": (_INDEX, {**_INDEX, "ProbeWidth": "wide"}),
     "index.VideoIndexRow": ({**_INDEX, "FrameCount": 120}, {**_INDEX, "FrameCount": "many"}),
-    "index.SpliceIndexRow": ({**_INDEX, "DonorFileID": "d1", "DonorFileName": "world/d1.jpg", "DonorWidth": 64,
-                              "DonorHeight": 48}, {**_INDEX, "DonorFileName": "world/d1.jpg"}),
+    "index.SpliceIndexRow": (
+        {**_INDEX, "DonorFileID": "d1", "DonorFileName": "world/d1.jpg", "DonorWidth": 64, "DonorHeight": 48},
+        {**_INDEX, "DonorFileName": "world/d1.jpg"},
+    ),
     "index.EventIndexRow": ({**_INDEX, "EventName": "Concert"}, _INDEX),
     "index.CameraIndexRow": ({**_INDEX, "TrainCamID": "PAR9082"}, _INDEX),
-    "index.ProvenanceIndexRow": ({"TaskID": "provenance", "ProvenanceProbeFileID": "p1",
-                                  "ProvenanceProbeFileName": "probe/p1.jpg"},
-                                 {"TaskID": "provenance", "ProvenanceProbeFileID": "p1",
-                                  "ProvenanceProbeFileName": "probe/p1.jpg", "ProvenanceProbeWidth": "wide"}),
+    "index.ProvenanceIndexRow": (
+        {"TaskID": "provenance", "ProvenanceProbeFileID": "p1", "ProvenanceProbeFileName": "probe/p1.jpg"},
+        {
+            "TaskID": "provenance",
+            "ProvenanceProbeFileID": "p1",
+            "ProvenanceProbeFileName": "probe/p1.jpg",
+            "ProvenanceProbeWidth": "wide",
+        },
+    ),
     "output.NC17ImageOutput": ({**_IMG, "ConfidenceScore": 7.5, "IsOptOut": "N"}, {**_IMG, "IsOptOut": "Maybe"}),
-    "output.MFCImageOutput": ({**_IMG, "ProbeStatus": "OptOutLocalization", "ProbeOptOutPixelValue": 255},
-                              {**_IMG, "ConfidenceScore": 1.7, "ProbeStatus": "Processed", "ProbeOptOutPixelValue": None}),
-    "output.OpenMFCImageOutput": ({**_IMG, "ProbeStatus": "Processed", "ProbeOptOutPixelValue": None},
-                                  {**_IMG, "ProbeStatus": "OptOutAll", "ProbeOptOutPixelValue": None}),
-    "output.NC17VideoOutput": ({"ProbeFileID": "v1", "ConfidenceScore": -3.2, "IsOptOut": "Y"},
-                               {"ProbeFileID": "v1", "ConfidenceScore": -3.2, "IsOptOut": "Detection"}),
+    "output.MFCImageOutput": (
+        {**_IMG, "ProbeStatus": "OptOutLocalization", "ProbeOptOutPixelValue": 255},
+        {**_IMG, "ConfidenceScore": 1.7, "ProbeStatus": "Processed", "ProbeOptOutPixelValue": None},
+    ),
+    "output.OpenMFCImageOutput": (
+        {**_IMG, "ProbeStatus": "Processed", "ProbeOptOutPixelValue": None},
+        {**_IMG, "ProbeStatus": "OptOutAll", "ProbeOptOutPixelValue": None},
+    ),
+    "output.NC17VideoOutput": (
+        {"ProbeFileID": "v1", "ConfidenceScore": -3.2, "IsOptOut": "Y"},
+        {"ProbeFileID": "v1", "ConfidenceScore": -3.2, "IsOptOut": "Detection"},
+    ),
     "output.MFCVideoOutput": (_VID, {**_VID, "ProbeStatus": "OptOut"}),
-    "output.OpenMFCVideoOutput": ({"ProbeFileID": "v1", "ConfidenceScore": 0.8, "ProbeStatus": "Processed"},
-                                  {"ProbeFileID": "v1", "ConfidenceScore": 0.8, "ProbeStatus": "Processed",
-                                   "OutputProbeMaskFileName": "mask/v1.hdf5"}),
+    "output.OpenMFCVideoOutput": (
+        {"ProbeFileID": "v1", "ConfidenceScore": 0.8, "ProbeStatus": "Processed"},
+        {
+            "ProbeFileID": "v1",
+            "ConfidenceScore": 0.8,
+            "ProbeStatus": "Processed",
+            "OutputProbeMaskFileName": "mask/v1.hdf5",
+        },
+    ),
     "output.NC17SpliceOutput": ({**_SPL, "IsOptOut": "N"}, {**_SPL, "DonorFileID": None, "IsOptOut": "N"}),
-    "output.MFCSpliceOutput": ({**_SPL, "ProbeStatus": "Processed", "DonorStatus": "FailedValidation"},
-                               {**_SPL, "ProbeStatus": "Processed", "DonorStatus": "OptOutAll"}),
-    "output.EventOutput": ({"ProbeFileID": "e1", "EventName": "Concert", "ConfidenceScore": 0.0, "ProbeStatus": "OptOut"},
-                           {"ProbeFileID": "e1", "EventName": "Concert", "ConfidenceScore": 0.0, "ProbeStatus": "OptOutAll"}),
-    "output.CameraOutput": ({**_IMG, "TrainCamID": "PAR9082", "ProbeStatus": "Processed", "ProbeOptOutPixelValue": None},
-                            {**_IMG, "ProbeStatus": "Processed", "ProbeOptOutPixelValue": None}),
+    "output.MFCSpliceOutput": (
+        {**_SPL, "ProbeStatus": "Processed", "DonorStatus": "FailedValidation"},
+        {**_SPL, "ProbeStatus": "Processed", "DonorStatus": "OptOutAll"},
+    ),
+    "output.EventOutput": (
+        {"ProbeFileID": "e1", "EventName": "Concert", "ConfidenceScore": 0.0, "ProbeStatus": "OptOut"},
+        {"ProbeFileID": "e1", "EventName": "Concert", "ConfidenceScore": 0.0, "ProbeStatus": "OptOutAll"},
+    ),
+    "output.CameraOutput": (
+        {**_IMG, "TrainCamID": "PAR9082", "ProbeStatus": "Processed", "ProbeOptOutPixelValue": None},
+        {**_IMG, "ProbeStatus": "Processed", "ProbeOptOutPixelValue": None},
+    ),
     "output.NC17ProvenanceOutput": ({**_PROV, "ConfidenceScore": 12.0, "IsOptOut": "N"}, {**_PROV, "IsOptOut": "N"}),
-    "output.MFC18ProvenanceOutput": ({**_PROV, "ConfidenceScore": 0.5, "ProvenanceProbeStatus": "OptOut"},
-                                    {**_PROV, "ConfidenceScore": 0.5, "ProvenanceProbeStatus": "Bogus"}),
-    "output.MFC19ProvenanceOutput": ({**_PROV, "ProvenanceProbeStatus": "Processed"},
-                                     {**_PROV, "ProvenanceProbeStatus": "Processed", "ConfidenceScore": "high"}),
-    "subid.NC17ExpID": ({"TEAM": "NIST", "YEAR": "NC17", "DATA": "DRYRUN17", "TASK": "Splice", "CONDITION": "ImgMeta",
-                         "SYS": "p-baseline", "VERSION": "3"},
-                        {"TEAM": "NIST", "YEAR": "NC17", "DATA": "DRYRUN17", "TASK": "Splice", "CONDITION": "ImgMeta",
-                         "SYS": "p-baseline", "VERSION": "0"}),
-    "subid.MFC19SubID": ({"SYS": "p-baseline", "VERSION": "3", "OPTIONAL": "splice"}, {"SYS": "x-baseline", "VERSION": "3"}),
+    "output.MFC18ProvenanceOutput": (
+        {**_PROV, "ConfidenceScore": 0.5, "ProvenanceProbeStatus": "OptOut"},
+        {**_PROV, "ConfidenceScore": 0.5, "ProvenanceProbeStatus": "Bogus"},
+    ),
+    "output.MFC19ProvenanceOutput": (
+        {**_PROV, "ProvenanceProbeStatus": "Processed"},
+        {**_PROV, "ProvenanceProbeStatus": "Processed", "ConfidenceScore": "high"},
+    ),
+    "subid.NC17ExpID": (
+        {
+            "TEAM": "NIST",
+            "YEAR": "NC17",
+            "DATA": "DRYRUN17",
+            "TASK": "Splice",
+            "CONDITION": "ImgMeta",
+            "SYS": "p-baseline",
+            "VERSION": "3",
+        },
+        {
+            "TEAM": "NIST",
+            "YEAR": "NC17",
+            "DATA": "DRYRUN17",
+            "TASK": "Splice",
+            "CONDITION": "ImgMeta",
+            "SYS": "p-baseline",
+            "VERSION": "0",
+        },
+    ),
+    "subid.MFC19SubID": (
+        {"SYS": "p-baseline", "VERSION": "3", "OPTIONAL": "splice"},
+        {"SYS": "x-baseline", "VERSION": "3"},
+    ),
     "subid.OpenMFCSubID": ({"SubID": "p-baseline_3_imdl"}, {"SubID": "p-baseline 3"}),
     "segments.IntervalList": ([[3, 33], [40, 46]], [[0, 5]]),
-    "provenance.ProvenanceFiltering": ({"directed": True, "nodes": [_NODE], "links": []},
-                                       {"nodes": [{**_NODE, "nodeConfidenceScore": True}]}),
-    "provenance.ProvenanceGraph": ({"nodes": [_NODE, {**_NODE, "id": "n1", "file": "world/b.jpg", "fileid": "b"}],
-                                    "links": [{"source": 0, "target": 1, "relationshipConfidenceScore": 0.7}]},
-                                   {"nodes": [_NODE], "links": [{"source": 0, "target": 0}]}),
+    "provenance.ProvenanceFiltering": (
+        {"directed": True, "nodes": [_NODE], "links": []},
+        {"nodes": [{**_NODE, "nodeConfidenceScore": True}]},
+    ),
+    "provenance.ProvenanceGraph": (
+        {
+            "nodes": [_NODE, {**_NODE, "id": "n1", "file": "world/b.jpg", "fileid": "b"}],
+            "links": [{"source": 0, "target": 1, "relationshipConfidenceScore": 0.7}],
+        },
+        {"nodes": [_NODE], "links": [{"source": 0, "target": 0}]},
+    ),
     # ForgeryNet (issue 12)
     "forgerynet.BinaryClassificationRow": ({"ID": "0042", "Score": 0.93}, {"ID": "0042", "Score": 1.7}),
-    "forgerynet.MultiClassificationRow": ({"ID": "a", "P0": 0.2, "P1": 0.3, "P2": 0.5}, {"ID": "a", "P0": 0.2, "P1": 1.5, "P2": 0.5}),
+    "forgerynet.MultiClassificationRow": (
+        {"ID": "a", "P0": 0.2, "P1": 0.3, "P2": 0.5},
+        {"ID": "a", "P0": 0.2, "P1": 1.5, "P2": 0.5},
+    ),
     "forgerynet.ClassificationReferenceRow": ({"ID": "a", "Label": 2}, {"ID": "a", "Label": -1}),
-    "forgerynet.SpatialRow": ({"ID": "a", "Score": 0.9, "MaskFileName": "masks/a.png"}, {"ID": "a", "Score": 0.9, "MaskFileName": ""}),
-    "forgerynet.SpatialReferenceRow": ({"ID": "a", "Label": 1, "MaskFileName": "maps/a.png"}, {"ID": "a", "Label": 2, "MaskFileName": ""}),
+    "forgerynet.SpatialRow": (
+        {"ID": "a", "Score": 0.9, "MaskFileName": "masks/a.png"},
+        {"ID": "a", "Score": 0.9, "MaskFileName": ""},
+    ),
+    "forgerynet.SpatialReferenceRow": (
+        {"ID": "a", "Label": 1, "MaskFileName": "maps/a.png"},
+        {"ID": "a", "Label": 2, "MaskFileName": ""},
+    ),
     "forgerynet.Prediction": ({"segment": [1.5, 4.0], "score": 0.7, "label": "Fake"}, {"segment": [1.5], "score": 0.7}),
-    "forgerynet.ActivityNetResults": ({"version": "1.3", "results": {"v1": [{"segment": [1, 2], "score": 0.5}]}, "external_data": {}},
-                                      {"results": {"v1": {"segment": [1, 2], "score": 0.5}}}),
+    "forgerynet.ActivityNetResults": (
+        {"version": "1.3", "results": {"v1": [{"segment": [1, 2], "score": 0.5}]}, "external_data": {}},
+        {"results": {"v1": {"segment": [1, 2], "score": 0.5}}},
+    ),
     "forgerynet.Annotation": ({"segment": [0, 3], "label": "Fake"}, {"segment": "0-3"}),
     "forgerynet.VideoGroundTruth": ({"annotations": [], "duration": 8.0, "subset": "validation"}, {"duration": 8.0}),
-    "forgerynet.ActivityNetGroundTruth": ({"database": {"v1": {"annotations": [{"segment": [0, 3]}]}}}, {"database": []}),
+    "forgerynet.ActivityNetGroundTruth": (
+        {"database": {"v1": {"annotations": [{"segment": [0, 3]}]}}},
+        {"database": []},
+    ),
 }
 
 

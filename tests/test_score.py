@@ -8,7 +8,14 @@ IMG_IDX = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight"
 MFC_IMG = ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "ProbeStatus", "ProbeOptOutPixelValue"]
 NC_IMG = ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "IsOptOut"]
 SPL_IDX = IMG_IDX + ["DonorFileID", "DonorFileName", "DonorWidth", "DonorHeight"]
-NC_SPL = ["ProbeFileID", "DonorFileID", "ConfidenceScore", "OutputProbeMaskFileName", "OutputDonorMaskFileName", "IsOptOut"]
+NC_SPL = [
+    "ProbeFileID",
+    "DonorFileID",
+    "ConfidenceScore",
+    "OutputProbeMaskFileName",
+    "OutputDonorMaskFileName",
+    "IsOptOut",
+]
 PROV_IDX = ["TaskID", "ProvenanceProbeFileID", "ProvenanceProbeFileName"]
 M19_PROV = ["ProvenanceProbeFileID", "ProvenanceOutputFileName", "ProvenanceProbeStatus"]
 EV_IDX = IMG_IDX + ["EventName"]
@@ -16,16 +23,42 @@ EV_OUT = ["ProbeFileID", "EventName", "ConfidenceScore", "ProbeStatus"]
 
 #: edition, task id -> (index header, output header, index row, output row); `{id}` and `{s}` are filled in.
 LAYOUTS = {
-    ("OpenMFC2020", "IMDL"): (IMG_IDX, MFC_IMG, ["IMDL", "{id}", "probe/{id}.jpg", 64, 48], ["{id}", "{s}", "", "{st}", ""]),
-    ("MFC2019", "manipulation-image"): (IMG_IDX, MFC_IMG, ["manipulation-image", "{id}", "probe/{id}.jpg", 64, 48],
-                                        ["{id}", "{s}", "", "{st}", ""]),
-    ("NC2017", "manipulation"): (IMG_IDX, NC_IMG, ["manipulation", "{id}", "probe/{id}.jpg", 64, 48], ["{id}", "{s}", "", "{st}"]),
-    ("NC2017", "splice"): (SPL_IDX, NC_SPL, ["splice", "{id}", "probe/{id}.jpg", 64, 48, "D{id}", "world/D{id}.jpg", 32, 24],
-                           ["{id}", "D{id}", "{s}", "", "", "{st}"]),
-    ("MFC2019", "provenancefiltering"): (PROV_IDX, M19_PROV + ["ConfidenceScore"], ["provenancefiltering", "{id}", "probe/{id}.jpg"],
-                                         ["{id}", "", "{st}", "{s}"]),
-    ("MFC2019", "eventverification"): (EV_IDX, EV_OUT, ["eventverification", "P1", "world/P1.jpg", 64, 48, "{id}"],
-                                       ["P1", "{id}", "{s}", "{st}"]),
+    ("OpenMFC2020", "IMDL"): (
+        IMG_IDX,
+        MFC_IMG,
+        ["IMDL", "{id}", "probe/{id}.jpg", 64, 48],
+        ["{id}", "{s}", "", "{st}", ""],
+    ),
+    ("MFC2019", "manipulation-image"): (
+        IMG_IDX,
+        MFC_IMG,
+        ["manipulation-image", "{id}", "probe/{id}.jpg", 64, 48],
+        ["{id}", "{s}", "", "{st}", ""],
+    ),
+    ("NC2017", "manipulation"): (
+        IMG_IDX,
+        NC_IMG,
+        ["manipulation", "{id}", "probe/{id}.jpg", 64, 48],
+        ["{id}", "{s}", "", "{st}"],
+    ),
+    ("NC2017", "splice"): (
+        SPL_IDX,
+        NC_SPL,
+        ["splice", "{id}", "probe/{id}.jpg", 64, 48, "D{id}", "world/D{id}.jpg", 32, 24],
+        ["{id}", "D{id}", "{s}", "", "", "{st}"],
+    ),
+    ("MFC2019", "provenancefiltering"): (
+        PROV_IDX,
+        M19_PROV + ["ConfidenceScore"],
+        ["provenancefiltering", "{id}", "probe/{id}.jpg"],
+        ["{id}", "", "{st}", "{s}"],
+    ),
+    ("MFC2019", "eventverification"): (
+        EV_IDX,
+        EV_OUT,
+        ["eventverification", "P1", "world/P1.jpg", 64, 48, "{id}"],
+        ["P1", "{id}", "{s}", "{st}"],
+    ),
 }
 DEFAULT_STATUS = {"NC2017": "N", "MFC2019": "Processed", "OpenMFC2020": "Processed"}
 
@@ -40,9 +73,14 @@ def make(omfc, edition, task, scores, statuses=None):
     statuses = statuses or [DEFAULT_STATUS[edition]] * len(scores)
     if edition == "MFC2019" and task == "provenancefiltering":
         statuses = [s if s != "Processed" else "NonProcessed" for s in statuses]  # no JSON needed
-    return omfc.case(edition, task, header=out_h, index_header=idx_h,
-                     rows=[_fill(out_t, i, s, st) for i, (s, st) in enumerate(zip(scores, statuses))],
-                     index_rows=[_fill(idx_t, i, "", "") for i in range(len(scores))])
+    return omfc.case(
+        edition,
+        task,
+        header=out_h,
+        index_header=idx_h,
+        rows=[_fill(out_t, i, s, st) for i, (s, st) in enumerate(zip(scores, statuses, strict=False))],
+        index_rows=[_fill(idx_t, i, "", "") for i in range(len(scores))],
+    )
 
 
 # --------------------------------------------------------------------------- SCORE-01
@@ -51,15 +89,23 @@ def make(omfc, edition, task, scores, statuses=None):
 BAD_SCORES = ["0.5", "nan", "inf", "high", "", "1e400", "-inf"]
 
 
-@pytest.mark.parametrize("edition,task", [("OpenMFC2020", "IMDL"), ("NC2017", "splice"), ("MFC2019", "provenancefiltering")])
+@pytest.mark.parametrize(
+    "edition,task", [("OpenMFC2020", "IMDL"), ("NC2017", "splice"), ("MFC2019", "provenancefiltering")]
+)
 def test_score01_rejects_nan_inf_text_empty_overflow(omfc, edition, task):
     """D-03: a finite real in every edition (MediScore's SSD lets nan and inf pass); D-06: numeric when present."""
     res = make(omfc, edition, task, BAD_SCORES).run()
     assert res.outcome("SCORE-01") == "failed"
     assert res.first_line("SCORE-01") == "SCORE-01: 6 of 7 scores are not finite real numbers (showing 6)"
     text = res.text("SCORE-01")
-    for got in ("(got 'nan', which is not a number)", "(got 'inf', an infinite value)", "(got 'high')",
-                "(got an empty field)", "(got '1e400', which overflows to infinity)", "(got '-inf', an infinite value)"):
+    for got in (
+        "(got 'nan', which is not a number)",
+        "(got 'inf', an infinite value)",
+        "(got 'high')",
+        "(got an empty field)",
+        "(got '1e400', which overflows to infinity)",
+        "(got '-inf', an infinite value)",
+    ):
         assert got in text
     assert "ConfidenceScore must be a finite real number" in text
     key = "T1:DT1" if task == "splice" else "T1"  # composite trial key of IDX-01
@@ -75,12 +121,19 @@ def test_score01_and_score03_pass_on_valid_m19(omfc):
 
 def test_score01_optional_in_m19_provenance(omfc):
     """D-06: MFC2019 provenance has no ConfidenceScore; the score rules have nothing to check."""
-    case = omfc.case("MFC2019", "provenancefiltering", header=M19_PROV, rows=[["T0", "", "NonProcessed"]],
-                     index_header=PROV_IDX, index_rows=[["provenancefiltering", "T0", "probe/T0.jpg"]])
+    case = omfc.case(
+        "MFC2019",
+        "provenancefiltering",
+        header=M19_PROV,
+        rows=[["T0", "", "NonProcessed"]],
+        index_header=PROV_IDX,
+        index_rows=[["provenancefiltering", "T0", "probe/T0.jpg"]],
+    )
     res = case.run()
     assert res.outcome("SCORE-01") == "skipped"
-    assert res.text("SCORE-01") == ("SCORE-01 skipped: ConfidenceScore is optional in MFC2019 provenance output "
-                                    "and absent (D-06)")
+    assert res.text("SCORE-01") == (
+        "SCORE-01 skipped: ConfidenceScore is optional in MFC2019 provenance output and absent (D-06)"
+    )
     assert res.outcome("SCORE-04") == "skipped"
 
 
@@ -98,7 +151,9 @@ def test_score02_warns_on_constant_scores(omfc):
 
 def test_score02_and_score06_pass_on_any_reals(omfc):
     """SCORE-02: any real number is fine in NC2017 (no [0, 1] range: SCORE-03 is not collected)."""
-    res = make(omfc, "NC2017", "manipulation", ["6749", "-3.5", "398077", "-10", "-10"], ["N", "N", "N", "Y", "Y"]).run()
+    res = make(
+        omfc, "NC2017", "manipulation", ["6749", "-3.5", "398077", "-10", "-10"], ["N", "N", "N", "Y", "Y"]
+    ).run()
     for rid in ("SCORE-01", "SCORE-02", "SCORE-06"):
         assert res.outcome(rid) == "passed", res.text(rid)
         assert res.warning(rid) is None
@@ -112,12 +167,16 @@ def test_score06_fails_on_varied_or_high_opt_out_scores(omfc, task):
     res = make(omfc, "NC2017", task, ["0.2", "0.9", "0.1", "0.5"], ["N", "N", "Y", "Y"]).run()
     assert res.outcome("SCORE-06") == "failed"
     text = res.text("SCORE-06")
-    assert text.splitlines()[0] == ("SCORE-06: opted-out trials have 2 different scores; 1 of 2 opted-out trials "
-                                    "score at least the lowest processed score 0.2 (showing 2)")
+    assert text.splitlines()[0] == (
+        "SCORE-06: opted-out trials have 2 different scores; 1 of 2 opted-out trials "
+        "score at least the lowest processed score 0.2 (showing 2)"
+    )
     assert "(got 2 different scores: 0.1, 0.5)" in text
     assert ":5 [T3" in text
-    assert "ConfidenceScore='0.5': an opted-out trial's score must be lower than every processed trial's " \
-           "(got 0.5; the lowest processed score is 0.2)" in text
+    assert (
+        "ConfidenceScore='0.5': an opted-out trial's score must be lower than every processed trial's "
+        "(got 0.5; the lowest processed score is 0.2)" in text
+    )
 
 
 # --------------------------------------------------------------------------- SCORE-03
@@ -139,15 +198,21 @@ def test_score03_skipped_when_score01_fails(omfc):
 # --------------------------------------------------------------------------- SCORE-04 / SCORE-05 / SCORE-07
 
 
-@pytest.mark.parametrize("task,statuses", [
-    ("manipulation-image", ["Processed", "NonProcessed", "OptOutDetection", "OptOutAll", "OptOutLocalization"]),
-    ("eventverification", ["Processed", "NonProcessed", "OptOut", "OptOut", "Processed"]),
-])
+@pytest.mark.parametrize(
+    "task,statuses",
+    [
+        ("manipulation-image", ["Processed", "NonProcessed", "OptOutDetection", "OptOutAll", "OptOutLocalization"]),
+        ("eventverification", ["Processed", "NonProcessed", "OptOut", "OptOut", "Processed"]),
+    ],
+)
 def test_score04_nonzero_score_for_opted_out_m19(omfc, task, statuses):
     """D-04: MFC19 §2.2 "must be 0"; MediScore's own valid_ev breaks it."""
     res = make(omfc, "MFC2019", task, ["0.9", "0.2", "0.4", "0", "0.3"], statuses).run()
     assert res.outcome("SCORE-04") == "failed"
-    assert res.first_line("SCORE-04") == "SCORE-04: 2 of 3 non-processed or opted-out trials have a non-zero score (showing 2)"
+    assert (
+        res.first_line("SCORE-04")
+        == "SCORE-04: 2 of 3 non-processed or opted-out trials have a non-zero score (showing 2)"
+    )
     assert f"ConfidenceScore must be 0 for ProbeStatus={statuses[2]} (got 0.4)" in res.text("SCORE-04")
 
 
@@ -171,9 +236,20 @@ def test_score05_and_score07_pass(omfc):
 
 
 def test_score07_warns_on_failed_validation_scores(omfc):
-    res = make(omfc, "MFC2019", "manipulation-image", ["0.9", "0.6", "0"],
-               ["Processed", "FailedValidation", "FailedValidation"]).run()
+    res = make(
+        omfc,
+        "MFC2019",
+        "manipulation-image",
+        ["0.9", "0.6", "0"],
+        ["Processed", "FailedValidation", "FailedValidation"],
+    ).run()
     assert res.outcome("SCORE-07") == "passed"
     warning = res.warning("SCORE-07")
-    assert warning.splitlines()[0] == "SCORE-07: 1 FailedValidation trial with a non-zero score will be scored 0 by NIST (showing 1)"
-    assert "[T1] ConfidenceScore='0.6': NIST scores a FailedValidation trial as 0, so this score is replaced (got 0.6)" in warning
+    assert (
+        warning.splitlines()[0]
+        == "SCORE-07: 1 FailedValidation trial with a non-zero score will be scored 0 by NIST (showing 1)"
+    )
+    assert (
+        "[T1] ConfidenceScore='0.6': NIST scores a FailedValidation trial as 0, so this score is replaced (got 0.6)"
+        in warning
+    )

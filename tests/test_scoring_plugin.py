@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import psv
 from PIL import Image
 
-from conftest import psv
 from pytest_omfc.scoring import convention_table
 
 IDX_HEADER = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight"]
@@ -27,16 +27,35 @@ REF_HEADER = ["TaskID", "ProbeFileID", "ProbeFileName", "IsTarget", "Collection"
 REF_REL = "reference/OpenMFC20_Image-IMDL-ref.csv"  # relative to the dataset root
 #: (ProbeFileID, IsTarget, score, Collection), in reference order (= MediScore's row order).
 TRIALS = [
-    ("0001", "Y", 0.9, "A"), ("0002", "Y", 0.8, "B"), ("0005", "N", 0.7, "A"), ("0003", "Y", 0.6, "A"),
-    ("0006", "N", 0.5, "A"), ("0004", "Y", 0.4, "B"), ("0007", "N", 0.3, "B"), ("0008", "N", 0.2, "B"),
-]  # fmt: skip
-JOIN = psv(["ProbeFileID", "JournalName", "StartNodeID", "EndNodeID"],
-           [["0001", "J1", "n1", "n2"], ["0002", "J2", "n1", "n2"], ["0003", "J3", "n1", "n2"],
-            ["0003", "J3", "n2", "n3"], ["0004", "J4", "n1", "n2"]])  # fmt: skip
-MASK = psv(["JournalName", "StartNodeID", "EndNodeID", "Operation", "Purpose"],
-           [["J1", "n1", "n2", "PasteSplice", "add"], ["J2", "n1", "n2", "Blur", "remove"],
-            ["J3", "n1", "n2", "PasteSplice", "add"], ["J3", "n2", "n3", "Blur", "remove"],
-            ["J4", "n1", "n2", "Blur", "remove"]])  # fmt: skip
+    ("0001", "Y", 0.9, "A"),
+    ("0002", "Y", 0.8, "B"),
+    ("0005", "N", 0.7, "A"),
+    ("0003", "Y", 0.6, "A"),
+    ("0006", "N", 0.5, "A"),
+    ("0004", "Y", 0.4, "B"),
+    ("0007", "N", 0.3, "B"),
+    ("0008", "N", 0.2, "B"),
+]
+JOIN = psv(
+    ["ProbeFileID", "JournalName", "StartNodeID", "EndNodeID"],
+    [
+        ["0001", "J1", "n1", "n2"],
+        ["0002", "J2", "n1", "n2"],
+        ["0003", "J3", "n1", "n2"],
+        ["0003", "J3", "n2", "n3"],
+        ["0004", "J4", "n1", "n2"],
+    ],
+)
+MASK = psv(
+    ["JournalName", "StartNodeID", "EndNodeID", "Operation", "Purpose"],
+    [
+        ["J1", "n1", "n2", "PasteSplice", "add"],
+        ["J2", "n1", "n2", "Blur", "remove"],
+        ["J3", "n1", "n2", "PasteSplice", "add"],
+        ["J3", "n2", "n3", "Blur", "remove"],
+        ["J4", "n1", "n2", "Blur", "remove"],
+    ],
+)
 ALL = {"AUC": 0.8125, "EER": 0.25, "AUC@FAR": 0.0, "CDR@FAR": 0.5, "TRR": 1.0, "FAR_STOP": 0.1}
 
 
@@ -72,9 +91,21 @@ def make(
     **kw: Any,
 ) -> Scoring:
     ids = sorted(t[0] for t in TRIALS)
-    rows = [[i, (score or {}).get(i, s), "", (status or {}).get(i, "Processed"), ""] for i, _, s, _ in TRIALS if i not in drop]
-    case = omfc.case("OpenMFC2020", "IMDL", header=OUT_HEADER, rows=rows, csv_text=csv_text, index_header=IDX_HEADER,
-                     index_rows=[["IMDL", i, f"probe/{i}.jpg", 640, 480] for i in ids], **kw)  # fmt: skip
+    rows = [
+        [i, (score or {}).get(i, s), "", (status or {}).get(i, "Processed"), ""]
+        for i, _, s, _ in TRIALS
+        if i not in drop
+    ]
+    case = omfc.case(
+        "OpenMFC2020",
+        "IMDL",
+        header=OUT_HEADER,
+        rows=rows,
+        csv_text=csv_text,
+        index_header=IDX_HEADER,
+        index_rows=[["IMDL", i, f"probe/{i}.jpg", 640, 480] for i in ids],
+        **kw,
+    )
     ref_text = reference or psv(REF_HEADER, [["IMDL", i, f"probe/{i}.jpg", t, c] for i, t, _, c in TRIALS])
     omfc.write(f"dataset/{REF_REL}", ref_text)
     if journal:
@@ -126,15 +157,17 @@ def test_reference_relative_to_dataset_root(omfc):
 def test_summary_table_shows_the_auc(omfc):
     s = make(omfc)
     out = s.case.pytester.runpytest(*s.args("--omfc-query", "Collection==['A']", "--omfc-query", "IsTarget==['Y']"))
-    out.stdout.fnmatch_lines([
-        f"omfc: scoring detection against {s.reference} (convention mediscore, FAR stop 0.1)",
-        "omfc detection scores*",
-        "*result*T#*NT#*AUC*EER*AUC@FAR*CDR@FAR*TRR*",
-        "*q1*2*2*0.7500*",
-        "*q2*-*",
-        "omfc: convention mediscore, FAR stop 0.1",
-        "  q1: Collection==['A']",
-    ])  # fmt: skip
+    out.stdout.fnmatch_lines(
+        [
+            f"omfc: scoring detection against {s.reference} (convention mediscore, FAR stop 0.1)",
+            "omfc detection scores*",
+            "*result*T#*NT#*AUC*EER*AUC@FAR*CDR@FAR*TRR*",
+            "*q1*2*2*0.7500*",
+            "*q2*-*",
+            "omfc: convention mediscore, FAR stop 0.1",
+            "  q1: Collection==['A']",
+        ]
+    )
 
 
 # ---------------------------------------------------------------------------- options
@@ -179,7 +212,9 @@ def test_ini_settings_and_command_line_precedence(omfc):
     cli = s.case.run("--omfc-far-stop", "0.3", "--omfc-query", "IsTarget==['Y'] or Collection==['A']")
     assert "detection[q2]" not in cli.props
     assert (props(cli, "detection[q1]")["FAR_STOP"], props(cli, "detection[q1]")["query"]) == (
-        0.3, "IsTarget==['Y'] or Collection==['A']")
+        0.3,
+        "IsTarget==['Y'] or Collection==['A']",
+    )
 
 
 def test_seed_makes_the_bootstrap_reproducible(omfc):
@@ -219,8 +254,9 @@ def test_query_partition(omfc):
 
 def test_query_manipulation_uses_the_journal_tables(omfc):
     """1.10: -qm keeps targets with a matching journal operation (0003 has two) and every non-target."""
-    res = make(omfc).run("--omfc-query-manipulation", "Operation==['PasteSplice']",
-                         "--omfc-query-manipulation", "Purpose==['remove']")  # fmt: skip
+    res = make(omfc).run(
+        "--omfc-query-manipulation", "Operation==['PasteSplice']", "--omfc-query-manipulation", "Purpose==['remove']"
+    )
     p1, p2 = props(res, "detection[qm1]"), props(res, "detection[qm2]")
     assert_metrics(p1, {"AUC": 0.875, "TRR": 0.75})
     assert (p1["count.targets"], p1["count.nontargets"]) == (2, 4)
@@ -234,7 +270,8 @@ def test_query_manipulation_without_journal_tables_fails_naming_them(omfc):
     assert res.first_line("detection[qm1]") == (
         "score::detection: query \"Operation==['PasteSplice']\" (qm) cannot be evaluated: UndefinedVariableError: "
         "name 'Operation' is not defined; unknown column(s) ['Operation'] (no journal tables "
-        "OpenMFC20_Image-IMDL-ref-probejournaljoin.csv and OpenMFC20_Image-IMDL-ref-journalmask.csv beside the reference)"
+        "OpenMFC20_Image-IMDL-ref-probejournaljoin.csv and OpenMFC20_Image-IMDL-ref-journalmask.csv beside the "
+        "reference)"
     )
 
 
@@ -258,12 +295,21 @@ def test_metrics_json_shape(omfc):
     assert (doc["edition"], doc["task"], doc["submission"]) == ("OpenMFC2020", "IMDL", "p-test_1")
     assert doc["reference"].endswith(REF_REL)
     assert doc["options"] == {
-        "far_stop": 0.1, "ci": True, "ci_level": 0.9, "ci_iterations": 500, "seed": 77, "optout": False,
-        "convention": "mediscore", "query_kind": "q", "queries": ["Collection==['A']", "IsTarget==['Y']"],
+        "far_stop": 0.1,
+        "ci": True,
+        "ci_level": 0.9,
+        "ci_iterations": 500,
+        "seed": 77,
+        "optout": False,
+        "convention": "mediscore",
+        "query_kind": "q",
+        "queries": ["Collection==['A']", "IsTarget==['Y']"],
         "query_partition": None,
-    }  # fmt: skip
+    }
     first, second = doc["results"]
-    assert list(first) == ["scorer", "query", "query_kind", "metrics", "counts", "roc"] and first["scorer"] == "detection"
+    assert (
+        list(first) == ["scorer", "query", "query_kind", "metrics", "counts", "roc"] and first["scorer"] == "detection"
+    )
     assert (first["query"], first["query_kind"]) == ("Collection==['A']", "q")
     assert first["metrics"]["AUC"] == 0.75 and first["metrics"]["AUC_CI_UPPER"] == 1.0
     assert {"targets": 2, "nontargets": 2}.items() <= first["counts"].items()
@@ -274,7 +320,9 @@ def test_metrics_json_shape(omfc):
 def test_metrics_json_full_precision_and_null_for_nan(omfc):
     doc = make(omfc, drop=("0005",)).json()  # 3 non-targets: AUC 11/12
     m = doc["results"][0]["metrics"]
-    assert m["AUC"] == pytest.approx(11 / 12, abs=1e-15) and m["AUC"] != round(m["AUC"], 6)  # not rounded like MediScore
+    assert m["AUC"] == pytest.approx(11 / 12, abs=1e-15) and m["AUC"] != round(
+        m["AUC"], 6
+    )  # not rounded like MediScore
     assert m["AUC_CI_LOWER"] is None  # MediScore prints NaN/0 without --ci
     assert doc["options"]["query_kind"] == "all" and doc["results"][0]["query"] is None
 
@@ -322,7 +370,9 @@ def test_readme_quotes_the_convention_table():
 def test_failing_sub_pkg_mask_rules_do_not_stop_scoring(omfc):
     """Only the output, index and reference matter: a bad SubID, no description, a missing mask, a missing trial."""
     s = make(omfc, sub_id="bad id", description=None, drop=("0008",))
-    rows = psv(OUT_HEADER, [[i, sc, "mask/none.png" if i == "0001" else "", "Processed", ""] for i, _, sc, _ in TRIALS[:-1]])
+    rows = psv(
+        OUT_HEADER, [[i, sc, "mask/none.png" if i == "0001" else "", "Processed", ""] for i, _, sc, _ in TRIALS[:-1]]
+    )
     omfc.write("bad id/bad id.csv", rows)
     res = s.run()
     assert {"SUB-10", "PKG-03", "MASK-03", "IDX-04"} <= set(res.failed()) and res.ret == 1
@@ -333,18 +383,30 @@ def test_failing_sub_pkg_mask_rules_do_not_stop_scoring(omfc):
 @pytest.mark.parametrize(
     ("kw", "first_line"),
     [
-        pytest.param({"csv_text": "ProbeFileID,ConfidenceScore\n0001,0.9\n"},
-                     "score::detection skipped: CSV-01 failed: p-test_1/p-test_1.csv is not '|'-separated", id="comma"),
-        pytest.param({"csv_text": psv(["ProbeFileID", "Score"], [["0001", 0.9]])},
-                     "score::detection skipped: COL-02 failed: column ConfidenceScore is absent", id="no-score-column"),
-        pytest.param({"score": {"0005": "high", "0006": "x"}},
-                     "score::detection skipped: SCORE-01 failed: 2 ConfidenceScore value(s) are not numbers "
-                     "(first p-test_1/p-test_1.csv:4: 'high')", id="non-numeric"),
-        pytest.param({"reference": psv(REF_HEADER, [["IMDL", i, f"probe/{i}.jpg", "Y", c] for i, _, _, c in TRIALS])},
-                     "score::detection skipped: all trials: no non-target trials (targets=8, non-targets=0); "
-                     "AUC and EER are undefined", id="no-nontargets"),
+        pytest.param(
+            {"csv_text": "ProbeFileID,ConfidenceScore\n0001,0.9\n"},
+            "score::detection skipped: CSV-01 failed: p-test_1/p-test_1.csv is not '|'-separated",
+            id="comma",
+        ),
+        pytest.param(
+            {"csv_text": psv(["ProbeFileID", "Score"], [["0001", 0.9]])},
+            "score::detection skipped: COL-02 failed: column ConfidenceScore is absent",
+            id="no-score-column",
+        ),
+        pytest.param(
+            {"score": {"0005": "high", "0006": "x"}},
+            "score::detection skipped: SCORE-01 failed: 2 ConfidenceScore value(s) are not numbers "
+            "(first p-test_1/p-test_1.csv:4: 'high')",
+            id="non-numeric",
+        ),
+        pytest.param(
+            {"reference": psv(REF_HEADER, [["IMDL", i, f"probe/{i}.jpg", "Y", c] for i, _, _, c in TRIALS])},
+            "score::detection skipped: all trials: no non-target trials (targets=8, non-targets=0); "
+            "AUC and EER are undefined",
+            id="no-nontargets",
+        ),
     ],
-)  # fmt: skip
+)
 def test_unscorable_submission_is_skipped_with_the_reason(omfc, kw, first_line):
     res = make(omfc, **kw).run()
     assert res.outcome("detection") == "skipped"
@@ -354,30 +416,63 @@ def test_unscorable_submission_is_skipped_with_the_reason(omfc, kw, first_line):
 @pytest.mark.parametrize(
     ("kw", "extra", "first_line"),
     [
-        pytest.param({"reference": psv(REF_HEADER, [["IMDL", f"9{i}", f"probe/{i}.jpg", t, c] for i, t, _, c in TRIALS])}, (),
-                     "score::detection: reference does not match the index: none of the 8 index rows is in the "
-                     "reference (joined on ['TaskID', 'ProbeFileID', 'ProbeFileName'])", id="reference-vs-index"),
-        pytest.param({"reference": psv(["TaskID", "ProbeFileID"], [["IMDL", i] for i, *_ in TRIALS])}, (),
-                     "score::detection: reference lacks column(s) ['IsTarget']; it has ['TaskID', 'ProbeFileID']",
-                     id="reference-columns"),
+        pytest.param(
+            {"reference": psv(REF_HEADER, [["IMDL", f"9{i}", f"probe/{i}.jpg", t, c] for i, t, _, c in TRIALS])},
+            (),
+            "score::detection: reference does not match the index: none of the 8 index rows is in the "
+            "reference (joined on ['TaskID', 'ProbeFileID', 'ProbeFileName'])",
+            id="reference-vs-index",
+        ),
+        pytest.param(
+            {"reference": psv(["TaskID", "ProbeFileID"], [["IMDL", i] for i, *_ in TRIALS])},
+            (),
+            "score::detection: reference lacks column(s) ['IsTarget']; it has ['TaskID', 'ProbeFileID']",
+            id="reference-columns",
+        ),
         # issue 9 (3): a trial listed twice was scored twice, a trial the reference lacks silently dropped
-        pytest.param({"reference": psv(REF_HEADER, [["IMDL", i, f"probe/{i}.jpg", t, c] for i, t, _, c in TRIALS + TRIALS[2:3]])},
-                     (), "score::detection: reference lists 1 trial more than once ('0005'); each trial must have one row",
-                     id="reference-duplicate"),
-        pytest.param({"reference": psv(REF_HEADER, [["IMDL", i, f"probe/{i}.jpg", t, c] for i, t, _, c in TRIALS[:5] + TRIALS[6:]])},
-                     (), "score::detection: reference lacks 1 of the 8 index trials ('0004'); a reference must cover every "
-                     "trial of the index", id="reference-lacks-a-trial"),
-        pytest.param({}, ("--omfc-query", "Colour==['A']"),
-                     "score::detection: query \"Colour==['A']\" (q) cannot be evaluated: UndefinedVariableError: "
-                     "name 'Colour' is not defined; unknown column(s) ['Colour']", id="unknown-column"),
-        pytest.param({}, ("--omfc-query", "Collection=="),
-                     "score::detection: query 'Collection==' (q) cannot be evaluated: SyntaxError: "
-                     "invalid syntax (<unknown>, line 1)", id="does-not-parse"),
-        pytest.param({}, ("--omfc-query-partition", "Collection==[A]"),
-                     "score::detection: partition query 'Collection==[A]': cannot parse list in 'Collection==[A]'",
-                     id="partition-does-not-parse"),
+        pytest.param(
+            {
+                "reference": psv(
+                    REF_HEADER, [["IMDL", i, f"probe/{i}.jpg", t, c] for i, t, _, c in TRIALS + TRIALS[2:3]]
+                )
+            },
+            (),
+            "score::detection: reference lists 1 trial more than once ('0005'); each trial must have one row",
+            id="reference-duplicate",
+        ),
+        pytest.param(
+            {
+                "reference": psv(
+                    REF_HEADER, [["IMDL", i, f"probe/{i}.jpg", t, c] for i, t, _, c in TRIALS[:5] + TRIALS[6:]]
+                )
+            },
+            (),
+            "score::detection: reference lacks 1 of the 8 index trials ('0004'); a reference must cover every "
+            "trial of the index",
+            id="reference-lacks-a-trial",
+        ),
+        pytest.param(
+            {},
+            ("--omfc-query", "Colour==['A']"),
+            "score::detection: query \"Colour==['A']\" (q) cannot be evaluated: UndefinedVariableError: "
+            "name 'Colour' is not defined; unknown column(s) ['Colour']",
+            id="unknown-column",
+        ),
+        pytest.param(
+            {},
+            ("--omfc-query", "Collection=="),
+            "score::detection: query 'Collection==' (q) cannot be evaluated: SyntaxError: "
+            "invalid syntax (<unknown>, line 1)",
+            id="does-not-parse",
+        ),
+        pytest.param(
+            {},
+            ("--omfc-query-partition", "Collection==[A]"),
+            "score::detection: partition query 'Collection==[A]': cannot parse list in 'Collection==[A]'",
+            id="partition-does-not-parse",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_scoring_setup_fails_the_item(omfc, kw, extra, first_line):
     res = make(omfc, **kw).run(*extra)
     rid = next(r for r in res.reports if r.startswith("detection"))
@@ -387,8 +482,9 @@ def test_bad_scoring_setup_fails_the_item(omfc, kw, extra, first_line):
 
 
 def test_one_bad_query_does_not_hide_the_others(omfc):
-    res = make(omfc).run("--omfc-query", "Collection==['A']", "--omfc-query", "Colour==['A']",
-                         "--omfc-query", "IsTarget==['N']")  # fmt: skip
+    res = make(omfc).run(
+        "--omfc-query", "Collection==['A']", "--omfc-query", "Colour==['A']", "--omfc-query", "IsTarget==['N']"
+    )
     assert res.outcome("detection[q1]") == "passed"
     assert res.outcome("detection[q2]") == "failed"
     assert res.outcome("detection[q3]") == "skipped"
@@ -404,10 +500,12 @@ def test_one_bad_query_does_not_hide_the_others(omfc):
         (("--omfc-far-stop", "2"), "--omfc-far-stop: must be a number in [0, 1] (got '2')"),
         (("--omfc-ci-level", "1"), "--omfc-ci-level: must be a number strictly between 0 and 1 (got '1')"),
         (("--omfc-ci-iterations", "0"), "--omfc-ci-iterations: must be an integer from 1 to 10000 (got 0)"),
-        (("--omfc-query", "a", "--omfc-query-partition", "b"),
-         "--omfc-query and --omfc-query-partition are mutually exclusive (as MediScore's -q, -qm and -qp)"),
+        (
+            ("--omfc-query", "a", "--omfc-query-partition", "b"),
+            "--omfc-query and --omfc-query-partition are mutually exclusive (as MediScore's -q, -qm and -qp)",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_options_are_usage_errors(omfc, extra, message):
     s = make(omfc)
     out = s.case.pytester.runpytest(*s.args(*extra))
@@ -420,7 +518,10 @@ def test_outputs_never_go_into_the_submission(omfc):
     target = s.case.submission / "metrics.json"
     out = s.case.pytester.runpytest(*s.args("--omfc-metrics-json", str(target)))
     assert out.ret == pytest.ExitCode.USAGE_ERROR
-    assert f"--omfc-metrics-json: must not point into the submission or dataset directory {s.case.submission}" in out.stderr.str()
+    assert (
+        f"--omfc-metrics-json: must not point into the submission or dataset directory {s.case.submission}"
+        in out.stderr.str()
+    )
     assert not target.exists()
 
 
@@ -436,20 +537,51 @@ def test_missing_reference_is_a_usage_error(omfc):
 SAMPLE = "detectionScorerTests/sample"
 ME = "D_NC2016_Manipulation_ImgOnly_p-me_{}"
 CONFORMANCE_CASES = [
-    pytest.param(ME.format(1), (), "detection",
-                 {"TRR": 1.0, "AUC": 0.333333, "EER": 0.708333, "AUC@FAR": 0.0, "CDR@FAR": 0.25}, id="c2_1"),
-    pytest.param(ME.format(1), ("--omfc-query-manipulation", "Purpose==['remove']"), "detection[qm1]",
-                 {"TRR": 0.86, "AUC": 0.388889, "EER": 0.666667, "AUC@FAR": 0.0, "CDR@FAR": 0.333333}, id="c2_12-qm"),
-    pytest.param(ME.format(3), ("--omfc-optout",), "detection",
-                 {"TRR": 0.86, "AUC": 0.388889, "EER": 0.666667, "AUC@FAR": 0.0, "CDR@FAR": 0.333333}, id="c2_6-optout"),
-    pytest.param(ME.format(4), ("--omfc-optout",), "detection",
-                 {"TRR": 0.57, "AUC": 0.333333, "EER": 0.833333, "AUC@FAR": 0.0, "CDR@FAR": 0.333333},
-                 id="c2_8-optout-probestatus"),
-    pytest.param(ME.format(3), ("--omfc-query-manipulation", "Operation==['PasteSplice']", "--omfc-ci",
-                                "--omfc-ci-level", "0.95"), "detection[qm1]",
-                 {"TRR": 0.86, "AUC": 0.388889, "EER": 0.666667, "CDR@FAR": 0.333333, "AUC_CI_LOWER": 0.0,
-                  "AUC_CI_UPPER": 0.625, "CDR_CI_LOWER@FAR": 0.0, "CDR_CI_UPPER@FAR": 0.5}, id="c4_4-ci"),
-]  # fmt: skip
+    pytest.param(
+        ME.format(1),
+        (),
+        "detection",
+        {"TRR": 1.0, "AUC": 0.333333, "EER": 0.708333, "AUC@FAR": 0.0, "CDR@FAR": 0.25},
+        id="c2_1",
+    ),
+    pytest.param(
+        ME.format(1),
+        ("--omfc-query-manipulation", "Purpose==['remove']"),
+        "detection[qm1]",
+        {"TRR": 0.86, "AUC": 0.388889, "EER": 0.666667, "AUC@FAR": 0.0, "CDR@FAR": 0.333333},
+        id="c2_12-qm",
+    ),
+    pytest.param(
+        ME.format(3),
+        ("--omfc-optout",),
+        "detection",
+        {"TRR": 0.86, "AUC": 0.388889, "EER": 0.666667, "AUC@FAR": 0.0, "CDR@FAR": 0.333333},
+        id="c2_6-optout",
+    ),
+    pytest.param(
+        ME.format(4),
+        ("--omfc-optout",),
+        "detection",
+        {"TRR": 0.57, "AUC": 0.333333, "EER": 0.833333, "AUC@FAR": 0.0, "CDR@FAR": 0.333333},
+        id="c2_8-optout-probestatus",
+    ),
+    pytest.param(
+        ME.format(3),
+        ("--omfc-query-manipulation", "Operation==['PasteSplice']", "--omfc-ci", "--omfc-ci-level", "0.95"),
+        "detection[qm1]",
+        {
+            "TRR": 0.86,
+            "AUC": 0.388889,
+            "EER": 0.666667,
+            "CDR@FAR": 0.333333,
+            "AUC_CI_LOWER": 0.0,
+            "AUC_CI_UPPER": 0.625,
+            "CDR_CI_LOWER@FAR": 0.0,
+            "CDR_CI_UPPER@FAR": 0.5,
+        },
+        id="c4_4-ci",
+    ),
+]
 
 
 @pytest.mark.parametrize(("sub", "extra", "rid", "want"), CONFORMANCE_CASES)
@@ -457,11 +589,22 @@ def test_mediscore_sample_numbers(pytester, conformance, tmp_path, sub, extra, r
     ref_dir = conformance / SAMPLE / "reference"
     xml, js = tmp_path / "junit.xml", tmp_path / "metrics.json"
     rec = pytester.inline_run(
-        "-p", "no:cacheprovider", "--omfc-submission", str(conformance / SAMPLE / sub),
-        "--omfc-index", str(ref_dir / "NC2016-manipulation-index.csv"),
-        "--omfc-reference", str(ref_dir / "NC2016-manipulation-ref.csv"),
-        "--junitxml", str(xml), "-o", "junit_family=xunit1", "--omfc-metrics-json", str(js), *extra,
-    )  # fmt: skip
+        "-p",
+        "no:cacheprovider",
+        "--omfc-submission",
+        str(conformance / SAMPLE / sub),
+        "--omfc-index",
+        str(ref_dir / "NC2016-manipulation-index.csv"),
+        "--omfc-reference",
+        str(ref_dir / "NC2016-manipulation-ref.csv"),
+        "--junitxml",
+        str(xml),
+        "-o",
+        "junit_family=xunit1",
+        "--omfc-metrics-json",
+        str(js),
+        *extra,
+    )
     reps = [r for r in rec.getreports("pytest_runtest_logreport") if r.when == "call" and r.nodeid.endswith(rid)]
     assert [r.outcome for r in reps] == ["passed"]
     assert_metrics(dict(reps[0].user_properties), want)

@@ -12,10 +12,9 @@ import json
 from typing import Any
 
 import pytest
-
 from test_scoring_plugin import make
 
-WATCH_CONFTEST = '''
+WATCH_CONFTEST = """
 import os
 import sys
 
@@ -37,7 +36,7 @@ def pytest_configure(config):
             fh.write(event + " " + os.fspath(args[0]) + "\\n")
 
     sys.addaudithook(hook)
-'''
+"""
 
 QUERIES = ["Collection==['A']", "Collection==['B']", "IsTarget==['Y']", "Purpose==['remove'] or IsTarget==['N']"]
 
@@ -60,5 +59,7 @@ def test_controller_writes_json_and_plots_once(omfc: Any, monkeypatch: pytest.Mo
     doc = json.loads(js.read_text(encoding="utf-8"))
     assert [r["query"] for r in doc["results"]] == QUERIES
     assert [r["metrics"] and r["metrics"]["AUC"] for r in doc["results"]] == [0.75, 1.0, None, 0.75]
-    assert doc["results"][2]["skipped"].endswith("no non-target trials (targets=4, non-targets=0); AUC and EER are undefined")
+    assert doc["results"][2]["skipped"].endswith(
+        "no non-target trials (targets=4, non-targets=0); AUC and EER are undefined"
+    )
     assert sorted(p.name for p in (out_dir / "plots").iterdir()) == ["det.png", "det.svg", "roc.png", "roc.svg"]

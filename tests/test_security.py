@@ -23,9 +23,7 @@ from pathlib import Path
 
 import pytest
 from conftest import snapshot
-from test_options_bounds import EXAMPLES
-from test_options_bounds import Capped
-from test_options_bounds import run_capped
+from test_options_bounds import EXAMPLES, Capped, run_capped
 
 BAD = EXAMPLES / "submissions" / "imdl" / "p-baseline_3_bad-status"
 INDEX_NAME = "OpenMFC20_Image-IMDL-index.csv"
@@ -70,15 +68,38 @@ def hostile(tmp_path: Path) -> Hostile:
 def entry_point(h: Hostile, *extra: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Capped:
     """The README's command through pytest-omfc, with relative paths as a portal would give them."""
     cwd = cwd or h.root
-    return run_capped(["-m", "pytest_omfc", "--omfc-submission", os.path.relpath(h.sub, cwd),
-                       "--omfc-index", os.path.relpath(h.index, cwd), "-rf", *extra], cwd=cwd, env=env)
+    return run_capped(
+        [
+            "-m",
+            "pytest_omfc",
+            "--omfc-submission",
+            os.path.relpath(h.sub, cwd),
+            "--omfc-index",
+            os.path.relpath(h.index, cwd),
+            "-rf",
+            *extra,
+        ],
+        cwd=cwd,
+        env=env,
+    )
 
 
 def plain(h: Hostile, *extra: str, cwd: Path | None = None) -> Capped:
     """The README's plain pytest command (values space-separated, so pytest sees them as paths)."""
     cwd = cwd or h.root
-    return run_capped(["-m", "pytest", "--omfc-submission", os.path.relpath(h.sub, cwd),
-                       "--omfc-index", os.path.relpath(h.index, cwd), "-rf", *extra], cwd=cwd)
+    return run_capped(
+        [
+            "-m",
+            "pytest",
+            "--omfc-submission",
+            os.path.relpath(h.sub, cwd),
+            "--omfc-index",
+            os.path.relpath(h.index, cwd),
+            "-rf",
+            *extra,
+        ],
+        cwd=cwd,
+    )
 
 
 def assert_honest(res: Capped, h: Hostile) -> None:
@@ -90,8 +111,10 @@ def assert_honest(res: Capped, h: Hostile) -> None:
 
 
 def refusal(what: str, path: Path, kind: str, directory: Path) -> str:
-    return (f"ERROR: {what} {path} lies inside the {kind} directory {directory}: "
-            f"it must not configure a check of that {kind}; {HINT}")
+    return (
+        f"ERROR: {what} {path} lies inside the {kind} directory {directory}: "
+        f"it must not configure a check of that {kind}; {HINT}"
+    )
 
 
 # ---------------------------------------------------------------------------- the entry point ignores it all
@@ -129,13 +152,19 @@ def test_entry_point_with_xdist_and_a_hostile_environment(hostile):
     """-n 2: the workers get only the named plugins; PYTEST_ADDOPTS and PYTEST_PLUGINS are ignored."""
     hostile.sub.joinpath("pytest.ini").write_text(INIS["pytest.ini"])
     hostile.helper(hostile.sub, "conftest.py")
-    env = dict(os.environ, PYTEST_ADDOPTS="-p helper -k 'not 04'", PYTEST_PLUGINS="helper",
-               PYTHONPATH=os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(hostile.sub)])))
+    env = dict(
+        os.environ,
+        PYTEST_ADDOPTS="-p helper -k 'not 04'",
+        PYTEST_PLUGINS="helper",
+        PYTHONPATH=os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(hostile.sub)])),
+    )
     before = hostile.frozen()
     res = entry_point(hostile, "-n", "2", cwd=hostile.sub, env=env)
     assert_honest(res, hostile)
     assert "created: 2/2 workers" in res.out
-    assert "benchmark:" not in res.out and "plugins:" not in res.out  # no autoloaded plugin (pytest-benchmark is installed)
+    assert (
+        "benchmark:" not in res.out and "plugins:" not in res.out
+    )  # no autoloaded plugin (pytest-benchmark is installed)
     assert "pytest-omfc: PYTEST_ADDOPTS is ignored (options come only from this command line)" in res.err
     assert "pytest-omfc: PYTEST_PLUGINS is ignored (options come only from this command line)" in res.err
     assert hostile.frozen() == before
@@ -145,7 +174,9 @@ def test_entry_point_with_xdist_and_a_hostile_environment(hostile):
 def test_entry_point_refuses_ini_overrides_beyond_reporting(hostile, key):
     res = entry_point(hostile, "-o", f"{key}=x")
     assert res.ret == pytest.ExitCode.USAGE_ERROR
-    assert res.errlines == [f"ERROR: -o {key}: not accepted by pytest-omfc (only junit_*, console_output_style, as KEY=VALUE)"]
+    assert res.errlines == [
+        f"ERROR: -o {key}: not accepted by pytest-omfc (only junit_*, console_output_style, as KEY=VALUE)"
+    ]
 
 
 def test_entry_point_rejects_unknown_options_and_paths(hostile):
@@ -227,7 +258,9 @@ def test_console_script_is_the_entry_point(hostile):
         pytest.skip(f"pytest-omfc is not installed in this environment ({script} is absent): pip install -e .")
     hostile.sub.joinpath("pytest.ini").write_text(INIS["pytest.ini"])
     before = hostile.frozen()
-    res = run_capped([str(script), "--omfc-submission", str(hostile.sub), "--omfc-index", str(hostile.index), "-rf"],
-                     cwd=hostile.root)
+    res = run_capped(
+        [str(script), "--omfc-submission", str(hostile.sub), "--omfc-index", str(hostile.index), "-rf"],
+        cwd=hostile.root,
+    )
     assert_honest(res, hostile)
     assert hostile.frozen() == before

@@ -20,8 +20,12 @@ from pytest_omfc.scoring.merge import select_query
 
 def v1_only(omfc: Any, ref: list[tuple[str, str]], sys_segments: str, optout: str = "[]") -> VideoCase:
     """FrameCount 100; v1's journal operations ``ref`` (Operation, VideoFrame); v2 has none (no trial)."""
-    return VideoCase(omfc, frame_count=100, ops=[("v1", op, frames) for op, frames in ref],
-                     sys_rows={"v1": ["Processed", sys_segments, "[]", optout]})  # fmt: skip
+    return VideoCase(
+        omfc,
+        frame_count=100,
+        ops=[("v1", op, frames) for op, frames in ref],
+        sys_rows={"v1": ["Processed", sys_segments, "[]", optout]},
+    )
 
 
 def per_trial(doc: dict[str, Any], query: str | None = None) -> dict[str, Any]:
@@ -94,8 +98,10 @@ def test_frame_count_reason_names_the_index_file_and_line(omfc: Any) -> None:
     case.case.index.write_text("\n\n" + text)
     res, doc = case.json()
     assert res.outcome(ITEM) == "failed"
-    expected = ("MFC2019-manipulation-video-index.csv:4 [ProbeFileID=v1] FrameCount='x': "
-                "FrameCount must be a number >= 1 (got 'x')")  # fmt: skip
+    expected = (
+        "MFC2019-manipulation-video-index.csv:4 [ProbeFileID=v1] FrameCount='x': "
+        "FrameCount must be a number >= 1 (got 'x')"
+    )
     assert res.first_line(ITEM) == f"score::temporal: 1 of 2 trial(s) could not be scored: {expected}"
     (entry,) = [e for e in doc["results"] if e["scorer"] == "temporal"]
     rows = {r["ProbeFileID"]: r for r in entry["per_trial"]}
@@ -128,27 +134,34 @@ def test_query_star_means_all_trials_for_detection_and_temporal(omfc: Any) -> No
     assert (p["query"], p["AUC"], p["count.targets"], p["count.nontargets"]) == ("*", 1.0, 1, 1)
     base = props(plain, "detection")
     assert {k: v for k, v in p.items() if k.startswith(("AUC", "EER", "count."))} == {
-        k: v for k, v in base.items() if k.startswith(("AUC", "EER", "count."))}
+        k: v for k, v in base.items() if k.startswith(("AUC", "EER", "count."))
+    }
     assert props(star, f"{ITEM}[q1]")["MCC"] == pytest.approx(SQRT_3_8 / 2, abs=1e-12)
 
 
 def test_query_star_beside_a_real_query(omfc: Any) -> None:
-    """"*" and "ProbeFileID == 'v1'": detection q2 keeps only the target, so AUC is undefined and q2 skips
+    """ "*" and "ProbeFileID == 'v1'": detection q2 keeps only the target, so AUC is undefined and q2 skips
     (naming the query); q1 is unaffected.  Temporal q2 scores v1 alone: sqrt(3/8)."""
     case = _detection_case(omfc)
     res = case.run("--omfc-query", "*", "--omfc-query", "ProbeFileID == 'v1'", only=False)
     assert props(res, "detection[q1]")["AUC"] == 1.0
     assert res.outcome("detection[q2]") == "skipped"
-    assert res.first_line("detection[q2]").startswith("score::detection skipped: q query \"ProbeFileID == 'v1'\": "
-                                                       "no non-target trials")  # fmt: skip
+    assert res.first_line("detection[q2]").startswith(
+        "score::detection skipped: q query \"ProbeFileID == 'v1'\": no non-target trials"
+    )
     assert props(res, f"{ITEM}[q2]")["MCC"] == pytest.approx(SQRT_3_8, abs=1e-12)
 
 
 @pytest.mark.parametrize("kind", ["q", "qm", "qp"])
 def test_select_query_star_keeps_every_trial_once(kind: str) -> None:
     """A JT-merged frame has one row per (trial, operation): "*" gives each trial once, in order, for every kind."""
-    frame = pd.DataFrame({"ProbeFileID": ["a", "a", "b", "c"], "IsTarget": ["Y", "Y", "N", "Y"],
-                          "Operation": ["Blur", "Clone", "", "Blur"]})  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "ProbeFileID": ["a", "a", "b", "c"],
+            "IsTarget": ["Y", "Y", "N", "Y"],
+            "Operation": ["Blur", "Clone", "", "Blur"],
+        }
+    )
     got = select_query(frame, " * ", kind, ["ProbeFileID"])  # type: ignore[arg-type]
     assert got["ProbeFileID"].tolist() == ["a", "b", "c"]
     assert got["Operation"].tolist() == ["Blur", "", "Blur"]

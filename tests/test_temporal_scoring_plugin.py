@@ -22,8 +22,14 @@ import pytest
 from conftest import Case, psv, run_untouched
 
 IDX_HEADER = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "FrameCount"]
-OUT_HEADER = ["ProbeFileID", "ConfidenceScore", "ProbeStatus", "VideoFrameSegments", "AudioSampleSegments",
-              "VideoFrameOptOutSegments"]  # fmt: skip
+OUT_HEADER = [
+    "ProbeFileID",
+    "ConfidenceScore",
+    "ProbeStatus",
+    "VideoFrameSegments",
+    "AudioSampleSegments",
+    "VideoFrameOptOutSegments",
+]
 REF_DIR = "dataset/reference/manipulation-video"
 REF_NAME = "MFC2019-manipulation-video-ref"
 ITEM = "temporal"
@@ -40,32 +46,52 @@ SQRT_3_8 = mcc(20, 60, 0, 20)
 class VideoCase:
     """An MFC2019 manipulation-video dataset with journal tables beside the reference, and a submission."""
 
-    def __init__(self, omfc: Any, *, sys_rows: dict[str, list[str]] | None = None,
-                 ops: list[tuple[str, str, str]] | None = None, frame_count: int = 101,
-                 beside: bool = True) -> None:  # fmt: skip
+    def __init__(
+        self,
+        omfc: Any,
+        *,
+        sys_rows: dict[str, list[str]] | None = None,
+        ops: list[tuple[str, str, str]] | None = None,
+        frame_count: int = 101,
+        beside: bool = True,
+    ) -> None:
         sys_rows = sys_rows or {}
         rows = {"v1": ["Processed", "[[21, 41]]", "[]", "[]"], "v2": ["Processed", "[]", "[]", "[]"], **sys_rows}
         ids = sorted(rows)
         self.case: Case = omfc.case(
-            "MFC2019", "manipulation-video", header=OUT_HEADER, rows=[[i, 0.5, *rows[i]] for i in ids],
-            index_header=IDX_HEADER, index_rows=[["manipulation-video", i, f"probe/{i}.mp4", 320, 240, frame_count] for i in ids],
-        )  # fmt: skip
-        ops = ops if ops is not None else [("v1", "PasteFrames", "[[21, 41]]"), ("v1", "Blur", "[[61, 81]]"),
-                                           ("v2", "Blur", "[[11, 31]]")]  # fmt: skip
+            "MFC2019",
+            "manipulation-video",
+            header=OUT_HEADER,
+            rows=[[i, 0.5, *rows[i]] for i in ids],
+            index_header=IDX_HEADER,
+            index_rows=[["manipulation-video", i, f"probe/{i}.mp4", 320, 240, frame_count] for i in ids],
+        )
+        ops = (
+            ops
+            if ops is not None
+            else [("v1", "PasteFrames", "[[21, 41]]"), ("v1", "Blur", "[[61, 81]]"), ("v2", "Blur", "[[11, 31]]")]
+        )
         join = [[p, f"j{p}", f"n{k}", f"n{k + 1}"] for k, (p, _, _) in enumerate(ops)]
         mask = [[f"j{p}", f"n{k}", f"n{k + 1}", op, frames] for k, (p, op, frames) in enumerate(ops)]
         ref = [["manipulation-video", i, f"probe/{i}.mp4", "Y", f"j{i}"] for i in ids]
-        self.reference = omfc.write(f"{REF_DIR}/{REF_NAME}.csv",
-                                    psv(["TaskID", "ProbeFileID", "ProbeFileName", "IsTarget", "JournalName"], ref))
+        self.reference = omfc.write(
+            f"{REF_DIR}/{REF_NAME}.csv", psv(["TaskID", "ProbeFileID", "ProbeFileName", "IsTarget", "JournalName"], ref)
+        )
         where = REF_DIR if beside else "elsewhere"
-        self.join = omfc.write(f"{where}/{REF_NAME}-probejournaljoin.csv",
-                               psv(["ProbeFileID", "JournalName", "StartNodeID", "EndNodeID"], join))
-        self.mask = omfc.write(f"{where}/{REF_NAME}-journalmask.csv",
-                               psv(["JournalName", "StartNodeID", "EndNodeID", "Operation", "VideoFrame"], mask))
+        self.join = omfc.write(
+            f"{where}/{REF_NAME}-probejournaljoin.csv",
+            psv(["ProbeFileID", "JournalName", "StartNodeID", "EndNodeID"], join),
+        )
+        self.mask = omfc.write(
+            f"{where}/{REF_NAME}-journalmask.csv",
+            psv(["JournalName", "StartNodeID", "EndNodeID", "Operation", "VideoFrame"], mask),
+        )
         self.root: Path = omfc.root
 
     def run(self, *extra: str, only: bool = True) -> Any:
-        return self.case.run("--omfc-reference", str(self.reference), *(["--omfc-score", "temporal"] if only else []), *extra)
+        return self.case.run(
+            "--omfc-reference", str(self.reference), *(["--omfc-score", "temporal"] if only else []), *extra
+        )
 
     def json(self, *extra: str) -> tuple[Any, dict[str, Any]]:
         path = self.root / "out" / "metrics.json"
@@ -110,8 +136,16 @@ def test_collar(omfc: Any) -> None:
 
 def test_collar_out_of_bounds_is_a_usage_error(omfc: Any) -> None:
     case = VideoCase(omfc)
-    res = omfc.pytester.runpytest_subprocess(*case.case.args, "-p", "no:cacheprovider", "--omfc-reference",
-                                             str(case.reference), "--omfc-collar", "-1", timeout=120)
+    res = omfc.pytester.runpytest_subprocess(
+        *case.case.args,
+        "-p",
+        "no:cacheprovider",
+        "--omfc-reference",
+        str(case.reference),
+        "--omfc-collar",
+        "-1",
+        timeout=120,
+    )
     assert res.ret == pytest.ExitCode.USAGE_ERROR
     assert "ERROR: --omfc-collar: must be an integer from 0 to 1000000000 (got -1)" in res.stderr.lines
 
@@ -162,7 +196,8 @@ def test_plan_convention_does_not_truncate(omfc: Any) -> None:
     assert res.first_line(ITEM) == (
         "score::temporal: 1 of 2 trial(s) could not be scored: p-test_1/p-test_1.csv:3 [ProbeFileID=v2] "
         "VideoFrameSegments: system interval "
-        "[90, 150] must lie within the video [1, 101] (truncation is off) (got [90, 150]); trial not scored")
+        "[90, 150] must lie within the video [1, 101] (truncation is off) (got [90, 150]); trial not scored"
+    )
     assert props(res, ITEM)["MCC"] == pytest.approx(round(mcc(21, 59, 0, 21), 12), abs=1e-12)  # v1 alone
 
 
@@ -171,7 +206,8 @@ def test_bad_segments_fail_the_item_naming_probe_and_line(omfc: Any) -> None:
     assert res.outcome(ITEM) == "failed"
     assert res.first_line(ITEM) == (
         "score::temporal: 1 of 2 trial(s) could not be scored: p-test_1/p-test_1.csv:3 [ProbeFileID=v2] "
-        "VideoFrameSegments='[[1,': must be a JSON list of [start, end] pairs (got text that is not JSON)")
+        "VideoFrameSegments='[[1,': must be a JSON list of [start, end] pairs (got text that is not JSON)"
+    )
     assert props(res, ITEM)["MCC"] == pytest.approx(SQRT_3_8, abs=1e-12)  # v1 still scored
 
 
@@ -181,7 +217,8 @@ def test_reference_interval_outside_the_video_fails_that_trial(omfc: Any) -> Non
     assert res.outcome(ITEM) == "failed"
     assert res.first_line(ITEM).startswith(
         "score::temporal: 1 of 2 trial(s) could not be scored: MFC2019-manipulation-video-ref-journalmask.csv:3 "
-        "[ProbeFileID=v2] VideoFrame: reference interval [90, 200] of probe v2 must lie within the video [1, 101]")
+        "[ProbeFileID=v2] VideoFrame: reference interval [90, 200] of probe v2 must lie within the video [1, 101]"
+    )
 
 
 def test_missing_journal_tables_skip_and_given_paths_work(omfc: Any) -> None:
@@ -198,7 +235,9 @@ def test_missing_journal_tables_skip_and_given_paths_work(omfc: Any) -> None:
 def test_missing_segment_column_skips_naming_the_column_rule(omfc: Any) -> None:
     header = ["ProbeFileID", "ConfidenceScore", "ProbeStatus"]
     case = VideoCase(omfc)
-    case.case.submission.joinpath("p-test_1.csv").write_text(psv(header, [["v1", 0.5, "Processed"], ["v2", 0.5, "Processed"]]))
+    case.case.submission.joinpath("p-test_1.csv").write_text(
+        psv(header, [["v1", 0.5, "Processed"], ["v2", 0.5, "Processed"]])
+    )
     res = case.run()
     assert res.outcome(ITEM) == "skipped"
     assert "failed: column VideoFrameSegments is absent" in res.first_line(ITEM)
@@ -215,19 +254,36 @@ def test_mediscore_checkfile_means(omfc: Any, conformance: Path) -> None:
     if not (ts / "checkfiles/test_1_0/scores.csv").is_file():
         pytest.skip(f"MediScore conformance data not found: {ts}")
     # Copy under MFC2019 names (edition inference); the originals are only read.
-    names = {"test_case_1_videotemploc-index.csv": "dataset/indexes/MFC2019-manipulation-video-index.csv",
-             "test_case_1_videotemploc-ref.csv": f"{REF_DIR}/{REF_NAME}.csv",
-             "test_case_1_videotemploc-ref-probejournaljoin.csv": f"{REF_DIR}/{REF_NAME}-probejournaljoin.csv",
-             "test_case_1_videotemploc-ref-journalmask.csv": f"{REF_DIR}/{REF_NAME}-journalmask.csv",
-             "test_case_1_system_output.csv": "p-vtl_1/p-vtl_1.csv"}  # fmt: skip
+    names = {
+        "test_case_1_videotemploc-index.csv": "dataset/indexes/MFC2019-manipulation-video-index.csv",
+        "test_case_1_videotemploc-ref.csv": f"{REF_DIR}/{REF_NAME}.csv",
+        "test_case_1_videotemploc-ref-probejournaljoin.csv": f"{REF_DIR}/{REF_NAME}-probejournaljoin.csv",
+        "test_case_1_videotemploc-ref-journalmask.csv": f"{REF_DIR}/{REF_NAME}-journalmask.csv",
+        "test_case_1_system_output.csv": "p-vtl_1/p-vtl_1.csv",
+    }
     for src, dst in names.items():
         (omfc.root / dst).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ts / src, omfc.root / dst)
-    expected = {int(r.split("|")[0]): float(r.split("|")[1])
-                for r in (ts / "checkfiles/test_1_0/scores.csv").read_text().splitlines()[1:] if r.strip()}
-    res = run_untouched(omfc.pytester, omfc.root / "p-vtl_1", omfc.root / "dataset/indexes/MFC2019-manipulation-video-index.csv",
-                        "--omfc-reference", str(omfc.root / f"{REF_DIR}/{REF_NAME}.csv"), "--omfc-score", "temporal",
-                        "--omfc-collar", "5", "--omfc-query", "*", "--omfc-query", "Operation == 'PasteFrames'")  # fmt: skip
+    expected = {
+        int(r.split("|")[0]): float(r.split("|")[1])
+        for r in (ts / "checkfiles/test_1_0/scores.csv").read_text().splitlines()[1:]
+        if r.strip()
+    }
+    res = run_untouched(
+        omfc.pytester,
+        omfc.root / "p-vtl_1",
+        omfc.root / "dataset/indexes/MFC2019-manipulation-video-index.csv",
+        "--omfc-reference",
+        str(omfc.root / f"{REF_DIR}/{REF_NAME}.csv"),
+        "--omfc-score",
+        "temporal",
+        "--omfc-collar",
+        "5",
+        "--omfc-query",
+        "*",
+        "--omfc-query",
+        "Operation == 'PasteFrames'",
+    )
     for pos in (0, 1):
         item = f"temporal[q{pos + 1}]"
         assert res.outcome(item) == "passed", res.text(item)
@@ -249,10 +305,34 @@ def _limit() -> None:
 def run_capped(case: VideoCase, *extra: str) -> subprocess.CompletedProcess[str]:
     """Only the temporal item (``-k temporal``), under RLIMIT_AS and a timeout: a regression fails fast."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "--rootdir", str(case.root), *case.case.args,
-            "--omfc-reference", str(case.reference), "--omfc-score", "temporal", "-k", "temporal", *extra]  # fmt: skip
-    return subprocess.run(args, check=False, cwd=case.root, env=env, capture_output=True, text=True, timeout=CAP_SECONDS,
-                          preexec_fn=_limit)  # fmt: skip
+    args = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-rA",
+        "--rootdir",
+        str(case.root),
+        *case.case.args,
+        "--omfc-reference",
+        str(case.reference),
+        "--omfc-score",
+        "temporal",
+        "-k",
+        "temporal",
+        *extra,
+    ]
+    return subprocess.run(
+        args,
+        check=False,
+        cwd=case.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CAP_SECONDS,
+        preexec_fn=_limit,
+    )
 
 
 def _no_crash(proc: subprocess.CompletedProcess[str]) -> str:

@@ -101,14 +101,24 @@ def _tables(cases: list[_Case]) -> dict[str, pd.DataFrame]:
             join.append([c.pid, f"j{c.pid}", f"n{k}", f"n{k + 1}"])
             mask.append([f"j{c.pid}", f"n{k}", f"n{k + 1}", op, cell])
     return {
-        "index": pd.DataFrame([["manipulation-video", c.pid, c.fc] for c in cases],
-                              columns=["TaskID", "ProbeFileID", "FrameCount"]),
+        "index": pd.DataFrame(
+            [["manipulation-video", c.pid, c.fc] for c in cases], columns=["TaskID", "ProbeFileID", "FrameCount"]
+        ),
         "journal_join": pd.DataFrame(join, columns=["ProbeFileID", "JournalName", "StartNodeID", "EndNodeID"]),
-        "journal_mask": pd.DataFrame(mask, columns=["JournalName", "StartNodeID", "EndNodeID", "Operation",
-                                                    "VideoFrame"]),
-        "system": pd.DataFrame([[c.pid, "0.5", c.status, c.sys, "[]", c.sns] for c in cases],
-                               columns=["ProbeFileID", "ConfidenceScore", "ProbeStatus", "VideoFrameSegments",
-                                        "AudioSampleSegments", "VideoFrameOptOutSegments"]),
+        "journal_mask": pd.DataFrame(
+            mask, columns=["JournalName", "StartNodeID", "EndNodeID", "Operation", "VideoFrame"]
+        ),
+        "system": pd.DataFrame(
+            [[c.pid, "0.5", c.status, c.sys, "[]", c.sns] for c in cases],
+            columns=[
+                "ProbeFileID",
+                "ConfidenceScore",
+                "ProbeStatus",
+                "VideoFrameSegments",
+                "AudioSampleSegments",
+                "VideoFrameOptOutSegments",
+            ],
+        ),
     }
 
 
@@ -117,7 +127,7 @@ def _tables(cases: list[_Case]) -> dict[str, pd.DataFrame]:
 
 def _brief(value: str, width: int = 40) -> str:
     text = value.encode("unicode_escape").decode("ascii")
-    return text if len(text) <= width else f"{text[:width - 3]}..."
+    return text if len(text) <= width else f"{text[: width - 3]}..."
 
 
 def _fmt(x: float) -> str:
@@ -146,8 +156,17 @@ def _nonzero(union: np.ndarray) -> np.ndarray:
     return union[union[:, 0] != union[:, 1]] if union.size else union
 
 
-def _old_trial(c: _Case, first_line: int, sys_line: int, ops: set[str] | None, *, collar: int, plan: bool,
-               truncate: bool, video_optout: bool) -> TemporalTrial | None:
+def _old_trial(
+    c: _Case,
+    first_line: int,
+    sys_line: int,
+    ops: set[str] | None,
+    *,
+    collar: int,
+    plan: bool,
+    truncate: bool,
+    video_optout: bool,
+) -> TemporalTrial | None:
     """The previous engine's result for one probe (None: the query selects none of its rows)."""
     rows = [(first_line + k, cell) for k, (op, cell) in enumerate(c.rows) if ops is None or op in ops]
     if not rows:
@@ -156,12 +175,16 @@ def _old_trial(c: _Case, first_line: int, sys_line: int, ops: set[str] | None, *
     try:
         fc = float(c.fc)
     except ValueError:
-        return TemporalTrial(c.pid, "error", reason=f"index:{int(c.pid[1:]) + 2} {tag} FrameCount={c.fc!r}: "
-                                                    f"FrameCount must be a number >= 1 (got {c.fc!r})")
+        return TemporalTrial(
+            c.pid,
+            "error",
+            reason=f"index:{int(c.pid[1:]) + 2} {tag} FrameCount={c.fc!r}: "
+            f"FrameCount must be a number >= 1 (got {c.fc!r})",
+        )
     if c.status != "Processed":
         return TemporalTrial(c.pid, "opted_out", reason=f"opted out ({c.status!r} is not Processed)")
     arrays = {}
-    for col, cell in (("VideoFrameSegments", c.sys), ("VideoFrameOptOutSegments", c.sns))[:1 + video_optout]:
+    for col, cell in (("VideoFrameSegments", c.sys), ("VideoFrameOptOutSegments", c.sns))[: 1 + video_optout]:
         try:
             arrays[col] = interval_union(parse_segments(cell))
         except SegmentError as exc:
@@ -172,8 +195,9 @@ def _old_trial(c: _Case, first_line: int, sys_line: int, ops: set[str] | None, *
         try:
             arr = parse_segments(cell)
         except SegmentError as exc:
-            return TemporalTrial(c.pid, "error", reason=f"journal mask table:{line} {tag} "
-                                                        f"VideoFrame={_brief(cell)!r}: {exc}")
+            return TemporalTrial(
+                c.pid, "error", reason=f"journal mask table:{line} {tag} VideoFrame={_brief(cell)!r}: {exc}"
+            )
         parts.append(arr)
         part_lines += [line] * len(arr)
     ref_raw = np.concatenate(parts)
@@ -186,9 +210,14 @@ def _old_trial(c: _Case, first_line: int, sys_line: int, ops: set[str] | None, *
         if out.any():
             at = int(np.flatnonzero(out)[0])
             first = ref_raw[at] - (np.array([0.0, 1.0]) if plan else 0.0)
-            return TemporalTrial(c.pid, "error", reason=(
-                f"journal mask table:{part_lines[at]} {tag} VideoFrame: reference interval {_iv(first)} of probe "
-                f"{c.pid} must lie within the video [1, {_fmt(fc)}] (got {_iv(first)}); trial not scored"))
+            return TemporalTrial(
+                c.pid,
+                "error",
+                reason=(
+                    f"journal mask table:{part_lines[at]} {tag} VideoFrame: reference interval {_iv(first)} of probe "
+                    f"{c.pid} must lie within the video [1, {_fmt(fc)}] (got {_iv(first)}); trial not scored"
+                ),
+            )
     ref = interval_union(ref_raw)
     if truncate:
         sys, sns = _truncate(sys, hi), _truncate(sns, hi)
@@ -198,9 +227,14 @@ def _old_trial(c: _Case, first_line: int, sys_line: int, ops: set[str] | None, *
         if bad.any():
             first = nz[np.flatnonzero(bad)[0]] - (np.array([0.0, 1.0]) if plan else 0.0)
             hint = "" if truncate else " (truncation is off)"
-            return TemporalTrial(c.pid, "error", reason=(
-                f"system output:{sys_line} {tag} {name}: system interval {_iv(first)} must lie within the video "
-                f"[1, {_fmt(fc)}]{hint} (got {_iv(first)}); trial not scored"))
+            return TemporalTrial(
+                c.pid,
+                "error",
+                reason=(
+                    f"system output:{sys_line} {tag} {name}: system interval {_iv(first)} must lie within the video "
+                    f"[1, {_fmt(fc)}]{hint} (got {_iv(first)}); trial not scored"
+                ),
+            )
     collars = interval_union(_collars(ref, float(collar), lo, hi))
     tp, tn, fp, fn = confusion_counts(ref, sys, lo, hi, collars=collars, sns=sns)
     return TemporalTrial(c.pid, "scored", mcc=round(mcc(tp, tn, fp, fn), 12), tp=tp, tn=tn, fp=fp, fn=fn)
@@ -226,15 +260,26 @@ TABLES = _tables(CASES)
 @pytest.mark.parametrize("collar", [0, 2, 5])
 @pytest.mark.parametrize(("convention", "truncate"), [("mediscore", None), ("plan", None), ("plan", True)])
 @pytest.mark.parametrize("video_optout", [True, False])
-def test_batched_engine_equals_per_probe_path(collar: int, convention: str, truncate: bool | None,
-                                              video_optout: bool) -> None:
-    report = score_temporal(TABLES["index"], None, TABLES["system"], journal_join=TABLES["journal_join"],
-                            journal_mask=TABLES["journal_mask"], query=["*", "Operation == 'Clone'"], collar=collar,
-                            convention=convention, truncate=truncate, video_optout=video_optout)  # type: ignore[arg-type]
+def test_batched_engine_equals_per_probe_path(
+    collar: int, convention: str, truncate: bool | None, video_optout: bool
+) -> None:
+    report = score_temporal(
+        TABLES["index"],
+        None,
+        TABLES["system"],
+        journal_join=TABLES["journal_join"],
+        journal_mask=TABLES["journal_mask"],
+        query=["*", "Operation == 'Clone'"],
+        collar=collar,
+        convention=convention,
+        truncate=truncate,
+        video_optout=video_optout,
+    )  # type: ignore[arg-type]
     plan = convention == "plan"
     for result, ops in zip(report.results, (None, {"Clone"}), strict=True):
-        want = _old_report(CASES, ops, collar=collar, plan=plan, truncate=bool(truncate) or not plan,
-                           video_optout=video_optout)
+        want = _old_report(
+            CASES, ops, collar=collar, plan=plan, truncate=bool(truncate) or not plan, video_optout=video_optout
+        )
         assert result.error is None
         assert [t.probe for t in result.trials] == [t.probe for t in want]
         for got, exp in zip(result.trials, want, strict=True):
@@ -250,12 +295,26 @@ def test_random_cases_cover_the_edge_cases() -> None:
     status = [t.status for t in trials]
     assert status.count("scored") > 200 and "opted_out" in status
     reasons = [t.reason or "" for t in trials + plan]
-    for fragment in ("reference interval", "system interval", "(truncation is off)", "FrameCount=",
-                     "VideoFrame='[[1, 2]'", "VideoFrameSegments='[[1, \"2\"]]'"):
+    for fragment in (
+        "reference interval",
+        "system interval",
+        "(truncation is off)",
+        "FrameCount=",
+        "VideoFrame='[[1, 2]'",
+        "VideoFrameSegments='[[1, \"2\"]]'",
+    ):
         assert any(fragment in r for r in reasons), fragment
     no_ref = [c for c in CASES if all(cell in ("", "[]") for _, cell in c.rows)]
-    zero = [c for c in CASES if any(iv[0] == iv[1] for _, cell in c.rows if cell.startswith("[[") and
-                                    cell.endswith("]]") for iv in json.loads(cell))]
+    zero = [
+        c
+        for c in CASES
+        if any(
+            iv[0] == iv[1]
+            for _, cell in c.rows
+            if cell.startswith("[[") and cell.endswith("]]")
+            for iv in json.loads(cell)
+        )
+    ]
     empty_sys = [c for c in CASES if c.sys == "[]"]
     halves = [c for c in CASES if ".5" in c.sys or ".1" in c.sys]
     assert min(len(no_ref), len(zero), len(empty_sys), len(halves)) >= 5
@@ -270,8 +329,14 @@ def test_collar_inside_optout_segment_by_hand() -> None:
     """
     case = _Case("v0000", "100", [("Clone", "[[20, 40]]")], "Processed", "[[25, 50]]", "[[38, 45]]")
     t = tables = _tables([case])
-    report = score_temporal(tables["index"], None, tables["system"], journal_join=t["journal_join"],
-                            journal_mask=t["journal_mask"], collar=3)
+    report = score_temporal(
+        tables["index"],
+        None,
+        tables["system"],
+        journal_join=t["journal_join"],
+        journal_mask=t["journal_mask"],
+        collar=3,
+    )
     (got,) = report.results[0].trials
     assert (got.tp, got.fn, got.fp, got.tn) == (12.0, 2.0, 5.0, 66.0)
     assert got.mcc == round(782 / (17 * 14 * 71 * 68) ** 0.5, 12)
@@ -283,13 +348,29 @@ def test_adjacent_float_cut_points_classified_as_the_midpoint_test_does() -> Non
     float wide.  The per-probe path classifies each piece by its midpoint, which here rounds onto the
     upper end, so the piece takes the state beyond it; the sweep must do the same (TP stays 0.0 rather
     than 1.8e-15, which would move the MCC from 0 to 8.8e-09)."""
-    case = _Case("v0000", "29", [("Clone", "[[14.5, 14.5], [10.6, 16.6]]"), ("Clone", "[]"),
-                                 ("Blur", "[[22, 23.5], [3, 8], [28, 29], [20, 23.5], [26, 27]]")],
-                 "Processed", "[[10.5, 17.4], [17.4, 20.4], [20.4, 42], [29, 42], [9, 13]]", "[]")
+    case = _Case(
+        "v0000",
+        "29",
+        [
+            ("Clone", "[[14.5, 14.5], [10.6, 16.6]]"),
+            ("Clone", "[]"),
+            ("Blur", "[[22, 23.5], [3, 8], [28, 29], [20, 23.5], [26, 27]]"),
+        ],
+        "Processed",
+        "[[10.5, 17.4], [17.4, 20.4], [20.4, 42], [29, 42], [9, 13]]",
+        "[]",
+    )
     tables = _tables([case])
     for query, mcc_want in (("*", 0.0), ("Operation == 'Clone'", 0.0)):
-        report = score_temporal(tables["index"], None, tables["system"], journal_join=tables["journal_join"],
-                                journal_mask=tables["journal_mask"], query=query, collar=3)
+        report = score_temporal(
+            tables["index"],
+            None,
+            tables["system"],
+            journal_join=tables["journal_join"],
+            journal_mask=tables["journal_mask"],
+            query=query,
+            collar=3,
+        )
         (got,) = report.results[0].trials
         ops = None if query == "*" else {"Clone"}
         assert got == _old_report([case], ops, collar=3, plan=False, truncate=True, video_optout=True)[0]
@@ -302,8 +383,14 @@ def test_segment_cells_parsed_in_small_chunks_give_the_same_trials(monkeypatch: 
     import pytest_omfc.scoring.temporal as engine
 
     monkeypatch.setattr(engine, "_CHUNK_PAIRS", 3)
-    report = score_temporal(TABLES["index"], None, TABLES["system"], journal_join=TABLES["journal_join"],
-                            journal_mask=TABLES["journal_mask"], collar=2)
+    report = score_temporal(
+        TABLES["index"],
+        None,
+        TABLES["system"],
+        journal_join=TABLES["journal_join"],
+        journal_mask=TABLES["journal_mask"],
+        collar=2,
+    )
     want = _old_report(CASES, None, collar=2, plan=False, truncate=True, video_optout=True)
     assert list(report.results[0].trials) == want
 

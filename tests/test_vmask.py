@@ -13,8 +13,16 @@ from pathlib import Path
 import h5py
 
 IDX_HEADER = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "FrameCount"]
-OUT_HEADER = ["ProbeFileID", "ConfidenceScore", "ProbeStatus", "VideoFrameSegments", "AudioSampleSegments",
-              "VideoFrameOptOutSegments", "OutputProbeMaskFileName", "ProbeOptOutPixelValue"]
+OUT_HEADER = [
+    "ProbeFileID",
+    "ConfidenceScore",
+    "ProbeStatus",
+    "VideoFrameSegments",
+    "AudioSampleSegments",
+    "VideoFrameOptOutSegments",
+    "OutputProbeMaskFileName",
+    "ProbeOptOutPixelValue",
+]
 VMASK_ITEMS = ("PKG-05", "VMASK-01", "VMASK-02", "VMASK-03", "VMASK-04", "VMASK-06", "VMASK-07")
 
 
@@ -37,10 +45,13 @@ def make(omfc, masks, *, pixel=None, status=None, files=None):
     """One index trial per mask name (v1, v2, ...); ``files`` maps paths under the submission to HDF5 blocks."""
     ids = [f"v{i + 1}" for i in range(len(masks))]
     index_rows = [["manipulation-video", i, f"probe/{i}.mp4", 320, 240, 100] for i in ids]
-    rows = [[i, 0.5, (status or {}).get(i, "Processed"), "[]", "[]", "[]", m, (pixel or {}).get(i, "")]
-            for i, m in zip(ids, masks)]
-    case = omfc.case("MFC2019", "manipulation-video", header=OUT_HEADER, rows=rows,
-                     index_header=IDX_HEADER, index_rows=index_rows)
+    rows = [
+        [i, 0.5, (status or {}).get(i, "Processed"), "[]", "[]", "[]", m, (pixel or {}).get(i, "")]
+        for i, m in zip(ids, masks, strict=False)
+    ]
+    case = omfc.case(
+        "MFC2019", "manipulation-video", header=OUT_HEADER, rows=rows, index_header=IDX_HEADER, index_rows=index_rows
+    )
     for rel, blocks in (files or {}).items():
         write_h5(case.submission / rel, blocks)
     return case
@@ -52,8 +63,12 @@ def first_warning(res, rid):
 
 
 def test_valid_masks_pass_every_vmask(omfc):
-    case = make(omfc, ["mask/v1.hdf5", "", "mask/v3-mask.hdf5"], pixel={"v1": "152"},
-                files={"mask/v1.hdf5": GOOD, "mask/v3-mask.hdf5": {"99": ((1, 240, 320), "uint8")}})
+    case = make(
+        omfc,
+        ["mask/v1.hdf5", "", "mask/v3-mask.hdf5"],
+        pixel={"v1": "152"},
+        files={"mask/v1.hdf5": GOOD, "mask/v3-mask.hdf5": {"99": ((1, 240, 320), "uint8")}},
+    )
     before = sorted(p.relative_to(case.submission) for p in case.submission.rglob("*"))
     res = case.run()
     for rid in VMASK_ITEMS:
@@ -65,11 +80,19 @@ def test_valid_masks_pass_every_vmask(omfc):
 
 def test_no_mask_column_skips(omfc):
     """D-16: columns 7 and 8 are optional in MFC2019 video."""
-    res = omfc.case("MFC2019", "manipulation-video", header=OUT_HEADER[:6], rows=[["v1", 0.5, "Processed", "[]", "[]", "[]"]],
-                    index_header=IDX_HEADER, index_rows=[["manipulation-video", "v1", "probe/v1.mp4", 320, 240, 100]]).run()
+    res = omfc.case(
+        "MFC2019",
+        "manipulation-video",
+        header=OUT_HEADER[:6],
+        rows=[["v1", 0.5, "Processed", "[]", "[]", "[]"]],
+        index_header=IDX_HEADER,
+        index_rows=[["manipulation-video", "v1", "probe/v1.mp4", 320, 240, 100]],
+    ).run()
     assert res.outcome("VMASK-07") == "skipped"
-    assert res.first_line("VMASK-07") == \
-        "VMASK-07 skipped: no OutputProbeMaskFileName column (optional and not evaluated in MFC2019 video, D-16)"
+    assert (
+        res.first_line("VMASK-07")
+        == "VMASK-07 skipped: no OutputProbeMaskFileName column (optional and not evaluated in MFC2019 video, D-16)"
+    )
 
 
 def test_vmask07_unreadable_files_are_findings(omfc, tmp_path):
@@ -85,9 +108,17 @@ def test_vmask07_unreadable_files_are_findings(omfc, tmp_path):
     warning = res.warning("VMASK-07")
     assert warning.splitlines()[0] == "VMASK-07: 4 HDF5 masks are missing or unreadable (showing 4)"
     assert "[v1] OutputProbeMaskFileName='mask/gone.hdf5': the HDF5 mask must exist (got no such file)" in warning
-    assert "[v2] OutputProbeMaskFileName='mask/empty.hdf5': the HDF5 mask must be an HDF5 file (got an empty file, 0 bytes)" in warning
-    assert "[v3] OutputProbeMaskFileName='mask/text.hdf5': the HDF5 mask must be readable as HDF5 (got 17 bytes without the HDF5 signature" in warning
-    assert "[v4] OutputProbeMaskFileName='mask/dir.hdf5': the HDF5 mask must be an HDF5 file (got a directory)" in warning
+    assert (
+        "[v2] OutputProbeMaskFileName='mask/empty.hdf5': the HDF5 mask must be an HDF5 file (got an empty file, 0 "
+        "bytes)" in warning
+    )
+    assert (
+        "[v3] OutputProbeMaskFileName='mask/text.hdf5': the HDF5 mask must be readable as HDF5 (got 17 bytes without "
+        "the HDF5 signature" in warning
+    )
+    assert (
+        "[v4] OutputProbeMaskFileName='mask/dir.hdf5': the HDF5 mask must be an HDF5 file (got a directory)" in warning
+    )
     for rid in ("VMASK-02", "VMASK-03", "VMASK-04"):  # nothing to look into
         assert res.outcome(rid) == "passed" and res.warning(rid) is None
 
@@ -133,23 +164,40 @@ def test_vmask02_block_layout(omfc, tmp_path):
 
 
 def test_vmask03_frame_size(omfc):
-    res = make(omfc, ["mask/v1.hdf5", "mask/v2.hdf5"],
-               files={"mask/v1.hdf5": {"0": ((2, 480, 640), "uint8")}, "mask/v2.hdf5": GOOD}).run()
+    res = make(
+        omfc,
+        ["mask/v1.hdf5", "mask/v2.hdf5"],
+        files={"mask/v1.hdf5": {"0": ((2, 480, 640), "uint8")}, "mask/v2.hdf5": GOOD},
+    ).run()
     assert res.outcome("VMASK-03") == "passed"
     warning = res.warning("VMASK-03")
     assert warning.splitlines()[0] == "VMASK-03: 1 HDF5 mask differs in frame size from its probe (showing 1)"
-    assert "[v1] OutputProbeMaskFileName='mask/v1.hdf5': block '0': frames must be 320x240 (width x height) like the probe (got 640x480)" in warning
+    assert (
+        "[v1] OutputProbeMaskFileName='mask/v1.hdf5': block '0': frames must be 320x240 (width x height) like the "
+        "probe (got 640x480)" in warning
+    )
 
 
 def test_vmask04_dtype_and_channels(omfc):
-    res = make(omfc, ["mask/v1.hdf5", "mask/v2.hdf5", "mask/v3.hdf5"],
-               files={"mask/v1.hdf5": {"0": ((2, 240, 320), "float32")},
-                      "mask/v2.hdf5": {"0": ((2, 240, 320, 3), "uint8")},
-                      "mask/v3.hdf5": {"0": ((2, 240, 320), "uint16")}}).run()
+    res = make(
+        omfc,
+        ["mask/v1.hdf5", "mask/v2.hdf5", "mask/v3.hdf5"],
+        files={
+            "mask/v1.hdf5": {"0": ((2, 240, 320), "float32")},
+            "mask/v2.hdf5": {"0": ((2, 240, 320, 3), "uint8")},
+            "mask/v3.hdf5": {"0": ((2, 240, 320), "uint16")},
+        },
+    ).run()
     warning = res.warning("VMASK-04")
     assert warning.splitlines()[0] == "VMASK-04: 3 HDF5 masks are not single-channel uint8 (showing 3)"
-    assert "[v1] OutputProbeMaskFileName='mask/v1.hdf5': block '0': pixels must be one byte, uint8 (got float32)" in warning
-    assert "block '0': frames must be single-channel grey, shape (frames, height, width) (got shape (2, 240, 320, 3))" in warning
+    assert (
+        "[v1] OutputProbeMaskFileName='mask/v1.hdf5': block '0': pixels must be one byte, uint8 (got float32)"
+        in warning
+    )
+    assert (
+        "block '0': frames must be single-channel grey, shape (frames, height, width) (got shape (2, 240, 320, 3))"
+        in warning
+    )
     assert "(got uint16)" in warning
     assert res.outcome("VMASK-03") == "passed" and res.warning("VMASK-03") is None  # 4-D frames still 320x240
 
@@ -165,11 +213,23 @@ def test_pkg05_paths_leaving_the_submission_fail(omfc, tmp_path):
     assert res.outcome("PKG-05") == "failed"
     text = res.text("PKG-05")
     assert res.first_line("PKG-05") == "PKG-05: 3 errors: video mask paths outside p-test_1/mask/ (showing 3)"
-    assert res.warning("PKG-05").splitlines()[0] == "PKG-05: 1 warning: video mask paths outside p-test_1/mask/ (showing 1)"
-    assert "[v1] OutputProbeMaskFileName='../outside.hdf5': the mask path must stay inside the submission directory (got '..' in '../outside.hdf5')" in text
+    assert (
+        res.warning("PKG-05").splitlines()[0]
+        == "PKG-05: 1 warning: video mask paths outside p-test_1/mask/ (showing 1)"
+    )
+    assert (
+        "[v1] OutputProbeMaskFileName='../outside.hdf5': the mask path must stay inside the submission directory (got "
+        "'..' in '../outside.hdf5')" in text
+    )
     assert "[v2]" in text and "must be a path relative to the submission directory (got absolute path" in text
-    assert "[v3] OutputProbeMaskFileName='mask/link.hdf5': the mask path must stay inside the submission directory (got a symlink to" in text
-    assert "[v4] OutputProbeMaskFileName='v4.hdf5': the mask must be under p-test_1/mask/ (got 'v4.hdf5')" in res.warning("PKG-05")
+    assert (
+        "[v3] OutputProbeMaskFileName='mask/link.hdf5': the mask path must stay inside the submission directory (got "
+        "a symlink to" in text
+    )
+    assert (
+        "[v4] OutputProbeMaskFileName='v4.hdf5': the mask must be under p-test_1/mask/ (got 'v4.hdf5')"
+        in res.warning("PKG-05")
+    )
     for rid in ("VMASK-03", "VMASK-04", "VMASK-07"):  # the file outside was never opened
         assert res.warning(rid) is None, res.warning(rid)
 
@@ -178,14 +238,19 @@ def test_vmask01_hdf5_extension(omfc):
     res = make(omfc, ["mask/v1.png", "mask/v2.hdf5"], files={"mask/v2.hdf5": GOOD}).run()
     assert res.outcome("VMASK-01") == "passed"
     assert first_warning(res, "VMASK-01") == "VMASK-01: 1 video mask name does not end in .hdf5 (showing 1)"
-    assert "[v1] OutputProbeMaskFileName='mask/v1.png': the video mask must be an .hdf5 file (got '.png')" in res.warning("VMASK-01")
+    assert (
+        "[v1] OutputProbeMaskFileName='mask/v1.png': the video mask must be an .hdf5 file (got '.png')"
+        in res.warning("VMASK-01")
+    )
 
 
 def test_vmask06_pixel_value(omfc):
     res = make(omfc, ["", ""], pixel={"v1": "300", "v2": "12.5"}).run()
     assert first_warning(res, "VMASK-06") == "VMASK-06: 2 opt-out pixel values outside [0, 255] (showing 2)"
-    assert "[v1] ProbeOptOutPixelValue='300': the opt-out pixel value must be blank or an integer in [0, 255] (got '300')" \
+    assert (
+        "[v1] ProbeOptOutPixelValue='300': the opt-out pixel value must be blank or an integer in [0, 255] (got '300')"
         in res.warning("VMASK-06")
+    )
 
 
 def test_inspect_hdf5_never_raises(tmp_path):
@@ -196,7 +261,10 @@ def test_inspect_hdf5_never_raises(tmp_path):
     write_h5(good, GOOD)
     summary = inspect_hdf5(good)
     assert summary.problem is None
-    assert [(b.name, b.shape, b.dtype) for b in summary.blocks] == [("0", (5, 240, 320), "uint8"), ("10", (3, 240, 320), "uint8")]
+    assert [(b.name, b.shape, b.dtype) for b in summary.blocks] == [
+        ("0", (5, 240, 320), "uint8"),
+        ("10", (3, 240, 320), "uint8"),
+    ]
     truncated = tmp_path / "truncated.hdf5"
     truncated.write_bytes(good.read_bytes()[:600])
     assert inspect_hdf5(truncated).problem.startswith("must be readable as HDF5 (got ")

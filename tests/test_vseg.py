@@ -7,23 +7,38 @@ import time
 
 import pytest
 
-from pytest_omfc.models.segments import IntervalList
-from pytest_omfc.models.segments import first_overlap
+from pytest_omfc.models.segments import IntervalList, first_overlap
 
 IDX_HEADER = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "FrameCount"]
-OUT_HEADER = ["ProbeFileID", "ConfidenceScore", "ProbeStatus", "VideoFrameSegments", "AudioSampleSegments",
-              "VideoFrameOptOutSegments"]
+OUT_HEADER = [
+    "ProbeFileID",
+    "ConfidenceScore",
+    "ProbeStatus",
+    "VideoFrameSegments",
+    "AudioSampleSegments",
+    "VideoFrameOptOutSegments",
+]
 VSEG_ITEMS = ("VSEG-01", "VSEG-02", "VSEG-03", "VSEG-04", "VSEG-05", "VSEG-06", "VSEG-07", "VSEG-08", "VSEG-10")
 
 
-def make(omfc, rows, *, edition="MFC2019", task="manipulation-video", frame_count=100, index_header=IDX_HEADER, header=OUT_HEADER, extra=()):
+def make(
+    omfc,
+    rows,
+    *,
+    edition="MFC2019",
+    task="manipulation-video",
+    frame_count=100,
+    index_header=IDX_HEADER,
+    header=OUT_HEADER,
+    extra=(),
+):
     """One index trial per row (v1, v2, ...); ``rows`` are (status, frames, audio, opt-out) cells."""
     ids = [f"v{i + 1}" for i in range(len(rows))]
-    index_rows = [["manipulation-video", i, f"probe/{i}.mp4", 320, 240, frame_count, *extra][: len(index_header)]
-                  for i in ids]
-    out_rows = [[i, 0.5, *cells][: len(header)] for i, cells in zip(ids, rows)]
-    return omfc.case(edition, task, header=header, rows=out_rows,
-                     index_header=index_header, index_rows=index_rows)
+    index_rows = [
+        ["manipulation-video", i, f"probe/{i}.mp4", 320, 240, frame_count, *extra][: len(index_header)] for i in ids
+    ]
+    out_rows = [[i, 0.5, *cells][: len(header)] for i, cells in zip(ids, rows, strict=False)]
+    return omfc.case(edition, task, header=header, rows=out_rows, index_header=index_header, index_rows=index_rows)
 
 
 def ok(status="Processed", frames="[]", audio="[]", optout="[]"):
@@ -32,11 +47,14 @@ def ok(status="Processed", frames="[]", audio="[]", optout="[]"):
 
 def test_valid_lists_pass_every_vseg(omfc):
     """VSEG-08 any order; D-17 audio beyond FrameCount; [[90,100]] reaches FrameCount exactly; '[ ]' is empty."""
-    res = make(omfc, [
-        ok(frames="[[1, 10], [20, 30]]", audio="[[1,4000]]", optout="[[11,19]]"),
-        ok("OptOutSpatial", frames="[[50,60],[1,10]]", audio="[ ]", optout="[[90,100]]"),
-        ok("NonProcessed"),
-    ]).run()
+    res = make(
+        omfc,
+        [
+            ok(frames="[[1, 10], [20, 30]]", audio="[[1,4000]]", optout="[[11,19]]"),
+            ok("OptOutSpatial", frames="[[50,60],[1,10]]", audio="[ ]", optout="[[90,100]]"),
+            ok("NonProcessed"),
+        ],
+    ).run()
     for rid in VSEG_ITEMS:
         assert res.outcome(rid) == "passed", res.text(rid)
         assert res.warning(rid) is None, res.warning(rid)
@@ -46,13 +64,19 @@ def test_valid_lists_pass_every_vseg(omfc):
 
 def test_vseg01_unreadable_cells(omfc):
     """Empty cell, flat list (V0), broken JSON, JSON null and NaN are errors; other rules skip those cells."""
-    res = make(omfc, [ok(frames=""), ok(audio="[23,46]"), ok(optout="[[1,2]"), ok(frames="null"),
-                      ok(frames="[[1, NaN]]")]).run()
+    res = make(
+        omfc, [ok(frames=""), ok(audio="[23,46]"), ok(optout="[[1,2]"), ok(frames="null"), ok(frames="[[1, NaN]]")]
+    ).run()
     assert res.outcome("VSEG-01") == "failed"
     assert res.first_line("VSEG-01") == "VSEG-01: 5 cells cannot be read as a list of [start, end] pairs (showing 5)"
     text = res.text("VSEG-01")
-    assert "[v1] VideoFrameSegments='': must be a JSON list of [start, end] pairs, [] for none (got an empty cell)" in text
-    assert "[v2] AudioSampleSegments='[23,46]': must be a list of [start, end] pairs (got a flat list; write [[23,46]])" in text
+    assert (
+        "[v1] VideoFrameSegments='': must be a JSON list of [start, end] pairs, [] for none (got an empty cell)" in text
+    )
+    assert (
+        "[v2] AudioSampleSegments='[23,46]': must be a list of [start, end] pairs (got a flat list; write [[23,46]])"
+        in text
+    )
     assert "[v3] VideoFrameOptOutSegments='[[1,2]': must be a JSON list of [start, end] pairs" in text
     assert "[v4] VideoFrameSegments='null': must be a list of [start, end] pairs (got null)" in text
     assert res.outcome("VSEG-02") == "passed"
@@ -62,14 +86,24 @@ def test_vseg01_python_tuples_warn(omfc):
     """MediScore reads cells with ast.literal_eval: tuples are accepted there, so only a warning; still validated."""
     res = make(omfc, [ok(frames="[(1, 10)]"), ok(frames="((0, 5),)")]).run()
     assert res.outcome("VSEG-01") == "passed"
-    assert res.warning("VSEG-01").splitlines()[0] == \
-        "VSEG-01: 2 cells use Python literal syntax instead of JSON (showing 2)"
+    assert (
+        res.warning("VSEG-01").splitlines()[0]
+        == "VSEG-01: 2 cells use Python literal syntax instead of JSON (showing 2)"
+    )
     assert res.first_line("VSEG-05") == "VSEG-05: 1 frame interval lies outside [1, FrameCount] (showing 1)"
 
 
 def test_vseg02_not_a_pair(omfc):
-    res = make(omfc, [ok(frames="[[1,10,20]]"), ok(frames='[[1,"a"]]'), ok(audio="[[]]"),
-                      ok(frames="[[1, 1e999]]"), ok(frames="[[1, true]]")]).run()
+    res = make(
+        omfc,
+        [
+            ok(frames="[[1,10,20]]"),
+            ok(frames='[[1,"a"]]'),
+            ok(audio="[[]]"),
+            ok(frames="[[1, 1e999]]"),
+            ok(frames="[[1, true]]"),
+        ],
+    ).run()
     assert res.outcome("VSEG-02") == "failed"
     assert res.first_line("VSEG-02") == "VSEG-02: 5 intervals are not a pair of two numbers (showing 5)"
     text = res.text("VSEG-02")
@@ -84,7 +118,9 @@ def test_vseg03_reversed_is_not_unreadable(omfc, edition):
     """B-07: MediScore reports [[30,20]] as unreadable; here it is VSEG-03 and VSEG-01 passes."""
     res = make(omfc, [ok(frames="[[30,20]]"), ok(frames="[[20,30]]")], edition=edition).run()
     assert res.first_line("VSEG-03") == "VSEG-03: 1 interval ends before it starts (showing 1)"
-    assert "[v1] VideoFrameSegments='[[30,20]]': interval 1 must have start <= end (got [30, 20])" in res.text("VSEG-03")
+    assert "[v1] VideoFrameSegments='[[30,20]]': interval 1 must have start <= end (got [30, 20])" in res.text(
+        "VSEG-03"
+    )
     assert res.outcome("VSEG-01") == "passed"
 
 
@@ -94,7 +130,10 @@ def test_vseg04_integer_endpoints(omfc):
     assert res.outcome("VSEG-04") == "failed"
     assert res.first_line("VSEG-04") == "VSEG-04: 1 error: interval endpoints that are not integers (showing 1)"
     assert "endpoints must be integer frame numbers (got [1.5, 2.5])" in res.text("VSEG-04")
-    assert res.warning("VSEG-04").splitlines()[0] == "VSEG-04: 1 warning: interval endpoints that are not integers (showing 1)"
+    assert (
+        res.warning("VSEG-04").splitlines()[0]
+        == "VSEG-04: 1 warning: interval endpoints that are not integers (showing 1)"
+    )
     assert "endpoints should be written as integers (got [2.0, 3.0])" in res.warning("VSEG-04")
 
 
@@ -110,8 +149,13 @@ def test_vseg05_frame_bounds(omfc):
     assert res.outcome("VSEG-05") == "failed"
     assert res.first_line("VSEG-05") == "VSEG-05: 2 frame intervals lie outside [1, FrameCount] (showing 2)"
     text = res.text("VSEG-05")
-    assert "[v1] VideoFrameSegments='[[0,5]]': interval 1 must lie within the video's frames [1, 100] (got [0, 5])" in text
-    assert "[v2] VideoFrameOptOutSegments='[[90,101]]': interval 1 must lie within the video's frames [1, 100] (got [90, 101])" in text
+    assert (
+        "[v1] VideoFrameSegments='[[0,5]]': interval 1 must lie within the video's frames [1, 100] (got [0, 5])" in text
+    )
+    assert (
+        "[v2] VideoFrameOptOutSegments='[[90,101]]': interval 1 must lie within the video's frames [1, 100] (got "
+        "[90, 101])" in text
+    )
 
 
 def test_vseg05_without_framecount_checks_frame_1_and_warns(omfc):
@@ -122,8 +166,10 @@ def test_vseg05_without_framecount_checks_frame_1_and_warns(omfc):
     assert res.warning("VSEG-05").splitlines()[0] == "VSEG-05: frame intervals checked against frame 1 only (showing 1)"
     assert "the index has no FrameCount column (the videos are not opened)" in res.warning("VSEG-05")
     res = make(omfc, [ok(frames="[[0,5000]]")], index_header=header).run()
-    assert res.first_line("VSEG-05") == \
-        "VSEG-05: 1 error: frame intervals outside [1, FrameCount], or not checked against it (showing 1)"
+    assert (
+        res.first_line("VSEG-05")
+        == "VSEG-05: 1 error: frame intervals outside [1, FrameCount], or not checked against it (showing 1)"
+    )
     assert "must lie within the video's frames [1, FrameCount] (got [0, 5000])" in res.text("VSEG-05")
 
 
@@ -132,7 +178,9 @@ def test_vseg06_audio_bounds(omfc):
     res = make(omfc, [ok(audio="[[0,5]]"), ok(audio="[[23,4600]]")]).run()
     assert res.outcome("VSEG-06") == "failed"
     assert res.first_line("VSEG-06") == "VSEG-06: 1 audio interval lies outside the audio samples (showing 1)"
-    assert "[v1] AudioSampleSegments='[[0,5]]': interval 1 must lie within sample 1 or later (got [0, 5])" in res.text("VSEG-06")
+    assert "[v1] AudioSampleSegments='[[0,5]]': interval 1 must lie within sample 1 or later (got [0, 5])" in res.text(
+        "VSEG-06"
+    )
     assert "[v2]" not in res.text("VSEG-06")
 
 
@@ -140,8 +188,10 @@ def test_vseg06_bounded_by_a_sample_count_column(omfc):
     header = IDX_HEADER + ["AudioSampleCount"]
     res = make(omfc, [ok(audio="[[1,4000]]"), ok(audio="[[1,4001]]")], index_header=header, extra=(4000,)).run()
     assert res.first_line("VSEG-06") == "VSEG-06: 1 audio interval lies outside the audio samples (showing 1)"
-    assert "[v2] AudioSampleSegments='[[1,4001]]': interval 1 must lie within [1, 4000] (AudioSampleCount) (got [1, 4001])" \
+    assert (
+        "[v2] AudioSampleSegments='[[1,4001]]': interval 1 must lie within [1, 4000] (AudioSampleCount) (got [1, 4001])"
         in res.text("VSEG-06")
+    )
 
 
 OVERLAPS = [
@@ -150,8 +200,11 @@ OVERLAPS = [
     ("[[1,100],[10,20]]", "interval 2 [10, 20] must not overlap interval 1 [1, 100] (got shared frames 10-20)"),
     ("[[10,10],[1,20]]", "interval 2 [1, 20] must not overlap interval 1 [10, 10] (got shared frame 10)"),  # B-09
     ("[[10,10],[10,10]]", "interval 2 [10, 10] must not overlap interval 1 [10, 10] (got shared frame 10)"),  # B-09
-    ("[[1,10],[10,20]]", "interval 2 [10, 20] must not overlap interval 1 [1, 10] (got shared frame 10) "
-                         "(closed intervals: a shared endpoint overlaps; --omfc-allow-touching-segments allows it)"),
+    (
+        "[[1,10],[10,20]]",
+        "interval 2 [10, 20] must not overlap interval 1 [1, 10] (got shared frame 10) "
+        "(closed intervals: a shared endpoint overlaps; --omfc-allow-touching-segments allows it)",
+    ),
 ]
 
 
@@ -167,21 +220,29 @@ def test_vseg07_overlap_in_either_order(omfc):
 
 def test_vseg07_allow_touching(omfc):
     """With the option a shared endpoint is fine, but a duplicate or an inner singular frame still overlaps."""
-    rows = [ok(frames="[[1,10],[10,20]]"), ok(frames="[[1,10],[10,10]]"), ok(frames="[[10,10],[10,10]]"),
-            ok(frames="[[1,20],[10,10]]")]
+    rows = [
+        ok(frames="[[1,10],[10,20]]"),
+        ok(frames="[[1,10],[10,10]]"),
+        ok(frames="[[10,10],[10,10]]"),
+        ok(frames="[[1,20],[10,10]]"),
+    ]
     res = make(omfc, rows).run("--omfc-allow-touching-segments")
     assert res.first_line("VSEG-07") == "VSEG-07: 2 intervals overlap another interval in the same list (showing 2)"
     text = res.text("VSEG-07")
     assert "[v1]" not in text and "[v2]" not in text
-    assert "[v3] VideoFrameSegments='[[10,10],[10,10]]'" in text and "[v4] VideoFrameSegments='[[1,20],[10,10]]'" in text
+    assert (
+        "[v3] VideoFrameSegments='[[10,10],[10,10]]'" in text and "[v4] VideoFrameSegments='[[1,20],[10,10]]'" in text
+    )
 
 
 def test_vseg07_ignore_overlap_warns(omfc):
     """MediScore's --ignore_overlap (V2.1): the overlap is reported as a warning and the item passes."""
     res = make(omfc, [ok(audio="[[23,46],[39,40]]")]).run("--omfc-ignore-overlap")
     assert res.outcome("VSEG-07") == "passed"
-    assert res.warning("VSEG-07").splitlines()[0] == \
-        "VSEG-07: 1 interval overlaps another interval in the same list (--omfc-ignore-overlap) (showing 1)"
+    assert (
+        res.warning("VSEG-07").splitlines()[0]
+        == "VSEG-07: 1 interval overlaps another interval in the same list (--omfc-ignore-overlap) (showing 1)"
+    )
     assert "(got shared samples 39-40)" in res.warning("VSEG-07")
 
 
@@ -193,7 +254,10 @@ def test_vseg10_failed_validation_is_excused(omfc):
     assert "[v2]" in res.text("VSEG-05") and "[v1]" not in res.text("VSEG-05")
     assert res.outcome("VSEG-10") == "passed"
     warning = res.warning("VSEG-10")
-    assert warning.splitlines()[0] == "VSEG-10: 1 FailedValidation row with invalid intervals excused (STATUS-08) (showing 1)"
+    assert (
+        warning.splitlines()[0]
+        == "VSEG-10: 1 FailedValidation row with invalid intervals excused (STATUS-08) (showing 1)"
+    )
     assert "[v1] ProbeStatus='FailedValidation': FailedValidation excuses this row from the interval checks" in warning
 
 
@@ -201,8 +265,10 @@ def test_isoptout_file_skips_interval_checks(omfc):
     """VB2: a video file with IsOptOut carries no intervals; the VSEG items skip and say why."""
     res = make(omfc, [["N"], ["Y"]], header=["ProbeFileID", "ConfidenceScore", "IsOptOut"]).run()
     assert res.outcome("VSEG-01") == "skipped"
-    assert res.first_line("VSEG-01") == \
-        "VSEG-01 skipped: the file uses IsOptOut: NC2017-style video rows carry no intervals (VB2)"
+    assert (
+        res.first_line("VSEG-01")
+        == "VSEG-01 skipped: the file uses IsOptOut: NC2017-style video rows carry no intervals (VB2)"
+    )
 
 
 def test_openmfc_segments_only_when_present(omfc):
@@ -216,11 +282,21 @@ def test_openmfc_segments_only_when_present(omfc):
 # ---------------------------------------------------------------------------- model and speed (no pytester)
 
 
-@pytest.mark.parametrize("cell, valid", [
-    ("[[3, 33], [40, 46]]", True), ("[]", True), ("[[50,60],[1,10]]", True), ("[[30,20]]", False),
-    ("[[1,10],[10,20]]", False), ("[[10,20],[1,100]]", False), ("[[0,5]]", False), ("[[1.5,2]]", False),
-    ("[23,46]", False), ("[[1,2,3]]", False),
-])
+@pytest.mark.parametrize(
+    "cell, valid",
+    [
+        ("[[3, 33], [40, 46]]", True),
+        ("[]", True),
+        ("[[50,60],[1,10]]", True),
+        ("[[30,20]]", False),
+        ("[[1,10],[10,20]]", False),
+        ("[[10,20],[1,100]]", False),
+        ("[[0,5]]", False),
+        ("[[1.5,2]]", False),
+        ("[23,46]", False),
+        ("[[1,2,3]]", False),
+    ],
+)
 def test_interval_list_model_agrees_with_the_rules(cell, valid):
     """The schema model ``segments.IntervalList`` accepts exactly what VSEG-01...07 accept (bounds aside)."""
     try:
@@ -239,18 +315,22 @@ def test_first_overlap_is_order_independent():
 
 
 def _big_submission(tmp_path, name, cells, n=16_000):
-    from pytest_omfc.editions import Edition
-    from pytest_omfc.editions import Task
+    from pytest_omfc.editions import Edition, Task
     from pytest_omfc.submission import Settings
 
     sub = tmp_path / name
     sub.mkdir()
     index = tmp_path / "MFC2019-manipulation-video-index.csv"
-    index.write_text("TaskID|ProbeFileID|ProbeFileName|ProbeWidth|ProbeHeight|FrameCount\n"
-                     + "".join(f"manipulation-video|v{i}|probe/v{i}.mp4|320|240|1000\n" for i in range(n)))
+    index.write_text(
+        "TaskID|ProbeFileID|ProbeFileName|ProbeWidth|ProbeHeight|FrameCount\n"
+        + "".join(f"manipulation-video|v{i}|probe/v{i}.mp4|320|240|1000\n" for i in range(n))
+    )
     k = len(cells)
-    (sub / f"{name}.csv").write_text("|".join(OUT_HEADER) + "\n" + "".join(
-        f"v{i}|0.5|Processed|{cells[i % k]}|{cells[(i + 1) % k]}|{cells[(i + 2) % k]}\n" for i in range(n)))
+    (sub / f"{name}.csv").write_text(
+        "|".join(OUT_HEADER)
+        + "\n"
+        + "".join(f"v{i}|0.5|Processed|{cells[i % k]}|{cells[(i + 1) % k]}|{cells[(i + 2) % k]}\n" for i in range(n))
+    )
     return Settings(submission=sub, csv=sub / f"{name}.csv", index=index, edition=Edition.MFC2019, task=Task.VID)
 
 
@@ -268,8 +348,11 @@ def _run_vseg(settings):
 
 def test_16000_rows_take_well_under_a_second(tmp_path):
     """16,000 valid rows, about 48,000 intervals: CPU time (best of 3, robust to a busy machine) under 1 s."""
-    settings = _big_submission(tmp_path, "p-speed_1", ["[[1, 10], [20, 30], [40, 50]]", "[]", "[[5,5]]",
-                                                       "[[900, 1000]]", "[[1,2],[4,5]]", "[[1,10],[15,16]]"])
+    settings = _big_submission(
+        tmp_path,
+        "p-speed_1",
+        ["[[1, 10], [20, 30], [40, 50]]", "[]", "[[5,5]]", "[[900, 1000]]", "[[1,2],[4,5]]", "[[1,10],[15,16]]"],
+    )
     best = math.inf
     for _ in range(3):
         outcomes, cpu = _run_vseg(settings)
@@ -280,10 +363,20 @@ def test_16000_rows_take_well_under_a_second(tmp_path):
 
 def test_16000_rows_with_many_problems(tmp_path):
     """Thousands of findings (tuples, overlaps, out of bounds) are still found exactly and quickly."""
-    cells = ["[[1, 10], [20, 30], [40, 50]]", "[]", "[[5,5]]", "[[900, 1000]]", "[(1, 2)]", "[[1,10],[5,6]]", "[[0,1001]]"]
+    cells = [
+        "[[1, 10], [20, 30], [40, 50]]",
+        "[]",
+        "[[5,5]]",
+        "[[900, 1000]]",
+        "[(1, 2)]",
+        "[[1,10],[5,6]]",
+        "[[0,1001]]",
+    ]
     outcomes, cpu = _run_vseg(_big_submission(tmp_path, "p-bad_1", cells))
     assert all(o.crashed is None and o.skipped is None for o in outcomes.values()), outcomes
     assert outcomes["VSEG-07"].errors.total == sum(1 for i in range(16_000) if i % 7 in (3, 4, 5))  # [[1,10],[5,6]]
     assert outcomes["VSEG-01"].warnings.total == sum(1 for i in range(16_000) if i % 7 in (2, 3, 4))  # [(1, 2)]
-    assert outcomes["VSEG-05"].errors.total == sum(1 for i in range(16_000) if i % 7 in (4, 6))  # [[0,1001]] in a frame column
+    assert outcomes["VSEG-05"].errors.total == sum(
+        1 for i in range(16_000) if i % 7 in (4, 6)
+    )  # [[0,1001]] in a frame column
     assert cpu < 3.0, f"VSEG checks took {cpu:.2f} s of CPU"

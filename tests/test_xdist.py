@@ -20,7 +20,10 @@ def verdicts(path: Path) -> dict[str, tuple[str, str, bool]]:
         for tag in ("failure", "error", "skipped"):
             node = tc.find(tag)
             if node is not None:
-                outcome, message = {"failure": "failed", "error": "error", "skipped": "skipped"}[tag], node.get("message", "")
+                outcome, message = (
+                    {"failure": "failed", "error": "error", "skipped": "skipped"}[tag],
+                    node.get("message", ""),
+                )
         warned = any(p.get("name") == "omfc.warning" for p in tc.iter("property"))
         out[tc.get("name", "")] = (outcome, message, warned)
     return out
@@ -36,11 +39,16 @@ def test_xdist_gives_the_same_verdicts(omfc, pytester):
     csv.write_text(text)
     pytester.makeconftest(COUNTER)
 
-    single = pytester.runpytest_subprocess(*case.args, "-p", "no:cacheprovider", f"--junitxml={pytester.path / 'one.xml'}")
+    single = pytester.runpytest_subprocess(
+        *case.args, "-p", "no:cacheprovider", f"--junitxml={pytester.path / 'one.xml'}"
+    )
     assert sorted(json.loads(pytester.path.joinpath("calls-main.json").read_text())) == [
-        "OpenMFC20_Image-IMDL-index.csv", "p-test_1.csv"]
-    parallel = pytester.runpytest_subprocess(*case.args, "-p", "no:cacheprovider", "-n", "2",
-                                             f"--junitxml={pytester.path / 'two.xml'}")
+        "OpenMFC20_Image-IMDL-index.csv",
+        "p-test_1.csv",
+    ]
+    parallel = pytester.runpytest_subprocess(
+        *case.args, "-p", "no:cacheprovider", "-n", "2", f"--junitxml={pytester.path / 'two.xml'}"
+    )
     assert single.ret == parallel.ret == 1
     one, two = verdicts(pytester.path / "one.xml"), verdicts(pytester.path / "two.xml")
     assert one == two

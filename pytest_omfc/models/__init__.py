@@ -4,21 +4,17 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from . import description
-from . import forgerynet
-from . import identifiers
-from . import provenance
-from . import segments
-from . import status
-from . import tabular
-from .tabular import INDEX_MODELS
-from .tabular import LAYOUTS
-from .tabular import OutputRow
-from .tabular import all_columns
-from .tabular import key_columns
-from .tabular import layouts_for
-from .tabular import optional_columns
-from .tabular import required_columns
+from . import description, forgerynet, identifiers, provenance, segments, status, tabular
+from .tabular import (
+    INDEX_MODELS,
+    LAYOUTS,
+    OutputRow,
+    all_columns,
+    key_columns,
+    layouts_for,
+    optional_columns,
+    required_columns,
+)
 
 __all__ = [
     "INDEX_MODELS",

@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from pydantic import BaseModel
-from pydantic import PrivateAttr
+from pydantic import BaseModel, PrivateAttr
 
 __all__ = [
     "SystemDescription",
@@ -85,7 +84,7 @@ OPT_OUT_WORDS = re.compile(
 _NOTHING = re.compile(r"^(?:none|n/?a|nothing|no|not applicable|-+)?$", re.I)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _heading_re(pattern: str) -> re.Pattern[str]:
     line_start = rf"^{_PREFIX}(?:{pattern})(?![A-Za-z0-9])"
     run_in = rf"\bsection[ \t]*+\d++[ \t]*+[.:)\-\u2013\u2014]?[ \t]*+(?:{pattern})(?![A-Za-z0-9])"
@@ -102,7 +101,7 @@ class SystemDescription(BaseModel):
     _headings: dict[str, tuple[int, int]] = PrivateAttr(default_factory=dict)
 
     @classmethod
-    def parse(cls, text: str, sections: tuple[Section, ...] = SECTIONS_NC17_MFC19) -> "SystemDescription":
+    def parse(cls, text: str, sections: tuple[Section, ...] = SECTIONS_NC17_MFC19) -> SystemDescription:
         headings: dict[str, tuple[int, int]] = {}
         for section in sections:
             m = _heading_re(section.pattern).search(text)
@@ -153,8 +152,13 @@ class DescriptionText:
 
 def _kind(mode: int) -> str:
     """A non-regular file's kind, for messages."""
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
         if test(mode):
             return name
     return "a special file"
@@ -214,7 +218,9 @@ def read_description(path: Path) -> DescriptionText:
         return out(raw.decode("utf-8-sig"), None)
     except UnicodeDecodeError as exc:
         if truncated and exc.start >= len(raw) - 3:  # cut inside a character
-            return out(raw[:exc.start].decode("utf-8-sig", errors="replace"), None)
+            return out(raw[: exc.start].decode("utf-8-sig", errors="replace"), None)
         byte, line = raw[exc.start], raw.count(b"\n", 0, exc.start) + 1
-        return out(raw.decode("utf-8-sig", errors="replace"),
-                   f"must be UTF-8 text (got byte 0x{byte:02x} on line {line}, offset {exc.start})")
+        return out(
+            raw.decode("utf-8-sig", errors="replace"),
+            f"must be UTF-8 text (got byte 0x{byte:02x} on line {line}, offset {exc.start})",
+        )

@@ -47,9 +47,14 @@ class BinaryClassificationRow(_Row):
 class MultiClassificationRow(_Row):
     """One row of a k-way file: ``ID|P0|P1|...|P<k-1>``, probabilities summing to 1 (k = 3, 9 or 16)."""
 
-    model_config = ConfigDict(extra="allow", json_schema_extra={
-        "patternProperties": {"^P(0|[1-9][0-9]?)$": {"type": "number", "minimum": 0, "maximum": 1}},
-        "additionalProperties": False, "required": ["ID", "P0", "P1", "P2"]})  # fmt: skip
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "patternProperties": {"^P(0|[1-9][0-9]?)$": {"type": "number", "minimum": 0, "maximum": 1}},
+            "additionalProperties": False,
+            "required": ["ID", "P0", "P1", "P2"],
+        },
+    )
 
     @model_validator(mode="after")
     def _probabilities(self) -> MultiClassificationRow:

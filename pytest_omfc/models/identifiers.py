@@ -17,11 +17,9 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from pydantic import BaseModel
-from pydantic import Field
+from pydantic import BaseModel, Field
 
-from ..editions import Edition
-from ..editions import Task
+from ..editions import Edition, Task
 
 __all__ = [
     "NC17ExpID",

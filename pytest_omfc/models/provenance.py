@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
-from typing import ClassVar
-from typing import Iterator
+from typing import Any, ClassVar
 
 from jsonschema import Draft4Validator
-from pydantic import BaseModel
-from pydantic import ConfigDict
-from pydantic import model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 __all__ = [
@@ -144,8 +141,12 @@ def _inline(schema: Any, defs: dict[str, Any]) -> Any:
 
 
 def _shape_only(item: Any) -> bool:
-    return (isinstance(item, dict) and set(item) <= _SHAPE_ITEM and item.get("additionalProperties", True) is True
-            and all(isinstance(p, dict) and set(p) <= _SHAPE_PROP for p in item.get("properties", {}).values()))
+    return (
+        isinstance(item, dict)
+        and set(item) <= _SHAPE_ITEM
+        and item.get("additionalProperties", True) is True
+        and all(isinstance(p, dict) and set(p) <= _SHAPE_PROP for p in item.get("properties", {}).values())
+    )
 
 
 class _Absent:
@@ -207,7 +208,7 @@ class SchemaCheck:
         return next(iter(self.iter_errors(doc)), None) is None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def validator_for(model: type[BaseModel]) -> SchemaCheck:
     """The schema check of ``model`` (built once per process)."""
     return SchemaCheck(model)

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
-from pydantic import RootModel
-from pydantic import model_validator
+from pydantic import Field, RootModel, model_validator
 
 __all__ = [
     "AUDIO_COLUMNS",

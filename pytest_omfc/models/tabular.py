@@ -10,25 +10,21 @@ other field is a required column.  The COL rules and the JSON Schemas in
 from __future__ import annotations
 
 import math
-from typing import Annotated
-from typing import Any
-from typing import ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel
-from pydantic import ConfigDict
-from pydantic import Field
-from pydantic import field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.config import JsonDict
 
-from ..editions import Group
-from ..editions import Task
-from .status import DonorStatus
-from .status import EventProbeStatus
-from .status import IsOptOut
-from .status import OpenMFCProbeStatus
-from .status import ProbeStatus
-from .status import ProvenanceProbeStatus
-from .status import VideoProbeStatus
+from ..editions import Group, Task
+from .status import (
+    DonorStatus,
+    EventProbeStatus,
+    IsOptOut,
+    OpenMFCProbeStatus,
+    ProbeStatus,
+    ProvenanceProbeStatus,
+    VideoProbeStatus,
+)
 
 __all__ = [
     "IndexRow",

@@ -40,8 +40,9 @@ __all__ = [
 def failure_repr(path: Path | str, text: str) -> TerminalRepr:
     """A failure shown as ``text`` whose first line is the crash message (see the import's reason)."""
     first = text.split("\n", 1)[0]
-    return ReprExceptionInfo(reprtraceback=ReprTracebackNative([text + "\n"]),
-                             reprcrash=ReprFileLocation(str(path), 1, first))  # fmt: skip
+    return ReprExceptionInfo(
+        reprtraceback=ReprTracebackNative([text + "\n"]), reprcrash=ReprFileLocation(str(path), 1, first)
+    )
 
 
 def collection_anchors(config: pytest.Config) -> list[str]:
@@ -53,9 +54,13 @@ def collection_anchors(config: pytest.Config) -> list[str]:
     ns = config.known_args_namespace
     try:
         anchors, _ = config._decide_args(
-            args=ns.file_or_dir, pyargs=ns.pyargs, testpaths=config.getini("testpaths"),
-            invocation_dir=config.invocation_params.dir, rootpath=config.rootpath, warn=False,
-        )  # fmt: skip
+            args=ns.file_or_dir,
+            pyargs=ns.pyargs,
+            testpaths=config.getini("testpaths"),
+            invocation_dir=config.invocation_params.dir,
+            rootpath=config.rootpath,
+            warn=False,
+        )
         return [str(a) for a in anchors]
     except Exception:  # noqa: BLE001  a private API: fall back rather than break the run
         return [str(config.invocation_params.dir)]

@@ -155,7 +155,9 @@ class OmfcSession:
 
             settings = self._config.stash.get(SCORING_KEY, None)
             if settings is None:
-                raise LookupError("omfc.scores: nothing is scored: add --omfc-reference PATH (or the ini omfc_reference)")
+                raise LookupError(
+                    "omfc.scores: nothing is scored: add --omfc-reference PATH (or the ini omfc_reference)"
+                )
             outcomes = {name: outcomes_for(self._config, name) for name in settings.scorers}
             self._scores = build_scores(outcomes, settings.queries, reader=self._read)
         return self._scores
@@ -183,10 +185,14 @@ class OmfcSession:
 
 @pytest.fixture(scope="session", name="omfc")
 def omfc(pytestconfig: pytest.Config) -> Generator[OmfcSession, None, None]:
-    """The submission of ``--omfc-submission``: ``.submission``, ``.findings(rule_id=None)``, ``.scores``, ``.record()``."""
+    """The submission of ``--omfc-submission``: ``.submission``, ``.findings(rule_id=None)``, ``.scores``,
+    ``.record()``."""
     if pytestconfig.stash.get(SETTINGS_KEY, None) is None:
-        pytest.fail("the omfc fixture needs a submission: run pytest with --omfc-submission DIR --omfc-index PATH "
-                    "(and --omfc-reference PATH for omfc.scores)", pytrace=False)  # fmt: skip
+        pytest.fail(
+            "the omfc fixture needs a submission: run pytest with --omfc-submission DIR --omfc-index PATH "
+            "(and --omfc-reference PATH for omfc.scores)",
+            pytrace=False,
+        )
     session = OmfcSession(pytestconfig)
     pytestconfig.pluginmanager.register(session, "omfc-fixture")  # tracks the running test for record()
     yield session

@@ -41,16 +41,22 @@ __all__ = ["GATES_KEY", "Gate", "GateItem", "configure", "evaluate", "parse_gate
 GATES_KEY = pytest.StashKey["tuple[Gate, ...]"]()
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
-    ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq,
-}  # fmt: skip
+    ">=": operator.ge,
+    ">": operator.gt,
+    "<=": operator.le,
+    "<": operator.lt,
+    "==": operator.eq,
+}
 
 #: The parts' shapes, matched one part at a time (each pattern is one character class, so matching is
 #: linear: the old one-piece regex backtracked for seconds on "detection[" + 3,000 blanks).
 _SCORER = re.compile(r"[A-Za-z][\w-]*")
 _METRIC = re.compile(r"[A-Za-z][\w@.]*")
 _BOUND = re.compile(r"[^\s<>=!]+")
-SYNTAX = ('must be [scorer[result]:]metric OP number with OP one of >=, >, <=, <, == '
-          '(e.g. "AUC>=0.8", "mask:OptimumMCC>0.3", "detection[q1]:EER<=0.2")')  # fmt: skip
+SYNTAX = (
+    "must be [scorer[result]:]metric OP number with OP one of >=, >, <=, <, == "
+    '(e.g. "AUC>=0.8", "mask:OptimumMCC>0.3", "detection[q1]:EER<=0.2")'
+)
 
 
 @dataclass(frozen=True)
@@ -82,7 +88,7 @@ def parse_gate(text: str) -> Gate:
     op = right[:2] if right[:2] in (">=", "<=", "==") else right[:1]
     if op not in OPERATORS:
         raise bad
-    bound_text = right[len(op):].strip()
+    bound_text = right[len(op) :].strip()
     head, colon, metric = left.rpartition(":")
     metric = metric.strip()
     scorer = label = None
@@ -112,7 +118,10 @@ def parse_gate(text: str) -> Gate:
 def _metric_list(settings: ScoringSettings) -> str:
     from ..scoring.registry import SCORERS
 
-    return "; ".join(f"{name}: {', '.join(SCORERS[name].metrics) or '(none declared)'}" for name in settings.scorers) or "none"
+    return (
+        "; ".join(f"{name}: {', '.join(SCORERS[name].metrics) or '(none declared)'}" for name in settings.scorers)
+        or "none"
+    )
 
 
 def resolve(gate: Gate, settings: ScoringSettings, task: str, reference: str) -> Gate:
@@ -123,8 +132,11 @@ def resolve(gate: Gate, settings: ScoringSettings, task: str, reference: str) ->
     running = settings.scorers
     if gate.scorer is not None:
         if gate.scorer not in running:
-            why = (f"is not scored in this run (task {task}, reference {reference})" if gate.scorer in SCORERS
-                   else "is not a scorer")  # fmt: skip
+            why = (
+                f"is not scored in this run (task {task}, reference {reference})"
+                if gate.scorer in SCORERS
+                else "is not a scorer"
+            )
             raise ValueError(f"{gate.text!r}: {gate.scorer} {why}; scored: {', '.join(running) or 'none'}")
         names = SCORERS[gate.scorer].metrics
         if gate.metric not in names:
@@ -136,13 +148,17 @@ def resolve(gate: Gate, settings: ScoringSettings, task: str, reference: str) ->
             raise ValueError(f"{gate.text!r}: unknown metric {gate.metric}; valid: {_metric_list(settings)}")
         if len(owners) > 1:
             choices = " or ".join(f"{s}:{gate.metric}" for s in owners)
-            raise ValueError(f"{gate.text!r}: {gate.metric} is a metric of {' and '.join(owners)}: name the scorer ({choices})")
+            raise ValueError(
+                f"{gate.text!r}: {gate.metric} is a metric of {' and '.join(owners)}: name the scorer ({choices})"
+            )
         scorer = owners[0]
     if gate.label is not None:
         node_types = settings.options_for(scorer).get("node_types") or ()
         valid = [*labels_for(settings.queries), *(str(t) for t in node_types)]
         if gate.label not in valid:
-            raise ValueError(f"{gate.text!r}: {scorer} has no result {gate.label!r}; valid: {', '.join(dict.fromkeys(valid))}")
+            raise ValueError(
+                f"{gate.text!r}: {scorer} has no result {gate.label!r}; valid: {', '.join(dict.fromkeys(valid))}"
+            )
     return Gate(gate.text, gate.metric, gate.op, gate.bound, scorer, gate.label)
 
 
@@ -197,7 +213,9 @@ def evaluate(gate: Gate, results: list[Any]) -> tuple[list[str], list[tuple[str,
             failures.append(f"{gate.metric} cannot be checked: {r.where} was not scored: {r.skipped}")
             continue
         if gate.metric not in r.metrics:
-            failures.append(f"{gate.metric} cannot be checked: {r.where} has no such metric (it has: {', '.join(r.metric_names())})")
+            failures.append(
+                f"{gate.metric} cannot be checked: {r.where} has no such metric (it has: {', '.join(r.metric_names())})"
+            )
             continue
         value = r.get(gate.metric)
         props.append((f"omfc.{r.scorer}" + ("" if r.label == "all" else f"[{r.label}]") + f":{gate.metric}", value))
@@ -232,13 +250,19 @@ class GateItem(pytest.Item):
         failures, props = evaluate(self.gate, results)
         self.user_properties += props
         if failures:
-            head = failures[0] if len(failures) == 1 else (
-                f"{self.gate.text}: {len(failures)} of {len(results)} results miss it")
+            head = (
+                failures[0]
+                if len(failures) == 1
+                else (f"{self.gate.text}: {len(failures)} of {len(results)} results miss it")
+            )
             raise GateFailed("\n".join([head, *failures]) if len(failures) > 1 else head)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> TerminalRepr:
-        text = str(excinfo.value.args[0]) if isinstance(excinfo.value, GateFailed) else (
-            f"require::{self.gate.text}: the gate could not be checked: {excinfo.exconly()}")
+        text = (
+            str(excinfo.value.args[0])
+            if isinstance(excinfo.value, GateFailed)
+            else (f"require::{self.gate.text}: the gate could not be checked: {excinfo.exconly()}")
+        )
         return failure_repr(self.reportinfo()[0], text)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

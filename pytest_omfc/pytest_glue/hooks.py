@@ -45,8 +45,8 @@ from ..editions import (
 )
 from ..findings import DEFAULT_MAX_FINDINGS, KEEP_FINDINGS
 from ..paths import not_regular
-from .compat import cache_dir, collection_anchors, loaded_conftests, move_cache
 from . import scoring as _scoring
+from .compat import cache_dir, collection_anchors, loaded_conftests, move_cache
 from .state import (
     SETTINGS_KEY,
     SUBMISSION_KEY,
@@ -59,19 +59,100 @@ if TYPE_CHECKING:  # imported when a submission is checked (see the module docst
     from ..submission import Settings
 
 _OPTIONS: list[tuple[str, str, dict[str, Any]]] = [
-    ("--omfc-submission", "omfc_submission", {"metavar": "DIR", "help": "submission directory <ID>/ holding <ID>.csv (turns the plugin on)"}),
+    (
+        "--omfc-submission",
+        "omfc_submission",
+        {"metavar": "DIR", "help": "submission directory <ID>/ holding <ID>.csv (turns the plugin on)"},
+    ),
     ("--omfc-index", "omfc_index", {"metavar": "PATH", "help": "the task index file <DataSet>-<TaskID>-index.csv"}),
-    ("--omfc-dataset", "omfc_dataset", {"metavar": "ROOT", "help": "top of the data distribution; locates indexes/<...>-<task>-index.csv"}),
-    ("--omfc-edition", "omfc_edition", {"metavar": "NAME", "help": "NC2016, NC2017, MFC2018, MFC2019, OpenMFC2020, OpenMFC2021 (default: from the index name) or ForgeryNet"}),
-    ("--omfc-task", "omfc_task", {"metavar": "TASKID", "help": "IMDL, IGMDL, VMD, VGMD, manipulation(-image), manipulation-video, splice, provenancefiltering, provenance, eventverification, camera (case-insensitive; default: from the index); ForgeryNet: image-classification, spatial, video-classification, temporal"}),
-    ("--omfc-max-findings", "omfc_max_findings", {"metavar": "N", "help": f"findings shown per failing rule, -1 to 1000 (default {DEFAULT_MAX_FINDINGS}; -1 for all kept: at most 1000 per rule and severity, the rest counted)"}),
-    ("--omfc-slices", "omfc_slices", {"metavar": "N", "help": "items per file-heavy rule, each covering a slice of the rows, 1 to 64 (default 4)"}),
-    ("--omfc-jobs", "omfc_jobs", {"metavar": "N", "help": "processes for file-heavy checks within one item, 0 to 64 (default 0: one per CPU; 1 = none)"}),
-    ("--omfc-allow-touching-segments", "omfc_allow_touching_segments", {"action": "store_true", "help": "VSEG-07: intervals may share an endpoint, e.g. [[1,10],[10,20]] (MediScore forbids it)"}),
-    ("--omfc-ignore-overlap", "omfc_ignore_overlap", {"action": "store_true", "help": "VSEG-07: overlapping intervals are warnings, like MediScore's --ignore_overlap"}),
-    ("--omfc-classes", "omfc_classes", {"metavar": "K", "help": "ForgeryNet classification: 2, 3 or 16 classes for image-classification, 2, 3 or 9 for video-classification (default 2)"}),
-    ("--omfc-html", "omfc_html", {"metavar": "PATH", "help": "write one self-contained HTML report here: verdict, rules, findings, scores, ROC/DET, mask thumbnails (once, by the xdist controller)"}),
-    ("--omfc-html-masks", "omfc_html_masks", {"metavar": "N", "help": "mask thumbnails in the HTML report: the N worst and N best probes, 0 to 100 (default 8)"}),
+    (
+        "--omfc-dataset",
+        "omfc_dataset",
+        {"metavar": "ROOT", "help": "top of the data distribution; locates indexes/<...>-<task>-index.csv"},
+    ),
+    (
+        "--omfc-edition",
+        "omfc_edition",
+        {
+            "metavar": "NAME",
+            "help": "NC2016, NC2017, MFC2018, MFC2019, OpenMFC2020, OpenMFC2021 (default: from the index name) or "
+            "ForgeryNet",
+        },
+    ),
+    (
+        "--omfc-task",
+        "omfc_task",
+        {
+            "metavar": "TASKID",
+            "help": "IMDL, IGMDL, VMD, VGMD, manipulation(-image), manipulation-video, splice, provenancefiltering, "
+            "provenance, eventverification, camera (case-insensitive; default: from the index); ForgeryNet: "
+            "image-classification, spatial, video-classification, temporal",
+        },
+    ),
+    (
+        "--omfc-max-findings",
+        "omfc_max_findings",
+        {
+            "metavar": "N",
+            "help": f"findings shown per failing rule, -1 to 1000 (default {DEFAULT_MAX_FINDINGS}; -1 for all kept: "
+            "at most 1000 per rule and severity, the rest counted)",
+        },
+    ),
+    (
+        "--omfc-slices",
+        "omfc_slices",
+        {"metavar": "N", "help": "items per file-heavy rule, each covering a slice of the rows, 1 to 64 (default 4)"},
+    ),
+    (
+        "--omfc-jobs",
+        "omfc_jobs",
+        {
+            "metavar": "N",
+            "help": "processes for file-heavy checks within one item, 0 to 64 (default 0: one per CPU; 1 = none)",
+        },
+    ),
+    (
+        "--omfc-allow-touching-segments",
+        "omfc_allow_touching_segments",
+        {
+            "action": "store_true",
+            "help": "VSEG-07: intervals may share an endpoint, e.g. [[1,10],[10,20]] (MediScore forbids it)",
+        },
+    ),
+    (
+        "--omfc-ignore-overlap",
+        "omfc_ignore_overlap",
+        {
+            "action": "store_true",
+            "help": "VSEG-07: overlapping intervals are warnings, like MediScore's --ignore_overlap",
+        },
+    ),
+    (
+        "--omfc-classes",
+        "omfc_classes",
+        {
+            "metavar": "K",
+            "help": "ForgeryNet classification: 2, 3 or 16 classes for image-classification, 2, 3 or 9 for "
+            "video-classification (default 2)",
+        },
+    ),
+    (
+        "--omfc-html",
+        "omfc_html",
+        {
+            "metavar": "PATH",
+            "help": "write one self-contained HTML report here: verdict, rules, findings, scores, ROC/DET, mask "
+            "thumbnails (once, by the xdist controller)",
+        },
+    ),
+    (
+        "--omfc-html-masks",
+        "omfc_html_masks",
+        {
+            "metavar": "N",
+            "help": "mask thumbnails in the HTML report: the N worst and N best probes, 0 to 100 (default 8)",
+        },
+    ),
 ]
 
 
@@ -209,11 +290,15 @@ def resolve_settings(config: pytest.Config) -> Settings | None:
             flag = "--" + ini.replace("_", "-")
             raise UsageProblem(f"{flag}: bad value {text!r}") from None
     return Settings(
-        submission=sub_dir, csv=csv, index=index, edition=edition, task=task,
-        dataset_root=dataset, max_findings=max_findings, options=tuple(extras),
+        submission=sub_dir,
+        csv=csv,
+        index=index,
+        edition=edition,
+        task=task,
+        dataset_root=dataset,
+        max_findings=max_findings,
+        options=tuple(extras),
     )
-
-
 
 
 def _forgerynet_settings(config: pytest.Config, sub: Path, task: Task | None, dataset: Path | None) -> Settings:
@@ -240,14 +325,18 @@ def _forgerynet_settings(config: pytest.Config, sub: Path, task: Task | None, da
     if classes_text is not None:
         allowed = FNET_CLASSES.get(task)
         if allowed is None:
-            raise UsageProblem(f"--omfc-classes: only for image-classification and video-classification (got task {task.value})")
+            raise UsageProblem(
+                f"--omfc-classes: only for image-classification and video-classification (got task {task.value})"
+            )
         try:
             classes = int(str(classes_text).strip())
         except ValueError:
             classes = -1
         if classes not in allowed:
-            raise UsageProblem(f"--omfc-classes: must be {', '.join(map(str, allowed[:-1]))} or {allowed[-1]} for "
-                               f"{task.value} (got {str(classes_text).strip()!r})")  # fmt: skip
+            raise UsageProblem(
+                f"--omfc-classes: must be {', '.join(map(str, allowed[:-1]))} or {allowed[-1]} for "
+                f"{task.value} (got {str(classes_text).strip()!r})"
+            )
     max_text, _ = _option(config, "omfc_max_findings")
     max_findings = DEFAULT_MAX_FINDINGS if max_text is None else _int_setting("omfc_max_findings")(max_text)
     from ..fnet import forgerynet_settings  # numpy and pandas: only for a ForgeryNet check
@@ -266,8 +355,10 @@ def _find_csv(sub_dir: Path) -> Path | None:
         files = sorted(p for p in sub_dir.iterdir() if p.is_file())
     except OSError:
         return None
-    for found in ([p for p in files if p.suffix.lower() == ".csv"],
-                  [p for p in files if p.stem == sub_dir.name and p.suffix not in ("", ".txt")]):
+    for found in (
+        [p for p in files if p.suffix.lower() == ".csv"],
+        [p for p in files if p.stem == sub_dir.name and p.suffix not in ("", ".txt")],
+    ):
         if found:
             return found[0] if len(found) == 1 else None
     return None
@@ -287,7 +378,11 @@ def _find_index(dataset: Path, task_text: str | None) -> Path:
         return found[0]
     names = ", ".join(p.name for p in (found or every)) or "none"
     if not found:
-        what = f"no index file for task {task_text.strip()}" if task_text else "no index file (<DataSet>-<TaskID>-index.csv)"
+        what = (
+            f"no index file for task {task_text.strip()}"
+            if task_text
+            else "no index file (<DataSet>-<TaskID>-index.csv)"
+        )
         raise UsageProblem(f"--omfc-dataset: {what} in {indexes} (found: {names}); add --omfc-index PATH")
     hint = "add --omfc-task TASKID" if not task_text else "add --omfc-index PATH"
     raise UsageProblem(f"--omfc-dataset: {len(found)} index files match in {indexes} ({names}); {hint}")
@@ -298,7 +393,7 @@ def _task_from_column(index: Path) -> Task | None:
         with index.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
             header = [h.strip().strip('"') for h in fh.readline().strip().split("|")]
             row = [v.strip().strip('"') for v in fh.readline().strip().split("|")]
-        value = dict(zip(header, row)).get("TaskID", "")
+        value = dict(zip(header, row, strict=False)).get("TaskID", "")
         return parse_task(value) if value else None
     except (OSError, EditionTaskError):
         return None
@@ -357,8 +452,10 @@ def _inside(path: Path, guarded: list[tuple[str, Path]]) -> tuple[str, Path] | N
 
 def _refuse(what: str, path: Path, where: tuple[str, Path]) -> UsageProblem:
     kind, directory = where
-    return UsageProblem(f"{what} {path} lies inside the {kind} directory {directory}: "
-                        f"it must not configure a check of that {kind}; {ENTRY_POINT_HINT}")
+    return UsageProblem(
+        f"{what} {path} lies inside the {kind} directory {directory}: "
+        f"it must not configure a check of that {kind}; {ENTRY_POINT_HINT}"
+    )
 
 
 def _check_setup(config: pytest.Config) -> list[tuple[str, Path]]:
@@ -430,7 +527,9 @@ def _check_loaded(config: pytest.Config, settings: Settings) -> None:
         path = Path(os.path.normpath(os.path.abspath(os.path.expanduser(os.path.expandvars(xml)))))
         where = _inside(path, guarded)
         if where is not None:  # pytest would write the report there (the way --omfc-metrics-json is refused)
-            raise UsageProblem(f"--junitxml: must not point into the {where[0]} directory {where[1]} (got {path.resolve()})")
+            raise UsageProblem(
+                f"--junitxml: must not point into the {where[0]} directory {where[1]} (got {path.resolve()})"
+            )
 
 
 # ---------------------------------------------------------------------------- configure
@@ -534,4 +633,4 @@ __all__ = [
     "bounded_int",
     "resolve_settings",
     "submission_for",
-]  # fmt: skip
+]

@@ -23,8 +23,9 @@ __all__ = ["HtmlReporter", "configure"]
 _STATUS_ORDER = ("failed", "warning", "passed", "skipped")
 
 
-def configure(config: pytest.Config, settings: Settings, path: Path | None, masks: int,
-              usage_error: type[Exception]) -> None:
+def configure(
+    config: pytest.Config, settings: Settings, path: Path | None, masks: int, usage_error: type[Exception]
+) -> None:
     """Refuse a report path inside the submission or dataset (or a directory); register the reporter."""
     if path is None:
         return
@@ -118,16 +119,34 @@ class HtmlReporter:
         for rid in sorted(self.rules, key=lambda r: (order.get(r, len(order)), r)):
             items = self.rules[rid]
             rule = REGISTRY.get(rid)
-            statuses = {("warning" if outcome == "passed" and "omfc.warning" in props else outcome) for outcome, _, props in items}
+            statuses = {
+                ("warning" if outcome == "passed" and "omfc.warning" in props else outcome)
+                for outcome, _, props in items
+            }
             status = next((st for st in _STATUS_ORDER if st in statuses), "skipped")
-            severity = next((str(p["omfc.severity"]) for _, _, p in items if "omfc.severity" in p),
-                            rule.severity.value if rule else "")  # fmt: skip
+            severity = next(
+                (str(p["omfc.severity"]) for _, _, p in items if "omfc.severity" in p),
+                rule.severity.value if rule else "",
+            )
             failures = [t for o, t, _ in items if o == "failed"]
             skips = [t for o, t, _ in items if o == "skipped"]
             warnings = [str(p["omfc.warning"]) for _, _, p in items if "omfc.warning" in p]
-            text = "\n".join(failures) if status == "failed" else ("\n".join(dict.fromkeys(skips)) if status == "skipped" else "")
-            rows.append(RuleRow(rule=rid, title=rule.title if rule else "", family=rule.family if rule else rid.split("-")[0],
-                                severity=severity, status=status, text=text, warning="\n".join(warnings)))  # fmt: skip
+            text = (
+                "\n".join(failures)
+                if status == "failed"
+                else ("\n".join(dict.fromkeys(skips)) if status == "skipped" else "")
+            )
+            rows.append(
+                RuleRow(
+                    rule=rid,
+                    title=rule.title if rule else "",
+                    family=rule.family if rule else rid.split("-")[0],
+                    severity=severity,
+                    status=status,
+                    text=text,
+                    warning="\n".join(warnings),
+                )
+            )
         return rows
 
     def _add_scores(self, data: Any) -> None:
@@ -140,7 +159,9 @@ class HtmlReporter:
         from ..scoring.registry import SCORERS
 
         data.scored = True
-        data.score_failures = [text for (_, _), (outcome, text, _) in sorted(self.scores.items()) if outcome == "failed"]
+        data.score_failures = [
+            text for (_, _), (outcome, text, _) in sorted(self.scores.items()) if outcome == "failed"
+        ]
         title = f"{data.submission} ({data.edition} {data.task})"
         for name in scoring.scorers:
             scorer = SCORERS[name]
@@ -173,13 +194,23 @@ class HtmlReporter:
             return
         worst, best = pick_probes(rows, self.masks)
         bitplane = entries[0].get("reference_column") == "ProbeBitPlaneMaskFileName"  # the engine's choice
-        data.worst, data.best = (mask_cards(chosen, ref_root=self.settings.dataset_root, sys_root=self.settings.submission,
-                                            options=opts, bitplane=bitplane) for chosen in (worst, best))  # fmt: skip
+        data.worst, data.best = (
+            mask_cards(
+                chosen,
+                ref_root=self.settings.dataset_root,
+                sys_root=self.settings.submission,
+                options=opts,
+                bitplane=bitplane,
+            )
+            for chosen in (worst, best)
+        )
         first = entries[0].get("query")
         scope = "all trials" if first is None else f"the first query ({first})"
         scored = sum(1 for r in rows if isinstance(r.get(primary_metric(rows)), (int, float)))
-        data.mask_note = (f"The {len(worst)} worst and {len(best)} best of the {scored} scored probes of {scope} "
-                          f"by the scorer's per-probe {primary_metric(rows)}; each probe is shown once.")  # fmt: skip
+        data.mask_note = (
+            f"The {len(worst)} worst and {len(best)} best of the {scored} scored probes of {scope} "
+            f"by the scorer's per-probe {primary_metric(rows)}; each probe is shown once."
+        )
 
 
 def _detection_svgs(entries: list[dict[str, Any]], title: str) -> list[tuple[str, str]]:
@@ -191,5 +222,7 @@ def _detection_svgs(entries: list[dict[str, Any]], title: str) -> list[tuple[str
     if not scored:
         return []
     size = (640, 480)
-    return [(f"{title} ROC", roc_svg(scored, title=f"{title} ROC", size=size)),
-            (f"{title} DET", det_svg(scored, title=f"{title} DET", size=size))]  # fmt: skip
+    return [
+        (f"{title} ROC", roc_svg(scored, title=f"{title} ROC", size=size)),
+        (f"{title} DET", det_svg(scored, title=f"{title} DET", size=size)),
+    ]

@@ -75,7 +75,8 @@ class RuleItem(pytest.Item):
         out = sub.outcome(self.rule, self.part)
         limit = sub.settings.max_findings
         self.user_properties.append(("omfc.severity", self.rule.severity_for(sub.group).value))
-        # every rule testcase says how many error findings it has (0 when it passed or was skipped): portals read one shape
+        # every rule testcase says how many error findings it has (0 when it passed or was skipped):
+        # portals read one shape
         self.user_properties.append(("omfc.findings", out.errors.total if out.failed else 0))
         if out.skipped:
             self.user_properties.append(("omfc.skipped", out.skipped))

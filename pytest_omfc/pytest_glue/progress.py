@@ -111,17 +111,31 @@ class ProgressBar:
     def _start(self, total: int) -> None:
         from rich.console import Console
         from rich.progress import (
-            BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn,
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
         )
 
         reporter: Any = self.config.pluginmanager.getplugin("terminalreporter")
         if reporter is not None:
             reporter.ensure_newline()  # pytest's dots line stays; pytest starts a new one afterwards
         self._progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(self.unit),
-            TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-            console=Console(), transient=True, auto_refresh=False, redirect_stdout=False, redirect_stderr=False,
-        )  # fmt: skip
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn(self.unit),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            console=Console(),
+            transient=True,
+            auto_refresh=False,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
         self._progress.start()
         self._task = self._progress.add_task(self.label, total=total)
 

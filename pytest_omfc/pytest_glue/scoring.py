@@ -46,18 +46,14 @@ from typing import Any
 import pytest
 
 from ..editions import Task
-from ..findings import Unavailable
 from ..paths import resolve_input
+from ..scoring import families as _families  # noqa: F401  (registers every scorer, in order)
 from ..scoring.conventions import CONVENTIONS
-from ..scoring import scorers as _scorers  # noqa: F401  (registers every scorer)
-from ..scoring import scorers_temporal as _scorers_temporal  # noqa: F401  (registers the temporal scorer)
-from ..scoring import scorers_forgerynet as _scorers_forgerynet  # noqa: F401  (registers the ForgeryNet scorers)
 from ..scoring.registry import (
     SCORERS,
     NotScored,
     Outcome,
     Scorer,
-    ScoringInput,
     reference_columns,
     scorers_for,
 )
@@ -73,7 +69,7 @@ __all__ = [
     "option_table",
     "outcomes_for",
     "score_items",
-]  # fmt: skip
+]
 
 SCORING_KEY = pytest.StashKey["ScoringSettings | None"]()
 OUTCOMES_KEY = pytest.StashKey["dict[str, list[Outcome]]"]()
@@ -81,18 +77,110 @@ OUTCOMES_KEY = pytest.StashKey["dict[str, list[Outcome]]"]()
 
 #: Options of the scoring set-up shared by every scorer: (flag, ini, argparse keywords, MediScore's flag).
 COMMON_OPTIONS: list[tuple[str, str, dict[str, Any], str]] = [
-    ("--omfc-reference", "omfc_reference", {"metavar": "PATH", "help": "reference <DataSet>-<TaskID>-ref.csv (absolute, or relative to the dataset root); turns scoring on"}, "-r"),
-    ("--omfc-score", "omfc_score", {"choices": [*SCORERS, "all"], "help": "the scorers to run (default all: every scorer the task and reference allow)"}, ""),
-    ("--omfc-metrics-json", "omfc_metrics_json", {"metavar": "PATH", "help": "write every result as JSON here (once, by the xdist controller)"}, "-o (CSV)"),
-    ("--omfc-per-probe-csv", "omfc_per_probe_csv", {"metavar": "PATH", "help": "write the mask scorer's per-probe table here, pipe-separated (MediScore's perimage CSV)"}, "-o (perimage CSV)"),
-    ("--omfc-plots", "omfc_plots", {"metavar": "DIR", "help": "write roc.png, roc.svg, det.png, det.svg into DIR: one curve per result, AUC and trial counts in the legend"}, "--plotType"),
-    ("--omfc-optout", "omfc_optout", {"action": "store_true", "help": "score only trials whose IsOptOut/ProbeStatus says detection was done (METRICS.md 1.2)"}, "--optOut"),
-    ("--omfc-query", "omfc_query", {"action": "append", "metavar": "QUERY", "help": "pandas query over index, reference and journal columns (\"*\": every trial, as MediScore's VTL scorer); repeatable, one result per query"}, "-q"),
-    ("--omfc-query-partition", "omfc_query_partition", {"metavar": "QUERY", "help": "Name==['a','b'] & ... expanded into one result per combination (crashes in MediScore)"}, "-qp"),
-    ("--omfc-query-manipulation", "omfc_query_manipulation", {"action": "append", "metavar": "QUERY", "help": "keeps targets with at least one matching journal operation and every non-target; repeatable"}, "-qm"),
-    ("--omfc-convention", "omfc_convention", {"choices": list(CONVENTIONS), "help": "mediscore (default: the portal's numbers) or plan (the evaluation plans' definitions)"}, ""),
-    ("--omfc-require", "omfc_require", {"action": "append", "metavar": "GATE", "help": "a metric gate such as AUC>=0.8, mask:OptimumMCC>0.3 or detection[q1]:EER<=0.2, checked by an item <sub>::require::GATE; repeatable"}, ""),
-]  # fmt: skip
+    (
+        "--omfc-reference",
+        "omfc_reference",
+        {
+            "metavar": "PATH",
+            "help": "reference <DataSet>-<TaskID>-ref.csv (absolute, or relative to the dataset root); turns "
+            "scoring on",
+        },
+        "-r",
+    ),
+    (
+        "--omfc-score",
+        "omfc_score",
+        {
+            "choices": [*SCORERS, "all"],
+            "help": "the scorers to run (default all: every scorer the task and reference allow)",
+        },
+        "",
+    ),
+    (
+        "--omfc-metrics-json",
+        "omfc_metrics_json",
+        {"metavar": "PATH", "help": "write every result as JSON here (once, by the xdist controller)"},
+        "-o (CSV)",
+    ),
+    (
+        "--omfc-per-probe-csv",
+        "omfc_per_probe_csv",
+        {
+            "metavar": "PATH",
+            "help": "write the mask scorer's per-probe table here, pipe-separated (MediScore's perimage CSV)",
+        },
+        "-o (perimage CSV)",
+    ),
+    (
+        "--omfc-plots",
+        "omfc_plots",
+        {
+            "metavar": "DIR",
+            "help": "write roc.png, roc.svg, det.png, det.svg into DIR: one curve per result, AUC and trial counts in "
+            "the legend",
+        },
+        "--plotType",
+    ),
+    (
+        "--omfc-optout",
+        "omfc_optout",
+        {
+            "action": "store_true",
+            "help": "score only trials whose IsOptOut/ProbeStatus says detection was done (METRICS.md 1.2)",
+        },
+        "--optOut",
+    ),
+    (
+        "--omfc-query",
+        "omfc_query",
+        {
+            "action": "append",
+            "metavar": "QUERY",
+            "help": 'pandas query over index, reference and journal columns ("*": every trial, as MediScore\'s VTL '
+            "scorer); repeatable, one result per query",
+        },
+        "-q",
+    ),
+    (
+        "--omfc-query-partition",
+        "omfc_query_partition",
+        {
+            "metavar": "QUERY",
+            "help": "Name==['a','b'] & ... expanded into one result per combination (crashes in MediScore)",
+        },
+        "-qp",
+    ),
+    (
+        "--omfc-query-manipulation",
+        "omfc_query_manipulation",
+        {
+            "action": "append",
+            "metavar": "QUERY",
+            "help": "keeps targets with at least one matching journal operation and every non-target; repeatable",
+        },
+        "-qm",
+    ),
+    (
+        "--omfc-convention",
+        "omfc_convention",
+        {
+            "choices": list(CONVENTIONS),
+            "help": "mediscore (default: the portal's numbers) or plan (the evaluation plans' definitions)",
+        },
+        "",
+    ),
+    (
+        "--omfc-require",
+        "omfc_require",
+        {
+            "action": "append",
+            "metavar": "GATE",
+            "help": "a metric gate such as AUC>=0.8, mask:OptimumMCC>0.3 or detection[q1]:EER<=0.2, checked by an "
+            "item <sub>::require::GATE; repeatable",
+        },
+        "",
+    ),
+]
 
 #: Output paths: refused inside the submission or the dataset (never written there).
 OUTPUT_PATHS = ("omfc_metrics_json", "omfc_plots", "omfc_per_probe_csv")
@@ -123,8 +211,12 @@ def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("omfc")
     for flag, ini, kw in _options_list():
         group.addoption(flag, dest=ini, default=None, **kw)
-        kind: Any = "bool" if kw.get("action") == "store_true" else ("linelist" if kw.get("action") == "append" else None)
-        parser.addini(ini, kw["help"], type=kind, default=False if kind == "bool" else ([] if kind == "linelist" else None))
+        kind: Any = (
+            "bool" if kw.get("action") == "store_true" else ("linelist" if kw.get("action") == "append" else None)
+        )
+        parser.addini(
+            ini, kw["help"], type=kind, default=False if kind == "bool" else ([] if kind == "linelist" else None)
+        )
 
 
 @dataclass(frozen=True)
@@ -153,8 +245,14 @@ class ScoringSettings:
 
     def common(self) -> dict[str, Any]:
         """The settings every scorer's header/footer/JSON may quote."""
-        return {"reference": self.reference, "convention": self.convention, "optout": self.optout,
-                "plots": self.plots, "metrics_json": self.metrics_json, **dict(self.extra)}  # fmt: skip
+        return {
+            "reference": self.reference,
+            "convention": self.convention,
+            "optout": self.optout,
+            "plots": self.plots,
+            "metrics_json": self.metrics_json,
+            **dict(self.extra),
+        }
 
     def as_dict(self) -> dict[str, Any]:
         """The metrics JSON ``options``: each running scorer's options, then the common ones."""
@@ -162,11 +260,15 @@ class ScoringSettings:
         common = self.common()
         for name in self.scorers or tuple(SCORERS)[:1]:
             out.update(SCORERS[name].json_options(self.options_for(name), common))
-        out.update({
-            "optout": self.optout, "convention": self.convention,
-            "query_kind": self.queries[0][1] if self.queries else "all",
-            "queries": [q for q, _ in self.queries], "query_partition": self.query_partition,
-        })  # fmt: skip
+        out.update(
+            {
+                "optout": self.optout,
+                "convention": self.convention,
+                "query_kind": self.queries[0][1] if self.queries else "all",
+                "queries": [q for q, _ in self.queries],
+                "query_partition": self.query_partition,
+            }
+        )
         return out
 
 
@@ -186,8 +288,9 @@ def _as_path(value: Any, base: Path) -> Path | None:
     return (p if p.is_absolute() else base / p).resolve()
 
 
-def _scorer_options(config: pytest.Config, scorer: Scorer, usage_error: type[Exception],
-                    dataset_root: Path | None = None) -> tuple[tuple[str, Any], ...]:  # fmt: skip
+def _scorer_options(
+    config: pytest.Config, scorer: Scorer, usage_error: type[Exception], dataset_root: Path | None = None
+) -> tuple[tuple[str, Any], ...]:
     """A scorer's options, parsed and bounded; a bad value is a usage error naming the flag.
 
     Input path options (``metavar`` PATH: journal, node and world tables) are made absolute here, once,
@@ -204,7 +307,9 @@ def _scorer_options(config: pytest.Config, scorer: Scorer, usage_error: type[Exc
         except ValueError as exc:
             raise usage_error(f"{opt.flag}: {exc}") from None
         if opt.kwargs.get("metavar") == "PATH" and parsed is not None:
-            parsed = type(parsed)(resolve_input(parsed, base, dataset_root)) if isinstance(parsed, (str, Path)) else parsed
+            parsed = (
+                type(parsed)(resolve_input(parsed, base, dataset_root)) if isinstance(parsed, (str, Path)) else parsed
+            )
         out.append((opt.key, parsed))
     return tuple(out)
 
@@ -222,7 +327,11 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
     q, _ = _get(config, "omfc_query")
     qm, _ = _get(config, "omfc_query_manipulation")
     qp, _ = _get(config, "omfc_query_partition")
-    given = [flag for flag, v in (("--omfc-query", q), ("--omfc-query-manipulation", qm), ("--omfc-query-partition", qp)) if v]
+    given = [
+        flag
+        for flag, v in (("--omfc-query", q), ("--omfc-query-manipulation", qm), ("--omfc-query-partition", qp))
+        if v
+    ]
     if len(given) > 1:
         raise usage_error(f"{' and '.join(given)} are mutually exclusive (as MediScore's -q, -qm and -qp)")
     queries = [(str(x), "q") for x in (q or [])] + [(str(x), "qm") for x in (qm or [])]
@@ -279,8 +388,11 @@ def run_inputs(config: pytest.Config) -> list[Path]:
         files.append(ref)
         for name in settings.scorers:
             values = settings.options_for(name)
-            files += [Path(values[o.key]) for o in SCORERS[name].options
-                      if o.kwargs.get("metavar") == "PATH" and values.get(o.key) is not None]  # fmt: skip
+            files += [
+                Path(values[o.key])
+                for o in SCORERS[name].options
+                if o.kwargs.get("metavar") == "PATH" and values.get(o.key) is not None
+            ]
         stem = ref.name[: -len(ref.suffix)] if ref.suffix else ref.name
         for prefix in {stem, stem.removesuffix("-ref")}:
             try:
@@ -307,7 +419,9 @@ def refuse_input_overwrite(config: pytest.Config, flag: str, path: Path, usage_e
             raise usage_error(f"{flag}: must not overwrite a file the run reads (got {path}, which is {f})")
 
 
-def _guard_outputs(config: pytest.Config, settings: ScoringSettings, dataset_root: Path | None, usage_error: type[Exception]) -> None:
+def _guard_outputs(
+    config: pytest.Config, settings: ScoringSettings, dataset_root: Path | None, usage_error: type[Exception]
+) -> None:
     """Never write into the submission or the dataset, nor over a file the run reads: refuse such output
     paths up front."""
     sub = config.stash.get(SETTINGS_KEY, None)
@@ -337,7 +451,9 @@ def score_items(parent: pytest.Collector, sub_name: str, task: Task) -> Iterator
             yield ScoreItem.from_parent(parent, name=f"{sub_name}::score::{name}", scorer=name, position=0)
             continue
         for i, (_query, kind) in enumerate(settings.queries):
-            yield ScoreItem.from_parent(parent, name=f"{sub_name}::score::{name}[{kind}{i + 1}]", scorer=name, position=i)
+            yield ScoreItem.from_parent(
+                parent, name=f"{sub_name}::score::{name}[{kind}{i + 1}]", scorer=name, position=i
+            )
 
 
 # ---------------------------------------------------------------------------- scoring
@@ -361,10 +477,18 @@ def _score(config: pytest.Config, settings: ScoringSettings, scorer: Scorer) -> 
 
     bar = progress_for(config, f"score::{scorer.name}", scorer.progress_unit)
     try:
-        return run_scorer(submission_for(config), scorer, reference=settings.reference, queries=settings.queries,
-                          query_partition=settings.query_partition, optout=settings.optout,
-                          convention=settings.convention, options=settings.options_for(scorer.name),
-                          query_error=settings.query_error, progress=bar)  # fmt: skip
+        return run_scorer(
+            submission_for(config),
+            scorer,
+            reference=settings.reference,
+            queries=settings.queries,
+            query_partition=settings.query_partition,
+            optout=settings.optout,
+            convention=settings.convention,
+            options=settings.options_for(scorer.name),
+            query_error=settings.query_error,
+            progress=bar,
+        )
     finally:
         if bar is not None:
             bar.close()
@@ -419,7 +543,13 @@ class ScoreItem(pytest.Item):
 
 
 def _unscored_entry(scorer: Scorer, query: str | None, kind: str, reason: str) -> dict[str, Any]:
-    return {"scorer": scorer.name, "query": query, "query_kind": kind, **dict.fromkeys(scorer.null_keys), "skipped": reason}
+    return {
+        "scorer": scorer.name,
+        "query": query,
+        "query_kind": kind,
+        **dict.fromkeys(scorer.null_keys),
+        "skipped": reason,
+    }
 
 
 # ---------------------------------------------------------------------------- reporting
@@ -450,7 +580,9 @@ class ScoringReporter:
         result = getattr(report, "omfc_result", None)
         if report.when == "call" and result is not None:
             # The item's scorer orders the results (an entry may name a sub-scorer, e.g. provenance-graph).
-            name = getattr(report, "omfc_scorer", None) or (result[0] if isinstance(result, list) else result).get("scorer", "detection")
+            name = getattr(report, "omfc_scorer", None) or (result[0] if isinstance(result, list) else result).get(
+                "scorer", "detection"
+            )
             order = list(SCORERS).index(name) if name in SCORERS else len(SCORERS)
             pos = int(getattr(report, "omfc_position", 0))
             for k, entry in enumerate(result if isinstance(result, list) else [result]):
@@ -525,7 +657,9 @@ class ScoringReporter:
                 if scorer.finish is None:
                     continue
                 opts = {**self.settings.common(), **self.settings.options_for(scorer_name)}
-                written, errors = scorer.finish([r for _, r in self._entries(scorer_name)], opts, f"{name} ({edition} {task})")
+                written, errors = scorer.finish(
+                    [r for _, r in self._entries(scorer_name)], opts, f"{name} ({edition} {task})"
+                )
                 self.written += written
                 self.errors += errors
         if self.errors and session.exitstatus == pytest.ExitCode.OK:
@@ -544,14 +678,22 @@ class ScoringReporter:
         for line in self.errors:
             terminalreporter.write_line(f"omfc: ERROR {line}", red=True, bold=True)
 
-    def _table(self, terminalreporter: Any, scorer: Scorer, entries: list[tuple[int, dict[str, Any]]], common: dict[str, Any]) -> None:
+    def _table(
+        self, terminalreporter: Any, scorer: Scorer, entries: list[tuple[int, dict[str, Any]]], common: dict[str, Any]
+    ) -> None:
         from rich import box
         from rich.console import Console
         from rich.table import Table
 
         opts = self.settings.options_for(scorer.name)
-        table = Table(title=f"omfc {scorer.title} scores", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                      padding=(0, 1), collapse_padding=True)  # fmt: skip
+        table = Table(
+            title=f"omfc {scorer.title} scores",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+            padding=(0, 1),
+            collapse_padding=True,
+        )
         cols = scorer.columns(opts)
         table.add_column("result", no_wrap=True)
         for col in cols:
@@ -560,7 +702,11 @@ class ScoringReporter:
         for row in rows:
             table.add_row(*row)
         buf = io.StringIO()
-        Console(file=buf, width=max(100, self.config.get_terminal_writer().fullwidth), force_terminal=terminalreporter.hasmarkup).print(table)
+        Console(
+            file=buf,
+            width=max(100, self.config.get_terminal_writer().fullwidth),
+            force_terminal=terminalreporter.hasmarkup,
+        ).print(table)
         terminalreporter.write_line("")
         terminalreporter.write(buf.getvalue())
         footer = scorer.footer(opts, common)
@@ -570,8 +716,9 @@ class ScoringReporter:
             terminalreporter.write_line(f"  {line}", red=True, bold=True)
 
 
-def summary_rows(scorer: Scorer, entries: list[tuple[int, dict[str, Any]]],
-                 opts: dict[str, Any]) -> tuple[list[tuple[str, ...]], list[str], list[str]]:  # fmt: skip
+def summary_rows(
+    scorer: Scorer, entries: list[tuple[int, dict[str, Any]]], opts: dict[str, Any]
+) -> tuple[list[tuple[str, ...]], list[str], list[str]]:
     """The summary table of one scorer, shared by the terminal and the HTML report.
 
     Returns ``(rows, notes, alarms)``: a row per result (label first), the notes under the table (the
@@ -582,7 +729,7 @@ def summary_rows(scorer: Scorer, entries: list[tuple[int, dict[str, Any]]],
     notes: list[str] = []
     alarms: list[str] = []
     width = len(scorer.columns(opts))
-    for pos, r in entries:
+    for _pos, r in entries:
         for note in r.get("notes") or ():
             if isinstance(note, str) and note not in notes:
                 notes.append(note)
@@ -597,8 +744,10 @@ def summary_rows(scorer: Scorer, entries: list[tuple[int, dict[str, Any]]],
         tally = r.get("scored")
         if isinstance(tally, dict) and tally.get("targets") and not tally.get("scored"):
             why = "; ".join(f"{n} {d}" for d, n in (tally.get("not_scored") or {}).items())
-            alarms.append(f"{label}: NOTHING SCORED: 0 of {tally['targets']} {tally.get('unit', 'targets')} scored"
-                          + (f": {why}" if why else ""))  # fmt: skip
+            alarms.append(
+                f"{label}: NOTHING SCORED: 0 of {tally['targets']} {tally.get('unit', 'targets')} scored"
+                + (f": {why}" if why else "")
+            )
         rows.append((label, *scorer.row(r, opts)))
     return rows, notes, alarms
 

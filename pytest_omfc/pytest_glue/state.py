@@ -18,12 +18,20 @@ from ..editions import Edition
 if TYPE_CHECKING:  # submission imports numpy and pandas: only when a submission is checked
     from ..submission import Settings, Submission
 
-__all__ = ["EXTRA_ITEMS_KEY", "SETTINGS_KEY", "SUBMISSION_KEY", "UsageProblem", "bounded_int", "settings_of", "submission_for"]
+__all__ = [
+    "EXTRA_ITEMS_KEY",
+    "SETTINGS_KEY",
+    "SUBMISSION_KEY",
+    "UsageProblem",
+    "bounded_int",
+    "settings_of",
+    "submission_for",
+]
 
 SETTINGS_KEY = pytest.StashKey["Settings | None"]()
 SUBMISSION_KEY = pytest.StashKey["Submission"]()
 #: Further item factories of a submission, collected after the rule and score items (the --omfc-require gates).
-EXTRA_ITEMS_KEY = pytest.StashKey["list[Callable[[pytest.Collector], Iterator[pytest.Item]]]"]()
+EXTRA_ITEMS_KEY = pytest.StashKey[list[Callable[[pytest.Collector], Iterator[pytest.Item]]]]()
 
 
 #: A bad command line: pytest prints ``ERROR: <text>`` and exits 4.  pytest's own class (it is ``@final``:

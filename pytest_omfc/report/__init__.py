@@ -9,5 +9,16 @@ from __future__ import annotations
 from .masks import COLOURS, MaskCard, mask_cards, pick_probes, primary_metric
 from .page import Plot, ReportData, RuleRow, ScoreTable, render_page, verdict
 
-__all__ = ["COLOURS", "MaskCard", "Plot", "ReportData", "RuleRow", "ScoreTable", "mask_cards", "pick_probes",
-           "primary_metric", "render_page", "verdict"]
+__all__ = [
+    "COLOURS",
+    "MaskCard",
+    "Plot",
+    "ReportData",
+    "RuleRow",
+    "ScoreTable",
+    "mask_cards",
+    "pick_probes",
+    "primary_metric",
+    "render_page",
+    "verdict",
+]

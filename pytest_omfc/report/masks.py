@@ -168,11 +168,22 @@ def _overlay(classes: NDArray[np.uint8]) -> NDArray[np.uint8]:
     return rgb
 
 
-def _card(row: Mapping[str, Any], side: str, *, ref_root: Path | None, sys_root: Path | None, bitplane: bool,
-          options: Mapping[str, Any], max_pixels: int) -> tuple[tuple[MaskPanel, ...], dict[str, int]]:
+def _card(
+    row: Mapping[str, Any],
+    side: str,
+    *,
+    ref_root: Path | None,
+    sys_root: Path | None,
+    bitplane: bool,
+    options: Mapping[str, Any],
+    max_pixels: int,
+) -> tuple[tuple[MaskPanel, ...], dict[str, int]]:
     """The three panels of one probe side; MaskReadError/ValueError when it cannot be drawn."""
-    ref_col = {"": "ProbeBitPlaneMaskFileName" if bitplane else "ProbeMaskFileName",
-               "p": "BinaryProbeMaskFileName", "d": "DonorMaskFileName"}[side]  # fmt: skip
+    ref_col = {
+        "": "ProbeBitPlaneMaskFileName" if bitplane else "ProbeMaskFileName",
+        "p": "BinaryProbeMaskFileName",
+        "d": "DonorMaskFileName",
+    }[side]
     sys_col = "OutputDonorMaskFileName" if side == "d" else "OutputProbeMaskFileName"
     ref_path = _file(ref_root, row.get(ref_col), "reference mask")
     if ref_path is None:
@@ -186,18 +197,24 @@ def _card(row: Mapping[str, Any], side: str, *, ref_root: Path | None, sys_root:
     pred = np.zeros(shape, dtype=np.bool_) if system is None else system <= t
     nspx = options.get("nspx", -1)
     weights = no_score_weights(
-        np.where(gt, np.uint8(0), np.uint8(255)), system, eks=int(options.get("eks", 15)),
-        dks=int(options.get("dks", 11)), ntdks=0, kernel_shape=str(options.get("kernel", "box")),
+        np.where(gt, np.uint8(0), np.uint8(255)),
+        system,
+        eks=int(options.get("eks", 15)),
+        dks=int(options.get("dks", 11)),
+        ntdks=0,
+        kernel_shape=str(options.get("kernel", "box")),
         no_score_value=None if nspx in (None, -1) else nspx,
-    )  # fmt: skip
+    )
     classes = np.full(shape, _NS, dtype=np.uint8)
     w = weights.w
     classes[w & gt & pred] = _TP
     classes[w & gt & ~pred] = _FN
     classes[w & ~gt & pred] = _FP
     classes[w & ~gt & ~pred] = _TN
-    counts = {name: int(np.count_nonzero(classes == code)) for name, code in
-              (("TP", _TP), ("FN", _FN), ("FP", _FP), ("TN", _TN), ("NS", _NS))}  # fmt: skip
+    counts = {
+        name: int(np.count_nonzero(classes == code))
+        for name, code in (("TP", _TP), ("FN", _FN), ("FP", _FP), ("TN", _TN), ("NS", _NS))
+    }
     rows, cols = _grid(shape)
     sys_shown = np.where(pred, np.uint8(0), np.uint8(255))[np.ix_(rows, cols)]
     what = "probe" if side in ("", "p") else "donor"
@@ -231,11 +248,29 @@ def mask_cards(
         error: str | None = None
         for side in sides:
             try:
-                got, counts = _card(row, side, ref_root=ref_root, sys_root=sys_root, bitplane=bitplane,
-                                    options=options, max_pixels=max_pixels)  # fmt: skip
+                got, counts = _card(
+                    row,
+                    side,
+                    ref_root=ref_root,
+                    sys_root=sys_root,
+                    bitplane=bitplane,
+                    options=options,
+                    max_pixels=max_pixels,
+                )
                 panels += got
             except (MaskReadError, ValueError, TypeError, MemoryError) as exc:
-                error = (error + "; " if error else "") + f"{type(exc).__name__ if not isinstance(exc, MaskReadError) else 'cannot draw'}: {exc}"
-        cards.append(MaskCard(probe, metric, _num(row.get(metric)), None if threshold is None else int(threshold),
-                              tuple(panels), error, counts))  # fmt: skip
+                error = (
+                    error + "; " if error else ""
+                ) + f"{type(exc).__name__ if not isinstance(exc, MaskReadError) else 'cannot draw'}: {exc}"
+        cards.append(
+            MaskCard(
+                probe,
+                metric,
+                _num(row.get(metric)),
+                None if threshold is None else int(threshold),
+                tuple(panels),
+                error,
+                counts,
+            )
+        )
     return cards

@@ -97,7 +97,8 @@ def verdict(data: ReportData) -> tuple[bool, str]:
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0 auto;max-width:1240px;
 padding:16px 24px;color:#1b1f24;background:#fff;line-height:1.4}
-h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #d0d7de;padding-bottom:.2em}
+h1{font-size:1.5em;margin:.2em 0}
+h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #d0d7de;padding-bottom:.2em}
 .verdict{font-size:1.35em;font-weight:700;padding:10px 14px;border-radius:6px;margin:10px 0}
 .verdict.pass{background:#dafbe1;color:#116329;border:1px solid #4ac26b}
 .verdict.fail{background:#ffebe9;color:#a40e26;border:1px solid #ff8182}
@@ -105,19 +106,22 @@ h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.2em;margin-top:1.6em;border-bott
 table{border-collapse:collapse;margin:8px 0;font-size:.92em}
 th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.st{font-weight:600}.st-failed{color:#a40e26}.st-passed{color:#116329}.st-skipped{color:#6e7781}.st-warning{color:#9a6700}
+.st{font-weight:600}.st-failed{color:#a40e26}.st-passed{color:#116329}.st-skipped{color:#6e7781}
+.st-warning{color:#9a6700}
 pre{background:#f6f8fa;border:1px solid #d0d7de;padding:8px;overflow-x:auto;white-space:pre-wrap;word-break:break-all;
 font-size:.85em;margin:4px 0 12px}
 details>summary{cursor:pointer;font-weight:600}
 #filters{margin:6px 0}#filters label{margin-right:14px}
-.plots{display:flex;flex-wrap:wrap;gap:12px}.plots figure{margin:0}.plots svg{width:580px;max-width:100%;height:auto;border:1px solid #d0d7de}
+.plots{display:flex;flex-wrap:wrap;gap:12px}.plots figure{margin:0}
+.plots svg{width:580px;max-width:100%;height:auto;border:1px solid #d0d7de}
 #rules td:first-child{white-space:nowrap}
 .cards{display:flex;flex-wrap:wrap;gap:14px}
 .card{border:1px solid #d0d7de;border-radius:6px;padding:8px;max-width:840px}
 .card .id{font-weight:600;word-break:break-all}.card .panels{display:flex;gap:8px;flex-wrap:wrap;margin-top:4px}
 .card figure{margin:0}.card figcaption{font-size:.8em;color:#57606a}
 .card img{display:block;image-rendering:pixelated;border:1px solid #d0d7de;max-width:256px}
-.legend span.sw{display:inline-block;width:12px;height:12px;border:1px solid #888;vertical-align:middle;margin:0 4px 0 10px}
+.legend span.sw{display:inline-block;width:12px;height:12px;border:1px solid #888;vertical-align:middle;
+margin:0 4px 0 10px}
 .err{color:#a40e26}
 """
 
@@ -155,18 +159,21 @@ def _rules(data: ReportData) -> list[str]:
     options = "".join(f"<option>{_e(f)}</option>" for f in families)
     statuses = "".join(f"<option>{s}</option>" for s in ("failed", "warning", "passed", "skipped"))
     out.append(
-        f'<div id="filters" hidden><label>Family <select id="f-family"><option value="">all</option>{options}</select></label>'
+        '<div id="filters" hidden><label>Family <select id="f-family"><option '
+        f'value="">all</option>{options}</select></label>'
         f'<label>Status <select id="f-status"><option value="">all</option>{statuses}</select></label></div>'
     )
-    out.append('<table id="rules"><thead><tr><th>Rule</th><th>Title</th><th>Family</th><th>Severity</th><th>Status</th>'
-               "</tr></thead><tbody>")  # fmt: skip
+    out.append(
+        '<table id="rules"><thead><tr><th>Rule</th><th>Title</th><th>Family</th><th>Severity</th><th>Status</th>'
+        "</tr></thead><tbody>"
+    )
     for r in data.rules:
         rid = _e(r.rule)
         if r.status == "failed" or r.warning:
             rid = f'<a href="#{_anchor(r.rule)}">{rid}</a>'
         out.append(
             f'<tr data-family="{_e(r.family)}" data-status="{_e(r.status)}"><td>{rid}</td><td>{_e(r.title)}</td>'
-            f"<td>{_e(r.family)}</td><td>{_e(r.severity)}</td><td class=\"st st-{_e(r.status)}\">{_e(r.status)}</td></tr>"
+            f'<td>{_e(r.family)}</td><td>{_e(r.severity)}</td><td class="st st-{_e(r.status)}">{_e(r.status)}</td></tr>'
         )
     out.append("</tbody></table>")
     return out
@@ -178,14 +185,18 @@ def _findings(data: ReportData) -> list[str]:
     if failing:
         out.append('<h2 id="findings">Findings of the failing rules</h2>')
         for r in failing:
-            out.append(f'<details open id="{_anchor(r.rule)}"><summary>{_e(r.rule)}: {_e(r.title)}</summary>'
-                       f"<pre>{_e(r.text)}</pre></details>")  # fmt: skip
+            out.append(
+                f'<details open id="{_anchor(r.rule)}"><summary>{_e(r.rule)}: {_e(r.title)}</summary>'
+                f"<pre>{_e(r.text)}</pre></details>"
+            )
     warned = [r for r in data.rules if r.warning]
     if warned:
         out.append('<h2 id="warnings">Warnings (they do not fail the run)</h2>')
         for r in warned:
             ident = "" if r.status == "failed" else f' id="{_anchor(r.rule)}"'
-            out.append(f"<details{ident}><summary>{_e(r.rule)}: {_e(r.title)}</summary><pre>{_e(r.warning)}</pre></details>")
+            out.append(
+                f"<details{ident}><summary>{_e(r.rule)}: {_e(r.title)}</summary><pre>{_e(r.warning)}</pre></details>"
+            )
     return out
 
 
@@ -213,7 +224,11 @@ def _scores(data: ReportData) -> list[str]:
     if not data.tables:
         out.append("<p>No score was computed.</p>")
     for t in data.tables:
-        out.append(f"<h3>{_e(t.title)}</h3><table><thead><tr>" + "".join(f"<th>{_e(c)}</th>" for c in t.columns) + "</tr></thead><tbody>")
+        out.append(
+            f"<h3>{_e(t.title)}</h3><table><thead><tr>"
+            + "".join(f"<th>{_e(c)}</th>" for c in t.columns)
+            + "</tr></thead><tbody>"
+        )
         for row in t.rows:
             cells = [f"<td>{_e(row[0])}</td>"] + [f'<td class="num">{_e(v)}</td>' for v in row[1:]]
             out.append("<tr>" + "".join(cells) + "</tr>")
@@ -241,11 +256,16 @@ def _cards(title: str, cards: Sequence[MaskCard]) -> list[str]:
     for c in cards:
         value = "n/a" if c.value is None else f"{c.value:.4f}"
         thr = "" if c.threshold is None else f", optimum threshold {c.threshold}"
-        out.append(f'<div class="card"><div class="id">{_e(c.probe)}</div><div class="meta">{_e(c.metric)} {value}{thr}</div>')
+        out.append(
+            f'<div class="card"><div class="id">{_e(c.probe)}</div><div class="meta">{_e(c.metric)} {value}{thr}</div>'
+        )
         if c.panels:
             out.append("<div class=panels>")
             for p in c.panels:
-                out.append(f'<figure><img alt="{_e(p.caption)}" src="{p.uri}"><figcaption>{_e(p.caption)}</figcaption></figure>')
+                out.append(
+                    f'<figure><img alt="{_e(p.caption)}" '
+                    f'src="{p.uri}"><figcaption>{_e(p.caption)}</figcaption></figure>'
+                )
             out.append("</div>")
         if c.error:
             out.append(f"<div class=err>{_e(c.error)}</div>")
@@ -261,8 +281,13 @@ def _masks(data: ReportData) -> list[str]:
     if data.mask_note:
         out.append(f"<p class=meta>{_e(data.mask_note)}</p>")
     if data.worst or data.best:
-        names = (("TP", "true positive"), ("FN", "false negative"), ("FP", "false positive"), ("NS", "no-score zone"),
-                 ("TN", "true negative"))  # fmt: skip
+        names = (
+            ("TP", "true positive"),
+            ("FN", "false negative"),
+            ("FP", "false positive"),
+            ("NS", "no-score zone"),
+            ("TN", "true negative"),
+        )
         sw = "".join(f'<span class="sw" style="background:rgb{COLOURS[k]}"></span>{label}' for k, label in names)
         out.append(f"<p class=legend>Overlay (as the evaluation plan's mask-regions figure):{sw}</p>")
     out += _cards(f"{len(data.worst)} worst", data.worst)
@@ -277,7 +302,8 @@ def render_page(data: ReportData) -> str:
     body = [
         f"<h1>{_e(title)}</h1>",
         f"<div class=meta>{_e(data.edition)}, task {_e(data.task)}</div>",
-        f'<div id="verdict" class="verdict {"pass" if ok else "fail"}">{"Passed" if ok else "Failed"}: {_e(text)}</div>',
+        f'<div id="verdict" class="verdict {"pass" if ok else "fail"}">{"Passed" if ok else "Failed"}: '
+        f"{_e(text)}</div>",
     ]
     for err in data.errors:
         body.append(f"<pre class=err>{_e(err)}</pre>")
@@ -285,9 +311,9 @@ def render_page(data: ReportData) -> str:
     # what needs attention first (failures, scores, masks); the full rules table, filterable, last
     body += _findings(data) + _scores(data) + _masks(data) + _rules(data)
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:; '
         f"style-src 'unsafe-inline'; script-src '{_SCRIPT_HASH}'\">"
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>\n"
         + "\n".join(body)

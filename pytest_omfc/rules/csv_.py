@@ -14,11 +14,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 
-from ..findings import Finding
-from ..findings import Report
-from ..findings import Severity
-from ..findings import Unavailable
-from ..findings import plural
+from ..findings import Finding, Report, Severity, Unavailable, plural
 from ..registry import rule
 from ..submission import Submission
 
@@ -86,8 +82,12 @@ def csv_02(ctx: Submission) -> Report:
         return rep
     errors, warnings = (sum(c.values()) for c in _counts(ctx, "CSV-02"))
     head = f"{plural(errors or warnings, 'problem')} with the header line"
-    return Report(rep.findings, headline=head, warning_headline=f"{plural(warnings, 'problem')} with the header line",
-                  dropped=rep.dropped)
+    return Report(
+        rep.findings,
+        headline=head,
+        warning_headline=f"{plural(warnings, 'problem')} with the header line",
+        dropped=rep.dropped,
+    )
 
 
 #: The reader's kinds of CSV-03 findings (see :mod:`pytest_omfc.csvio`), as counted in headlines.
@@ -102,7 +102,7 @@ _CSV03_KINDS = {
 def _kind_counts(counts: Counter[str]) -> str:
     """``2 blank lines; 1 record has the wrong number of fields`` from counts by kind."""
     words = [_CSV03_KINDS.get(kind, ("malformed record", "malformed records")) for kind in counts]
-    return "; ".join(f"{n} {one if n == 1 else many}" for (one, many), n in zip(words, counts.values()))
+    return "; ".join(f"{n} {one if n == 1 else many}" for (one, many), n in zip(words, counts.values(), strict=False))
 
 
 @rule("CSV-03", "One record per line, every record with the header's number of fields", requires=("CSV-08",))
@@ -112,8 +112,12 @@ def csv_03(ctx: Submission) -> Report:
     if rep.headline or not rep.findings:
         return rep
     errors, warnings = _counts(ctx, "CSV-03")
-    return Report(rep.findings, headline=_kind_counts(errors or warnings), warning_headline=_kind_counts(warnings),
-                  dropped=rep.dropped)
+    return Report(
+        rep.findings,
+        headline=_kind_counts(errors or warnings),
+        warning_headline=_kind_counts(warnings),
+        dropped=rep.dropped,
+    )
 
 
 @rule("CSV-04", "Field values are not quoted", severity=Severity.WARNING, requires=("CSV-08",))
@@ -123,12 +127,20 @@ def csv_04(ctx: Submission) -> Report:
     if rep.headline or not rep.findings:
         return rep
     n = rep.total
-    return Report(rep.findings, headline=f"{plural(n, 'line')} {'has' if n == 1 else 'have'} quoted fields (MediScore strips standard quoting)",
-                  dropped=rep.dropped)
+    return Report(
+        rep.findings,
+        headline=f"{plural(n, 'line')} {'has' if n == 1 else 'have'} quoted fields (MediScore strips standard quoting)",
+        dropped=rep.dropped,
+    )
 
 
 _BLANK_LOOKALIKES = {"nan", "none", "null", "na", "n/a", "-"}
-_OPTIONAL_TEXT = ("OutputProbeMaskFileName", "OutputDonorMaskFileName", "ProbeOptOutPixelValue", "DonorOptOutPixelValue")
+_OPTIONAL_TEXT = (
+    "OutputProbeMaskFileName",
+    "OutputDonorMaskFileName",
+    "ProbeOptOutPixelValue",
+    "DonorOptOutPixelValue",
+)
 
 
 @rule("CSV-05", "An empty field is an empty string", severity=Severity.WARNING, requires=("CSV-01",))
@@ -144,13 +156,24 @@ def csv_05(ctx: Submission) -> Report:
         stripped = values.str.strip()
         mask = ((stripped == "") & (values != "")) | stripped.str.lower().isin(_BLANK_LOOKALIKES)
         for pos in mask.to_numpy().nonzero()[0]:
-            found.append(Finding(f"a blank {col} should be an empty field (got a placeholder)",
-                                 **ctx.loc(int(pos), col, values.iloc[pos])))
-    return Report(found, headline=f"{plural(len(found), 'field')} hold{'s' if len(found) == 1 else ''} a placeholder instead of being empty"
-                  if found else None)
+            found.append(
+                Finding(
+                    f"a blank {col} should be an empty field (got a placeholder)",
+                    **ctx.loc(int(pos), col, values.iloc[pos]),
+                )
+            )
+    return Report(
+        found,
+        headline=f"{plural(len(found), 'field')} hold{'s' if len(found) == 1 else ''} a placeholder instead of "
+        "being empty"
+        if found
+        else None,
+    )
 
 
-@rule("CSV-06", "Columns follow the plan's order, with no other columns", severity=Severity.WARNING, requires=("CSV-01",))
+@rule(
+    "CSV-06", "Columns follow the plan's order, with no other columns", severity=Severity.WARNING, requires=("CSV-01",)
+)
 def csv_06(ctx: Submission) -> Report:
     """VRM: "in the specified order ... and no other column"; MediScore checks neither, so a warning.
 
@@ -158,8 +181,7 @@ def csv_06(ctx: Submission) -> Report:
     optional ones (D-05 segment columns, D-06 ConfidenceScore, D-16) have no
     position in the plans.
     """
-    from ..models import all_columns
-    from ..models import required_columns
+    from ..models import all_columns, required_columns
 
     table = ctx.sysout()
     expected = all_columns(ctx.layout)
@@ -167,17 +189,31 @@ def csv_06(ctx: Submission) -> Report:
     extra = [c for c in named if c not in expected and c.strip() not in expected]
     if table.has("IsOptOut") and ctx.status_name != "IsOptOut":
         extra = [c for c in extra if c != "IsOptOut"]  # COL-04 speaks of it
-    found = [Finding(f"a column should not be there: the plan lists {', '.join(expected)} (got {c!r})",
-                     file=table.display, line=_header_line(ctx), column=c) for c in extra]
+    found = [
+        Finding(
+            f"a column should not be there: the plan lists {', '.join(expected)} (got {c!r})",
+            file=table.display,
+            line=_header_line(ctx),
+            column=c,
+        )
+        for c in extra
+    ]
     required = required_columns(ctx.layout)
     present = list(dict.fromkeys(c for c in named if c in required))  # duplicates are CSV-02's
     order = [c for c in required if c in present]
     if present != order:
-        found.append(Finding(f"the columns should be in the order {' | '.join(order)} (got {' | '.join(present)})",
-                             file=table.display, line=_header_line(ctx)))
+        found.append(
+            Finding(
+                f"the columns should be in the order {' | '.join(order)} (got {' | '.join(present)})",
+                file=table.display,
+                line=_header_line(ctx),
+            )
+        )
     if not found:
         return Report()
-    parts = ([f"{plural(len(extra), 'extra column')}"] if extra else []) + (["the columns are out of order"] if present != order else [])
+    parts = ([f"{plural(len(extra), 'extra column')}"] if extra else []) + (
+        ["the columns are out of order"] if present != order else []
+    )
     return Report(found, headline=" and ".join(parts))
 
 
@@ -201,14 +237,21 @@ def csv_07(ctx: Submission) -> Report:
     else:
         missing = [c for c in ctx.keys if not res.table.has(c)]
         if missing:
-            found.append(Finding(f"the index must have the key column(s) {', '.join(ctx.keys)} (missing {', '.join(missing)})",
-                                 file=index.name, line=1))
+            found.append(
+                Finding(
+                    f"the index must have the key column(s) {', '.join(ctx.keys)} (missing {', '.join(missing)})",
+                    file=index.name,
+                    line=1,
+                )
+            )
             head = ctx.index_lacks(missing)
         bad = [f for rid in ("CSV-01", "CSV-03") for f in res.issues.get(rid, []) if f.severity is not Severity.WARNING]
         if bad:
             found += bad
             head = head or f"the index {index.name} has {plural(len(bad), 'malformed record')}"
     if index.suffix != ".csv":
-        found.insert(0, Finding(f"the index file must have the extension .csv (got {index.suffix or 'none'!r})", file=index.name))
+        found.insert(
+            0, Finding(f"the index file must have the extension .csv (got {index.suffix or 'none'!r})", file=index.name)
+        )
         head = head or f"the index {index.name} does not have the extension .csv"
     return Report(found, headline=head)

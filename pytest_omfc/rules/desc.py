@@ -17,25 +17,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..editions import Group
-from ..editions import Task
-from ..findings import Finding
-from ..findings import Report
-from ..findings import Severity
-from ..findings import plural
-from ..findings import shorten
+from ..editions import Group, Task
+from ..findings import Finding, Report, Severity, plural, shorten
 from ..models import status as st
-from ..models.description import OPT_OUT_WORDS
-from ..models.description import SECTIONS_NC17_MFC19
-from ..models.description import SECTIONS_OPENMFC
-from ..models.description import MAX_BYTES
-from ..models.description import Section
-from ..models.description import SystemDescription
-from ..models.description import read_description
+from ..models.description import (
+    MAX_BYTES,
+    OPT_OUT_WORDS,
+    SECTIONS_NC17_MFC19,
+    SECTIONS_OPENMFC,
+    Section,
+    SystemDescription,
+    read_description,
+)
 from ..paths import resolve_inside
 from ..registry import rule
-from ..submission import NotApplicable
-from ..submission import Submission
+from ..submission import NotApplicable, Submission
 
 N17, M18, M19, O2X = Group.N17, Group.M18, Group.M19, Group.O2X
 _REQ = ("PKG-03",)
@@ -44,7 +40,14 @@ _REQ = ("PKG-03",)
 #: validator's verdict, not the system's choice, so it needs no explanation.
 _NOT_PROCESSED = frozenset(
     v.value
-    for enum in (st.IsOptOut, st.ProbeStatus, st.VideoProbeStatus, st.DonorStatus, st.EventProbeStatus, st.ProvenanceProbeStatus)
+    for enum in (
+        st.IsOptOut,
+        st.ProbeStatus,
+        st.VideoProbeStatus,
+        st.DonorStatus,
+        st.EventProbeStatus,
+        st.ProvenanceProbeStatus,
+    )
     for v in enum
 ) - {"Processed", "N", "FailedValidation"}
 #: MFC2019 (and MFC2018) pixel and frame opt-outs, which DESC-03 also wants explained.
@@ -60,7 +63,7 @@ class _Text:
     truncated: bool = False  # only the first MAX_BYTES were read
 
 
-_CACHE: "weakref.WeakKeyDictionary[Submission, _Text]" = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary[Submission, _Text] = weakref.WeakKeyDictionary()
 
 
 def description(ctx: Submission) -> _Text:
@@ -110,17 +113,28 @@ def _has_sections(ctx: Submission) -> Report:
     if desc.problem:
         found.append(Finding(f"the system description {desc.problem}", file=desc.display))
     if desc.truncated:
-        found.append(Finding(f"the system description should be at most {_size(MAX_BYTES)}, a few pages of text "
-                             f"(got {_size(desc.size)}); only its first {_size(MAX_BYTES)} were checked", file=desc.display))
+        found.append(
+            Finding(
+                f"the system description should be at most {_size(MAX_BYTES)}, a few pages of text "
+                f"(got {_size(desc.size)}); only its first {_size(MAX_BYTES)} were checked",
+                file=desc.display,
+            )
+        )
     if desc.text is None:
         return Report(found, headline=f"the system description {desc.display} is not text")
     if not desc.text.strip():
-        found.append(Finding(f"the description should have the plan's {len(sections)} sections (got an empty file)",
-                             file=desc.display))
+        found.append(
+            Finding(
+                f"the description should have the plan's {len(sections)} sections (got an empty file)",
+                file=desc.display,
+            )
+        )
         return Report(found, headline="the system description is empty")
     missing = SystemDescription.parse(desc.text, sections).missing(sections)
     for name in missing:
-        found.append(Finding(f"the description should have a section {name!r} (got no heading naming it)", file=desc.display))
+        found.append(
+            Finding(f"the description should have a section {name!r} (got no heading naming it)", file=desc.display)
+        )
     if not found:
         return Report()
     if missing:
@@ -132,10 +146,21 @@ def _has_sections(ctx: Submission) -> Report:
     return Report(found, headline=head)
 
 
-rule("DESC-01", "The description has the six sections of NC17/MFC19 App. A-a", groups={N17, M19},
-     severity=Severity.WARNING, requires=_REQ)(_has_sections)
-rule("DESC-02", "The OpenMFC description has the five sections of App. A-a (no OptOut section, D-12)", groups={O2X},
-     tasks={Task.IMG, Task.VID}, severity=Severity.WARNING, requires=_REQ)(_has_sections)
+rule(
+    "DESC-01",
+    "The description has the six sections of NC17/MFC19 App. A-a",
+    groups={N17, M19},
+    severity=Severity.WARNING,
+    requires=_REQ,
+)(_has_sections)
+rule(
+    "DESC-02",
+    "The OpenMFC description has the five sections of App. A-a (no OptOut section, D-12)",
+    groups={O2X},
+    tasks={Task.IMG, Task.VID},
+    severity=Severity.WARNING,
+    requires=_REQ,
+)(_has_sections)
 
 
 # --------------------------------------------------------------------------- DESC-03
@@ -166,8 +191,12 @@ def _opted_out(ctx: Submission) -> tuple[np.ndarray, list[str]]:
     return hit, reasons
 
 
-@rule("DESC-03", "The description says how trials (and MFC2019 pixels) were chosen for opt-out or non-processing",
-      severity=Severity.WARNING, requires=_REQ)
+@rule(
+    "DESC-03",
+    "The description says how trials (and MFC2019 pixels) were chosen for opt-out or non-processing",
+    severity=Severity.WARNING,
+    requires=_REQ,
+)
 def desc_03(ctx: Submission) -> Report:
     """NC17 §2.1.1.2 and A-a §3, MFC19 §2.2 and A-a §3, OMFC §5.3.  Checked only when some row
     is opted out or NonProcessed: the description must mention opting out or non-processing
@@ -180,7 +209,11 @@ def desc_03(ctx: Submission) -> Report:
         return Report()
     if ctx.group is O2X:
         body = parsed.body("System Description")
-        scope = "Section 2 (System Description)" if body is not None else "the description (it has no System Description section)"
+        scope = (
+            "Section 2 (System Description)"
+            if body is not None
+            else "the description (it has no System Description section)"
+        )
         if OPT_OUT_WORDS.search(body if body is not None else parsed.prose()):
             return Report()
         msg = f"{scope} should say how the trials not processed were chosen (D-12)"
@@ -188,16 +221,25 @@ def desc_03(ctx: Submission) -> Report:
         optout = parsed.body("OptOut Criteria")
         if (optout is not None and not parsed.says_nothing(optout)) or OPT_OUT_WORDS.search(parsed.prose()):
             return Report()
-        got = f"an OptOut Criteria section that says {shorten(optout, 30)!r}" if optout is not None else "no OptOut Criteria section"
+        got = (
+            f"an OptOut Criteria section that says {shorten(optout, 30)!r}"
+            if optout is not None
+            else "no OptOut Criteria section"
+        )
         msg = f"the description should say how trials were chosen for opt-out or non-processing (got {got})"
     first = int(hit.nonzero()[0][0])
     table = ctx.sysout()
-    f = Finding(f"{msg}; the system output has {'; '.join(reasons)}, e.g. line {table.line_of(first)} "
-                f"[{ctx.sys_keys.iloc[first]}]", file=desc.display)
+    f = Finding(
+        f"{msg}; the system output has {'; '.join(reasons)}, e.g. line {table.line_of(first)} "
+        f"[{ctx.sys_keys.iloc[first]}]",
+        file=desc.display,
+    )
     n = int(hit.sum())
     verb = "is" if n == 1 else "are"
-    return Report([f], headline=f"{n} of {len(table)} trials {verb} opted out or not processed, "
-                                f"but the description does not say how")
+    return Report(
+        [f],
+        headline=f"{n} of {len(table)} trials {verb} opted out or not processed, but the description does not say how",
+    )
 
 
 # --------------------------------------------------------------------------- DESC-04
@@ -221,4 +263,3 @@ def desc_04(ctx: Submission) -> Report:
         got = f"no mention of it; Section 1 lists {shorten(first_line, 50)!r}" if first_line else "no mention of it"
     f = Finding(f"the description should list the {term} {sid} (got {got})", file=desc.display)
     return Report([f], headline=f"the description does not list the {term} {sid}")
-

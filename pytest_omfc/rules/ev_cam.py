@@ -12,14 +12,10 @@ import re
 import numpy as np
 import pandas as pd
 
-from ..editions import Group
-from ..editions import Task
-from ..findings import Finding
-from ..findings import Report
-from ..findings import Severity
+from ..editions import Group, Task
+from ..findings import Finding, Report, Severity
 from ..registry import rule
-from ..submission import NotApplicable
-from ..submission import Submission
+from ..submission import NotApplicable, Submission
 from .desc import description
 
 M18, M19 = Group.M18, Group.M19
@@ -55,13 +51,13 @@ def ev_01(ctx: Submission) -> Report:
     missing: dict[str, list[str]] = {}
     extra: dict[str, list[str]] = {}
     repeated: dict[str, list[str]] = {}
-    for p, x, where, n in zip(odd["p"], odd["x"], odd["_merge"].astype(str), odd["n"].fillna(0)):
+    for p, x, where, n in zip(odd["p"], odd["x"], odd["_merge"].astype(str), odd["n"].fillna(0), strict=False):
         target = missing if where == "right_only" else extra if where == "left_only" else repeated
         target.setdefault(p, []).append(x if where != "both" else f"{x} ({int(n)} times)")
     expected = idx_pairs.groupby("p", sort=False).size().to_dict()
     got = sys.groupby("p", sort=False).size().to_dict()
-    first_sys = dict(zip(sys["p"].iloc[::-1], sys["pos"].iloc[::-1]))
-    first_idx = dict(zip(idx["p"].iloc[::-1], idx["pos"].iloc[::-1]))
+    first_sys = dict(zip(sys["p"].iloc[::-1], sys["pos"].iloc[::-1], strict=False))
+    first_idx = dict(zip(idx["p"].iloc[::-1], idx["pos"].iloc[::-1], strict=False))
     bad = set(odd["p"])
     order = list(dict.fromkeys([p for p in sys["p"] if p in bad] + [p for p in idx["p"] if p in bad]))
     sys_table, idx_table = ctx.sysout(), ctx.index()
@@ -94,8 +90,12 @@ def ev_02(ctx: Submission) -> Report:
     for col in (c for c in table.df.columns if "mask" in c.lower()):
         series = table.df[col].astype(str)
         for p in np.flatnonzero(series.str.strip().ne("").to_numpy()):
-            found.append(Finding(f"event verification takes no masks, so this value is ignored (got {series.iloc[p]!r})",
-                                 **ctx.loc(int(p), col, series.iloc[p])))
+            found.append(
+                Finding(
+                    f"event verification takes no masks, so this value is ignored (got {series.iloc[p]!r})",
+                    **ctx.loc(int(p), col, series.iloc[p]),
+                )
+            )
     if not found:
         return Report()
     found.sort(key=lambda f: f.line or 0)
@@ -128,7 +128,9 @@ def cam_01(ctx: Submission) -> Report:
         else:
             msg = f"TrainCamID must be one of {_names(allowed)}, the index's values for this probe (got {cam!r})"
         found.append(Finding(msg, **ctx.loc(int(pos), CAMERA, cam)))
-    return Report(found, headline=f"{len(found)} of {len(sys)} rows have a TrainCamID the index does not give for their probe")
+    return Report(
+        found, headline=f"{len(found)} of {len(sys)} rows have a TrainCamID the index does not give for their probe"
+    )
 
 
 _TRAIN = re.compile(r"train", re.I)
@@ -163,8 +165,14 @@ def _states_condition(text: str) -> bool:
     return False
 
 
-@rule("CAM-02", "The camera train-test condition is indicated (D-22)", groups={M19}, tasks={Task.CAM},
-      severity=Severity.WARNING, requires=("PKG-03",))
+@rule(
+    "CAM-02",
+    "The camera train-test condition is indicated (D-22)",
+    groups={M19},
+    tasks={Task.CAM},
+    severity=Severity.WARNING,
+    requires=("PKG-03",),
+)
 def cam_02(ctx: Submission) -> Report:
     """MFC19 §2.1.6: "when results are submitted, the training-testing condition must be
     indicated". The SubID has no field for it (D-22), so we look for it in the system description:
@@ -180,8 +188,17 @@ def cam_02(ctx: Submission) -> Report:
     has_test = both or any(_TEST.search(s) and _TEST_SET.search(s) for s in sentences)
     if has_train and has_test:
         return Report()
-    lacking = [what for what, ok in (("the training set (Image, Video or Multimedia)", has_train),
-                                     ("the testing set (Image or Video)", has_test)) if not ok]
-    f = Finding(f"the camera train-test condition must be indicated, e.g. 'Train-test condition: training Image, "
-                f"testing Video' (got no mention of {' nor '.join(lacking)})", file=desc.display)
+    lacking = [
+        what
+        for what, ok in (
+            ("the training set (Image, Video or Multimedia)", has_train),
+            ("the testing set (Image or Video)", has_test),
+        )
+        if not ok
+    ]
+    f = Finding(
+        f"the camera train-test condition must be indicated, e.g. 'Train-test condition: training Image, "
+        f"testing Video' (got no mention of {' nor '.join(lacking)})",
+        file=desc.display,
+    )
     return Report([f], headline="the system description does not state the camera train-test condition")

@@ -40,8 +40,12 @@ def _ctx(ctx: Submission) -> ForgeryNetSubmission:
 # ------------------------------------------------------------------ files
 
 
-@rule("FNET-01", "The system output exists and parses ('|'-separated CSV, or ActivityNet result JSON)",
-      groups=FNET, tasks=ALL)  # fmt: skip
+@rule(
+    "FNET-01",
+    "The system output exists and parses ('|'-separated CSV, or ActivityNet result JSON)",
+    groups=FNET,
+    tasks=ALL,
+)
 def fnet_01(sub: Submission) -> Report:
     """Classification and spatial: ``<SubID>/<SubID>.csv`` read by the NIST reader (bounded by the
     reference); temporal: ``<SubID>/<SubID>.json``, an object whose ``results`` maps video IDs to lists
@@ -50,9 +54,14 @@ def fnet_01(sub: Submission) -> Report:
     if ctx.is_temporal:
         preds = ctx.predictions
         if preds.fatal is not None:
-            return Report([Finding(preds.fatal.removeprefix(ctx.json_display + " "), file=ctx.json_display)], headline=preds.fatal)
+            return Report(
+                [Finding(preds.fatal.removeprefix(ctx.json_display + " "), file=ctx.json_display)], headline=preds.fatal
+            )
         n = len(preds.structure)
-        return Report(preds.structure, headline=f"{plural(n, 'entry', 'entries')} of the results are not prediction lists/objects" if n else None)
+        return Report(
+            preds.structure,
+            headline=f"{plural(n, 'entry', 'entries')} of the results are not prediction lists/objects" if n else None,
+        )
     res = ctx.sysout_parse
     found: list[Finding] = []
     dropped: dict[Severity | None, int] = {}
@@ -67,9 +76,12 @@ def fnet_01(sub: Submission) -> Report:
         return Report(found, headline=res.fatal[1], dropped=dropped)
     errors = sum(1 for f in found if f.severity is Severity.ERROR) + dropped.get(Severity.ERROR, 0)
     warnings = sum(1 for f in found if f.severity is Severity.WARNING) + dropped.get(Severity.WARNING, 0)
-    return Report(found, headline=f"{plural(errors, 'problem')} reading {res.display}" if errors else None,
-                  warning_headline=f"{plural(warnings, 'warning')} reading {res.display}" if warnings else None,
-                  dropped=dropped)  # fmt: skip
+    return Report(
+        found,
+        headline=f"{plural(errors, 'problem')} reading {res.display}" if errors else None,
+        warning_headline=f"{plural(warnings, 'warning')} reading {res.display}" if warnings else None,
+        dropped=dropped,
+    )
 
 
 def _sev(f: Finding, sev: Severity) -> Finding:
@@ -78,22 +90,33 @@ def _sev(f: Finding, sev: Severity) -> Finding:
     return replace(f, severity=sev)
 
 
-@rule("FNET-02", "The reference parses: each ID once, labels 0..k-1, readable maps or ActivityNet ground truth",
-      groups=FNET, tasks=ALL)  # fmt: skip
+@rule(
+    "FNET-02",
+    "The reference parses: each ID once, labels 0..k-1, readable maps or ActivityNet ground truth",
+    groups=FNET,
+    tasks=ALL,
+)
 def fnet_02(sub: Submission) -> Report:
     """The reference is the dataset's, but a wrong ``--omfc-reference`` or ``--omfc-classes`` must fail
     loudly (every other FNET rule needs it and is skipped naming this one)."""
     ctx = _ctx(sub)
     ref = ctx.reference
     if ref.fatal is not None:
-        found = ref.problems or [Finding(f"the reference {ref.fatal.removeprefix(ref.display + ' ')}", file=ref.display)]
+        found = ref.problems or [
+            Finding(f"the reference {ref.fatal.removeprefix(ref.display + ' ')}", file=ref.display)
+        ]
         return Report(found, headline=f"the reference {ref.fatal}")
     n = len(ref.problems)
     return Report(ref.problems, headline=f"{plural(n, 'problem')} in the reference {ref.display}" if n else None)
 
 
-@rule("FNET-03", "The columns are ID|Score (2-way), ID|P0|...|P<k-1> (k = --omfc-classes) or ID|Score|MaskFileName (spatial)",
-      groups=FNET, tasks=CSV_TASKS, requires=("FNET-01",))  # fmt: skip
+@rule(
+    "FNET-03",
+    "The columns are ID|Score (2-way), ID|P0|...|P<k-1> (k = --omfc-classes) or ID|Score|MaskFileName (spatial)",
+    groups=FNET,
+    tasks=CSV_TASKS,
+    requires=("FNET-01",),
+)
 def fnet_03(sub: Submission) -> Report:
     """The number of probability columns must match ``--omfc-classes`` (2: one ``Score`` column)."""
     ctx = _ctx(sub)
@@ -107,16 +130,26 @@ def fnet_03(sub: Submission) -> Report:
     detail = ""
     if ctx.task in CLASSIFICATION and probs and len(probs) != len(ctx.prob_columns):
         detail = f"; {plural(len(probs), 'probability column')} found, {len(ctx.prob_columns)} expected"
-    f = Finding(f"the header must be {'|'.join(want)} for {what} (got {'|'.join(got)}){detail}",
-                file=table.display, line=table.header_line, column="header", value="|".join(got))  # fmt: skip
+    f = Finding(
+        f"the header must be {'|'.join(want)} for {what} (got {'|'.join(got)}){detail}",
+        file=table.display,
+        line=table.header_line,
+        column="header",
+        value="|".join(got),
+    )
     return Report([f], headline=f"the header must be {'|'.join(want)} (got {'|'.join(got)})")
 
 
 # ------------------------------------------------------------------ IDs
 
 
-@rule("FNET-04", "Every reference ID appears exactly once and no unknown ID appears",
-      groups=FNET, tasks=ALL, requires=("FNET-01", "FNET-02", "FNET-03"))  # fmt: skip
+@rule(
+    "FNET-04",
+    "Every reference ID appears exactly once and no unknown ID appears",
+    groups=FNET,
+    tasks=ALL,
+    requires=("FNET-01", "FNET-02", "FNET-03"),
+)
 def fnet_04(sub: Submission) -> Report:
     """Classification and spatial: one row per reference ID.  Temporal: a video of the reference that
     the results omit is a warning (issue 12: such videos "still count", their segments as misses);
@@ -131,21 +164,45 @@ def fnet_04(sub: Submission) -> Report:
     is_known = ids.isin(known).to_numpy()
     repeated = ids.duplicated(keep="first").to_numpy() & is_known
     first = ~ids.duplicated(keep="first").to_numpy() & is_known
-    first_line = dict(zip(ids[first].tolist(), table.lines[first].tolist()))
+    first_line = dict(zip(ids[first].tolist(), table.lines[first].tolist(), strict=False))
     found: list[Finding] = []
     for pos in np.flatnonzero(~is_known | repeated).tolist():  # findings for the bad rows only
         rid, line = ids.iat[pos], table.line_of(pos)
         if not is_known[pos]:
-            found.append(Finding(f"ID must be one of the {len(known)} reference IDs of {ref.display} (got an unknown ID)",
-                                 file=table.display, line=line, key=rid, column="ID", value=rid))  # fmt: skip
+            found.append(
+                Finding(
+                    f"ID must be one of the {len(known)} reference IDs of {ref.display} (got an unknown ID)",
+                    file=table.display,
+                    line=line,
+                    key=rid,
+                    column="ID",
+                    value=rid,
+                )
+            )
         else:
-            found.append(Finding(f"ID must appear once (got it again; first on line {first_line[rid]})",
-                                 file=table.display, line=line, key=rid, column="ID", value=rid))  # fmt: skip
+            found.append(
+                Finding(
+                    f"ID must appear once (got it again; first on line {first_line[rid]})",
+                    file=table.display,
+                    line=line,
+                    key=rid,
+                    column="ID",
+                    value=rid,
+                )
+            )
     unknown, repeated_n = int(np.count_nonzero(~is_known)), int(np.count_nonzero(repeated))
     missing = [rid for rid in ref.ids if rid not in first_line]
     for rid in missing:
-        found.append(Finding(f"the reference ID must have a row in {table.display} (got none)",
-                             file=ref.display, line=ref.lines.get(rid), key=rid, column="ID", value=rid))  # fmt: skip
+        found.append(
+            Finding(
+                f"the reference ID must have a row in {table.display} (got none)",
+                file=ref.display,
+                line=ref.lines.get(rid),
+                key=rid,
+                column="ID",
+                value=rid,
+            )
+        )
     parts = [f"{len(missing)} of {len(ref.ids)} reference IDs are missing"] if missing else []
     parts += [plural(unknown, "unknown ID")] if unknown else []
     parts += [f"{plural(repeated_n, 'ID')} repeated"] if repeated_n else []
@@ -158,24 +215,49 @@ def _temporal_ids(ctx: ForgeryNetSubmission) -> Report:
     known = set(ref.ids)
     listed = set(preds.videos)
     display = ctx.json_display
-    found = [Finding(f"the video must be one of the {len(known)} reference videos of {ref.display} (got an unknown video)",
-                     file=display, key=vid, column=json_path(vid), value=vid)
-             for vid in preds.videos if vid not in known]  # fmt: skip
+    found = [
+        Finding(
+            f"the video must be one of the {len(known)} reference videos of {ref.display} (got an unknown video)",
+            file=display,
+            key=vid,
+            column=json_path(vid),
+            value=vid,
+        )
+        for vid in preds.videos
+        if vid not in known
+    ]
     unknown = len(found)
     missing = [vid for vid in ref.ids if vid not in listed]
-    found += [Finding("the reference video should be listed in the results (got none; it still counts: its segments are misses)",
-                      file=ref.display, key=vid, column=json_path(vid, root="database"), value=vid, severity=Severity.WARNING)
-              for vid in missing]  # fmt: skip
+    found += [
+        Finding(
+            "the reference video should be listed in the results (got none; it still counts: its segments are misses)",
+            file=ref.display,
+            key=vid,
+            column=json_path(vid, root="database"),
+            value=vid,
+            severity=Severity.WARNING,
+        )
+        for vid in missing
+    ]
     head = f"{plural(unknown, 'unknown video')} in the results" if unknown else None
-    warn = f"{len(missing)} of {len(ref.ids)} reference videos are not in the results (they count as misses)" if missing else None
+    warn = (
+        f"{len(missing)} of {len(ref.ids)} reference videos are not in the results (they count as misses)"
+        if missing
+        else None
+    )
     return Report(found, headline=head or warn, warning_headline=warn if head else None)
 
 
 # ------------------------------------------------------------------ probabilities
 
 
-@rule("FNET-05", "Probabilities are finite numbers in [0, 1]", groups=FNET, tasks=CSV_TASKS,
-      requires=("FNET-01", "FNET-03"))  # fmt: skip
+@rule(
+    "FNET-05",
+    "Probabilities are finite numbers in [0, 1]",
+    groups=FNET,
+    tasks=CSV_TASKS,
+    requires=("FNET-01", "FNET-03"),
+)
 def fnet_05(sub: Submission) -> Report:
     """``Score`` (2-way, spatial) and every ``P<i>`` (k-way); such rows are left out of scoring."""
     ctx = _ctx(sub)
@@ -186,17 +268,31 @@ def fnet_05(sub: Submission) -> Report:
     rows, cols = np.nonzero(bad)
     names = ctx.prob_columns
     found = []
-    for pos, c in zip(rows.tolist(), cols.tolist()):
+    for pos, c in zip(rows.tolist(), cols.tolist(), strict=False):
         raw = str(table.df[names[c]].iat[pos])
-        found.append(Finding(f"{names[c]} must be a probability, a finite number in [0, 1] (got {raw.strip()!r})",
-                             **ctx.loc(pos, names[c], raw)))  # fmt: skip
+        found.append(
+            Finding(
+                f"{names[c]} must be a probability, a finite number in [0, 1] (got {raw.strip()!r})",
+                **ctx.loc(pos, names[c], raw),
+            )
+        )
     nrows = len(set(rows.tolist()))
-    return Report(found, headline=f"{nrows} of {plural(len(table), 'row')} have a probability that is not a finite number in [0, 1]"
-                  if found else None)  # fmt: skip
+    return Report(
+        found,
+        headline=f"{nrows} of {plural(len(table), 'row')} have a probability that is not a finite number in [0, 1]"
+        if found
+        else None,
+    )
 
 
-@rule("FNET-06", "k-way probabilities sum to 1 within 1e-6", groups=FNET, tasks=CLASSIFICATION,
-      severity=Severity.WARNING, requires=("FNET-01", "FNET-03"))  # fmt: skip
+@rule(
+    "FNET-06",
+    "k-way probabilities sum to 1 within 1e-6",
+    groups=FNET,
+    tasks=CLASSIFICATION,
+    severity=Severity.WARNING,
+    requires=("FNET-01", "FNET-03"),
+)
 def fnet_06(sub: Submission) -> Report:
     """A warning (issue 12): scoring uses the probabilities as given (argmax, and P1+...+P<k-1> as the
     fake score).  Rows failing FNET-05 are not judged again here."""
@@ -209,28 +305,50 @@ def fnet_06(sub: Submission) -> Report:
     # + 1e-12: a sum that is 1 +- 1e-6 in decimal (e.g. '0.500001|0.5') must not fail on float64 rounding
     bad = np.nonzero(ok & (np.abs(sums - 1.0) > SUM_TOLERANCE + 1e-12))[0]
     cols = f"P0+...+P{len(ctx.prob_columns) - 1}"
-    found = [Finding(f"{cols} should be 1 within {SUM_TOLERANCE:g} (got {sums[pos]:.9g})",
-                     **ctx.loc(int(pos), cols, f"{sums[pos]:.9g}")) for pos in bad.tolist()]  # fmt: skip
-    return Report(found, headline=f"{len(bad)} of {plural(len(table), 'row')} have probabilities that do not sum to 1"
-                  if found else None)  # fmt: skip
+    found = [
+        Finding(
+            f"{cols} should be 1 within {SUM_TOLERANCE:g} (got {sums[pos]:.9g})",
+            **ctx.loc(int(pos), cols, f"{sums[pos]:.9g}"),
+        )
+        for pos in bad.tolist()
+    ]
+    return Report(
+        found,
+        headline=f"{len(bad)} of {plural(len(table), 'row')} have probabilities that do not sum to 1"
+        if found
+        else None,
+    )
 
 
 # ------------------------------------------------------------------ masks
 
 
-@rule("FNET-07", "Masks exist inside the submission and are grey (mode L) or 1-bit PNGs", groups=FNET,
-      tasks={Task.FSL}, requires=("FNET-01", "FNET-03"))  # fmt: skip
+@rule(
+    "FNET-07",
+    "Masks exist inside the submission and are grey (mode L) or 1-bit PNGs",
+    groups=FNET,
+    tasks={Task.FSL},
+    requires=("FNET-01", "FNET-03"),
+)
 def fnet_07(sub: Submission) -> Report:
     """``MaskFileName`` is relative to the CSV's folder and must stay inside the submission; only the
     PNG header is read (signature, IHDR, chunk CRCs), as for the NIST masks."""
     ctx = _ctx(sub)
-    found = [Finding(f"MaskFileName {m.problem}", **ctx.loc(pos, "MaskFileName", m.name))
-             for pos, m in enumerate(ctx.masks) if m.problem]  # fmt: skip
+    found = [
+        Finding(f"MaskFileName {m.problem}", **ctx.loc(pos, "MaskFileName", m.name))
+        for pos, m in enumerate(ctx.masks)
+        if m.problem
+    ]
     return Report(found, headline=f"{len(found)} of {plural(len(ctx.masks), 'mask')} cannot be used" if found else None)
 
 
-@rule("FNET-08", "Masks have the size of the reference map", groups=FNET, tasks={Task.FSL},
-      requires=("FNET-01", "FNET-02", "FNET-03"))  # fmt: skip
+@rule(
+    "FNET-08",
+    "Masks have the size of the reference map",
+    groups=FNET,
+    tasks={Task.FSL},
+    requires=("FNET-01", "FNET-02", "FNET-03"),
+)
 def fnet_08(sub: Submission) -> Report:
     """Compared from the PNG headers; rows with an unusable mask (FNET-07) or an unknown ID (FNET-04)
     are not judged here, and a real image without a reference map has no size to match."""
@@ -241,27 +359,49 @@ def fnet_08(sub: Submission) -> Report:
         why = ctx.size_problem(pos)
         if why:
             found.append(Finding(f"MaskFileName {why}", **ctx.loc(pos, "MaskFileName", ctx.masks[pos].name)))
-    return Report(found, headline=f"{len(found)} of {plural(len(ctx.masks), 'mask')} have the wrong size" if found else None)
+    return Report(
+        found, headline=f"{len(found)} of {plural(len(ctx.masks), 'mask')} have the wrong size" if found else None
+    )
 
 
 # ------------------------------------------------------------------ segments
 
 
-@rule("FNET-09", "Segments are [start, end]: two finite numbers with start < end", groups=FNET,
-      tasks={Task.FTL}, requires=("FNET-01",))  # fmt: skip
+@rule(
+    "FNET-09",
+    "Segments are [start, end]: two finite numbers with start < end",
+    groups=FNET,
+    tasks={Task.FTL},
+    requires=("FNET-01",),
+)
 def fnet_09(sub: Submission) -> Report:
     """ActivityNet's ``segment_iou`` needs ``start < end`` (a zero or negative length has no tIoU); such
     predictions are left out of scoring."""
     ctx = _ctx(sub)
     p = ctx.predictions_or_skip()
-    found = [Finding(f"segment {why}", file=ctx.json_display, key=p.video[k],
-                     column=json_path(p.video[k], p.index[k], "segment"), value=show_json(p.segment_value[k]))
-             for k, why in enumerate(p.segment_problem) if why]  # fmt: skip
-    return Report(found, headline=f"{len(found)} of {plural(len(p.video), 'prediction')} have a bad segment" if found else None)
+    found = [
+        Finding(
+            f"segment {why}",
+            file=ctx.json_display,
+            key=p.video[k],
+            column=json_path(p.video[k], p.index[k], "segment"),
+            value=show_json(p.segment_value[k]),
+        )
+        for k, why in enumerate(p.segment_problem)
+        if why
+    ]
+    return Report(
+        found, headline=f"{len(found)} of {plural(len(p.video), 'prediction')} have a bad segment" if found else None
+    )
 
 
-@rule("FNET-10", "Segments lie inside [0, duration] when the reference gives the video's duration",
-      groups=FNET, tasks={Task.FTL}, requires=("FNET-01", "FNET-02"))  # fmt: skip
+@rule(
+    "FNET-10",
+    "Segments lie inside [0, duration] when the reference gives the video's duration",
+    groups=FNET,
+    tasks={Task.FTL},
+    requires=("FNET-01", "FNET-02"),
+)
 def fnet_10(sub: Submission) -> Report:
     """Seconds outside the video cannot be forged; a reference without ``duration`` bounds nothing."""
     ctx = _ctx(sub)
@@ -271,9 +411,19 @@ def fnet_10(sub: Submission) -> Report:
     for k in range(len(p.video)):
         why = ctx.duration_problem(k)
         if why:
-            found.append(Finding(f"segment {why}", file=ctx.json_display, key=p.video[k],
-                                 column=json_path(p.video[k], p.index[k], "segment"), value=show_json(p.segment_value[k])))  # fmt: skip
-    return Report(found, headline=f"{len(found)} of {plural(len(p.video), 'prediction')} leave the video's duration" if found else None)
+            found.append(
+                Finding(
+                    f"segment {why}",
+                    file=ctx.json_display,
+                    key=p.video[k],
+                    column=json_path(p.video[k], p.index[k], "segment"),
+                    value=show_json(p.segment_value[k]),
+                )
+            )
+    return Report(
+        found,
+        headline=f"{len(found)} of {plural(len(p.video), 'prediction')} leave the video's duration" if found else None,
+    )
 
 
 @rule("FNET-11", "Segment scores are finite numbers", groups=FNET, tasks={Task.FTL}, requires=("FNET-01",))
@@ -281,22 +431,54 @@ def fnet_11(sub: Submission) -> Report:
     """Any finite number ranks (ActivityNet sorts by score); NaN or an infinity cannot be ranked."""
     ctx = _ctx(sub)
     p = ctx.predictions_or_skip()
-    found = [Finding(f"score {why}", file=ctx.json_display, key=p.video[k],
-                     column=json_path(p.video[k], p.index[k], "score"), value=show_json(p.score_value[k]))
-             for k, why in enumerate(p.score_problem) if why]  # fmt: skip
-    return Report(found, headline=f"{len(found)} of {plural(len(p.video), 'prediction')} have a score that is not a finite number"
-                  if found else None)  # fmt: skip
+    found = [
+        Finding(
+            f"score {why}",
+            file=ctx.json_display,
+            key=p.video[k],
+            column=json_path(p.video[k], p.index[k], "score"),
+            value=show_json(p.score_value[k]),
+        )
+        for k, why in enumerate(p.score_problem)
+        if why
+    ]
+    return Report(
+        found,
+        headline=f"{len(found)} of {plural(len(p.video), 'prediction')} have a score that is not a finite number"
+        if found
+        else None,
+    )
 
 
-@rule("FNET-12", f"At most {MAX_SEGMENTS} predictions per video (only the top {MAX_SEGMENTS} are scored)",
-      groups=FNET, tasks={Task.FTL}, severity=Severity.WARNING, requires=("FNET-01",))  # fmt: skip
+@rule(
+    "FNET-12",
+    f"At most {MAX_SEGMENTS} predictions per video (only the top {MAX_SEGMENTS} are scored)",
+    groups=FNET,
+    tasks={Task.FTL},
+    severity=Severity.WARNING,
+    requires=("FNET-01",),
+)
 def fnet_12(sub: Submission) -> Report:
     """A warning (issue 12): the scorer keeps the 10 highest-scored predictions of each video."""
     ctx = _ctx(sub)
     p = ctx.predictions_or_skip()
     counts = Counter(p.video)
-    found = [Finding(f"should have at most {MAX_SEGMENTS} predictions (got {n}): only the {MAX_SEGMENTS} highest-scored are scored",
-                     file=ctx.json_display, key=vid, column=json_path(vid), value=str(n))
-             for vid, n in counts.items() if n > MAX_SEGMENTS]  # fmt: skip
-    return Report(found, headline=f"{plural(len(found), 'video')} have more than {MAX_SEGMENTS} predictions; "
-                  f"only the top {MAX_SEGMENTS} of each are scored" if found else None)  # fmt: skip
+    found = [
+        Finding(
+            f"should have at most {MAX_SEGMENTS} predictions (got {n}): only the {MAX_SEGMENTS} highest-scored are "
+            "scored",
+            file=ctx.json_display,
+            key=vid,
+            column=json_path(vid),
+            value=str(n),
+        )
+        for vid, n in counts.items()
+        if n > MAX_SEGMENTS
+    ]
+    return Report(
+        found,
+        headline=f"{plural(len(found), 'video')} have more than {MAX_SEGMENTS} predictions; "
+        f"only the top {MAX_SEGMENTS} of each are scored"
+        if found
+        else None,
+    )

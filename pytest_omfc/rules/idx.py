@@ -12,12 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..findings import Finding
-from ..findings import Report
-from ..findings import count_is
-from ..findings import plural
-from ..registry import not_checked
-from ..registry import rule
+from ..findings import Finding, Report, count_is, plural
+from ..registry import not_checked, rule
 from ..submission import Submission
 
 _REQ = ("CSV-01",)
@@ -55,14 +51,22 @@ def idx_02(ctx: Submission) -> Report:
     n_sys, n_idx = len(ctx.sysout()), len(ctx.index())
     if n_sys == n_idx:
         return Report()
-    f = Finding(f"the system output must have {plural(n_idx, 'data row')} like the index (got {n_sys})", file=ctx.sysout().display)
+    f = Finding(
+        f"the system output must have {plural(n_idx, 'data row')} like the index (got {n_sys})",
+        file=ctx.sysout().display,
+    )
     return Report([f], headline=f"{plural(n_sys, 'data row')}, the index has {n_idx}")
 
 
 def _extra(ctx: Submission) -> list[Finding]:
     extra = ~ctx.sys_keys.isin(set(ctx.index_keys))
-    return [Finding("the trial must exist in the index (it does not)", **ctx.loc(int(pos), _key_label(ctx), ctx.sys_keys.iloc[pos]))
-            for pos in extra.to_numpy().nonzero()[0]]
+    return [
+        Finding(
+            "the trial must exist in the index (it does not)",
+            **ctx.loc(int(pos), _key_label(ctx), ctx.sys_keys.iloc[pos]),
+        )
+        for pos in extra.to_numpy().nonzero()[0]
+    ]
 
 
 @rule("IDX-03", "Every system trial exists in the index (no extra trials)", requires=_REQ)
@@ -72,15 +76,23 @@ def idx_03(ctx: Submission) -> Report:
     if not found:
         return Report()
     n = len(found)
-    return Report(found, headline=f"{n} of {len(ctx.sys_keys)} system trials {'does' if n == 1 else 'do'} not exist in the index")
+    return Report(
+        found, headline=f"{n} of {len(ctx.sys_keys)} system trials {'does' if n == 1 else 'do'} not exist in the index"
+    )
 
 
 def _missing(ctx: Submission) -> list[Finding]:
     index = ctx.index()
     gone = ~ctx.index_keys.isin(set(ctx.sys_keys))
-    return [Finding("the index trial must appear in the system output (it does not)",
-                    file=index.display, line=index.line_of(int(pos)), key=ctx.index_keys.iloc[pos])
-            for pos in gone.to_numpy().nonzero()[0]]
+    return [
+        Finding(
+            "the index trial must appear in the system output (it does not)",
+            file=index.display,
+            line=index.line_of(int(pos)),
+            key=ctx.index_keys.iloc[pos],
+        )
+        for pos in gone.to_numpy().nonzero()[0]
+    ]
 
 
 def _missing_headline(n: int, total: int) -> str:
@@ -110,8 +122,12 @@ def _duplicates(ctx: Submission) -> list[Finding]:
     for pos in dup.nonzero()[0]:
         also = table.line_of(int(first_pos[pos]))
         what = "the whole row is repeated" if same_row[pos] else "with different values"
-        found.append(Finding(f"the trial key must appear once (got it again, {what}; first on line {also})",
-                             **ctx.loc(int(pos), _key_label(ctx), keys.iloc[pos])))
+        found.append(
+            Finding(
+                f"the trial key must appear once (got it again, {what}; first on line {also})",
+                **ctx.loc(int(pos), _key_label(ctx), keys.iloc[pos]),
+            )
+        )
     return found
 
 
@@ -137,11 +153,21 @@ def idx_06(ctx: Submission) -> Report:
     present = [text for n, text in parts if n]
     if not present:
         return Report()
-    head = present[0] if len(present) == 1 else "the system output does not match the index one-to-one: " + "; ".join(present)
+    head = (
+        present[0]
+        if len(present) == 1
+        else "the system output does not match the index one-to-one: " + "; ".join(present)
+    )
     return Report(missing + extra + dups, headline=head)
 
 
-not_checked("IDX-07", "(MediScore option) -xF/--indexFilter validates against a subset index",
-            "a MediScore command-line option, not a rule of the submission")
-not_checked("IDX-08", "(MediScore option) -r restricts mask and status checks to target rows",
-            "a MediScore command-line option, not a rule of the submission; pytest-omfc checks every row")
+not_checked(
+    "IDX-07",
+    "(MediScore option) -xF/--indexFilter validates against a subset index",
+    "a MediScore command-line option, not a rule of the submission",
+)
+not_checked(
+    "IDX-08",
+    "(MediScore option) -r restricts mask and status checks to target rows",
+    "a MediScore command-line option, not a rule of the submission; pytest-omfc checks every row",
+)

@@ -24,30 +24,19 @@ from __future__ import annotations
 import os
 import re
 import weakref
-from dataclasses import dataclass
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import png
-from ..editions import Group
-from ..editions import Task
-from ..findings import Finding
-from ..findings import Report
-from ..findings import Severity
-from ..findings import Unavailable
-from ..findings import plural
-from ..findings import shorten
-from ..paths import WINDOWS_ABS
-from ..paths import resolve_inside
+from ..editions import Group, Task
+from ..findings import Finding, Report, Severity, Unavailable, plural, shorten
+from ..paths import WINDOWS_ABS, resolve_inside
 from ..pool import map_slices
-from ..registry import Part
-from ..registry import not_checked
-from ..registry import rule
-from ..submission import NotApplicable
-from ..submission import Submission
+from ..registry import Part, not_checked, rule
+from ..submission import NotApplicable, Submission
 
 N17, M18, M19, O2X = Group.N17, Group.M18, Group.M19, Group.O2X
 MASK_TASKS = {Task.IMG, Task.SPL, Task.CAM}
@@ -117,16 +106,45 @@ def _build_facts(ctx: Submission) -> MaskFacts:
         excused = _excused(df, side)
         lookalike = ((stripped == "") & (raw != "")) | stripped.str.lower().isin(_NULL_WORDS)
         pos = np.arange(len(df))
-        blank_parts.append(pd.DataFrame({"pos": pos[lookalike.to_numpy()], "side": side, "column": col,
-                                         "raw": raw[lookalike].to_numpy(), "excused": excused[lookalike.to_numpy()]}))
+        blank_parts.append(
+            pd.DataFrame(
+                {
+                    "pos": pos[lookalike.to_numpy()],
+                    "side": side,
+                    "column": col,
+                    "raw": raw[lookalike].to_numpy(),
+                    "excused": excused[lookalike.to_numpy()],
+                }
+            )
+        )
         given = ((stripped != "") & ~lookalike).to_numpy()
-        parts.append(pd.DataFrame({"pos": pos[given], "side": side, "column": col, "raw": raw.to_numpy()[given],
-                                   "name": stripped.to_numpy()[given], "excused": excused[given]}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "pos": pos[given],
+                    "side": side,
+                    "column": col,
+                    "raw": raw.to_numpy()[given],
+                    "name": stripped.to_numpy()[given],
+                    "excused": excused[given],
+                }
+            )
+        )
     order = ["pos", "rank"]  # findings in file order, the probe mask before the donor mask of a row
-    refs = (pd.concat(parts, ignore_index=True).assign(rank=lambda d: d["side"] != "probe")
-            .sort_values(order, kind="stable").drop(columns="rank").reset_index(drop=True))
-    blanks = (pd.concat(blank_parts, ignore_index=True).assign(rank=lambda d: d["side"] != "probe")
-              .sort_values(order, kind="stable").drop(columns="rank").reset_index(drop=True))
+    refs = (
+        pd.concat(parts, ignore_index=True)
+        .assign(rank=lambda d: d["side"] != "probe")
+        .sort_values(order, kind="stable")
+        .drop(columns="rank")
+        .reset_index(drop=True)
+    )
+    blanks = (
+        pd.concat(blank_parts, ignore_index=True)
+        .assign(rank=lambda d: d["side"] != "probe")
+        .sort_values(order, kind="stable")
+        .drop(columns="rank")
+        .reset_index(drop=True)
+    )
     _probe_files(ctx, refs)
     return MaskFacts(refs=refs, blanks=blanks, columns=columns, total=len(df))
 
@@ -162,8 +180,13 @@ def _probe_files(ctx: Submission, refs: pd.DataFrame) -> None:
         else:
             path_of[name] = path
     files = sorted(set(path_of.values()))
-    results = dict(zip(files, map_slices(png.read_headers, files, ctx.settings.option("jobs", 0),
-                                         min_per_job=HEADERS_PER_JOB)))
+    results = dict(
+        zip(
+            files,
+            map_slices(png.read_headers, files, ctx.settings.option("jobs", 0), min_per_job=HEADERS_PER_JOB),
+            strict=False,
+        )
+    )
     for name, path in path_of.items():  # a final symlink: followed only once it resolves inside
         if results[path].state == png.LINK:
             where, why = resolve_inside(root, name)
@@ -182,8 +205,14 @@ def _probe_files(ctx: Submission, refs: pd.DataFrame) -> None:
     refs["msg"] = [h.message for h in heads]
     refs.loc[(refs["unsafe"] != "").to_numpy(), "state"] = png.UNSAFE
     ids: dict[tuple[int, int], int] = {}  # (device, inode) -> fid
-    refs["fid"] = np.fromiter((ids.setdefault((h.dev, h.ino), len(ids)) if state == png.OK else -1
-                               for h, state in zip(heads, refs["state"].tolist())), dtype=np.int64, count=len(heads))
+    refs["fid"] = np.fromiter(
+        (
+            ids.setdefault((h.dev, h.ino), len(ids)) if state == png.OK else -1
+            for h, state in zip(heads, refs["state"].tolist(), strict=False)
+        ),
+        dtype=np.int64,
+        count=len(heads),
+    )
 
 
 _UNSAFE_RESULT = png.HeaderResult(png.UNSAFE)
@@ -224,8 +253,13 @@ def _of_total(n: int, facts: MaskFacts) -> str:
 # ---------------------------------------------------------------------------- PKG-04
 
 
-@rule("PKG-04", "Masks are relative paths under <ID>/mask/ that stay inside the submission",
-      tasks=MASK_TASKS, severity_by_group={N17: Severity.WARNING}, requires=_REQ)
+@rule(
+    "PKG-04",
+    "Masks are relative paths under <ID>/mask/ that stay inside the submission",
+    tasks=MASK_TASKS,
+    severity_by_group={N17: Severity.WARNING},
+    requires=_REQ,
+)
 def pkg_04(ctx: Submission) -> Report:
     """D-24: a relative path without '..' under ``mask/``; NC2017 says "should", so there the location is a warning.
 
@@ -264,12 +298,17 @@ def _under_mask_dir(name: str) -> bool:
 
 @rule("MASK-01", "A blank mask field is empty (no mask: no localizable change)", tasks=MASK_TASKS, requires=_REQ)
 def mask_01(ctx: Submission) -> Report:
-    """Blank masks are allowed everywhere, OpenMFC included (D-25); a field of spaces or 'None' is not blank to MediScore."""
+    """Blank masks are allowed everywhere, OpenMFC included (D-25); a field of spaces or 'None' is not blank to
+    MediScore."""
     facts = mask_facts(ctx)
     blanks = facts.blanks[~facts.blanks["excused"].to_numpy()]
-    found = [Finding(f"a missing mask must be an empty field (got {ref.raw!r}, which names a file)",
-                     **ctx.loc(int(ref.pos), str(ref.column), ref.raw))
-             for ref in blanks.itertuples(index=False)]
+    found = [
+        Finding(
+            f"a missing mask must be an empty field (got {ref.raw!r}, which names a file)",
+            **ctx.loc(int(ref.pos), str(ref.column), ref.raw),
+        )
+        for ref in blanks.itertuples(index=False)
+    ]
     return Report(found, headline=f"{plural(len(found), 'mask field')} look blank but are not empty" if found else None)
 
 
@@ -282,9 +321,11 @@ def mask_02(ctx: Submission) -> Report:
     suffix = refs["name"].str.extract(r"(\.[^./\\]*)$", expand=False).fillna("")
     odd = (suffix != ".png").to_numpy()
     found = []
-    for ref, ext in zip(refs[odd].itertuples(index=False), suffix[odd]):
+    for ref, ext in zip(refs[odd].itertuples(index=False), suffix[odd], strict=False):
         if ext.lower() == ".png" and not (ctx.task is Task.SPL and ext != ".PNG"):
-            found.append(_finding(ctx, ref, f"the name should end in '.png' in lower case (got {ext!r})", Severity.WARNING))
+            found.append(
+                _finding(ctx, ref, f"the name should end in '.png' in lower case (got {ext!r})", Severity.WARNING)
+            )
         else:
             got = f"{ext!r}" if ext else "no extension"
             found.append(_finding(ctx, ref, f"the name must end in '.png' (got {got})", Severity.ERROR))
@@ -307,10 +348,18 @@ def mask_03(ctx: Submission) -> Report:
         if ref.state in (png.MISSING, png.NOT_FILE):
             found.append(_finding(ctx, ref, f"{_show(ref.name)} {ref.msg}"))
         elif "\\" in ref.name:
-            found.append(_finding(ctx, ref, "must use '/' between directories (got '\\', with which MediScore and the "
-                                            "scorer on Linux do not find the file)"))
+            found.append(
+                _finding(
+                    ctx,
+                    ref,
+                    "must use '/' between directories (got '\\', with which MediScore and the "
+                    "scorer on Linux do not find the file)",
+                )
+            )
         else:
-            found.append(_finding(ctx, ref, f"must be the exact file name (got surrounding white space in {ref.raw!r})"))
+            found.append(
+                _finding(ctx, ref, f"must be the exact file name (got surrounding white space in {ref.raw!r})")
+            )
     return Report(found, headline=f"{_of_total(len(found), facts)} referenced masks do not exist" if found else None)
 
 
@@ -327,8 +376,10 @@ def mask_04(ctx: Submission) -> Report:
     header_bad = refs["state"].isin([png.UNREADABLE, png.NOT_PNG, png.CORRUPT]).to_numpy()
     decoded = _decoded(ctx, facts, refs)
     data_bad = np.array([decoded.get(f, ("", ""))[0] == png.BAD_DATA for f in refs["fid"].tolist()], dtype=bool)
-    found = [_finding(ctx, ref, f"{_show(ref.name)} {ref.msg if ref.msg else decoded[ref.fid][1]}")
-             for ref in refs[header_bad | data_bad].itertuples(index=False)]
+    found = [
+        _finding(ctx, ref, f"{_show(ref.name)} {ref.msg if ref.msg else decoded[ref.fid][1]}")
+        for ref in refs[header_bad | data_bad].itertuples(index=False)
+    ]
     return Report(found, headline=f"{_of_total(len(found), facts)} masks are not readable PNG files" if found else None)
 
 
@@ -339,9 +390,17 @@ def mask_05(ctx: Submission) -> Report:
     facts = mask_facts(ctx)
     refs = _headers_ok(facts)
     bad = refs[((refs["colour"] != 0) | refs["trns"]).to_numpy()]
-    found = [_finding(ctx, ref, f"{_show(ref.name)} must be single-channel grey (got {png.colour_name(int(ref.colour), bool(ref.trns))})")
-             for ref in bad.itertuples(index=False)]
-    return Report(found, headline=f"{_of_total(len(found), facts)} masks are not single-channel grey" if found else None)
+    found = [
+        _finding(
+            ctx,
+            ref,
+            f"{_show(ref.name)} must be single-channel grey (got {png.colour_name(int(ref.colour), bool(ref.trns))})",
+        )
+        for ref in bad.itertuples(index=False)
+    ]
+    return Report(
+        found, headline=f"{_of_total(len(found), facts)} masks are not single-channel grey" if found else None
+    )
 
 
 def _index_dims(ctx: Submission, facts: MaskFacts, side: str) -> tuple[np.ndarray, np.ndarray]:
@@ -394,11 +453,17 @@ def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame) -> dict[int,
     refs = refs[_sized(ctx, facts, refs)]
     todo = refs[~refs["fid"].isin(list(facts.decoded)).to_numpy()].drop_duplicates("fid")
     if not todo.empty:
-        items = list(zip(*(todo[c].tolist() for c in ("path", "width", "height", "bit_depth", "colour", "interlace", "idat"))))
+        items = list(
+            zip(
+                *(todo[c].tolist() for c in ("path", "width", "height", "bit_depth", "colour", "interlace", "idat")),
+                strict=False,
+            )
+        )
         work = [png.raw_size(*item[1:6]) for item in items]
-        verdicts = map_slices(png.decode_many, items, ctx.settings.option("jobs", 0), min_per_job=SCANS_PER_JOB,
-                              weights=work)
-        facts.decoded.update(zip(todo["fid"].tolist(), verdicts))
+        verdicts = map_slices(
+            png.decode_many, items, ctx.settings.option("jobs", 0), min_per_job=SCANS_PER_JOB, weights=work
+        )
+        facts.decoded.update(zip(todo["fid"].tolist(), verdicts, strict=False))
     return facts.decoded
 
 
@@ -416,13 +481,17 @@ def mask_06(ctx: Submission) -> Report:
         w, h = refs.loc[sel, "width"].to_numpy(), refs.loc[sel, "height"].to_numpy()
         known = ~np.isnan(ew[sel]) & ~np.isnan(eh[sel])
         bad = sel[known & ((w != ew[sel]) | (h != eh[sel]))]
-        for i, ref in zip(bad, refs.loc[bad].itertuples(index=False)):
+        for i, ref in zip(bad, refs.loc[bad].itertuples(index=False), strict=False):
             want = f"{int(ew[i])}x{int(eh[i])}"
             got = f"{ref.width}x{ref.height}"
-            found.append(_finding(ctx, ref, f"{_show(ref.name)} is {got}, {side} is {want}: must be {want} (got {got})"))
+            found.append(
+                _finding(ctx, ref, f"{_show(ref.name)} is {got}, {side} is {want}: must be {want} (got {got})")
+            )
     found.sort(key=lambda f: f.line or 0)
     whose = "their probe or donor" if ctx.task is Task.SPL else "their probe"
-    return Report(found, headline=f"{_of_total(len(found), facts)} masks differ in size from {whose}" if found else None)
+    return Report(
+        found, headline=f"{_of_total(len(found), facts)} masks differ in size from {whose}" if found else None
+    )
 
 
 @rule("MASK-07", "One byte per pixel (8 bits or fewer)", tasks=MASK_TASKS, requires=_REQ)
@@ -432,16 +501,30 @@ def mask_07(ctx: Submission) -> Report:
     facts = mask_facts(ctx)
     refs = _headers_ok(facts)
     bad = refs[(refs["bit_depth"] > 8).to_numpy()]
-    found = [_finding(ctx, ref, f"{_show(ref.name)} must use one byte per pixel, 8 bits or fewer (got {ref.bit_depth}-bit samples)")
-             for ref in bad.itertuples(index=False)]
-    return Report(found, headline=f"{_of_total(len(found), facts)} masks use more than one byte per pixel" if found else None)
+    found = [
+        _finding(
+            ctx,
+            ref,
+            f"{_show(ref.name)} must use one byte per pixel, 8 bits or fewer (got {ref.bit_depth}-bit samples)",
+        )
+        for ref in bad.itertuples(index=False)
+    ]
+    return Report(
+        found, headline=f"{_of_total(len(found), facts)} masks use more than one byte per pixel" if found else None
+    )
 
 
 # ---------------------------------------------------------------------------- MASK-08 (pixels)
 
 
-@rule("MASK-08", "Pixel semantics: 0 is manipulated, 255 not (no all-black masks)", tasks=MASK_TASKS,
-      severity=Severity.WARNING, requires=_REQ, sliced=True)
+@rule(
+    "MASK-08",
+    "Pixel semantics: 0 is manipulated, 255 not (no all-black masks)",
+    tasks=MASK_TASKS,
+    severity=Severity.WARNING,
+    requires=_REQ,
+    sliced=True,
+)
 def mask_08(ctx: Submission, part: Part) -> Report:
     """Lower values mean manipulated.  What a file can show about that is an entirely black mask: it claims
     every pixel was changed, which almost always means inverted polarity (255 used for manipulated).
@@ -461,12 +544,22 @@ def mask_08(ctx: Submission, part: Part) -> Report:
         return Report()
     decoded = _decoded(ctx, facts, refs)
     black = np.array([decoded.get(f, ("", ""))[0] == png.BLACK for f in refs["fid"].tolist()], dtype=bool)
-    found = [_finding(ctx, ref, f"{_show(ref.name)} should be white (255) where not manipulated (got an entirely "
-                                f"black mask, which claims every pixel of the {ref.side} was manipulated: inverted polarity?)")
-             for ref in refs[black].itertuples(index=False)]
+    found = [
+        _finding(
+            ctx,
+            ref,
+            f"{_show(ref.name)} should be white (255) where not manipulated (got an entirely "
+            f"black mask, which claims every pixel of the {ref.side} was manipulated: inverted polarity?)",
+        )
+        for ref in refs[black].itertuples(index=False)
+    ]
     n = len(found)
-    return Report(found, headline=f"{plural(n, 'mask')} {'is' if n == 1 else 'are'} entirely black "
-                                  "(every pixel claimed manipulated)" if found else None)
+    return Report(
+        found,
+        headline=f"{plural(n, 'mask')} {'is' if n == 1 else 'are'} entirely black (every pixel claimed manipulated)"
+        if found
+        else None,
+    )
 
 
 def _opt_out_zero(ctx: Submission, refs: pd.DataFrame) -> np.ndarray:
@@ -483,8 +576,12 @@ def _opt_out_zero(ctx: Submission, refs: pd.DataFrame) -> np.ndarray:
 # ---------------------------------------------------------------------------- MASK-09...13
 
 
-@rule("MASK-09", "Splice: the probe mask fits the probe, the donor mask the donor (each may be blank)",
-      tasks={Task.SPL}, requires=_REQ)
+@rule(
+    "MASK-09",
+    "Splice: the probe mask fits the probe, the donor mask the donor (each may be blank)",
+    tasks={Task.SPL},
+    requires=_REQ,
+)
 def mask_09(ctx: Submission) -> Report:
     """Each side is checked on its own (a blank side is fine).  A mask that has the other image's size
     and not its own is reported as swapped; plain size errors are MASK-06's."""
@@ -503,14 +600,26 @@ def mask_09(ctx: Submission) -> Report:
         theirs = (w == ow[sel]) & (h == oh[sel])
         for ref in refs.loc[sel[~own & theirs]].itertuples(index=False):
             size = f"{ref.width}x{ref.height}"
-            found.append(_finding(ctx, ref, f"the {side} mask must be relative to the {side} (got the {other}'s size {size}: "
-                                            "probe and donor masks swapped?)"))
+            found.append(
+                _finding(
+                    ctx,
+                    ref,
+                    f"the {side} mask must be relative to the {side} (got the {other}'s size {size}: "
+                    "probe and donor masks swapped?)",
+                )
+            )
     found.sort(key=lambda f: f.line or 0)
     return Report(found, headline=f"{plural(len(found), 'mask')} fit the other image of the pair" if found else None)
 
 
-@rule("MASK-10", "Camera: one mask per (probe, TrainCamID) pair", groups={M18, M19}, tasks={Task.CAM},
-      severity=Severity.WARNING, requires=_REQ)
+@rule(
+    "MASK-10",
+    "Camera: one mask per (probe, TrainCamID) pair",
+    groups={M18, M19},
+    tasks={Task.CAM},
+    severity=Severity.WARNING,
+    requires=_REQ,
+)
 def mask_10(ctx: Submission) -> Report:
     """The mask "must be relative to the probe-camera pair" (MFC19 2.1.6); its size is checked against the
     index row of the pair by MASK-06.  A file shared by several pairs cannot be relative to each, so it is
@@ -520,20 +629,32 @@ def mask_10(ctx: Submission) -> Report:
     shared = refs[refs.duplicated("path", keep=False).to_numpy() & (refs["path"] != "").to_numpy()]
     keys = ctx.sys_keys
     found = []
-    for path, group in shared.groupby("path", sort=False):
+    for _path, group in shared.groupby("path", sort=False):
         pairs = [keys.iloc[int(p)] for p in group["pos"]]
         if len(set(pairs)) < 2:
             continue
         for ref in group.itertuples(index=False):
             others = [k for k in pairs if k != keys.iloc[int(ref.pos)]]
-            found.append(_finding(ctx, ref, f"each (probe, TrainCamID) pair should have its own mask (got {_show(ref.name)} "
-                                            f"also for {others[0]}" + (f" and {len(others) - 1} more" if len(others) > 1 else "") + ")"))
+            found.append(
+                _finding(
+                    ctx,
+                    ref,
+                    f"each (probe, TrainCamID) pair should have its own mask (got {_show(ref.name)} "
+                    f"also for {others[0]}" + (f" and {len(others) - 1} more" if len(others) > 1 else "") + ")",
+                )
+            )
     found.sort(key=lambda f: f.line or 0)
     return Report(found, headline=f"{plural(len(found), 'row')} share a mask file with another pair" if found else None)
 
 
-@rule("MASK-11", "NC2017 and OpenMFC video have no mask column", groups={N17, O2X}, tasks={Task.VID},
-      severity=Severity.WARNING, requires=_REQ)
+@rule(
+    "MASK-11",
+    "NC2017 and OpenMFC video have no mask column",
+    groups={N17, O2X},
+    tasks={Task.VID},
+    severity=Severity.WARNING,
+    requires=_REQ,
+)
 def mask_11(ctx: Submission) -> Report:
     """NC2017 video has no localization and OpenMFC VMD/VGMD are detection only: a mask is never evaluated."""
     table = ctx.sysout()
@@ -541,17 +662,31 @@ def mask_11(ctx: Submission) -> Report:
         return Report()
     col = table.df[PROBE_COL].astype(str)
     given = (col.str.strip() != "").to_numpy().nonzero()[0]
-    found = [Finding(f"{ctx.edition.value} video is detection only: the mask column should be left out (got a mask name)",
-                     **ctx.loc(int(p), PROBE_COL, col.iloc[p])) for p in given]
-    return Report(found, headline=f"{plural(len(found), 'row')} name a video mask that is never evaluated" if found else None)
+    found = [
+        Finding(
+            f"{ctx.edition.value} video is detection only: the mask column should be left out (got a mask name)",
+            **ctx.loc(int(p), PROBE_COL, col.iloc[p]),
+        )
+        for p in given
+    ]
+    return Report(
+        found, headline=f"{plural(len(found), 'row')} name a video mask that is never evaluated" if found else None
+    )
 
 
-not_checked("MASK-12", "(MediScore option) --output_revised_system rewrites wrong-size rows to FailedValidation",
-            "a MediScore tool behaviour; pytest-omfc never writes into the submission (MASK-06 reports the sizes and "
-            "STATUS-08 excuses FailedValidation rows)", tasks=MASK_TASKS)
-not_checked("MASK-13", "(MediScore option) -nm skips every mask check",
-            "a MediScore command-line option, not a rule of the submission; deselect the items with -k 'not MASK' instead",
-            tasks=MASK_TASKS)
+not_checked(
+    "MASK-12",
+    "(MediScore option) --output_revised_system rewrites wrong-size rows to FailedValidation",
+    "a MediScore tool behaviour; pytest-omfc never writes into the submission (MASK-06 reports the sizes and "
+    "STATUS-08 excuses FailedValidation rows)",
+    tasks=MASK_TASKS,
+)
+not_checked(
+    "MASK-13",
+    "(MediScore option) -nm skips every mask check",
+    "a MediScore command-line option, not a rule of the submission; deselect the items with -k 'not MASK' instead",
+    tasks=MASK_TASKS,
+)
 
 
 # ---------------------------------------------------------------------------- OOPIX
@@ -577,7 +712,9 @@ def _video_severity(ctx: Submission) -> Severity | None:
     return Severity.WARNING if ctx.task is Task.VID else None
 
 
-@rule("OOPIX-01", "The opt-out pixel value is blank or an integer", groups={M18, M19}, tasks=_OOPIX_TASKS, requires=_REQ)
+@rule(
+    "OOPIX-01", "The opt-out pixel value is blank or an integer", groups={M18, M19}, tasks=_OOPIX_TASKS, requires=_REQ
+)
 def oopix_01(ctx: Submission) -> Report:
     """MediScore enforces it where the column exists (not for video, where D-16 makes it a warning)."""
     found = []
@@ -585,14 +722,31 @@ def oopix_01(ctx: Submission) -> Report:
         values = _pixel_values(ctx, col)
         text = values.str.strip()
         bad = ((text != "") & ~text.str.match(_INTEGER)).to_numpy().nonzero()[0]
-        found += [Finding(f"must be blank or an integer (got {values.iloc[p]!r})", severity=_video_severity(ctx),
-                          **ctx.loc(int(p), col, values.iloc[p])) for p in bad]
+        found += [
+            Finding(
+                f"must be blank or an integer (got {values.iloc[p]!r})",
+                severity=_video_severity(ctx),
+                **ctx.loc(int(p), col, values.iloc[p]),
+            )
+            for p in bad
+        ]
     found.sort(key=lambda f: f.line or 0)
-    return Report(found, headline=f"{plural(len(found), 'opt-out pixel value')} {'is' if len(found) == 1 else 'are'} "
-                                  "neither blank nor an integer" if found else None)
+    return Report(
+        found,
+        headline=f"{plural(len(found), 'opt-out pixel value')} {'is' if len(found) == 1 else 'are'} "
+        "neither blank nor an integer"
+        if found
+        else None,
+    )
 
 
-@rule("OOPIX-02", "The opt-out pixel value is a one-byte value, 0-255", groups={M18, M19}, tasks=_OOPIX_TASKS, requires=_REQ)
+@rule(
+    "OOPIX-02",
+    "The opt-out pixel value is a one-byte value, 0-255",
+    groups={M18, M19},
+    tasks=_OOPIX_TASKS,
+    requires=_REQ,
+)
 def oopix_02(ctx: Submission) -> Report:
     """Masks hold one byte per pixel (MASK-07), so no other value can occur in them; MediScore lets 300 pass."""
     found = []
@@ -601,11 +755,21 @@ def oopix_02(ctx: Submission) -> Report:
         text = values.str.strip()
         ints = pd.to_numeric(text.where(text.str.match(_INTEGER), None), errors="coerce")
         bad = ((ints < 0) | (ints > 255)).to_numpy().nonzero()[0]
-        found += [Finding(f"must be a one-byte pixel value 0-255 (got {text.iloc[p]})", severity=_video_severity(ctx),
-                          **ctx.loc(int(p), col, values.iloc[p])) for p in bad]
+        found += [
+            Finding(
+                f"must be a one-byte pixel value 0-255 (got {text.iloc[p]})",
+                severity=_video_severity(ctx),
+                **ctx.loc(int(p), col, values.iloc[p]),
+            )
+            for p in bad
+        ]
     found.sort(key=lambda f: f.line or 0)
-    return Report(found, headline=f"{plural(len(found), 'opt-out pixel value')} {'is' if len(found) == 1 else 'are'} "
-                                  "outside 0-255" if found else None)
+    return Report(
+        found,
+        headline=f"{plural(len(found), 'opt-out pixel value')} {'is' if len(found) == 1 else 'are'} outside 0-255"
+        if found
+        else None,
+    )
 
 
 @rule("OOPIX-03", "OpenMFC: ProbeOptOutPixelValue is blank", groups={O2X}, tasks={Task.IMG}, requires=_REQ)
@@ -616,13 +780,21 @@ def oopix_03(ctx: Submission) -> Report:
         raise NotApplicable("no ProbeOptOutPixelValue column (COL-02 decides whether it is required)")
     values = table.df[PROBE_PIX].astype(str)
     bad = (values.str.strip() != "").to_numpy().nonzero()[0]
-    found = [Finding(f"must be blank for OpenMFC (got {values.iloc[p]!r})", **ctx.loc(int(p), PROBE_PIX, values.iloc[p]))
-             for p in bad]
+    found = [
+        Finding(f"must be blank for OpenMFC (got {values.iloc[p]!r})", **ctx.loc(int(p), PROBE_PIX, values.iloc[p]))
+        for p in bad
+    ]
     return Report(found, headline=f"{len(found)} of {len(values)} rows give a ProbeOptOutPixelValue" if found else None)
 
 
-@rule("OOPIX-04", "NC2017: no pixel opt-out column", groups={N17}, tasks={Task.IMG, Task.SPL},
-      severity=Severity.WARNING, requires=_REQ)
+@rule(
+    "OOPIX-04",
+    "NC2017: no pixel opt-out column",
+    groups={N17},
+    tasks={Task.IMG, Task.SPL},
+    severity=Severity.WARNING,
+    requires=_REQ,
+)
 def oopix_04(ctx: Submission) -> Report:
     """NC17 5.1.1 has no pixel opt-out; a column would be ignored, so it should be left out."""
     table = ctx.sysout()
@@ -631,8 +803,14 @@ def oopix_04(ctx: Submission) -> Report:
         if table.has(col):
             n = int((table.df[col].astype(str).str.strip() != "").sum())
             values = plural(n, "value") if n else "no values"
-            found.append(Finding(f"NC2017 has no pixel opt-out: the column should be left out (got {col} with {values})",
-                                 file=table.display, line=1, column=col))
+            found.append(
+                Finding(
+                    f"NC2017 has no pixel opt-out: the column should be left out (got {col} with {values})",
+                    file=table.display,
+                    line=1,
+                    column=col,
+                )
+            )
     return Report(found, headline=f"{plural(len(found), 'pixel opt-out column')} in an NC2017 file" if found else None)
 
 
@@ -640,7 +818,7 @@ def oopix_04(ctx: Submission) -> Report:
 
 
 def rejected_masks(ctx: Submission) -> dict[str, str]:
-    """Every system mask file that a file rule (MASK-03..07) fails with an error, as ``{absolute path: "MASK-0x: ..."}``.
+    """Every system mask file that a file rule (MASK-03..07) fails with an error: ``{absolute path: "MASK-0x: ..."}``.
 
     The mask scorer does not score these (the trial is "not scored: MASK-04 ..."), so a file the rules
     reject is never scored and a file they accept is read by the scorer through the same header pass
@@ -678,8 +856,11 @@ def rejected_masks(ctx: Submission) -> dict[str, str]:
         reject(refs[bad], "MASK-04", lambda r: decoded[r.fid][1])
     ok = refs[(state == png.OK).to_numpy()]
     if error("MASK-05"):
-        reject(ok[((ok["colour"] != 0) | ok["trns"]).to_numpy()], "MASK-05",
-               lambda r: f"must be single-channel grey (got {png.colour_name(int(r.colour), bool(r.trns))})")
+        reject(
+            ok[((ok["colour"] != 0) | ok["trns"]).to_numpy()],
+            "MASK-05",
+            lambda r: f"must be single-channel grey (got {png.colour_name(int(r.colour), bool(r.trns))})",
+        )
     if error("MASK-06"):
         for side in facts.columns:
             try:
@@ -691,10 +872,18 @@ def rejected_masks(ctx: Submission) -> dict[str, str]:
             known = ~np.isnan(ew[rows]) & ~np.isnan(eh[rows])
             bad = rows[known & ((w != ew[rows]) | (h != eh[rows]))]
             want = {int(i): f"{int(ew[i])}x{int(eh[i])}" for i in bad}
-            reject(facts.refs.loc[bad], "MASK-06",
-                   lambda r, side=side: f"is {r.width}x{r.height}, {side} is {want[int(r.Index)]}: must be "
-                                        f"{want[int(r.Index)]} (got {r.width}x{r.height})")  # fmt: skip
+            reject(
+                facts.refs.loc[bad],
+                "MASK-06",
+                lambda r, side=side, want=want: (
+                    f"is {r.width}x{r.height}, {side} is {want[int(r.Index)]}: must be "
+                    f"{want[int(r.Index)]} (got {r.width}x{r.height})"
+                ),
+            )
     if error("MASK-07"):
-        reject(ok[(ok["bit_depth"] > 8).to_numpy()], "MASK-07",
-               lambda r: f"must use one byte per pixel, 8 bits or fewer (got {r.bit_depth}-bit samples)")
+        reject(
+            ok[(ok["bit_depth"] > 8).to_numpy()],
+            "MASK-07",
+            lambda r: f"must use one byte per pixel, 8 bits or fewer (got {r.bit_depth}-bit samples)",
+        )
     return out

@@ -12,17 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..editions import Group
-from ..editions import Task
-from ..findings import Finding
-from ..findings import Report
-from ..findings import Severity
-from ..findings import Unavailable
-from ..findings import plural
-from ..paths import not_regular
-from ..paths import resolve_inside
-from ..registry import ALL_TASKS
-from ..registry import rule
+from ..editions import Group, Task
+from ..findings import Finding, Report, Severity, Unavailable, plural
+from ..paths import not_regular, resolve_inside
+from ..registry import ALL_TASKS, rule
 from ..submission import Submission
 
 N17, M18, M19, O2X = Group.N17, Group.M18, Group.M19, Group.O2X
@@ -54,8 +47,10 @@ def pkg_01(ctx: Submission) -> Report:
         return Report([f], headline=f"the system output {path.name} points outside the submission")
     if path.stem == ctx.sub_id:
         return Report()
-    f = Finding(f"the system output must be named after its directory, {ctx.sub_id}.csv (got {path.name})",
-                file=ctx.display(path))
+    f = Finding(
+        f"the system output must be named after its directory, {ctx.sub_id}.csv (got {path.name})",
+        file=ctx.display(path),
+    )
     return Report([f], headline=f"the system output {path.name} is not named after its directory {ctx.sub_id}/")
 
 
@@ -159,8 +154,14 @@ def _layout(ctx: Submission) -> Report:
     except OSError as exc:
         raise Unavailable("CSV-08", f"the directory {where} cannot be listed: {exc.strerror or exc}") from None
     extra = [p for p in entries if p.name not in allowed]
-    warnings = [Finding(f"the directory should hold only {expected} (got the {'directory' if p.is_dir() else 'file'} {p.name!r})",
-                        file=where, severity=Severity.WARNING) for p in extra]
+    warnings = [
+        Finding(
+            f"the directory should hold only {expected} (got the {'directory' if p.is_dir() else 'file'} {p.name!r})",
+            file=where,
+            severity=Severity.WARNING,
+        )
+        for p in extra
+    ]
     if extra:
         n = f"{len(extra)} unexpected entr{'y' if len(extra) == 1 else 'ies'}"
         parts.append((n, f"{where} holds {n}"))
@@ -176,11 +177,16 @@ def _layout(ctx: Submission) -> Report:
 # NC2017 A-b/A-c also prescribe the enclosing <TEAM>_<YEAR>_<DATA>_<SUBNUM>/ folder, the .tgz
 # (named as D-13 resolves), the FTP upload and the e-mail with the md5: none of that is visible
 # from a submission directory, so only the directory's content is checked.
-rule("PKG-07", "NC2017: <EXPID>/ holds <EXPID>.txt, <EXPID>.csv and mask/ (archive and FTP not checkable)",
-     groups={N17})(_layout)
+rule(
+    "PKG-07", "NC2017: <EXPID>/ holds <EXPID>.txt, <EXPID>.csv and mask/ (archive and FTP not checkable)", groups={N17}
+)(_layout)
 # MFC2019 A-b: the same content; transmission is not specified.
 rule("PKG-08", "MFC2019: <SubID>/ holds <SubID>.txt, <SubID>.csv and mask/", groups={M19})(_layout)
 # OMFC A-b/A-c: the same content; the tar file, its public URL and the web form are not checkable.
 # MFC2018 has no plan (MS-only): it follows the same layout.
-rule("PKG-09", "OpenMFC (and MFC2018): <SubID>/ holds <SubID>.txt, <SubID>.csv and mask/ (tar and upload not checkable)",
-     groups={O2X, M18}, tasks=ALL_TASKS)(_layout)
+rule(
+    "PKG-09",
+    "OpenMFC (and MFC2018): <SubID>/ holds <SubID>.txt, <SubID>.csv and mask/ (tar and upload not checkable)",
+    groups={O2X, M18},
+    tasks=ALL_TASKS,
+)(_layout)

@@ -22,39 +22,23 @@ import functools
 import json
 import os
 import weakref
-from dataclasses import dataclass
-from dataclasses import field
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from typing import Callable
 
 import numpy as np
 from pydantic import BaseModel
 
 from ..csvio import read_psv
-from ..editions import EditionTaskError
-from ..editions import Group
-from ..editions import Task
-from ..editions import parse_task
-from ..findings import Finding
-from ..findings import Report
-from ..findings import Severity
-from ..findings import Unavailable
-from ..findings import plural
-from ..findings import shorten
-from ..jsonio import MAX_JSON_BYTES
-from ..jsonio import JsonProblem
-from ..jsonio import load_json
-from ..models.provenance import ProvenanceFiltering
-from ..models.provenance import ProvenanceGraph
-from ..models.provenance import SchemaError
-from ..models.provenance import validator_for
+from ..editions import EditionTaskError, Group, Task, parse_task
+from ..findings import Finding, Report, Severity, Unavailable, plural, shorten
+from ..jsonio import MAX_JSON_BYTES, JsonProblem, load_json
+from ..models.provenance import ProvenanceFiltering, ProvenanceGraph, SchemaError, validator_for
 from ..paths import resolve_inside
 from ..pool import map_slices
-from ..registry import not_checked
-from ..registry import rule
-from ..submission import NotApplicable
-from ..submission import Submission
+from ..registry import not_checked, rule
+from ..submission import NotApplicable, Submission
 
 __all__ = ["Entry", "Facts", "ProvData", "Tally", "prov_data"]
 
@@ -179,14 +163,20 @@ def _build(ctx: Submission) -> ProvData:
     items = [(str(path), key, probes.get(key)) for path, key in todo]
     read = functools.partial(_read_many, task=ctx.task, known=known, by_name=by_name, have_world=world is not None)
     results = map_slices(read, items, ctx.settings.option("jobs", 0), min_per_job=MIN_FILES_PER_JOB)
-    for same, (facts, problem, missing) in zip(todo.values(), results):
+    for same, (facts, problem, missing) in zip(todo.values(), results, strict=False):
         for e in same:
             e.facts, e.problem, e.missing = facts, problem, missing
     return ProvData(entries=entries, world=world, world_source=world_source)
 
 
-def _read_many(items: list[tuple[str, str, str | None]], *, task: Task, known: dict[str, str],
-               by_name: dict[str, str], have_world: bool) -> list[tuple[Facts | None, str | None, bool]]:
+def _read_many(
+    items: list[tuple[str, str, str | None]],
+    *,
+    task: Task,
+    known: dict[str, str],
+    by_name: dict[str, str],
+    have_world: bool,
+) -> list[tuple[Facts | None, str | None, bool]]:
     """Read and analyse ``(path, key, probe file)`` items; runs in a pool process for large submissions."""
     out: list[tuple[Facts | None, str | None, bool]] = []
     for path, key, probe_file in items:
@@ -215,7 +205,7 @@ def _probe_names(ctx: Submission) -> dict[str, str]:
     if not table.has("ProvenanceProbeFileName"):
         return {}
     df = table.df
-    return dict(zip(df["ProvenanceProbeFileID"].astype(str), df["ProvenanceProbeFileName"].astype(str)))
+    return dict(zip(df["ProvenanceProbeFileID"].astype(str), df["ProvenanceProbeFileName"].astype(str), strict=False))
 
 
 def _world_index(ctx: Submission) -> tuple[dict[str, str] | None, str]:
@@ -223,9 +213,14 @@ def _world_index(ctx: Submission) -> tuple[dict[str, str] | None, str]:
     index = ctx.settings.index
     prefix = index.name.split("-", 1)[0]
     try:
-        candidates = sorted(p for p in index.parent.iterdir()
-                            if p.is_file() and p.suffix.lower() == ".csv" and "world" in p.name.lower()
-                            and p.name.lower().startswith(prefix.lower() + "-"))
+        candidates = sorted(
+            p
+            for p in index.parent.iterdir()
+            if p.is_file()
+            and p.suffix.lower() == ".csv"
+            and "world" in p.name.lower()
+            and p.name.lower().startswith(prefix.lower() + "-")
+        )
     except OSError:
         candidates = []
     world: dict[str, str] = {}
@@ -234,7 +229,7 @@ def _world_index(ctx: Submission) -> tuple[dict[str, str] | None, str]:
         table = read_psv(path, path.name, strip_values=True).table
         if table is None or not (table.has("WorldFileID") and table.has("WorldFileName")):
             continue
-        world.update(zip(table.df["WorldFileID"].astype(str), table.df["WorldFileName"].astype(str)))
+        world.update(zip(table.df["WorldFileID"].astype(str), table.df["WorldFileName"].astype(str), strict=False))
         used.append(path.name)
     if used:
         return world, ", ".join(used)
@@ -315,8 +310,15 @@ def _nist_path_problem(file: str) -> str | None:
     return None
 
 
-def _analyse(doc: dict[str, Any], task: Task, key: str, probe_file: str | None,
-             known: dict[str, str], by_name: dict[str, str], have_world: bool) -> Facts:
+def _analyse(
+    doc: dict[str, Any],
+    task: Task,
+    key: str,
+    probe_file: str | None,
+    known: dict[str, str],
+    by_name: dict[str, str],
+    have_world: bool,
+) -> Facts:
     nodes = doc.get("nodes")
     node_list = nodes if isinstance(nodes, list) else None
     n = len(node_list) if node_list is not None else None
@@ -340,10 +342,16 @@ def _analyse(doc: dict[str, Any], task: Task, key: str, probe_file: str | None,
         if fid is _MISSING:
             facts.fileid.add(f"nodes[{i}]", "every node must carry a fileid, the NIST file ID (got none)")
         elif isinstance(fid, str) and not fid.strip():
-            facts.fileid.add(f"nodes[{i}].fileid", "every node must carry a fileid, the NIST file ID (got an empty one)", fid)
+            facts.fileid.add(
+                f"nodes[{i}].fileid", "every node must carry a fileid, the NIST file ID (got an empty one)", fid
+            )
         if isinstance(nid, str):
             if nid in seen_ids:
-                facts.dup_ids.add(f"nodes[{i}].id", f"node ids must be unique in the file (got {nid!r} again, first at nodes[{seen_ids[nid]}])", nid)
+                facts.dup_ids.add(
+                    f"nodes[{i}].id",
+                    f"node ids must be unique in the file (got {nid!r} again, first at nodes[{seen_ids[nid]}])",
+                    nid,
+                )
             else:
                 seen_ids[nid] = i
         fid_s = fid if isinstance(fid, str) and fid.strip() else None
@@ -364,7 +372,9 @@ def _analyse(doc: dict[str, Any], task: Task, key: str, probe_file: str | None,
                 continue
             v = link[end]
             if isinstance(v, bool) or not isinstance(v, int):
-                facts.links.add(f"links[{j}].{end}", f"must be an integer index into nodes (got {_show(v)})", _scalar(v))
+                facts.links.add(
+                    f"links[{j}].{end}", f"must be an integer index into nodes (got {_show(v)})", _scalar(v)
+                )
             elif not 0 <= v < n:
                 span = f"0..{n - 1}" if n else "nothing (nodes is empty)"
                 facts.links.add(f"links[{j}].{end}", f"must be a node index in {span} (got {v})", v)
@@ -376,7 +386,9 @@ def _analyse(doc: dict[str, Any], task: Task, key: str, probe_file: str | None,
         if conf is _MISSING:
             facts.conf.add(f"links[{j}]", "every link must carry a relationshipConfidenceScore (got none)")
         elif isinstance(conf, bool) or not isinstance(conf, (int, float)):
-            facts.conf.add(f"links[{j}].relationshipConfidenceScore", f"must be a number (got {_show(conf)})", _scalar(conf))
+            facts.conf.add(
+                f"links[{j}].relationshipConfidenceScore", f"must be a number (got {_show(conf)})", _scalar(conf)
+            )
 
     if n:
         on_link = {s for s, _, _ in edges} | {t for _, t, _ in edges}
@@ -391,19 +403,32 @@ def _analyse(doc: dict[str, Any], task: Task, key: str, probe_file: str | None,
     return facts
 
 
-def _check_index(tally: Tally, i: int, file: str | None, fid: str | None,
-                 known: dict[str, str], by_name: dict[str, str], have_world: bool) -> None:
+def _check_index(
+    tally: Tally,
+    i: int,
+    file: str | None,
+    fid: str | None,
+    known: dict[str, str],
+    by_name: dict[str, str],
+    have_world: bool,
+) -> None:
     """PROV-07 for one node: ``file`` and ``fileid`` as the NIST index gives them (D-20)."""
     if fid is not None and file is not None and known.get(fid) == file:
         return  # the common case: both as in the index
     if file is not None:
         bad = _nist_path_problem(file)
         if bad:
-            tally.add(f"nodes[{i}].file", f"must be the file's path as in the NIST index, e.g. world/<name>.jpg (got {bad})", file)
+            tally.add(
+                f"nodes[{i}].file",
+                f"must be the file's path as in the NIST index, e.g. world/<name>.jpg (got {bad})",
+                file,
+            )
             return
     if fid is not None and fid in known:
         if file is not None and file != known[fid]:
-            tally.add(f"nodes[{i}].file", f"must be {known[fid]!r}, the index path of fileid {fid!r} (got {file!r})", file)
+            tally.add(
+                f"nodes[{i}].file", f"must be {known[fid]!r}, the index path of fileid {fid!r} (got {file!r})", file
+            )
         return
     if file is not None and file in by_name:
         if fid is not None:
@@ -411,9 +436,17 @@ def _check_index(tally: Tally, i: int, file: str | None, fid: str | None,
         return
     if have_world:
         if fid is not None:
-            tally.add(f"nodes[{i}].fileid", f"must be a WorldFileID or ProvenanceProbeFileID of the index (got {fid!r}, in neither)", fid)
+            tally.add(
+                f"nodes[{i}].fileid",
+                f"must be a WorldFileID or ProvenanceProbeFileID of the index (got {fid!r}, in neither)",
+                fid,
+            )
         elif file is not None:
-            tally.add(f"nodes[{i}].file", f"must be a WorldFileName or ProvenanceProbeFileName of the index (got {file!r}, in neither)", file)
+            tally.add(
+                f"nodes[{i}].file",
+                f"must be a WorldFileName or ProvenanceProbeFileName of the index (got {file!r}, in neither)",
+                file,
+            )
 
 
 def _find_cycle(n: int, edges: list[tuple[int, int]]) -> list[int] | None:
@@ -484,7 +517,9 @@ def _tally_report(ctx: Submission, pick: Callable[[Facts], Tally], unit: str, ve
     if not found:
         return Report()
     verb = verbs[0] if places == 1 else verbs[1]
-    return Report(found, headline=f"{plural(places, unit)} in {len(found)} of {plural(len(entries), 'JSON file')} {verb}")
+    return Report(
+        found, headline=f"{plural(places, unit)} in {len(found)} of {plural(len(entries), 'JSON file')} {verb}"
+    )
 
 
 # --------------------------------------------------------------------------- PKG-06, PROV-01, PROV-02
@@ -493,8 +528,12 @@ _ALL_PROV = {N17, M18, M19}
 _PLAN_PROV = {N17, M19}  # the rules that come from the NC2017/MFC2019 plans (MFC2018 has none)
 
 
-@rule("PKG-06", "JSONs are referenced relative to the CSV directory and stay inside the submission",
-      groups=_ALL_PROV, tasks={PF, PG})
+@rule(
+    "PKG-06",
+    "JSONs are referenced relative to the CSV directory and stay inside the submission",
+    groups=_ALL_PROV,
+    tasks={PF, PG},
+)
 def pkg_06(ctx: Submission) -> Report:
     """PKG-06: ``ProvenanceOutputFileName`` is joined to the CSV's directory (as MediScore does).
 
@@ -507,7 +546,15 @@ def pkg_06(ctx: Submission) -> Report:
     found = [Finding(e.unsafe, **ctx.loc(e.pos, REF, e.ref)) for e in named if e.unsafe]
     if not found:
         return Report()
-    return Report(found, headline=_of(len(found), len(named), "JSON reference", ("leaves the submission directory", "leave the submission directory")))
+    return Report(
+        found,
+        headline=_of(
+            len(found),
+            len(named),
+            "JSON reference",
+            ("leaves the submission directory", "leave the submission directory"),
+        ),
+    )
 
 
 @rule("PROV-01", "One JSON file per probe, named by ProvenanceOutputFileName", groups=_ALL_PROV, tasks={PF, PG})
@@ -519,8 +566,14 @@ def prov_01(ctx: Submission) -> Report:
     """
     data = prov_data(ctx)
     excuse = "IsOptOut=Y" if ctx.group is N17 else "NonProcessed or OptOut"
-    blank = [Finding(f"must name the probe's JSON file (got a blank name; only {excuse} rows may omit it)",
-                     **ctx.loc(e.pos, REF, e.ref)) for e in data.entries if e.blank and not e.excused]
+    blank = [
+        Finding(
+            f"must name the probe's JSON file (got a blank name; only {excuse} rows may omit it)",
+            **ctx.loc(e.pos, REF, e.ref),
+        )
+        for e in data.entries
+        if e.blank and not e.excused
+    ]
     first: dict[Path, Entry] = {}
     shared = []
     for e in data.entries:
@@ -529,14 +582,20 @@ def prov_01(ctx: Submission) -> Report:
         other = first.setdefault(e.path, e)
         if other is not e and other.key != e.key:
             line = ctx.sysout().line_of(other.pos)
-            shared.append(Finding(f"each probe must have its own JSON file (got the file of {other.key} on line {line})",
-                                  **ctx.loc(e.pos, REF, e.ref)))
+            shared.append(
+                Finding(
+                    f"each probe must have its own JSON file (got the file of {other.key} on line {line})",
+                    **ctx.loc(e.pos, REF, e.ref),
+                )
+            )
     n = len(data.entries)
     parts = []
     if blank:
         parts.append(_of(len(blank), n, "probe", ("has no JSON file", "have no JSON file")))
     if shared:
-        parts.append(_of(len(shared), n, "probe", ("shares another probe's JSON file", "share another probe's JSON file")))
+        parts.append(
+            _of(len(shared), n, "probe", ("shares another probe's JSON file", "share another probe's JSON file"))
+        )
     return Report(blank + shared, headline="; ".join(parts) or None)
 
 
@@ -555,8 +614,15 @@ def prov_02(ctx: Submission) -> Report:
     found = [Finding(e.problem, **ctx.loc(e.pos, REF, e.ref)) for e in named if e.problem]
     if not found:
         return Report()
-    return Report(found, headline=_of(len(found), len(named), "referenced JSON file",
-                                      ("is missing or not a JSON object", "are missing or not JSON objects")))
+    return Report(
+        found,
+        headline=_of(
+            len(found),
+            len(named),
+            "referenced JSON file",
+            ("is missing or not a JSON object", "are missing or not JSON objects"),
+        ),
+    )
 
 
 # --------------------------------------------------------------------------- PROV-03, 04, 05: schemas
@@ -571,12 +637,26 @@ def _schema_report(ctx: Submission) -> Report:
         t = e.facts.schema
         if t.count:
             more = f"; {plural(t.count - 1, 'more error')} in this file" if t.count > 1 else ""
-            found.append(Finding(f"must match the {name} schema (got: {t.note}{more})",
-                                 file=e.display, key=e.key, column=t.where, value=t.value))
+            found.append(
+                Finding(
+                    f"must match the {name} schema (got: {t.note}{more})",
+                    file=e.display,
+                    key=e.key,
+                    column=t.where,
+                    value=t.value,
+                )
+            )
     if not found:
         return Report()
-    return Report(found, headline=_of(len(found), len(entries), "JSON file",
-                                      (f"does not match the {name} schema", f"do not match the {name} schema")))
+    return Report(
+        found,
+        headline=_of(
+            len(found),
+            len(entries),
+            "JSON file",
+            (f"does not match the {name} schema", f"do not match the {name} schema"),
+        ),
+    )
 
 
 @rule("PROV-03", "Filtering JSON conforms to the filtering schema (MediScore SchF 1.2)", groups=_ALL_PROV, tasks={PF})
@@ -585,8 +665,12 @@ def prov_03(ctx: Submission) -> Report:
     return _schema_report(ctx)
 
 
-@rule("PROV-04", "Graph JSON conforms to the graph-building schema: links required, scored (SchG 1.2)",
-      groups=_ALL_PROV, tasks={PG})
+@rule(
+    "PROV-04",
+    "Graph JSON conforms to the graph-building schema: links required, scored (SchG 1.2)",
+    groups=_ALL_PROV,
+    tasks={PG},
+)
 def prov_04(ctx: Submission) -> Report:
     """PROV-04: jsonschema (draft 4) against the schema of ``ProvenanceGraph``, as MediScore ENFORCES.
 
@@ -595,8 +679,12 @@ def prov_04(ctx: Submission) -> Report:
     return _schema_report(ctx)
 
 
-@rule("PROV-05", "The schema follows the task: graph schema for provenance, filtering schema otherwise",
-      groups=_ALL_PROV, tasks={PF, PG})
+@rule(
+    "PROV-05",
+    "The schema follows the task: graph schema for provenance, filtering schema otherwise",
+    groups=_ALL_PROV,
+    tasks={PF, PG},
+)
 def prov_05(ctx: Submission) -> Report:
     """PROV-05: the task, not a stray flag, picks the schema (B-05: MediScore's ``-t`` is ignored).
 
@@ -621,13 +709,24 @@ def prov_05(ctx: Submission) -> Report:
             f = e.facts
             assert f is not None
             if f.schema.count and f.filtering_ok and f.has_links and not f.conf.count:
-                found.append(Finding(f"must be a provenance graph, as the task is provenance (got a filtering result: "
-                                     f"{f.schema.note})", file=e.display, key=e.key, column=f.schema.where))
+                found.append(
+                    Finding(
+                        f"must be a provenance graph, as the task is provenance (got a filtering result: "
+                        f"{f.schema.note})",
+                        file=e.display,
+                        key=e.key,
+                        column=f.schema.where,
+                    )
+                )
     found += _task_sources(ctx)
     errors = [f for f in found if f.severity is None]
     if errors:
-        head = _of(len(errors), len(entries), "JSON file", ("is a filtering result, not a provenance graph",
-                                                             "are filtering results, not provenance graphs"))
+        head = _of(
+            len(errors),
+            len(entries),
+            "JSON file",
+            ("is a filtering result, not a provenance graph", "are filtering results, not provenance graphs"),
+        )
     elif found:
         head = f"the task is {_task_name(ctx.task)}, but another source names a different task"
     else:
@@ -656,16 +755,31 @@ def _task_sources(ctx: Submission) -> list[Finding]:
                 continue
             if task in (PF, PG) and task is not ctx.task:
                 pos = int(np.flatnonzero(values.to_numpy() == value)[0])
-                out.append(Finding(f"the index TaskID should name the task checked: the JSONs are checked against the "
-                                   f"{schema} schema (got {value!r})", file=table.display, line=table.line_of(pos),
-                                   column="TaskID", value=value, severity=Severity.WARNING))
+                out.append(
+                    Finding(
+                        f"the index TaskID should name the task checked: the JSONs are checked against the "
+                        f"{schema} schema (got {value!r})",
+                        file=table.display,
+                        line=table.line_of(pos),
+                        column="TaskID",
+                        value=value,
+                        severity=Severity.WARNING,
+                    )
+                )
     fields = ctx.sub_id.split("_")
     if ctx.group in (N17, M18) and len(fields) == 7:
         name = fields[3].lower()
         if name in ("provenance", "provenancefiltering") and parse_task(name) is not ctx.task:
-            out.append(Finding(f"the EXPID's TASK field should name the task checked: the JSONs are checked against the "
-                               f"{schema} schema (got {fields[3]!r})", file=ctx.sub_id, column="TASK", value=fields[3],
-                               severity=Severity.WARNING))
+            out.append(
+                Finding(
+                    f"the EXPID's TASK field should name the task checked: the JSONs are checked against the "
+                    f"{schema} schema (got {fields[3]!r})",
+                    file=ctx.sub_id,
+                    column="TASK",
+                    value=fields[3],
+                    severity=Severity.WARNING,
+                )
+            )
     return out
 
 
@@ -691,11 +805,17 @@ def prov_07(ctx: Submission) -> Report:
     checked for a relative NIST-style path; a warning says so.
     """
     data, _ = _checked(ctx)
-    report = _tally_report(ctx, lambda f: f.index, "node", ("does not match the NIST index", "do not match the NIST index"))
+    report = _tally_report(
+        ctx, lambda f: f.index, "node", ("does not match the NIST index", "do not match the NIST index")
+    )
     if data.world is None:
-        report.findings.append(Finding(
-            f"world-file nodes should be checked against a world index (got {data.world_source}): "
-            "only probe nodes and path forms were checked", severity=Severity.WARNING))
+        report.findings.append(
+            Finding(
+                f"world-file nodes should be checked against a world index (got {data.world_source}): "
+                "only probe nodes and path forms were checked",
+                severity=Severity.WARNING,
+            )
+        )
         if report.headline is None:
             report.headline = "world-file nodes were not checked: no world index"
     return report
@@ -720,8 +840,12 @@ def prov_09(ctx: Submission) -> Report:
 @rule("PROV-10", "Every graph link has a numeric relationshipConfidenceScore", groups=_PLAN_PROV, tasks={PG})
 def prov_10(ctx: Submission) -> Report:
     """PROV-10: "must" (App. C); SchG requires it too, so PROV-04 fails with it, this rule names the links."""
-    return _tally_report(ctx, lambda f: f.conf, "link", ("lacks a numeric relationshipConfidenceScore",
-                                                        "lack a numeric relationshipConfidenceScore"))
+    return _tally_report(
+        ctx,
+        lambda f: f.conf,
+        "link",
+        ("lacks a numeric relationshipConfidenceScore", "lack a numeric relationshipConfidenceScore"),
+    )
 
 
 # --------------------------------------------------------------------------- PROV-11..13: filtering lists
@@ -737,16 +861,43 @@ def _size_report(ctx: Submission, most: int, fewest: int, fewest_word: str) -> R
         if n is None:
             continue
         if n > most:
-            over.append(Finding(f"must hold at most {most} filtered results (got {n} nodes)",
-                                file=e.display, key=e.key, column="nodes"))
+            over.append(
+                Finding(
+                    f"must hold at most {most} filtered results (got {n} nodes)",
+                    file=e.display,
+                    key=e.key,
+                    column="nodes",
+                )
+            )
         elif n < fewest:
-            under.append(Finding(f"should hold {fewest_word} filtered results including the probe (got {n})",
-                                 file=e.display, key=e.key, column="nodes", severity=Severity.WARNING))
+            under.append(
+                Finding(
+                    f"should hold {fewest_word} filtered results including the probe (got {n})",
+                    file=e.display,
+                    key=e.key,
+                    column="nodes",
+                    severity=Severity.WARNING,
+                )
+            )
     parts = []
     if over:
-        parts.append(_of(len(over), len(entries), "filtering JSON file", (f"holds more than {most} results", f"hold more than {most} results")))
+        parts.append(
+            _of(
+                len(over),
+                len(entries),
+                "filtering JSON file",
+                (f"holds more than {most} results", f"hold more than {most} results"),
+            )
+        )
     if under:
-        parts.append(_of(len(under), len(entries), "filtering JSON file", (f"holds fewer than {fewest} results", f"hold fewer than {fewest} results")))
+        parts.append(
+            _of(
+                len(under),
+                len(entries),
+                "filtering JSON file",
+                (f"holds fewer than {fewest} results", f"hold fewer than {fewest} results"),
+            )
+        )
     return Report(over + under, headline="; ".join(parts) or None)
 
 
@@ -762,8 +913,13 @@ def prov_12(ctx: Submission) -> Report:
     return _size_report(ctx, 500, 300, "at least 300 (up to 500)")
 
 
-@rule("PROV-13", "The probe itself is among the filtered results", groups=_PLAN_PROV, tasks={PF},
-      severity_by_group={N17: Severity.WARNING})
+@rule(
+    "PROV-13",
+    "The probe itself is among the filtered results",
+    groups=_PLAN_PROV,
+    tasks={PF},
+    severity_by_group={N17: Severity.WARNING},
+)
 def prov_13(ctx: Submission) -> Report:
     """PROV-13 (D-21): MFC19 "must contain 500 filtered results including the probe itself" (error);
     NC17 says "should" (warning).  A node is the probe when its fileid is the ProvenanceProbeFileID
@@ -776,34 +932,66 @@ def prov_13(ctx: Submission) -> Report:
         assert e.facts is not None
         if e.facts.n_nodes is not None and not e.facts.probe_found:
             name = f" or file {probes[e.key]}" if e.key in probes else ""
-            found.append(Finding(f"must include the probe itself: a node with fileid {e.key}{name} "
-                                 f"(got none among {plural(e.facts.n_nodes, 'node')})",
-                                 file=e.display, key=e.key, column="nodes"))
+            found.append(
+                Finding(
+                    f"must include the probe itself: a node with fileid {e.key}{name} "
+                    f"(got none among {plural(e.facts.n_nodes, 'node')})",
+                    file=e.display,
+                    key=e.key,
+                    column="nodes",
+                )
+            )
     if not found:
         return Report()
-    return Report(found, headline=_of(len(found), len(entries), "filtering JSON file", ("does not include the probe", "do not include the probe")))
+    return Report(
+        found,
+        headline=_of(
+            len(found), len(entries), "filtering JSON file", ("does not include the probe", "do not include the probe")
+        ),
+    )
 
 
 # --------------------------------------------------------------------------- PROV-14..16: graphs
 
 
-@rule("PROV-14", "The graph JSON holds only the provenance graph's nodes (light check: nodes on no link)",
-      groups=_PLAN_PROV, tasks={PG}, severity=Severity.WARNING)
+@rule(
+    "PROV-14",
+    "The graph JSON holds only the provenance graph's nodes (light check: nodes on no link)",
+    groups=_PLAN_PROV,
+    tasks={PG},
+    severity=Severity.WARNING,
+)
 def prov_14(ctx: Submission) -> Report:
     """PROV-14: which nodes belong to the graph is only known from the reference; a graph of several
     nodes where some are on no link looks like a filtering list, so it is reported as a warning.
     """
     _, entries = _checked(ctx)
-    found = [Finding(f"should hold only the nodes of the provenance graph (got {e.facts.unlinked} of "
-                     f"{e.facts.n_nodes} nodes on no link)", file=e.display, key=e.key, column="nodes")
-             for e in entries if e.facts is not None and e.facts.unlinked]
+    found = [
+        Finding(
+            f"should hold only the nodes of the provenance graph (got {e.facts.unlinked} of "
+            f"{e.facts.n_nodes} nodes on no link)",
+            file=e.display,
+            key=e.key,
+            column="nodes",
+        )
+        for e in entries
+        if e.facts is not None and e.facts.unlinked
+    ]
     if not found:
         return Report()
-    return Report(found, headline=_of(len(found), len(entries), "graph JSON file", ("holds nodes on no link", "hold nodes on no link")))
+    return Report(
+        found,
+        headline=_of(len(found), len(entries), "graph JSON file", ("holds nodes on no link", "hold nodes on no link")),
+    )
 
 
-@rule("PROV-15", "The provenance graph has no cycles or self-loops", groups=_PLAN_PROV, tasks={PG},
-      severity=Severity.WARNING)
+@rule(
+    "PROV-15",
+    "The provenance graph has no cycles or self-loops",
+    groups=_PLAN_PROV,
+    tasks={PG},
+    severity=Severity.WARNING,
+)
 def prov_15(ctx: Submission) -> Report:
     """PROV-15: a phylogeny is acyclic (implied); MediScore's validator passes cycles, its scorer aborts.
 
@@ -817,23 +1005,33 @@ def prov_15(ctx: Submission) -> Report:
         if f.self_loops.count:
             found.append(_file_finding(e, f.self_loops, "self-loop"))
         elif f.cycle:
-            found.append(Finding(f"must be acyclic (got the cycle {' -> '.join(f.cycle)})",
-                                 file=e.display, key=e.key, column="links"))
+            found.append(
+                Finding(
+                    f"must be acyclic (got the cycle {' -> '.join(f.cycle)})", file=e.display, key=e.key, column="links"
+                )
+            )
     if not found:
         return Report()
-    return Report(found, headline=_of(len(found), len(entries), "graph JSON file", ("contains a cycle", "contain a cycle")))
+    return Report(
+        found, headline=_of(len(found), len(entries), "graph JSON file", ("contains a cycle", "contain a cycle"))
+    )
 
 
-not_checked("PROV-16", "Oracle-filter variants build the graph only from the NIST-provided collection",
-            "which collection a system used is a protocol matter: the JSON cannot show it",
-            groups=_PLAN_PROV, tasks={PG})
+not_checked(
+    "PROV-16",
+    "Oracle-filter variants build the graph only from the NIST-provided collection",
+    "which collection a system used is a protocol matter: the JSON cannot show it",
+    groups=_PLAN_PROV,
+    tasks={PG},
+)
 
 
 # --------------------------------------------------------------------------- PROV-17, PROV-18
 
 
-@rule("PROV-17", "NonProcessed or OptOut rows need no JSON", groups={M18, M19}, tasks={PF, PG},
-      severity=Severity.WARNING)
+@rule(
+    "PROV-17", "NonProcessed or OptOut rows need no JSON", groups={M18, M19}, tasks={PF, PG}, severity=Severity.WARNING
+)
 def prov_17(ctx: Submission) -> Report:
     """PROV-17 (D-19): excused rows may leave ``ProvenanceOutputFileName`` blank (PROV-01/02 skip them).
 
@@ -843,12 +1041,25 @@ def prov_17(ctx: Submission) -> Report:
     """
     data = prov_data(ctx)
     excused = [e for e in data.entries if e.excused]
-    found = [Finding("an excused row should leave the name blank (got a JSON file that does not exist)",
-                     **ctx.loc(e.pos, REF, e.ref)) for e in excused if e.missing]
+    found = [
+        Finding(
+            "an excused row should leave the name blank (got a JSON file that does not exist)",
+            **ctx.loc(e.pos, REF, e.ref),
+        )
+        for e in excused
+        if e.missing
+    ]
     if not found:
         return Report()
-    return Report(found, headline=_of(len(found), len(excused), "NonProcessed/OptOut row",
-                                      ("names a JSON file that does not exist", "name a JSON file that does not exist")))
+    return Report(
+        found,
+        headline=_of(
+            len(found),
+            len(excused),
+            "NonProcessed/OptOut row",
+            ("names a JSON file that does not exist", "name a JSON file that does not exist"),
+        ),
+    )
 
 
 @rule("PROV-18", "Index correspondence (IDX-02...IDX-06)", groups=_ALL_PROV, tasks={PF, PG}, requires=("IDX-06",))
@@ -885,7 +1096,9 @@ def rejected_jsons(ctx: Submission) -> dict[str, str]:
     # schema MediScore enforces (PROV-03/04).  The plans' node-data rules (PROV-06 fileid, PROV-07 index
     # names, PROV-08 unique ids, PROV-09/10 links) fail validation but do not stop MediScore-compatible
     # scoring: MediScore's own test graphs carry no fileid, and the scorer names a link it cannot resolve.
-    checks: list[tuple[str, Callable[[Facts], Tally]]] = [("PROV-03" if ctx.task is PF else "PROV-04", lambda f: f.schema)]
+    checks: list[tuple[str, Callable[[Facts], Tally]]] = [
+        ("PROV-03" if ctx.task is PF else "PROV-04", lambda f: f.schema)
+    ]
     live = [(rid, pick) for rid, pick in checks if error(rid)]
     out: dict[str, str] = {}
     for e in data.entries:

@@ -12,35 +12,31 @@ rule.
 from __future__ import annotations
 
 import enum
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
-from ..editions import Group
-from ..editions import Task
-from ..findings import Finding
-from ..findings import Report
-from ..findings import Severity
-from ..findings import plural
-from ..models.status import FAILED_VALIDATION
-from ..models.status import LOCALIZATION_ONLY
-from ..models.status import MEDISCORE_ISOPTOUT_EXTRA
-from ..models.status import NO_MASK_M19
-from ..models.status import NO_SEGMENTS_M19
-from ..models.status import NO_VIDEO_MASK_M19
-from ..models.status import DonorStatus
-from ..models.status import EventProbeStatus
-from ..models.status import IsOptOut
-from ..models.status import OpenMFCProbeStatus
-from ..models.status import ProbeStatus
-from ..models.status import ProvenanceProbeStatus
-from ..models.status import VideoProbeStatus
-from ..models.status import values
-from ..registry import ALL_GROUPS
-from ..registry import rule
-from ..submission import NotApplicable
-from ..submission import Submission
+from ..editions import Group, Task
+from ..findings import Finding, Report, Severity, plural
+from ..models.status import (
+    FAILED_VALIDATION,
+    LOCALIZATION_ONLY,
+    MEDISCORE_ISOPTOUT_EXTRA,
+    NO_MASK_M19,
+    NO_SEGMENTS_M19,
+    NO_VIDEO_MASK_M19,
+    DonorStatus,
+    EventProbeStatus,
+    IsOptOut,
+    OpenMFCProbeStatus,
+    ProbeStatus,
+    ProvenanceProbeStatus,
+    VideoProbeStatus,
+    values,
+)
+from ..registry import ALL_GROUPS, rule
+from ..submission import NotApplicable, Submission
 
 N17, M18, M19, O2X = Group.N17, Group.M18, Group.M19, Group.O2X
 IMG, VID, SPL, PF, PG, EV, CAM = Task.IMG, Task.VID, Task.SPL, Task.PF, Task.PG, Task.EV, Task.CAM
@@ -67,15 +63,21 @@ def _got(raw: str, allowed: tuple[str, ...], note: Note | None) -> str:
     return f"{raw!r}; {extra}" if extra else repr(raw)
 
 
-def _bad_values(ctx: Submission, column: str, status_enum: type[enum.Enum],
-                note: Note | None = None) -> tuple[list[Finding], int]:
+def _bad_values(
+    ctx: Submission, column: str, status_enum: type[enum.Enum], note: Note | None = None
+) -> tuple[list[Finding], int]:
     """Findings for every row whose ``column`` is not one of the enum's values (exact match)."""
     series = ctx.column(column).astype(str)
     allowed = values(status_enum)
     bad = np.flatnonzero(~series.isin(allowed).to_numpy())
     listed = ", ".join(allowed)
-    found = [Finding(f"{column} must be one of {listed} (got {_got(series.iloc[p], allowed, note)})",
-                     **ctx.loc(int(p), column, series.iloc[p])) for p in bad]
+    found = [
+        Finding(
+            f"{column} must be one of {listed} (got {_got(series.iloc[p], allowed, note)})",
+            **ctx.loc(int(p), column, series.iloc[p]),
+        )
+        for p in bad
+    ]
     return found, len(series)
 
 
@@ -105,8 +107,12 @@ def status_01(ctx: Submission) -> Report:
     return _enumeration(ctx, "IsOptOut", IsOptOut, _mediscore_isoptout)
 
 
-@rule("STATUS-02", "ProbeStatus is one of the six MFC values (case-sensitive, not blank)",
-      groups={M18, M19}, tasks={IMG, CAM})
+@rule(
+    "STATUS-02",
+    "ProbeStatus is one of the six MFC values (case-sensitive, not blank)",
+    groups={M18, M19},
+    tasks={IMG, CAM},
+)
 def status_02(ctx: Submission) -> Report:
     """MFC19 §5.1.1, §5.1.1.3, §5.4; MediScore enforces it too."""
     return _enumeration(ctx, "ProbeStatus", ProbeStatus)
@@ -119,15 +125,23 @@ def status_03(ctx: Submission) -> Report:
     return _enumeration(ctx, "ProbeStatus", VideoProbeStatus)
 
 
-@rule("STATUS-04", "OpenMFC: ProbeStatus is Processed, NonProcessed or FailedValidation (D-09)",
-      groups={O2X}, tasks={IMG, VID})
+@rule(
+    "STATUS-04",
+    "OpenMFC: ProbeStatus is Processed, NonProcessed or FailedValidation (D-09)",
+    groups={O2X},
+    tasks={IMG, VID},
+)
 def status_04(ctx: Submission) -> Report:
     """OMFC §5.1, §5.3 have no opt-out statuses; MediScore accepts the MFC list (D-09: reject)."""
     return _enumeration(ctx, "ProbeStatus", OpenMFCProbeStatus, _openmfc_optout)
 
 
-@rule("STATUS-05", "Splice: ProbeStatus per STATUS-02, DonorStatus one of four values (D-23)",
-      groups={M18, M19}, tasks={SPL})
+@rule(
+    "STATUS-05",
+    "Splice: ProbeStatus per STATUS-02, DonorStatus one of four values (D-23)",
+    groups={M18, M19},
+    tasks={SPL},
+)
 def status_05(ctx: Submission) -> Report:
     """MFC19 §5.1.1.3 gives four donor values (D-23). Unlike MediScore, which checks statuses only
     while it checks masks, both columns are checked on every row."""
@@ -135,19 +149,29 @@ def status_05(ctx: Submission) -> Report:
     donor, _ = _bad_values(ctx, "DonorStatus", DonorStatus)
     if not probe and not donor:
         return Report()
-    parts = [f"{len(found)} of {n} {col} values" for col, found in (("ProbeStatus", probe), ("DonorStatus", donor)) if found]
+    parts = [
+        f"{len(found)} of {n} {col} values" for col, found in (("ProbeStatus", probe), ("DonorStatus", donor)) if found
+    ]
     return Report(probe + donor, headline=" and ".join(parts) + " are not recognized")
 
 
-@rule("STATUS-06", "Event verification: ProbeStatus is Processed, NonProcessed, OptOut or FailedValidation",
-      groups={M18, M19}, tasks={EV})
+@rule(
+    "STATUS-06",
+    "Event verification: ProbeStatus is Processed, NonProcessed, OptOut or FailedValidation",
+    groups={M18, M19},
+    tasks={EV},
+)
 def status_06(ctx: Submission) -> Report:
     """MFC19 §5.3 ("OptOut for tasks without localization"); MediScore rejects OptOutAll (EV1)."""
     return _enumeration(ctx, "ProbeStatus", EventProbeStatus)
 
 
-@rule("STATUS-07", "Provenance: ProvenanceProbeStatus is Processed, NonProcessed, OptOut or FailedValidation",
-      groups={M18, M19}, tasks={PF, PG})
+@rule(
+    "STATUS-07",
+    "Provenance: ProvenanceProbeStatus is Processed, NonProcessed, OptOut or FailedValidation",
+    groups={M18, M19},
+    tasks={PF, PG},
+)
 def status_07(ctx: Submission) -> Report:
     """MFC19 §5.2. MediScore's provenance validator does not check it (B-06)."""
     return _enumeration(ctx, "ProvenanceProbeStatus", ProvenanceProbeStatus)
@@ -166,15 +190,24 @@ def _no_segments(series: pd.Series) -> np.ndarray:
     return series.astype(str).str.replace(r"\s+", "", regex=True).isin(["[]", ""]).to_numpy()
 
 
-@rule("STATUS-08", "FailedValidation rows are excused from mask and interval checks and scored as failed",
-      groups=ALL_GROUPS, tasks={IMG, VID, SPL, CAM}, severity=Severity.WARNING)
+@rule(
+    "STATUS-08",
+    "FailedValidation rows are excused from mask and interval checks and scored as failed",
+    groups=ALL_GROUPS,
+    tasks={IMG, VID, SPL, CAM},
+    severity=Severity.WARNING,
+)
 def status_08(ctx: Submission) -> Report:
     """MFC19 §5.1.1.3, OMFC §5.3, MediScore's ReadMe: NIST (``--output_revised_system``) or the
     participant sets FailedValidation; the row's masks and intervals are then not checked and the
     trial is scored as failed. Listed so the participant sees what NIST will do. NC2017 files get
     it through MediScore's IsOptOut=FailedValidation, which STATUS-01 rejects."""
-    what = {IMG: ("mask", "mask"), CAM: ("mask", "mask"), VID: ("segment and mask", "segments"),
-            SPL: ("probe mask", "probe mask")}[ctx.task]
+    what = {
+        IMG: ("mask", "mask"),
+        CAM: ("mask", "mask"),
+        VID: ("segment and mask", "segments"),
+        SPL: ("probe mask", "probe mask"),
+    }[ctx.task]
     cols = [(ctx.status_name, what)]
     if ctx.task is SPL and ctx.status_name == "ProbeStatus":
         cols.append(("DonorStatus", ("donor mask", "donor mask")))
@@ -182,19 +215,31 @@ def status_08(ctx: Submission) -> Report:
     for col, (checks, ignored) in cols:
         series = ctx.column(col).astype(str)
         for p in np.flatnonzero((series == FAILED_VALIDATION).to_numpy()):
-            found.append(Finding(f"NIST skips this row's {checks} checks and scores the trial as failed "
-                                 f"(score 0, {ignored} ignored)", **ctx.loc(int(p), col, FAILED_VALIDATION)))
+            found.append(
+                Finding(
+                    f"NIST skips this row's {checks} checks and scores the trial as failed "
+                    f"(score 0, {ignored} ignored)",
+                    **ctx.loc(int(p), col, FAILED_VALIDATION),
+                )
+            )
     if not found:
         return Report()
     found.sort(key=lambda f: f.line or 0)
     rows = len({f.line for f in found})
     verb = "is" if rows == 1 else "are"
-    return Report(found, headline=f"{plural(rows, 'FailedValidation row')} {verb} excused from mask and interval "
-                                  f"checks and scored as failed")
+    return Report(
+        found,
+        headline=f"{plural(rows, 'FailedValidation row')} {verb} excused from mask and interval "
+        f"checks and scored as failed",
+    )
 
 
-@rule("STATUS-09", "MFC2019 status meanings: OptOutDetection rows carry localization output",
-      groups={M19}, severity=Severity.WARNING)
+@rule(
+    "STATUS-09",
+    "MFC2019 status meanings: OptOutDetection rows carry localization output",
+    groups={M19},
+    severity=Severity.WARNING,
+)
 def status_09(ctx: Submission) -> Report:
     """MFC19 §5.1.1.3: OptOutDetection = "did perform localization". A blank mask (or ``[]`` for
     video) reads as "nothing manipulated", which contradicts the status; OptOutAll says "not
@@ -213,15 +258,27 @@ def status_09(ctx: Submission) -> Report:
         empty = _blank(ctx.column(PROBE_MASK))
         got = f"a blank {PROBE_MASK}, which is scored as 'nothing manipulated'"
         need = "a mask"
-    found = [Finding(f"OptOutDetection means localization only, so the row should carry {need} (got {got})",
-                     **ctx.loc(int(p), "ProbeStatus", status.iloc[p])) for p in np.flatnonzero(chosen & empty)]
+    found = [
+        Finding(
+            f"OptOutDetection means localization only, so the row should carry {need} (got {got})",
+            **ctx.loc(int(p), "ProbeStatus", status.iloc[p]),
+        )
+        for p in np.flatnonzero(chosen & empty)
+    ]
     if not found:
         return Report()
-    return Report(found, headline=f"{len(found)} of {int(chosen.sum())} OptOutDetection rows carry no localization output")
+    return Report(
+        found, headline=f"{len(found)} of {int(chosen.sum())} OptOutDetection rows carry no localization output"
+    )
 
 
-@rule("STATUS-10", "MFC2019: rows that opt out of localization carry no mask, OptOutTemporal no segments",
-      groups={M19}, tasks={IMG, SPL, CAM, VID}, severity=Severity.WARNING)
+@rule(
+    "STATUS-10",
+    "MFC2019: rows that opt out of localization carry no mask, OptOutTemporal no segments",
+    groups={M19},
+    tasks={IMG, SPL, CAM, VID},
+    severity=Severity.WARNING,
+)
 def status_10(ctx: Submission) -> Report:
     """Implied by MFC19 §5.1.1.3 (and D-10 for OptOutSpatial): output under an opt-out is not
     scored, so carrying it is a contradiction worth a warning. MediScore does not check it."""
@@ -240,9 +297,13 @@ def status_10(ctx: Submission) -> Report:
         output = ctx.column(out_col).astype(str)
         want = "[]" if is_empty is _no_segments else "blank"
         for p in np.flatnonzero(status.isin(statuses).to_numpy() & ~is_empty(output)):
-            found.append(Finding(f"{status_col}={status.iloc[p]} opts out of this output, so {out_col} should be "
-                                 f"{want} (got {output.iloc[p]!r}, which is not scored)",
-                                 **ctx.loc(int(p), out_col, output.iloc[p])))
+            found.append(
+                Finding(
+                    f"{status_col}={status.iloc[p]} opts out of this output, so {out_col} should be "
+                    f"{want} (got {output.iloc[p]!r}, which is not scored)",
+                    **ctx.loc(int(p), out_col, output.iloc[p]),
+                )
+            )
     if not found:
         return Report()
     found.sort(key=lambda f: f.line or 0)

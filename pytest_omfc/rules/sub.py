@@ -15,21 +15,21 @@ All are errors: they are grammars, and the plans reject a misnamed submission.
 
 from __future__ import annotations
 
-from ..editions import Group
-from ..editions import Task
-from ..findings import Finding
-from ..findings import Report
-from ..models.identifiers import CONDITIONS
-from ..models.identifiers import EXPID_FIELDS
-from ..models.identifiers import TASK_NAMES
-from ..models.identifiers import YEAR_BY_EDITION
-from ..models.identifiers import mfc19_problem
-from ..models.identifiers import openmfc_bad_chars
-from ..models.identifiers import split_expid
-from ..models.identifiers import split_mfc19
-from ..models.identifiers import sys_problem
-from ..models.identifiers import task_matches
-from ..models.identifiers import version_problem
+from ..editions import Group, Task
+from ..findings import Finding, Report
+from ..models.identifiers import (
+    CONDITIONS,
+    EXPID_FIELDS,
+    TASK_NAMES,
+    YEAR_BY_EDITION,
+    mfc19_problem,
+    openmfc_bad_chars,
+    split_expid,
+    split_mfc19,
+    sys_problem,
+    task_matches,
+    version_problem,
+)
 from ..registry import rule
 from ..submission import Submission
 
@@ -55,8 +55,11 @@ def _fail(ctx: Submission, column: str, value: str, message: str, headline: str)
 # --------------------------------------------------------------------------- NC2017 / MFC2018 EXPID
 
 
-@rule("SUB-01", "The EXPID has 7 '_'-separated fields <TEAM>_<YEAR>_<DATA>_<TASK>_<CONDITION>_<SYS>_<VERSION>",
-      groups=EXPID_GROUPS)
+@rule(
+    "SUB-01",
+    "The EXPID has 7 '_'-separated fields <TEAM>_<YEAR>_<DATA>_<TASK>_<CONDITION>_<SYS>_<VERSION>",
+    groups=EXPID_GROUPS,
+)
 def sub_01(ctx: Submission) -> Report:
     """NC17 App. A.  MediScore enforces the count (S1, S2, D1, D2); more than 7 fields mostly
     means an underscore in TEAM or SYS, an empty field means a doubled or edge '_'."""
@@ -70,8 +73,10 @@ def sub_01(ctx: Submission) -> Report:
     if "" in fields:
         hints.append("'__' or a '_' at either end makes an empty field")
     hint = f"; {' and '.join(hints)}" if hints else ""
-    msg = (f"the EXPID must have 7 '_'-separated fields <TEAM>_<YEAR>_<DATA>_<TASK>_<CONDITION>_<SYS>_<VERSION>, "
-           f"e.g. NIST_NC17_DRYRUN17_Splice_ImgMeta_p-baseline_3 (got {n}{hint})")
+    msg = (
+        f"the EXPID must have 7 '_'-separated fields <TEAM>_<YEAR>_<DATA>_<TASK>_<CONDITION>_<SYS>_<VERSION>, "
+        f"e.g. NIST_NC17_DRYRUN17_Splice_ImgMeta_p-baseline_3 (got {n}{hint})"
+    )
     return _fail(ctx, "EXPID", ctx.sub_id, msg, f"the EXPID {ctx.sub_id} has {n} '_'-separated fields, not 7")
 
 
@@ -83,8 +88,13 @@ def sub_02(ctx: Submission) -> Report:
     team = _field(ctx, "TEAM")
     if team:
         return Report()
-    return _fail(ctx, "TEAM", team, "TEAM must be the short team name (got an empty field: the EXPID starts with '_')",
-                 "the TEAM field of the EXPID is empty")
+    return _fail(
+        ctx,
+        "TEAM",
+        team,
+        "TEAM must be the short team name (got an empty field: the EXPID starts with '_')",
+        "the TEAM field of the EXPID is empty",
+    )
 
 
 @rule("SUB-03", "<YEAR> is the challenge ID (NC17 for NC2017, MFC18 for MFC2018)", groups=EXPID_GROUPS, requires=_REQ)
@@ -96,8 +106,13 @@ def sub_03(ctx: Submission) -> Report:
     if want is None or year == want:
         return Report()
     hint = " (the case differs)" if year.lower() == want.lower() else ""
-    return _fail(ctx, "YEAR", year, f"YEAR must be {want} for {ctx.edition.value} (got {year!r}{hint})",
-                 f"the YEAR field is {year!r}, {ctx.edition.value} needs {want}")
+    return _fail(
+        ctx,
+        "YEAR",
+        year,
+        f"YEAR must be {want} for {ctx.edition.value} (got {year!r}{hint})",
+        f"the YEAR field is {year!r}, {ctx.edition.value} needs {want}",
+    )
 
 
 @rule("SUB-04", "<DATA> names the dataset", groups=EXPID_GROUPS, requires=_REQ)
@@ -106,12 +121,21 @@ def sub_04(ctx: Submission) -> Report:
     data = _field(ctx, "DATA")
     if data:
         return Report()
-    return _fail(ctx, "DATA", data, "DATA must name the dataset, e.g. DRYRUN17 (got an empty field)",
-                 "the DATA field of the EXPID is empty")
+    return _fail(
+        ctx,
+        "DATA",
+        data,
+        "DATA must name the dataset, e.g. DRYRUN17 (got an empty field)",
+        "the DATA field of the EXPID is empty",
+    )
 
 
-@rule("SUB-05", "<TASK> names the index's task (Manipulation, Splice, ProvenanceFiltering, Provenance)",
-      groups=EXPID_GROUPS, requires=_REQ)
+@rule(
+    "SUB-05",
+    "<TASK> names the index's task (Manipulation, Splice, ProvenanceFiltering, Provenance)",
+    groups=EXPID_GROUPS,
+    requires=_REQ,
+)
 def sub_05(ctx: Submission) -> Report:
     """NC17 App. A; compared case-insensitively, as MediScore does (ENFORCED).  MediScore's SSD
     validator wants 'manipulation' for video, event and camera too; for EV and CAM both that
@@ -125,9 +149,15 @@ def sub_05(ctx: Submission) -> Report:
 
 
 def _task_word(task: Task) -> str:
-    return {Task.IMG: "manipulation", Task.VID: "video manipulation", Task.SPL: "splice",
-            Task.PF: "provenance filtering", Task.PG: "provenance", Task.EV: "event verification",
-            Task.CAM: "camera verification"}[task]
+    return {
+        Task.IMG: "manipulation",
+        Task.VID: "video manipulation",
+        Task.SPL: "splice",
+        Task.PF: "provenance filtering",
+        Task.PG: "provenance",
+        Task.EV: "event verification",
+        Task.CAM: "camera verification",
+    }[task]
 
 
 @rule("SUB-06", "<CONDITION> is ImgOnly, VidOnly, ImgMeta or VidMeta", groups=EXPID_GROUPS, requires=_REQ)
@@ -139,8 +169,13 @@ def sub_06(ctx: Submission) -> Report:
         return Report()
     near = [c for c in CONDITIONS if c.lower() == cond.lower()]
     hint = f"; the case differs from {near[0]}" if near else ""
-    return _fail(ctx, "CONDITION", cond, f"CONDITION must be one of {', '.join(CONDITIONS)} (got {cond!r}{hint})",
-                 f"the CONDITION field {cond!r} is not a ConditionID")
+    return _fail(
+        ctx,
+        "CONDITION",
+        cond,
+        f"CONDITION must be one of {', '.join(CONDITIONS)} (got {cond!r}{hint})",
+        f"the CONDITION field {cond!r} is not a ConditionID",
+    )
 
 
 # --------------------------------------------------------------------------- SYS and VERSION (NC17, MFC18, MFC19)
@@ -174,7 +209,9 @@ def sub_08(ctx: Submission) -> Report:
     if why is None:
         return Report()
     shown = "missing" if version is None else repr(version)
-    return _fail(ctx, "VERSION", version or "", why, f"the VERSION part of the {_term(ctx)} is {shown}, not an integer >= 1")
+    return _fail(
+        ctx, "VERSION", version or "", why, f"the VERSION part of the {_term(ctx)} is {shown}, not an integer >= 1"
+    )
 
 
 # --------------------------------------------------------------------------- MFC2019, OpenMFC

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from dataclasses import dataclass
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -32,18 +31,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..editions import Group
-from ..editions import Task
-from ..findings import Finding
-from ..findings import Report
-from ..findings import Severity
-from ..findings import plural
-from ..findings import shorten
+from ..editions import Group, Task
+from ..findings import Finding, Report, Severity, plural, shorten
 from ..paths import resolve_inside
-from ..registry import not_checked
-from ..registry import rule
-from ..submission import NotApplicable
-from ..submission import Submission
+from ..registry import not_checked, rule
+from ..submission import NotApplicable, Submission
 
 if TYPE_CHECKING:
     import h5py
@@ -102,7 +94,9 @@ def inspect_hdf5(path: Path) -> MaskFile:
             return MaskFile("must be an HDF5 file (got an empty file, 0 bytes)")
         head = _signature_head(path, size)
         if head is not None:
-            return MaskFile(f"must be readable as HDF5 (got {size} bytes without the HDF5 signature, starting {head!r})")
+            return MaskFile(
+                f"must be readable as HDF5 (got {size} bytes without the HDF5 signature, starting {head!r})"
+            )
         import h5py
 
         with h5py.File(path, "r", locking=False) as f:
@@ -164,7 +158,9 @@ def _summarise(f: h5py.File, h5: ModuleType) -> MaskFile:
             out.blocks.append(Block(name, f"must hold a dataset 'masks' (got members {sorted(obj.keys())[:5]})"))
             continue
         if not isinstance(mlink, h5.HardLink):
-            out.blocks.append(Block(name, f"'masks' must be a dataset, not {_link_kind(mlink)} (links are not followed)"))
+            out.blocks.append(
+                Block(name, f"'masks' must be a dataset, not {_link_kind(mlink)} (links are not followed)")
+            )
             continue
         ds = obj.get("masks")
         if not isinstance(ds, h5.Dataset):
@@ -296,8 +292,14 @@ def _index(ctx: Submission, column: str) -> np.ndarray:
 # ---------------------------------------------------------------------------- rules
 
 
-@rule("PKG-05", "Video masks live in <SubID>/mask/{MaskFileName}.hdf5", groups={Group.M19}, tasks=_VID,
-      severity=Severity.WARNING, requires=_REQ)
+@rule(
+    "PKG-05",
+    "Video masks live in <SubID>/mask/{MaskFileName}.hdf5",
+    groups={Group.M19},
+    tasks=_VID,
+    severity=Severity.WARNING,
+    requires=_REQ,
+)
 def pkg_05(ctx: Submission) -> Report:
     """MFC19 §5.1.2.  A path leaving the submission (``..``, absolute, symlink out) is an error (D-24) and is
     never opened; a path elsewhere inside the submission is a warning (the column is not evaluated, D-16).
@@ -311,49 +313,85 @@ def pkg_05(ctx: Submission) -> Report:
         if ref.path is None:
             found.append(Finding(f"the mask path {ref.why}", **_loc(ctx, ref), severity=Severity.ERROR))
         elif not ref.path.resolve().is_relative_to(mask_dir):
-            found.append(Finding(f"the mask must be under {ctx.sub_id}/mask/ (got {ref.name.strip()!r})", **_loc(ctx, ref)))
+            found.append(
+                Finding(f"the mask must be under {ctx.sub_id}/mask/ (got {ref.name.strip()!r})", **_loc(ctx, ref))
+            )
     out_of_file = []
     for ref, mf in _files(ctx):
         if mf.n_outside:
             more = f"; {mf.n_outside - 1} more like it" if mf.n_outside > 1 else ""
-            out_of_file.append(Finding(f"the HDF5 mask must hold its frames in {ctx.sub_id}/mask/, not take them from "
-                                       f"another file (got {mf.outside[0]}{more})", **_loc(ctx, ref),
-                                       severity=Severity.ERROR))
+            out_of_file.append(
+                Finding(
+                    f"the HDF5 mask must hold its frames in {ctx.sub_id}/mask/, not take them from "
+                    f"another file (got {mf.outside[0]}{more})",
+                    **_loc(ctx, ref),
+                    severity=Severity.ERROR,
+                )
+            )
         elif mf.outside_unknown:
-            found.append(Finding(f"the HDF5 mask should have at most {MAX_LINKS} links to be searched for data in "
-                                 "other files (got more)", **_loc(ctx, ref)))
+            found.append(
+                Finding(
+                    f"the HDF5 mask should have at most {MAX_LINKS} links to be searched for data in "
+                    "other files (got more)",
+                    **_loc(ctx, ref),
+                )
+            )
     if out_of_file:
         k = len(out_of_file)
-        head = (f"{plural(k, 'HDF5 mask')} {'takes' if k == 1 else 'take'} data from another file" if not found
-                else f"video masks outside {ctx.sub_id}/mask/ or taking data from another file")
+        head = (
+            f"{plural(k, 'HDF5 mask')} {'takes' if k == 1 else 'take'} data from another file"
+            if not found
+            else f"video masks outside {ctx.sub_id}/mask/ or taking data from another file"
+        )
         return Report(found + out_of_file, headline=head)
     unsafe = sum(1 for f in found if f.severity is Severity.ERROR)
     if unsafe and unsafe < len(found):
         return Report(found, headline=f"video mask paths outside {ctx.sub_id}/mask/")
     if unsafe:
-        return Report(found, headline=f"{plural(unsafe, 'video mask path')} leave the submission directory"
-                      if unsafe > 1 else "1 video mask path leaves the submission directory")
+        return Report(
+            found,
+            headline=f"{plural(unsafe, 'video mask path')} leave the submission directory"
+            if unsafe > 1
+            else "1 video mask path leaves the submission directory",
+        )
     if not found:
         return Report()
     verb = "is" if len(found) == 1 else "are"
     return Report(found, headline=f"{plural(len(found), 'video mask')} {verb} outside {ctx.sub_id}/mask/")
 
 
-@rule("VMASK-01", "A named video mask is an .hdf5 file", groups={Group.M19}, tasks=_VID,
-      severity=Severity.WARNING, requires=_REQ)
+@rule(
+    "VMASK-01",
+    "A named video mask is an .hdf5 file",
+    groups={Group.M19},
+    tasks=_VID,
+    severity=Severity.WARNING,
+    requires=_REQ,
+)
 def vmask_01(ctx: Submission) -> Report:
     """MFC19 §5.1.2.2: "The mask must be in an HDF5 file"; a blank name means no spatial change (D-16: warning)."""
-    found = [Finding(f"the video mask must be an .hdf5 file (got {Path(r.name.strip()).suffix or 'no extension'!r})",
-                     **_loc(ctx, r))
-             for r in _refs(ctx) if not r.name.strip().endswith(".hdf5")]
+    found = [
+        Finding(
+            f"the video mask must be an .hdf5 file (got {Path(r.name.strip()).suffix or 'no extension'!r})",
+            **_loc(ctx, r),
+        )
+        for r in _refs(ctx)
+        if not r.name.strip().endswith(".hdf5")
+    ]
     if not found:
         return Report()
     verb = "does" if len(found) == 1 else "do"
     return Report(found, headline=f"{plural(len(found), 'video mask name')} {verb} not end in .hdf5")
 
 
-@rule("VMASK-02", "HDF5 blocks are groups '<0-indexed start frame>/masks' within FrameCount, not overlapping",
-      groups={Group.M19}, tasks=_VID, severity=Severity.WARNING, requires=_REQ)
+@rule(
+    "VMASK-02",
+    "HDF5 blocks are groups '<0-indexed start frame>/masks' within FrameCount, not overlapping",
+    groups={Group.M19},
+    tasks=_VID,
+    severity=Severity.WARNING,
+    requires=_REQ,
+)
 def vmask_02(ctx: Submission) -> Report:
     """MFC19 §5.1.2.2.  D-15: group names are 0-indexed start frames, ``0 <= g < FrameCount``, and a block of
     n frames covers ``g ... g+n-1`` (so ``g + n <= FrameCount``); blocks are disjoint ("disjoint intervals")."""
@@ -368,42 +406,75 @@ def vmask_02(ctx: Submission) -> Report:
         bound = f"[0, {int(count) - 1}]" if not np.isnan(count) else None
         spans: list[tuple[int, int, str]] = []
         if mf.truncated:
-            found.append(Finding(f"the HDF5 mask must hold at most {MAX_BLOCKS} blocks to be checked (got more)", **_loc(ctx, ref)))
+            found.append(
+                Finding(
+                    f"the HDF5 mask must hold at most {MAX_BLOCKS} blocks to be checked (got more)", **_loc(ctx, ref)
+                )
+            )
         for b in mf.blocks:
             if b.problem:
                 found.append(Finding(f"block {b.name!r} {b.problem}", **_loc(ctx, ref)))
                 continue
             if not _FRAME_NAME.fullmatch(b.name):
-                found.append(Finding(f"block {b.name!r}: the group name must be the 0-indexed start frame, "
-                                     f"an integer such as 0 or 30 (got {b.name!r})", **_loc(ctx, ref)))
+                found.append(
+                    Finding(
+                        f"block {b.name!r}: the group name must be the 0-indexed start frame, "
+                        f"an integer such as 0 or 30 (got {b.name!r})",
+                        **_loc(ctx, ref),
+                    )
+                )
                 continue
             assert b.shape is not None
             if len(b.shape) < 3:
-                found.append(Finding(f"block {b.name!r}: 'masks' must be 3-D (frames, height, width) (got shape {b.shape})",
-                                     **_loc(ctx, ref)))
+                found.append(
+                    Finding(
+                        f"block {b.name!r}: 'masks' must be 3-D (frames, height, width) (got shape {b.shape})",
+                        **_loc(ctx, ref),
+                    )
+                )
                 continue
             g, n = int(b.name), b.shape[0]
             if bound and g >= count:
-                found.append(Finding(f"block {b.name!r}: the start frame must be in {bound} "
-                                     f"(0-indexed, FrameCount {int(count)}, D-15) (got {g})", **_loc(ctx, ref)))
+                found.append(
+                    Finding(
+                        f"block {b.name!r}: the start frame must be in {bound} "
+                        f"(0-indexed, FrameCount {int(count)}, D-15) (got {g})",
+                        **_loc(ctx, ref),
+                    )
+                )
                 continue
             if bound and g + n > count:
-                found.append(Finding(f"block {b.name!r}: its {n} frames (0-indexed {g}-{g + n - 1}) must end within "
-                                     f"{bound} (got {g + n - count:.0f} frame(s) beyond FrameCount {int(count)})", **_loc(ctx, ref)))
+                found.append(
+                    Finding(
+                        f"block {b.name!r}: its {n} frames (0-indexed {g}-{g + n - 1}) must end within "
+                        f"{bound} (got {g + n - count:.0f} frame(s) beyond FrameCount {int(count)})",
+                        **_loc(ctx, ref),
+                    )
+                )
             spans.append((g, g + n - 1, b.name))
         spans.sort()
-        for (s0, e0, n0), (s1, e1, n1) in zip(spans, spans[1:]):
+        for (s0, e0, n0), (s1, e1, n1) in zip(spans, spans[1:], strict=False):
             if s1 <= e0:
-                found.append(Finding(f"block {n1!r} (frames {s1}-{e1}) must not overlap block {n0!r} (frames {s0}-{e0})",
-                                     **_loc(ctx, ref)))
+                found.append(
+                    Finding(
+                        f"block {n1!r} (frames {s1}-{e1}) must not overlap block {n0!r} (frames {s0}-{e0})",
+                        **_loc(ctx, ref),
+                    )
+                )
         files += len(found) > before
     if not found:
         return Report()
     return Report(found, headline=f"{plural(len(found), 'block layout problem')} in {plural(files, 'HDF5 mask')}")
 
 
-@rule("VMASK-03", "HDF5 mask frames have the probe's frame size", groups={Group.M19}, tasks=_VID,
-      severity=Severity.WARNING, requires=_REQ)
+@rule(
+    "VMASK-03",
+    "HDF5 mask frames have the probe's frame size",
+    groups={Group.M19},
+    tasks=_VID,
+    severity=Severity.WARNING,
+    requires=_REQ,
+)
 def vmask_03(ctx: Submission) -> Report:
     """MFC19 §5.1.2.2/§5.1.2.3: frames are exactly ``ProbeWidth`` x ``ProbeHeight`` of the index (D-26)."""
     width, height = _index(ctx, "ProbeWidth"), _index(ctx, "ProbeHeight")
@@ -417,17 +488,32 @@ def vmask_03(ctx: Submission) -> Report:
                 continue
             bh, bw = b.shape[1], b.shape[2]
             if (bw, bh) != (w, h):
-                found.append(Finding(f"block {b.name!r}: frames must be {int(w)}x{int(h)} (width x height) like the probe "
-                                     f"(got {bw}x{bh})", **_loc(ctx, ref)))
+                found.append(
+                    Finding(
+                        f"block {b.name!r}: frames must be {int(w)}x{int(h)} (width x height) like the probe "
+                        f"(got {bw}x{bh})",
+                        **_loc(ctx, ref),
+                    )
+                )
                 break
     if not found:
         return Report()
-    return Report(found, headline=f"{plural(len(found), 'HDF5 mask')} differ in frame size from their probe"
-                  if len(found) != 1 else "1 HDF5 mask differs in frame size from its probe")
+    return Report(
+        found,
+        headline=f"{plural(len(found), 'HDF5 mask')} differ in frame size from their probe"
+        if len(found) != 1
+        else "1 HDF5 mask differs in frame size from its probe",
+    )
 
 
-@rule("VMASK-04", "HDF5 mask frames are single-channel, one byte per pixel (uint8)", groups={Group.M19}, tasks=_VID,
-      severity=Severity.WARNING, requires=_REQ)
+@rule(
+    "VMASK-04",
+    "HDF5 mask frames are single-channel, one byte per pixel (uint8)",
+    groups={Group.M19},
+    tasks=_VID,
+    severity=Severity.WARNING,
+    requires=_REQ,
+)
 def vmask_04(ctx: Submission) -> Report:
     """MFC19 §5.1.2.2: "single channel (grey)", "a one-byte integer number between 0 and 255"."""
     found = []
@@ -438,24 +524,46 @@ def vmask_04(ctx: Submission) -> Report:
             if b.shape is None or len(b.shape) < 3:
                 continue
             if len(b.shape) > 3:
-                found.append(Finding(f"block {b.name!r}: frames must be single-channel grey, shape (frames, height, width) "
-                                     f"(got shape {b.shape})", **_loc(ctx, ref)))
+                found.append(
+                    Finding(
+                        f"block {b.name!r}: frames must be single-channel grey, shape (frames, height, width) "
+                        f"(got shape {b.shape})",
+                        **_loc(ctx, ref),
+                    )
+                )
                 break
             if b.dtype != "uint8":
-                found.append(Finding(f"block {b.name!r}: pixels must be one byte, uint8 (got {b.dtype})", **_loc(ctx, ref)))
+                found.append(
+                    Finding(f"block {b.name!r}: pixels must be one byte, uint8 (got {b.dtype})", **_loc(ctx, ref))
+                )
                 break
     if not found:
         return Report()
-    return Report(found, headline=f"{plural(len(found), 'HDF5 mask')} are not single-channel uint8"
-                  if len(found) != 1 else "1 HDF5 mask is not single-channel uint8")
+    return Report(
+        found,
+        headline=f"{plural(len(found), 'HDF5 mask')} are not single-channel uint8"
+        if len(found) != 1
+        else "1 HDF5 mask is not single-channel uint8",
+    )
 
 
-not_checked("VMASK-05", "Frames outside the stored blocks are white (255)",
-            "a definition of what is not stored: there is nothing in the file to check", groups={Group.M19}, tasks=_VID)
+not_checked(
+    "VMASK-05",
+    "Frames outside the stored blocks are white (255)",
+    "a definition of what is not stored: there is nothing in the file to check",
+    groups={Group.M19},
+    tasks=_VID,
+)
 
 
-@rule("VMASK-06", "The video opt-out pixel value is blank or a one-byte value", groups={Group.M19}, tasks=_VID,
-      severity=Severity.WARNING, requires=_REQ)
+@rule(
+    "VMASK-06",
+    "The video opt-out pixel value is blank or a one-byte value",
+    groups={Group.M19},
+    tasks=_VID,
+    severity=Severity.WARNING,
+    requires=_REQ,
+)
 def vmask_06(ctx: Submission) -> Report:
     """MFC19 §5.1.2.2: a per-probe opt-out pixel value (OOPIX-01) for one-byte frames, so 0-255.
 
@@ -468,14 +576,24 @@ def vmask_06(ctx: Submission) -> Report:
     value = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64)
     with np.errstate(invalid="ignore"):
         ok = (raw == "").to_numpy() | ((np.mod(value, 1) == 0) & (value >= 0) & (value <= 255))
-    found = [Finding(f"the opt-out pixel value must be blank or an integer in [0, 255] (got {raw.iloc[p]!r})",
-                     **ctx.loc(int(p), PIXEL_COLUMN, table.df[PIXEL_COLUMN].iloc[p]))
-             for p in np.flatnonzero(~ok)]
+    found = [
+        Finding(
+            f"the opt-out pixel value must be blank or an integer in [0, 255] (got {raw.iloc[p]!r})",
+            **ctx.loc(int(p), PIXEL_COLUMN, table.df[PIXEL_COLUMN].iloc[p]),
+        )
+        for p in np.flatnonzero(~ok)
+    ]
     return Report(found, headline=f"{plural(len(found), 'opt-out pixel value')} outside [0, 255]" if found else None)
 
 
-@rule("VMASK-07", "A named video mask exists in <SubID>/mask and is readable as HDF5", groups={Group.M19, Group.O2X},
-      tasks=_VID, severity=Severity.WARNING, requires=_REQ)
+@rule(
+    "VMASK-07",
+    "A named video mask exists in <SubID>/mask and is readable as HDF5",
+    groups={Group.M19, Group.O2X},
+    tasks=_VID,
+    severity=Severity.WARNING,
+    requires=_REQ,
+)
 def vmask_07(ctx: Submission) -> Report:
     """MFC19 §5.1.2.3; MediScore never opens the file (``vid_with_mask_cols``).  Warnings (D-16)."""
     found = []

@@ -27,27 +27,17 @@ import json
 import math
 import re
 import weakref
-from dataclasses import dataclass
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..editions import Group
-from ..editions import Task
-from ..findings import Finding
-from ..findings import Report
-from ..findings import Severity
-from ..findings import Unavailable
-from ..findings import plural
-from ..models.segments import AUDIO_COLUMNS
-from ..models.segments import FRAME_COLUMNS
-from ..models.segments import SEGMENT_COLUMNS
-from ..registry import not_checked
-from ..registry import rule
-from ..submission import NotApplicable
-from ..submission import Submission
+from ..editions import Group, Task
+from ..findings import Finding, Report, Severity, Unavailable, plural
+from ..models.segments import AUDIO_COLUMNS, FRAME_COLUMNS, SEGMENT_COLUMNS
+from ..registry import not_checked, rule
+from ..submission import NotApplicable, Submission
 from .vmask import index_values  # vmask registers first: RULES.md 2.11 comes before 2.12
 
 __all__ = ["Segments", "segments_of"]
@@ -95,8 +85,15 @@ class Segments:
 
     def at(self, pos: int, col: int, message: str, severity: Severity | None = None) -> Finding:
         """A finding on cell (row ``pos``, column ``col``), located without pandas look-ups."""
-        return Finding(message, file=self.display, line=int(self.lines[pos]), key=str(self.keys[pos]),
-                       column=self.columns[col], value=self.cells[col][pos], severity=severity)
+        return Finding(
+            message,
+            file=self.display,
+            line=int(self.lines[pos]),
+            key=str(self.keys[pos]),
+            column=self.columns[col],
+            value=self.cells[col][pos],
+            severity=severity,
+        )
 
 
 _CACHE: weakref.WeakKeyDictionary[Submission, Segments] = weakref.WeakKeyDictionary()
@@ -134,9 +131,17 @@ def _parse_slow(text: str) -> tuple[list[Any] | None, str | None, bool]:
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             value = _FAIL
     if value is _FAIL:
-        return None, f"must be a JSON list of [start, end] pairs, e.g. [[3, 33], [40, 46]] (got {text.strip()[:40]!r})", False
+        return (
+            None,
+            f"must be a JSON list of [start, end] pairs, e.g. [[3, 33], [40, 46]] (got {text.strip()[:40]!r})",
+            False,
+        )
     if not isinstance(value, (list, tuple)):
-        return None, f"must be a list of [start, end] pairs (got {'null' if value is None else 'a ' + type(value).__name__})", python
+        return (
+            None,
+            f"must be a list of [start, end] pairs (got {'null' if value is None else 'a ' + type(value).__name__})",
+            python,
+        )
     scalars = [v for v in value if not isinstance(v, (list, tuple))]
     if scalars:
         if len(scalars) == len(value):
@@ -171,12 +176,22 @@ def segments_of(ctx: Submission) -> Segments:
         match = _CANONICAL.fullmatch
         canon = np.fromiter((match(s) is not None for s in text_of), dtype=bool, count=len(text_of))
         if canon.any():
-            counts = np.fromiter((s.count(",") + 1 for s in text_of[canon]), dtype=np.int64) // 2  # n pairs: 2n-1 commas
+            counts = (
+                np.fromiter((s.count(",") + 1 for s in text_of[canon]), dtype=np.int64) // 2
+            )  # n pairs: 2n-1 commas
             nums = np.array(_DIGITS.findall(" ".join(text_of[canon])), dtype=np.float64)
             rows = np.repeat(np.flatnonzero(canon), counts)
             first = np.repeat(np.cumsum(counts) - counts, counts)
-            parts.append((rows, np.full(len(rows), ci), np.arange(len(rows)) - first,
-                          nums[0::2], nums[1::2], np.ones(len(rows), dtype=bool)))
+            parts.append(
+                (
+                    rows,
+                    np.full(len(rows), ci),
+                    np.arange(len(rows)) - first,
+                    nums[0::2],
+                    nums[1::2],
+                    np.ones(len(rows), dtype=bool),
+                )
+            )
         slow_rows, slow_elem, slow_s, slow_e, slow_int = [], [], [], [], []
         for pos in np.flatnonzero(~canon):
             text = text_of[pos]
@@ -185,8 +200,15 @@ def segments_of(ctx: Submission) -> Segments:
                 cell_problems.append((int(pos), ci, error, None))
                 continue
             if python:
-                cell_problems.append((int(pos), ci, "should be JSON (got Python literal syntax, e.g. tuples or quotes, "
-                                      "which MediScore reads with ast.literal_eval)", Severity.WARNING))
+                cell_problems.append(
+                    (
+                        int(pos),
+                        ci,
+                        "should be JSON (got Python literal syntax, e.g. tuples or quotes, "
+                        "which MediScore reads with ast.literal_eval)",
+                        Severity.WARNING,
+                    )
+                )
             for k, el in enumerate(elements or []):
                 if len(el) != 2 or not all(_is_number(v) for v in el):
                     got = f"{len(el)} values" if len(el) != 2 else "a non-number"
@@ -198,7 +220,9 @@ def segments_of(ctx: Submission) -> Segments:
                 except OverflowError:
                     s = e = math.inf
                 if not (math.isfinite(s) and math.isfinite(e)):
-                    pair_problems.append((int(pos), ci, k, f"element {k + 1} must hold finite numbers (got {list(el)!r})"))
+                    pair_problems.append(
+                        (int(pos), ci, k, f"element {k + 1} must hold finite numbers (got {list(el)!r})")
+                    )
                     continue
                 slow_rows.append(int(pos))
                 slow_elem.append(k)
@@ -206,20 +230,39 @@ def segments_of(ctx: Submission) -> Segments:
                 slow_e.append(e)
                 slow_int.append(isinstance(el[0], int) and isinstance(el[1], int))
         if slow_rows:
-            parts.append((np.array(slow_rows), np.full(len(slow_rows), ci), np.array(slow_elem),
-                          np.array(slow_s, dtype=np.float64), np.array(slow_e, dtype=np.float64), np.array(slow_int, dtype=bool)))
+            parts.append(
+                (
+                    np.array(slow_rows),
+                    np.full(len(slow_rows), ci),
+                    np.array(slow_elem),
+                    np.array(slow_s, dtype=np.float64),
+                    np.array(slow_e, dtype=np.float64),
+                    np.array(slow_int, dtype=bool),
+                )
+            )
     if parts:
-        pos_a, col_a, elem_a, s_a, e_a, int_a = (np.concatenate(x) for x in zip(*parts))
+        pos_a, col_a, elem_a, s_a, e_a, int_a = (np.concatenate(x) for x in zip(*parts, strict=False))
     else:
         pos_a = col_a = elem_a = np.empty(0, dtype=np.int64)
         s_a = e_a = np.empty(0, dtype=np.float64)
         int_a = np.empty(0, dtype=bool)
     order = np.lexsort((elem_a, col_a, pos_a))
-    seg = Segments(columns=columns, excused=excused, cells=tuple(raw_cells), display=table.display, lines=table.lines,
-                   keys=ctx.sys_keys.to_numpy(dtype=object), pos=pos_a[order].astype(np.int64), col=col_a[order].astype(np.int64),
-                   elem=elem_a[order].astype(np.int64), start=s_a[order], end=e_a[order], ints=int_a[order],
-                   cell_problems=sorted(cell_problems, key=lambda p: (p[0], p[1])),
-                   pair_problems=sorted(pair_problems, key=lambda p: (p[0], p[1], p[2])))
+    seg = Segments(
+        columns=columns,
+        excused=excused,
+        cells=tuple(raw_cells),
+        display=table.display,
+        lines=table.lines,
+        keys=ctx.sys_keys.to_numpy(dtype=object),
+        pos=pos_a[order].astype(np.int64),
+        col=col_a[order].astype(np.int64),
+        elem=elem_a[order].astype(np.int64),
+        start=s_a[order],
+        end=e_a[order],
+        ints=int_a[order],
+        cell_problems=sorted(cell_problems, key=lambda p: (p[0], p[1])),
+        pair_problems=sorted(pair_problems, key=lambda p: (p[0], p[1], p[2])),
+    )
     _CACHE[ctx] = seg
     return seg
 
@@ -257,8 +300,13 @@ def _unit(column: str) -> str:
 # ---------------------------------------------------------------------------- rules
 
 
-@rule("VSEG-01", "Each segment cell is a JSON list of [start, end] pairs ([] for none)",
-      groups=_GROUPS, tasks=_TASKS, requires=_REQ)
+@rule(
+    "VSEG-01",
+    "Each segment cell is a JSON list of [start, end] pairs ([] for none)",
+    groups=_GROUPS,
+    tasks=_TASKS,
+    requires=_REQ,
+)
 def vseg_01(ctx: Submission) -> Report:
     """MFC19 §5.1.1; an empty cell and a flat list are errors as in MediScore (V0); tuples warn."""
     seg = segments_of(ctx)
@@ -278,7 +326,9 @@ def vseg_02(ctx: Submission) -> Report:
     """MFC19 §5.1.1, enforced by MediScore ("The list {} is not a valid interval")."""
     seg = segments_of(ctx)
     found = [seg.at(pos, c, msg) for pos, c, _k, msg in seg.pair_problems if not seg.excused[pos]]
-    return Report(found, headline=f"{_count(len(found), 'interval', 'is', 'are')} not a pair of two numbers" if found else None)
+    return Report(
+        found, headline=f"{_count(len(found), 'interval', 'is', 'are')} not a pair of two numbers" if found else None
+    )
 
 
 @rule("VSEG-03", "Each interval has start <= end", groups=_GROUPS, tasks=_TASKS, requires=_REQ)
@@ -286,8 +336,10 @@ def vseg_03(ctx: Submission) -> Report:
     """MFC19 §5.1.1 ("x_i <= y_i"); reported as a reversed interval, not as unreadable (B-07)."""
     seg = segments_of(ctx)
     bad = np.flatnonzero(_live(seg) & (seg.start > seg.end))
-    found = [_finding(seg, i, f"interval {seg.elem[i] + 1} must have start <= end (got {_iv(seg.start[i], seg.end[i])})")
-             for i in bad]
+    found = [
+        _finding(seg, i, f"interval {seg.elem[i] + 1} must have start <= end (got {_iv(seg.start[i], seg.end[i])})")
+        for i in bad
+    ]
     if not found:
         return Report()
     return Report(found, headline=_count(len(found), "interval", "ends before it starts", "end before they start"))
@@ -305,13 +357,17 @@ def vseg_04(ctx: Submission) -> Report:
         if whole[i]:
             found.append(_finding(seg, i, f"endpoints should be written as integers (got {iv})", Severity.WARNING))
         else:
-            found.append(_finding(seg, i, f"endpoints must be integer {_unit(seg.columns[seg.col[i]])} numbers (got {iv})"))
+            found.append(
+                _finding(seg, i, f"endpoints must be integer {_unit(seg.columns[seg.col[i]])} numbers (got {iv})")
+            )
     errors = sum(1 for f in found if f.severity is None)
     if errors and errors < len(found):
         return Report(found, headline="interval endpoints that are not integers")
     if errors:
         return Report(found, headline=f"{_count(errors, 'interval', 'has', 'have')} non-integer endpoints")
-    return Report(found, headline=f"{_count(len(found), 'interval', 'writes', 'write')} integers as floats" if found else None)
+    return Report(
+        found, headline=f"{_count(len(found), 'interval', 'writes', 'write')} integers as floats" if found else None
+    )
 
 
 @rule("VSEG-05", "Frame intervals lie within [1, FrameCount]", groups=_GROUPS, tasks=_TASKS, requires=_REQ)
@@ -333,23 +389,43 @@ def vseg_05(ctx: Submission) -> Report:
     found = []
     for i in np.flatnonzero(low | high):
         bound = f"[1, {_num(fc[i])}]" if not np.isnan(fc[i]) else "[1, FrameCount]"
-        found.append(_finding(seg, i, f"interval {seg.elem[i] + 1} must lie within the video's frames {bound} "
-                                           f"(got {_iv(seg.start[i], seg.end[i])})"))
+        found.append(
+            _finding(
+                seg,
+                i,
+                f"interval {seg.elem[i] + 1} must lie within the video's frames {bound} "
+                f"(got {_iv(seg.start[i], seg.end[i])})",
+            )
+        )
     n_err = len(found)
     index = ctx.index()
     if got is None:
         if sel.any():
-            found.append(Finding("the upper bound end <= FrameCount is not checked: the index has no FrameCount column "
-                                 "(the videos are not opened)", file=index.display, line=1, severity=Severity.WARNING))
+            found.append(
+                Finding(
+                    "the upper bound end <= FrameCount is not checked: the index has no FrameCount column "
+                    "(the videos are not opened)",
+                    file=index.display,
+                    line=1,
+                    severity=Severity.WARNING,
+                )
+            )
     else:
         known = ctx.sys_keys.isin(set(ctx.index_keys)).to_numpy()
         unknown = np.unique(seg.pos[sel & np.isnan(fc) & known[seg.pos]])
         rows_of = ctx.index_row_of() if len(unknown) else {}
         for pos in unknown:
             key = ctx.sys_keys.iloc[pos]
-            found.append(Finding(f"the upper bound is not checked: FrameCount must be a number (got {got[1].iloc[pos]!r})",
-                                 file=index.display, line=index.line_of(rows_of[key]), key=key, column="FrameCount",
-                                 severity=Severity.WARNING))
+            found.append(
+                Finding(
+                    f"the upper bound is not checked: FrameCount must be a number (got {got[1].iloc[pos]!r})",
+                    file=index.display,
+                    line=index.line_of(rows_of[key]),
+                    key=key,
+                    column="FrameCount",
+                    severity=Severity.WARNING,
+                )
+            )
     if n_err and n_err < len(found):
         return Report(found, headline="frame intervals outside [1, FrameCount], or not checked against it")
     if n_err:
@@ -357,8 +433,13 @@ def vseg_05(ctx: Submission) -> Report:
     return Report(found, headline="frame intervals checked against frame 1 only" if found else None)
 
 
-@rule("VSEG-06", "Audio intervals start at sample 1 (not bounded by FrameCount)", groups=_GROUPS, tasks=_TASKS,
-      requires=_REQ)
+@rule(
+    "VSEG-06",
+    "Audio intervals start at sample 1 (not bounded by FrameCount)",
+    groups=_GROUPS,
+    tasks=_TASKS,
+    requires=_REQ,
+)
 def vseg_06(ctx: Submission) -> Report:
     """D-17: samples are not frames; only ``start >= 1``, or ``end <=`` a sample-count column of the index.
 
@@ -376,15 +457,23 @@ def vseg_06(ctx: Submission) -> Report:
     found = []
     for i in np.flatnonzero(bad):
         bound = f"[1, {_num(sc[i])}] ({count_col})" if not np.isnan(sc[i]) else "sample 1 or later"
-        found.append(_finding(seg, i, f"interval {seg.elem[i] + 1} must lie within {bound} "
-                                           f"(got {_iv(seg.start[i], seg.end[i])})"))
+        found.append(
+            _finding(
+                seg, i, f"interval {seg.elem[i] + 1} must lie within {bound} (got {_iv(seg.start[i], seg.end[i])})"
+            )
+        )
     if not found:
         return Report()
     return Report(found, headline=f"{_count(len(found), 'audio interval', 'lies', 'lie')} outside the audio samples")
 
 
-@rule("VSEG-07", "Intervals of a list are pairwise disjoint (closed intervals, any order)",
-      groups=_GROUPS, tasks=_TASKS, requires=_REQ)
+@rule(
+    "VSEG-07",
+    "Intervals of a list are pairwise disjoint (closed intervals, any order)",
+    groups=_GROUPS,
+    tasks=_TASKS,
+    requires=_REQ,
+)
 def vseg_07(ctx: Submission) -> Report:
     """D-18: symmetric pairwise disjointness, so containment and duplicates are found whatever the order (B-09).
 
@@ -398,8 +487,9 @@ def vseg_07(ctx: Submission) -> Report:
     keep = np.flatnonzero(_live(seg) & (seg.start <= seg.end))
     if not len(keep):
         return Report()
-    df = pd.DataFrame({"cell": seg.pos[keep] * len(seg.columns) + seg.col[keep], "s": seg.start[keep],
-                       "e": seg.end[keep], "i": keep})
+    df = pd.DataFrame(
+        {"cell": seg.pos[keep] * len(seg.columns) + seg.col[keep], "s": seg.start[keep], "e": seg.end[keep], "i": keep}
+    )
     df = df.sort_values(["cell", "s", "e"], kind="stable").reset_index(drop=True)
     grouped = df.groupby("cell", sort=False)
     top = grouped["e"].cummax()
@@ -424,11 +514,21 @@ def vseg_07(ctx: Submission) -> Report:
         unit = _unit(seg.columns[seg.col[i]])
         shared = f"{unit} {_num(lo)}" if lo == hi else f"{unit}s {_num(lo)}-{_num(hi)}"
         a, b = sorted((i, j), key=lambda k: seg.elem[k])
-        touch = " (closed intervals: a shared endpoint overlaps; --omfc-allow-touching-segments allows it)" if (
-            lo == hi and not allow_touch and (s[r] == e[partner] or e[r] == s[partner]) and not dup[r]) else ""
-        found.append(_finding(seg, b, f"interval {seg.elem[b] + 1} {_iv(seg.start[b], seg.end[b])} must not overlap "
-                                           f"interval {seg.elem[a] + 1} {_iv(seg.start[a], seg.end[a])} "
-                                           f"(got shared {shared}){touch}", severity))
+        touch = (
+            " (closed intervals: a shared endpoint overlaps; --omfc-allow-touching-segments allows it)"
+            if (lo == hi and not allow_touch and (s[r] == e[partner] or e[r] == s[partner]) and not dup[r])
+            else ""
+        )
+        found.append(
+            _finding(
+                seg,
+                b,
+                f"interval {seg.elem[b] + 1} {_iv(seg.start[b], seg.end[b])} must not overlap "
+                f"interval {seg.elem[a] + 1} {_iv(seg.start[a], seg.end[a])} "
+                f"(got shared {shared}){touch}",
+                severity,
+            )
+        )
     found.sort(key=lambda f: (f.line or 0, f.column or ""))
     if not found:
         return Report()
@@ -446,13 +546,24 @@ def vseg_08(ctx: Submission) -> Report:
     return Report()
 
 
-not_checked("VSEG-09", "No constraint between the segment columns",
-            "the plans set none: VideoFrameSegments may overlap VideoFrameOptOutSegments (MediScore agrees, "
-            "vid_cross_column_overlap)", groups=_GROUPS, tasks=_TASKS)
+not_checked(
+    "VSEG-09",
+    "No constraint between the segment columns",
+    "the plans set none: VideoFrameSegments may overlap VideoFrameOptOutSegments (MediScore agrees, "
+    "vid_cross_column_overlap)",
+    groups=_GROUPS,
+    tasks=_TASKS,
+)
 
 
-@rule("VSEG-10", "Segment cells are validated for every status except FailedValidation",
-      groups=_GROUPS, tasks=_TASKS, severity=Severity.WARNING, requires=_REQ)
+@rule(
+    "VSEG-10",
+    "Segment cells are validated for every status except FailedValidation",
+    groups=_GROUPS,
+    tasks=_TASKS,
+    severity=Severity.WARNING,
+    requires=_REQ,
+)
 def vseg_10(ctx: Submission) -> Report:
     """STATUS-08: a FailedValidation row is excused from every interval check (MediScore V3).
 
@@ -472,15 +583,31 @@ def vseg_10(ctx: Submission) -> Report:
         bad = (seg.start > seg.end) | (seg.start < 1) | (np.mod(seg.start, 1) != 0) | (np.mod(seg.end, 1) != 0)
         bad |= frame & (seg.end > fc)
     rows |= {int(p) for p in seg.pos[bad & seg.excused[seg.pos]]}
-    found = [Finding("FailedValidation excuses this row from the interval checks; NIST scores it as failed (score 0)",
-                     **ctx.loc(p, "ProbeStatus", "FailedValidation")) for p in sorted(rows)]
-    return Report(found, headline=f"{plural(len(found), 'FailedValidation row')} with invalid intervals excused (STATUS-08)"
-                  if found else None)
+    found = [
+        Finding(
+            "FailedValidation excuses this row from the interval checks; NIST scores it as failed (score 0)",
+            **ctx.loc(p, "ProbeStatus", "FailedValidation"),
+        )
+        for p in sorted(rows)
+    ]
+    return Report(
+        found,
+        headline=f"{plural(len(found), 'FailedValidation row')} with invalid intervals excused (STATUS-08)"
+        if found
+        else None,
+    )
 
 
-not_checked("VSEG-11", "VideoFrameOptOutSegments lists frames the system opts out of",
-            "semantics only: those frames are not scored; their syntax is checked by VSEG-01...07",
-            groups={Group.M19}, tasks=_TASKS)
-not_checked("VSEG-12", "(Contrast) ForgeryNet temporal proposals are not MFC segments",
-            "a contrast, not an MFC rule: MFC segments carry no confidence, are 1-based, inclusive and disjoint",
-            tasks=_TASKS)
+not_checked(
+    "VSEG-11",
+    "VideoFrameOptOutSegments lists frames the system opts out of",
+    "semantics only: those frames are not scored; their syntax is checked by VSEG-01...07",
+    groups={Group.M19},
+    tasks=_TASKS,
+)
+not_checked(
+    "VSEG-12",
+    "(Contrast) ForgeryNet temporal proposals are not MFC segments",
+    "a contrast, not an MFC rule: MFC segments carry no confidence, are 1-based, inclusive and disjoint",
+    tasks=_TASKS,
+)

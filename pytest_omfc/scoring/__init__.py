@@ -31,11 +31,23 @@ if TYPE_CHECKING:
 
 #: Public name -> the submodule that defines it.
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(("CONVENTION_DIFFERENCES", "METRIC_COLUMNS", "DetectionReport", "DetectionResult", "RocCurve",
-                     "convention_table", "roc_curve", "score_detection", "score_trials"), "detection"),
+    **dict.fromkeys(
+        (
+            "CONVENTION_DIFFERENCES",
+            "METRIC_COLUMNS",
+            "DetectionReport",
+            "DetectionResult",
+            "RocCurve",
+            "convention_table",
+            "roc_curve",
+            "score_detection",
+            "score_trials",
+        ),
+        "detection",
+    ),
     **dict.fromkeys(("TASK_KEYS", "JournalTables", "ScoringError", "find_journal_tables", "merge_trials"), "merge"),
     **dict.fromkeys(("write_det_plot", "write_plots", "write_roc_plot"), "plots"),
-}  # fmt: skip
+}
 
 __all__ = [
     "CONVENTION_DIFFERENCES",

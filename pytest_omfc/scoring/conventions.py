@@ -27,70 +27,83 @@ class ConventionDifference:
 
 CONVENTION_DIFFERENCES: tuple[ConventionDifference, ...] = (
     ConventionDifference(
-        "Trials missing from the system output", "7.1, 1.1",
+        "Trials missing from the system output",
+        "7.1, 1.1",
         "Dropped silently (merge overwrite bug); not in TRR either",
         "Kept, scored at the lowest system score, counted as not responded",
     ),
     ConventionDifference("Default far_stop", "7.6", "0.1", "0.05 (CD at FAR 5 %, MFC2019/OpenMFC)"),
     ConventionDifference(
-        "Partial AUC (AUC@FAR)", "7.6, 1.4",
+        "Partial AUC (AUC@FAR)",
+        "7.6, 1.4",
         "Trapezoids up to the last ROC point with fpr <= far_stop",
         "Integrated up to exactly far_stop (last segment interpolated); both unnormalised",
     ),
     ConventionDifference(
-        "EER", "7.5, 1.5",
+        "EER",
+        "7.5, 1.5",
         "Mean of fpr and fnr at the first point minimising |fpr-fnr|, no interpolation",
         "fpr = fnr crossing, linear interpolation between ROC points",
     ),
     ConventionDifference(
-        "TRR", "7.8, 1.9",
+        "TRR",
+        "7.8, 1.9",
         "Scored / all merged trials, also under a query; rounded to 2 decimals",
         "Responded / trials of the scored set (query subset), unrounded",
     ),
     ConventionDifference(
-        "Opt-out with ProbeStatus", "7.9, 1.2",
+        "Opt-out with ProbeStatus",
+        "7.9, 1.2",
         "Keeps Processed, NonProcessed, FailedValidation, OptOutLocalization/Temporal/Spatial",
         "Keeps Processed, OptOutLocalization/Temporal/Spatial (detection actually performed)",
     ),
     ConventionDifference(
-        "Masks: missing or FailedValidation system mask", "7.1, 2.8",
+        "Masks: missing or FailedValidation system mask",
+        "7.1, 2.8",
         "Scored as a white mask: MCC 0, NMM -1",
         "MCC -1 (OpenMFC plan 6.3, RULES.md MASK-01); NMM -1",
     ),
     ConventionDifference(
-        "Masks: dilation of non-selected regions (--omfc-nonselected-dilate-kernel-size default)", "7.2, 2.0",
-        "15 (--ntdks)", "11 (MFC2019: \"dilation with a kernel of 11 pixels\"); 0 for splice in both",
+        "Masks: dilation of non-selected regions (--omfc-nonselected-dilate-kernel-size default)",
+        "7.2, 2.0",
+        "15 (--ntdks)",
+        '11 (MFC2019: "dilation with a kernel of 11 pixels"); 0 for splice in both',
     ),
     ConventionDifference(
-        "Video temporal: frame counting", "7.11, 4",
+        "Video temporal: frame counting",
+        "7.11, 4",
         "Continuous: [a, b] has length b - a on [1, FrameCount]; a one-frame [a, a] is removed",
         "Inclusive: [a, b] covers frames a..b (b - a + 1) on FrameCount frames; [a, a] is one frame",
     ),
     ConventionDifference(
-        "Video temporal: system and opt-out intervals past the last frame", "4",
+        "Video temporal: system and opt-out intervals past the last frame",
+        "4",
         "Truncated at FrameCount always (its truncate flag is a non-empty tuple)",
         "Not truncated: the trial is not scored and the item fails naming probe and interval",
     ),
     ConventionDifference(
-        "Provenance graph building: reference nodes", "7.12, 3.2",
+        "Provenance graph building: reference nodes",
+        "7.12, 3.2",
         "Endpoints of the reduced reference links only: an isolated present node (e.g. a donor whose link an "
         "AntiForensic operation voids) is not counted",
         "Every present node (world file or probe), linked or not (MFC2019 2.1.4.4: all images related to the "
         "probe must be in the graph); in direct mode the probe and the nodes with a directed path to or from it",
     ),
     ConventionDifference(
-        "Provenance direct mode (--omfc-provenance-direct)", "7.12, 3.2",
+        "Provenance direct mode (--omfc-provenance-direct)",
+        "7.12, 3.2",
         "Restricts the reference graph only: system nodes and links off the probe's directed paths are false alarms",
         "Restricts both graphs, each to the probe and the nodes with a directed path to or from it "
-        "(MFC2019 2.1.4.4: \"the node set ... is restricted to ancestors and descendants of the probe\")",
+        '(MFC2019 2.1.4.4: "the node set ... is restricted to ancestors and descendants of the probe")',
     ),
     ConventionDifference(
-        "Provenance filtering: the probe node", "7.12, 3.4",
+        "Provenance filtering: the probe node",
+        "7.12, 3.4",
         "The probe is a reference node (type probe): counted in NumRefNodes and in the overall recall",
         "Not a reference node: recall over the probe's ancestors and descendants (NC2017 2.1.3); its own entry "
         "keeps its rank in the system list and is no false alarm; per-node-type results are the same",
     ),
-)  # fmt: skip
+)
 
 
 def convention_table() -> str:
@@ -98,8 +111,10 @@ def convention_table() -> str:
     lines = [
         "| Topic | METRICS.md | `mediscore` (default) | `plan` |",
         "|---|---|---|---|",
-        *(f"| {_cell(d.topic)} | {_cell(d.metrics_md)} | {_cell(d.mediscore)} | {_cell(d.plan)} |"
-          for d in CONVENTION_DIFFERENCES),
+        *(
+            f"| {_cell(d.topic)} | {_cell(d.metrics_md)} | {_cell(d.mediscore)} | {_cell(d.plan)} |"
+            for d in CONVENTION_DIFFERENCES
+        ),
     ]
     return "\n".join(lines)
 

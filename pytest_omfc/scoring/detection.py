@@ -54,14 +54,8 @@ Conventions
 included. ``convention="plan"`` switches every detection point of METRICS.md
 section 7 to the evaluation plans' wording:
 
-| # | Topic | `mediscore` (default) | `plan` |
-|---|---|---|---|
-| 1 | Trials missing from the system output (7.1, 1.1 step 3) | Dropped silently (merge overwrite bug); not in TRR either | Kept, scored at the lowest system score, counted as not responded |
-| 2 | Default `far_stop` (7.6) | 0.1 | 0.05 ("CD at FAR 5 %", MFC2019/OpenMFC) |
-| 3 | Partial AUC `AUC@FAR` (7.6, 1.4) | Trapezoids up to the last ROC point with fpr <= far_stop | Integrated up to exactly far_stop (last segment interpolated); both unnormalised |
-| 4 | EER (7.5, 1.5) | Mean of fpr and fnr at the first point minimising abs(fpr-fnr), no interpolation | fpr = fnr crossing, linear interpolation between ROC points |
-| 5 | TRR (7.8, 1.9) | Scored / all merged trials, also under a query; rounded to 2 decimals | Responded / trials of the scored set (query subset), unrounded |
-| 6 | Opt-out with `ProbeStatus` (7.9, 1.2) | Keeps Processed, NonProcessed, FailedValidation, OptOutLocalization/Temporal/Spatial | Keeps Processed, OptOutLocalization/Temporal/Spatial (detection actually performed) |
+the differences are listed by ``convention_table()`` (from ``CONVENTION_DIFFERENCES``: missing trials,
+the default ``far_stop``, partial AUC, EER, TRR and the opt-out statuses; README, "MediScore or the plans").
 
 Independent of the convention: ``-qp`` works (MediScore crashes, 7.7), is
 split on ``&`` and the word ``and`` only, and yields one result per partition,
@@ -125,15 +119,23 @@ __all__ = [
 
 #: MediScore report columns (METRICS.md 1.11) that are numbers.
 METRIC_COLUMNS: tuple[str, ...] = (
-    "TRR", "AUC", "EER", "FAR_STOP", "AUC@FAR", "CDR@FAR", "CI_LEVEL",
-    "AUC_CI_LOWER", "AUC_CI_UPPER", "AUC_CI_LOWER@FAR", "AUC_CI_UPPER@FAR",
-    "CDR_CI_LOWER@FAR", "CDR_CI_UPPER@FAR",
-)  # fmt: skip
+    "TRR",
+    "AUC",
+    "EER",
+    "FAR_STOP",
+    "AUC@FAR",
+    "CDR@FAR",
+    "CI_LEVEL",
+    "AUC_CI_LOWER",
+    "AUC_CI_UPPER",
+    "AUC_CI_LOWER@FAR",
+    "AUC_CI_UPPER@FAR",
+    "CDR_CI_LOWER@FAR",
+    "CDR_CI_UPPER@FAR",
+)
 CI_COLUMNS: tuple[str, ...] = METRIC_COLUMNS[7:]
 
 DEFAULT_FAR_STOP: dict[str, float] = {"mediscore": 0.1, "plan": 0.05}
-
-
 
 
 @dataclass(frozen=True)
@@ -449,20 +451,38 @@ def score_detection(
     strict: bool = True,
 ) -> DetectionReport:
     """Score one detection submission like ``DetectionScorer.py`` (see module docstring)."""
-    given = [n for n, v in (("query", query), ("query_manipulation", query_manipulation),
-                            ("query_partition", query_partition)) if v is not None]  # fmt: skip
+    given = [
+        n
+        for n, v in (("query", query), ("query_manipulation", query_manipulation), ("query_partition", query_partition))
+        if v is not None
+    ]
     if len(given) > 1:
         raise QueryError(f"{' and '.join(given)} are mutually exclusive (MediScore -q/-qm/-qp)")
     trials = merge_trials(index, reference, system, task=task, convention=convention)
     sys_response = "tr" if optout else "all"
     far = DEFAULT_FAR_STOP.get(convention, 0.1) if far_stop is None else float(far_stop)
     settings: dict[str, Any] = {
-        "task": trials.task, "convention": convention, "optout": bool(optout), "far_stop": far,
-        "ci": bool(ci), "ci_level": float(ci_level), "n_bootstrap": int(n_bootstrap), "seed": int(seed),
-        "bootstrap": bootstrap, "trial_key": list(trials.key),
-    }  # fmt: skip
-    common: dict[str, Any] = dict(far_stop=far, ci=ci, ci_level=ci_level, n_bootstrap=n_bootstrap, seed=seed,
-                  bootstrap=bootstrap, convention=convention, sys_response=sys_response)  # fmt: skip
+        "task": trials.task,
+        "convention": convention,
+        "optout": bool(optout),
+        "far_stop": far,
+        "ci": bool(ci),
+        "ci_level": float(ci_level),
+        "n_bootstrap": int(n_bootstrap),
+        "seed": int(seed),
+        "bootstrap": bootstrap,
+        "trial_key": list(trials.key),
+    }
+    common: dict[str, Any] = dict(
+        far_stop=far,
+        ci=ci,
+        ci_level=ci_level,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        bootstrap=bootstrap,
+        convention=convention,
+        sys_response=sys_response,
+    )
     base_counts = {"missing_system": trials.n_missing, "index_unmatched": trials.n_index_unmatched}
 
     def finish(sub: pd.DataFrame, q: str | None, kind: QueryKind) -> DetectionResult:
@@ -494,15 +514,14 @@ def score_detection(
         if isinstance(journal, str):
             if journal != "auto":
                 raise SetupError(f"journal must be 'auto', None or JournalTables, not {journal!r}")
-            journal_tables = (
-                find_journal_tables(reference) if isinstance(reference, (str, Path)) else None
-            )
+            journal_tables = find_journal_tables(reference) if isinstance(reference, (str, Path)) else None
         else:
             journal_tables = journal
         settings["journal"] = (
-            None if journal_tables is None
+            None
+            if journal_tables is None
             else [str(journal_tables.join_path or "<frame>"), str(journal_tables.mask_path or "<frame>")]
-        )  # fmt: skip
+        )
         jframe = journal_frame(trials.frame, journal_tables)
         if query is not None:
             jobs = [(q, "q") for q in _as_query_list(query, "query") or []]

@@ -157,14 +157,18 @@ class Executor:
             return self._client
         distributed = self._distributed = _import_distributed()
         import dask.config as dask_config  # after distributed, whose import loads its config defaults
+
         address, timeout = self.dask, self.connect_timeout
         if address == LOCAL:
             workers = self.jobs if self.jobs is not None and self.jobs > 1 else 2
             try:
                 with dask_config.set({_TRIM: None}):  # see _TRIM
                     self._cluster = distributed.LocalCluster(
-                        n_workers=workers, threads_per_worker=1, processes=True,
-                        dashboard_address=None, silence_logs=logging.ERROR,
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.ERROR,
                     )
                 self._client = distributed.Client(self._cluster, timeout=timeout)
             except (OSError, RuntimeError, TimeoutError) as exc:

@@ -131,9 +131,7 @@ def normalize_task(task: str) -> str:
     try:
         return _TASK_ALIASES[norm]
     except KeyError:
-        raise SetupError(
-            f"unknown detection task {task!r}; expected one of {sorted(TASK_KEYS)}"
-        ) from None
+        raise SetupError(f"unknown detection task {task!r}; expected one of {sorted(TASK_KEYS)}") from None
 
 
 def read_table(path: str | Path, what: str = "table", error: type[ScoringError] = SetupError) -> pd.DataFrame:
@@ -160,8 +158,13 @@ def as_frame(obj: str | Path | pd.DataFrame, what: str, error: type[ScoringError
     return read_table(obj, what, error)
 
 
-def require(df: pd.DataFrame, columns: Sequence[str], what: str, error: type[ScoringError] = SetupError,
-            hidden: Sequence[str] = ()) -> None:  # fmt: skip
+def require(
+    df: pd.DataFrame,
+    columns: Sequence[str],
+    what: str,
+    error: type[ScoringError] = SetupError,
+    hidden: Sequence[str] = (),
+) -> None:
     """``error`` naming the columns of ``columns`` that ``df`` lacks (``hidden`` columns are not listed as present)."""
     missing = [c for c in columns if c not in df.columns]
     if missing:
@@ -448,7 +451,9 @@ def select_query(
         unknown = sorted(n for n in names if n not in frame.columns)
         if unknown:
             hint = f"; unknown column(s) {unknown}"
-        raise QueryError(f"query {query!r} ({kind}) cannot be evaluated: {type(exc).__name__}: {msg}{hint}", unknown) from None
+        raise QueryError(
+            f"query {query!r} ({kind}) cannot be evaluated: {type(exc).__name__}: {msg}{hint}", unknown
+        ) from None
     if not isinstance(selected, pd.DataFrame):
         raise QueryError(f"query {query!r} ({kind}) is not a row filter")
     out = frame.loc[selected.index]

@@ -23,7 +23,6 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from ..findings import reveal
-
 from .detection import DetectionReport, DetectionResult
 
 __all__ = ["det_svg", "probit", "roc_svg", "write_det_plot", "write_plots", "write_roc_plot"]
@@ -34,13 +33,24 @@ DET_LIMITS = (0.0005, 0.995)
 
 # Acklam's rational approximation of the inverse normal CDF (relative error < 1.2e-9), refined below by
 # one Halley step on Phi(x) - p, which brings it to full double precision (Acklam's own recipe).
-_A = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02,
-      1.383577518672690e02, -3.066479806614716e01, 2.506628277459239e00)
-_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02,
-      6.680131188771972e01, -1.328068155288572e01)
-_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00,
-      -2.549732539343734e00, 4.374664141464968e00, 2.938163982698783e00)
-_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00)  # fmt: skip
+_A = (
+    -3.969683028665376e01,
+    2.209460984245205e02,
+    -2.759285104469687e02,
+    1.383577518672690e02,
+    -3.066479806614716e01,
+    2.506628277459239e00,
+)
+_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02, 6.680131188771972e01, -1.328068155288572e01)
+_C = (
+    -7.784894002430293e-03,
+    -3.223964580411365e-01,
+    -2.400758277161838e00,
+    -2.549732539343734e00,
+    4.374664141464968e00,
+    2.938163982698783e00,
+)
+_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00)
 _P_LOW = 0.02425
 _ERFC = np.frompyfunc(math.erfc, 1, 1)
 
@@ -123,15 +133,23 @@ class _Canvas:
         ok = np.isfinite(x) & np.isfinite(y)
         fx = (x[ok] - self.xlim[0]) / (self.xlim[1] - self.xlim[0])
         fy = (y[ok] - self.ylim[0]) / (self.ylim[1] - self.ylim[0])
-        pts = _simplify(np.column_stack([self.left + fx * (self.right - self.left), self.bottom - fy * (self.bottom - self.top)]))
+        pts = _simplify(
+            np.column_stack([self.left + fx * (self.right - self.left), self.bottom - fy * (self.bottom - self.top)])
+        )
         if len(pts) >= 2:
             self.items.append(_Line([(float(a), float(b)) for a, b in pts], color, width, dashed))
 
     def text(self, x: float, y: float, text: str, anchor: str = "start", color: str = "#222222") -> None:
         self.items.append(_Text(x, y, text, anchor, color))
 
-    def frame(self, title: str, xlabel: str, ylabel: str, ticks: Sequence[tuple[float, str]],
-              yticks: Sequence[tuple[float, str]] | None = None) -> None:
+    def frame(
+        self,
+        title: str,
+        xlabel: str,
+        ylabel: str,
+        ticks: Sequence[tuple[float, str]],
+        yticks: Sequence[tuple[float, str]] | None = None,
+    ) -> None:
         yt = ticks if yticks is None else yticks
         for v, lab in ticks:
             x, _ = self.px(v, self.ylim[0])
@@ -141,8 +159,13 @@ class _Canvas:
             _, y = self.px(self.xlim[0], v)
             self.items.append(_Line([(self.left, y), (self.right, y)], "#dddddd", 1))
             self.text(self.left - 6, y + 4, lab, "end")
-        box: list[tuple[float, float]] = [(self.left, self.top), (self.right, self.top), (self.right, self.bottom),
-                                          (self.left, self.bottom), (self.left, self.top)]  # fmt: skip
+        box: list[tuple[float, float]] = [
+            (self.left, self.top),
+            (self.right, self.top),
+            (self.right, self.bottom),
+            (self.left, self.bottom),
+            (self.left, self.top),
+        ]
         self.items.append(_Line(box, "#444444", 1))
         self.text(self.w / 2, 24, title, "middle")
         self.text((self.left + self.right) / 2, self.h - 22, xlabel, "middle")
@@ -163,17 +186,25 @@ class _Canvas:
 
     # -- renderers ---------------------------------------------------------------------------------
     def to_svg(self) -> str:
-        out = [(f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.w}" height="{self.h}" '
-               f'viewBox="0 0 {self.w} {self.h}" font-family="sans-serif" font-size="11">'),
-               f'<rect width="{self.w}" height="{self.h}" fill="white"/>']  # fmt: skip
+        out = [
+            (
+                f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.w}" height="{self.h}" '
+                f'viewBox="0 0 {self.w} {self.h}" font-family="sans-serif" font-size="11">'
+            ),
+            f'<rect width="{self.w}" height="{self.h}" fill="white"/>',
+        ]
         for it in self.items:
             if isinstance(it, _Line):
                 pts = " ".join(f"{x:.1f},{y:.1f}" for x, y in it.points)
                 dash = ' stroke-dasharray="6,4"' if it.dashed else ""
-                out.append(f'<polyline points="{pts}" fill="none" stroke="{it.color}" stroke-width="{it.width}"{dash}/>')
+                out.append(
+                    f'<polyline points="{pts}" fill="none" stroke="{it.color}" stroke-width="{it.width}"{dash}/>'
+                )
             else:
-                out.append(f'<text x="{it.x:.1f}" y="{it.y:.1f}" text-anchor="{it.anchor}" fill="{it.color}">'
-                           f"{escape(reveal(it.text))}</text>")  # fmt: skip
+                out.append(
+                    f'<text x="{it.x:.1f}" y="{it.y:.1f}" text-anchor="{it.anchor}" fill="{it.color}">'
+                    f"{escape(reveal(it.text))}</text>"
+                )
         out.append("</svg>")
         return "\n".join(out) + "\n"
 
@@ -187,7 +218,7 @@ class _Canvas:
         for it in self.items:
             if isinstance(it, _Line):
                 if it.dashed:
-                    for a, b in zip(it.points, it.points[1:]):
+                    for a, b in zip(it.points, it.points[1:], strict=False):
                         _dashed(draw, a, b, it.color, it.width)
                 else:
                     draw.line(it.points, fill=it.color, width=it.width, joint="curve")
@@ -222,8 +253,15 @@ def _simplify(pts: np.ndarray) -> np.ndarray:
     return q / GRID
 
 
-def _dashed(draw: ImageDraw.ImageDraw, a: tuple[float, float], b: tuple[float, float], color: str, width: int,
-            on: float = 6, off: float = 4) -> None:
+def _dashed(
+    draw: ImageDraw.ImageDraw,
+    a: tuple[float, float],
+    b: tuple[float, float],
+    color: str,
+    width: int,
+    on: float = 6,
+    off: float = 4,
+) -> None:
     (x0, y0), (x1, y1) = a, b
     length = float(np.hypot(x1 - x0, y1 - y0))
     if length == 0:
@@ -277,8 +315,9 @@ def _save(canvas: _Canvas, out_dir: str | Path, stem: str, formats: Sequence[str
     return paths
 
 
-def _roc_canvas(results: DetectionReport | DetectionResult | Sequence[DetectionResult], title: str,
-                size: tuple[int, int]) -> _Canvas:
+def _roc_canvas(
+    results: DetectionReport | DetectionResult | Sequence[DetectionResult], title: str, size: tuple[int, int]
+) -> _Canvas:
     c = _Canvas(size, (0.0, 1.0), (0.0, 1.0))
     ticks = [(v, f"{v:.1f}") for v in np.linspace(0, 1, 6)]
     c.frame(title, "False positive rate (FAR)", "True positive rate (CDR)", ticks)
@@ -292,8 +331,9 @@ def _roc_canvas(results: DetectionReport | DetectionResult | Sequence[DetectionR
     return c
 
 
-def _det_canvas(results: DetectionReport | DetectionResult | Sequence[DetectionResult], title: str,
-                size: tuple[int, int]) -> _Canvas:
+def _det_canvas(
+    results: DetectionReport | DetectionResult | Sequence[DetectionResult], title: str, size: tuple[int, int]
+) -> _Canvas:
     lim = tuple(float(v) for v in probit(np.array(DET_LIMITS)))
     c = _Canvas(size, lim, lim)  # type: ignore[arg-type]
     ticks = [(float(probit(v)), f"{v * 100:g}%") for v in DET_TICKS]
@@ -309,14 +349,22 @@ def _det_canvas(results: DetectionReport | DetectionResult | Sequence[DetectionR
     return c
 
 
-def roc_svg(results: DetectionReport | DetectionResult | Sequence[DetectionResult], *, title: str = "Detection ROC",
-            size: tuple[int, int] = (800, 600)) -> str:
+def roc_svg(
+    results: DetectionReport | DetectionResult | Sequence[DetectionResult],
+    *,
+    title: str = "Detection ROC",
+    size: tuple[int, int] = (800, 600),
+) -> str:
     """The ROC plot as an SVG document (text), e.g. to inline into the HTML report."""
     return _roc_canvas(results, title, size).to_svg()
 
 
-def det_svg(results: DetectionReport | DetectionResult | Sequence[DetectionResult], *, title: str = "Detection DET",
-            size: tuple[int, int] = (800, 600)) -> str:
+def det_svg(
+    results: DetectionReport | DetectionResult | Sequence[DetectionResult],
+    *,
+    title: str = "Detection DET",
+    size: tuple[int, int] = (800, 600),
+) -> str:
     """The DET plot as an SVG document (text)."""
     return _det_canvas(results, title, size).to_svg()
 

@@ -99,8 +99,12 @@ class Tally:
         return f"{head}: {why}" if why else head
 
     def as_dict(self) -> dict[str, Any]:
-        return {"unit": self.unit, "targets": self.targets, "scored": self.scored,
-                "not_scored": {d: n for d, n in self.reasons}}  # fmt: skip
+        return {
+            "unit": self.unit,
+            "targets": self.targets,
+            "scored": self.scored,
+            "not_scored": {d: n for d, n in self.reasons},
+        }
 
 
 @dataclass(frozen=True)
@@ -142,7 +146,9 @@ def nothing_scored(outcome: Outcome) -> Outcome:
         return outcome
     tally = outcome.tally
     if tally.targets == 0:
-        return NotScored(f"nothing to score: no {tally.unit.rstrip('s') if tally.unit.endswith('s') else tally.unit} selected")
+        return NotScored(
+            f"nothing to score: no {tally.unit.rstrip('s') if tally.unit.endswith('s') else tally.unit} selected"
+        )
     failure = tally.text() if outcome.failure is None else f"{tally.text()}. {outcome.failure}"
     return ScoreResult(outcome.entry, outcome.properties, failure, tally)
 

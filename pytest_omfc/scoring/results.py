@@ -78,7 +78,8 @@ class Result:
 
     @property
     def where(self) -> str:
-        """``detection, query all`` / ``detection, query q1 "Collection=='A'"`` / ``provenance-filtering, node type donor``."""
+        """``detection, query all`` / ``detection, query q1 "Collection=='A'"`` /
+        ``provenance-filtering, node type donor``."""
         if "node_type" in self.entry:
             return f"{self.scorer}, node type {self.entry['node_type']}"
         return f"{self.scorer}, query {self.label}" + ("" if self.query is None else f" {self.query!r}")
@@ -143,7 +144,9 @@ class ScorerResults:
             try:
                 return self.results[key]
             except IndexError:
-                raise KeyError(f"{self.name} has {len(self.results)} result(s): labels {', '.join(self.labels)}") from None
+                raise KeyError(
+                    f"{self.name} has {len(self.results)} result(s): labels {', '.join(self.labels)}"
+                ) from None
         for attr in ("label", "query"):
             found = [r for r in self.results if getattr(r, attr) == key]
             if len(found) == 1:
@@ -155,8 +158,10 @@ class ScorerResults:
         if len(self.results) == 1:
             return self.results[0]
         labels = ", ".join(self.labels)
-        raise LookupError(f"{self.name} has {len(self.results)} results ({labels}): "
-                          f"pick one, e.g. scores.{self.name.replace('-', '_')}[{self.labels[0]!r}]")  # fmt: skip
+        raise LookupError(
+            f"{self.name} has {len(self.results)} results ({labels}): "
+            f"pick one, e.g. scores.{self.name.replace('-', '_')}[{self.labels[0]!r}]"
+        )
 
     def get(self, name: str) -> Any:
         return self.only().get(name)
@@ -200,7 +205,9 @@ class Scores:
         if got is not None:
             return got
         if name.replace("_", "-") in SCORERS:
-            raise KeyError(f"{name} is not scored in this run (task and reference); scored: {', '.join(self.names) or 'none'}")
+            raise KeyError(
+                f"{name} is not scored in this run (task and reference); scored: {', '.join(self.names) or 'none'}"
+            )
         raise KeyError(f"no scorer {name!r}; scored in this run: {', '.join(self.names) or 'none'}")
 
     def __getattr__(self, name: str) -> ScorerResults:
@@ -218,8 +225,9 @@ class Scores:
         return f"Scores({', '.join(f'{n}: {g.labels}' for n, g in self._by_name.items())})"
 
 
-def build_scores(outcomes: Mapping[str, Sequence[Outcome]], queries: Sequence[tuple[str, str]],
-                 reader: Reader | None = None) -> Scores:  # fmt: skip
+def build_scores(
+    outcomes: Mapping[str, Sequence[Outcome]], queries: Sequence[tuple[str, str]], reader: Reader | None = None
+) -> Scores:
     """Typed scores from each registered scorer's outcomes (one per item position).
 
     A scorer whose entries carry their own name (provenance: ``provenance-graph`` or
@@ -243,9 +251,21 @@ def build_scores(outcomes: Mapping[str, Sequence[Outcome]], queries: Sequence[tu
                 e = {"scorer": name, **e}
                 own = str(e.get("node_type")) if "node_type" in e else label
                 metrics = e.get("metrics")
-                results.append(Result(str(e["scorer"]), own, e.get("query", query), str(e.get("query_kind", kind)),
-                                      metrics if isinstance(metrics, dict) else None, e, names,
-                                      None if isinstance(metrics, dict) else "no metrics", False, out.failure, reader))  # fmt: skip
+                results.append(
+                    Result(
+                        str(e["scorer"]),
+                        own,
+                        e.get("query", query),
+                        str(e.get("query_kind", kind)),
+                        metrics if isinstance(metrics, dict) else None,
+                        e,
+                        names,
+                        None if isinstance(metrics, dict) else "no metrics",
+                        False,
+                        out.failure,
+                        reader,
+                    )
+                )
         by_name[name] = ScorerResults(name, tuple(results))
         for own_name in dict.fromkeys(r.scorer for r in results if r.scorer != name):
             by_name.setdefault(own_name, ScorerResults(own_name, tuple(r for r in results if r.scorer == own_name)))

@@ -89,18 +89,57 @@ DETECTION_TASKS: dict[Task, str] = {
 MAX_CI_ITERATIONS = 10_000
 
 DETECTION_OPTIONS: tuple[ScorerOption, ...] = (
-    ScorerOption("--omfc-far-stop", "omfc_far_stop", {"metavar": "FAR", "help": "FAR of AUC@FAR and CDR@FAR, in [0, 1] (default: MediScore's 0.1; plan convention 0.05)"},
-                 "--farStop", None, bounded(float, lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]")),
-    ScorerOption("--omfc-ci", "omfc_ci", {"action": "store_true", "help": "bootstrap confidence intervals of AUC, AUC@FAR and CDR@FAR (MediScore's deterministic bootstrap)"},
-                 "--ci", False, flag),
-    ScorerOption("--omfc-ci-level", "omfc_ci_level", {"metavar": "LEVEL", "help": "confidence level of the intervals, strictly between 0 and 1 (default 0.9)"},
-                 "--ciLevel", 0.9, bounded(float, lambda v: 0.0 < v < 1.0, "a number strictly between 0 and 1")),
-    ScorerOption("--omfc-ci-iterations", "omfc_ci_iterations", {"metavar": "N", "help": "bootstrap resamples, 1 to 10000 (default 500, fixed in MediScore)"},
-                 "(500, fixed)", 500, bounded(integer, lambda v: 1 <= v <= MAX_CI_ITERATIONS, f"an integer from 1 to {MAX_CI_ITERATIONS}")),
-    ScorerOption("--omfc-seed", "omfc_seed", {"metavar": "SEED", "help": "bootstrap seed of numpy.random.RandomState, 0 to 4294967295 (default 77, which reproduces MediScore)"},
-                 "(77, fixed)", 77, bounded(integer, lambda v: 0 <= v < 2**32, f"an integer from 0 to {2**32 - 1}")),
-)  # fmt: skip
-
+    ScorerOption(
+        "--omfc-far-stop",
+        "omfc_far_stop",
+        {
+            "metavar": "FAR",
+            "help": "FAR of AUC@FAR and CDR@FAR, in [0, 1] (default: MediScore's 0.1; plan convention 0.05)",
+        },
+        "--farStop",
+        None,
+        bounded(float, lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]"),
+    ),
+    ScorerOption(
+        "--omfc-ci",
+        "omfc_ci",
+        {
+            "action": "store_true",
+            "help": "bootstrap confidence intervals of AUC, AUC@FAR and CDR@FAR (MediScore's deterministic bootstrap)",
+        },
+        "--ci",
+        False,
+        flag,
+    ),
+    ScorerOption(
+        "--omfc-ci-level",
+        "omfc_ci_level",
+        {"metavar": "LEVEL", "help": "confidence level of the intervals, strictly between 0 and 1 (default 0.9)"},
+        "--ciLevel",
+        0.9,
+        bounded(float, lambda v: 0.0 < v < 1.0, "a number strictly between 0 and 1"),
+    ),
+    ScorerOption(
+        "--omfc-ci-iterations",
+        "omfc_ci_iterations",
+        {"metavar": "N", "help": "bootstrap resamples, 1 to 10000 (default 500, fixed in MediScore)"},
+        "(500, fixed)",
+        500,
+        bounded(integer, lambda v: 1 <= v <= MAX_CI_ITERATIONS, f"an integer from 1 to {MAX_CI_ITERATIONS}"),
+    ),
+    ScorerOption(
+        "--omfc-seed",
+        "omfc_seed",
+        {
+            "metavar": "SEED",
+            "help": "bootstrap seed of numpy.random.RandomState, 0 to 4294967295 (default 77, which reproduces "
+            "MediScore)",
+        },
+        "(77, fixed)",
+        77,
+        bounded(integer, lambda v: 0 <= v < 2**32, f"an integer from 0 to {2**32 - 1}"),
+    ),
+)
 
 
 def _far(opts: Mapping[str, Any], common: Mapping[str, Any]) -> float:
@@ -175,10 +214,16 @@ def run_detection(inp: ScoringInput) -> list[Outcome]:
         return [common_errors(exc)] * n
     opts = inp.options
     common: dict[str, Any] = dict(
-        task=DETECTION_TASKS[inp.task], optout=inp.optout, far_stop=opts.get("far_stop"), ci=bool(opts.get("ci")),
-        ci_level=opts.get("ci_level", 0.9), n_bootstrap=opts.get("ci_iterations", 500), seed=opts.get("seed", 77),
-        convention=inp.convention, strict=False,
-    )  # fmt: skip
+        task=DETECTION_TASKS[inp.task],
+        optout=inp.optout,
+        far_stop=opts.get("far_stop"),
+        ci=bool(opts.get("ci")),
+        ci_level=opts.get("ci_level", 0.9),
+        n_bootstrap=opts.get("ci_iterations", 500),
+        seed=opts.get("seed", 77),
+        convention=inp.convention,
+        strict=False,
+    )
     kind = inp.kind
 
     def run(queries: list[str]) -> list[DetectionResult]:
@@ -217,23 +262,35 @@ def _detection_columns(opts: Mapping[str, Any]) -> list[str]:
 
 def _detection_row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
     m, c = entry["metrics"], entry["counts"]
-    row = [str(c["targets"]), str(c["nontargets"])] + [_fmt(m.get(k)) for k in ("AUC", "EER", "AUC@FAR", "CDR@FAR", "TRR")]
+    row = [str(c["targets"]), str(c["nontargets"])] + [
+        _fmt(m.get(k)) for k in ("AUC", "EER", "AUC@FAR", "CDR@FAR", "TRR")
+    ]
     if opts.get("ci"):
         row.append(f"{_fmt(m.get('AUC_CI_LOWER'))}-{_fmt(m.get('AUC_CI_UPPER'))}")
     return row
 
 
 def _detection_header(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
-    return f"omfc: scoring detection against {common['reference']} (convention {common['convention']}, FAR stop {_far(opts, common):g})"
+    return (
+        f"omfc: scoring detection against {common['reference']} (convention {common['convention']}, "
+        f"FAR stop {_far(opts, common):g})"
+    )
 
 
 def _detection_footer(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
-    return f"omfc: convention {common['convention']}, FAR stop {_far(opts, common):g}" + (", opt-out" if common.get("optout") else "")
+    return f"omfc: convention {common['convention']}, FAR stop {_far(opts, common):g}" + (
+        ", opt-out" if common.get("optout") else ""
+    )
 
 
 def _detection_json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:
-    return {"far_stop": _far(opts, common), "ci": bool(opts.get("ci")), "ci_level": opts.get("ci_level", 0.9),
-            "ci_iterations": opts.get("ci_iterations", 500), "seed": opts.get("seed", 77)}  # fmt: skip
+    return {
+        "far_stop": _far(opts, common),
+        "ci": bool(opts.get("ci")),
+        "ci_level": opts.get("ci_level", 0.9),
+        "ci_iterations": opts.get("ci_iterations", 500),
+        "seed": opts.get("seed", 77),
+    }
 
 
 def _result_from_dict(d: dict[str, Any]) -> DetectionResult:
@@ -245,13 +302,26 @@ def _result_from_dict(d: dict[str, Any]) -> DetectionResult:
     roc = d["roc"]
     arr = {k: np.array([np.nan if v is None else v for v in roc[k]], dtype=float) for k in ("fpr", "tpr", "thresholds")}
     counts = d["counts"]
-    curve = RocCurve(fpr=arr["fpr"], tpr=arr["tpr"], thresholds=arr["thresholds"],
-                     n_targets=int(counts.get("targets", 0)), n_nontargets=int(counts.get("nontargets", 0)))
-    return DetectionResult(query=d["query"], query_kind=d["query_kind"], sys_response=d.get("sys_response", "all"),
-                           metrics=d["metrics"], counts=counts, roc=curve)  # fmt: skip
+    curve = RocCurve(
+        fpr=arr["fpr"],
+        tpr=arr["tpr"],
+        thresholds=arr["thresholds"],
+        n_targets=int(counts.get("targets", 0)),
+        n_nontargets=int(counts.get("nontargets", 0)),
+    )
+    return DetectionResult(
+        query=d["query"],
+        query_kind=d["query_kind"],
+        sys_response=d.get("sys_response", "all"),
+        metrics=d["metrics"],
+        counts=counts,
+        roc=curve,
+    )
 
 
-def _detection_finish(entries: list[dict[str, Any]], opts: Mapping[str, Any], title: str) -> tuple[list[str], list[str]]:
+def _detection_finish(
+    entries: list[dict[str, Any]], opts: Mapping[str, Any], title: str
+) -> tuple[list[str], list[str]]:
     """``--omfc-plots``: ROC and DET plots of the scored results."""
     from .plots import write_plots
 
@@ -266,12 +336,23 @@ def _detection_finish(entries: list[dict[str, Any]], opts: Mapping[str, Any], ti
     return [f"plots: {', '.join(p.name for p in paths)} in {plots}"], []
 
 
-#: detection.METRIC_COLUMNS written out, so that registration imports no numpy (tests/test_lazy_imports.py checks they agree).
+#: detection.METRIC_COLUMNS written out, so that registration imports no numpy
+#: (tests/test_lazy_imports.py checks they agree).
 DETECTION_METRICS: tuple[str, ...] = (
-    "TRR", "AUC", "EER", "FAR_STOP", "AUC@FAR", "CDR@FAR", "CI_LEVEL",
-    "AUC_CI_LOWER", "AUC_CI_UPPER", "AUC_CI_LOWER@FAR", "AUC_CI_UPPER@FAR",
-    "CDR_CI_LOWER@FAR", "CDR_CI_UPPER@FAR",
-)  # fmt: skip
+    "TRR",
+    "AUC",
+    "EER",
+    "FAR_STOP",
+    "AUC@FAR",
+    "CDR@FAR",
+    "CI_LEVEL",
+    "AUC_CI_LOWER",
+    "AUC_CI_UPPER",
+    "AUC_CI_LOWER@FAR",
+    "AUC_CI_UPPER@FAR",
+    "CDR_CI_LOWER@FAR",
+    "CDR_CI_UPPER@FAR",
+)
 
 DETECTION = register(
     Scorer(
@@ -292,14 +373,18 @@ DETECTION = register(
 )
 
 
-
 # ==================================================================================== mask
 
 #: Tasks scored by the mask scorer, with MaskScorer's task name (METRICS.md 2).
 MASK_TASKS: dict[Task, str] = {Task.IMG: "manipulation", Task.SPL: "splice"}
 
 #: Reference columns naming masks: one of them switches the mask scorer on.
-MASK_REFERENCE_COLUMNS = ("ProbeMaskFileName", "ProbeBitPlaneMaskFileName", "BinaryProbeMaskFileName", "DonorMaskFileName")
+MASK_REFERENCE_COLUMNS = (
+    "ProbeMaskFileName",
+    "ProbeBitPlaneMaskFileName",
+    "BinaryProbeMaskFileName",
+    "DonorMaskFileName",
+)
 
 #: Largest erosion/dilation kernel: the work grows with its square (a 10001 kernel would never finish).
 MAX_KERNEL = 101
@@ -323,29 +408,115 @@ def _sbin(value: Any) -> int | None:
 
 _SIZE = f"0 or an odd integer from 1 to {MAX_KERNEL}"
 MASK_OPTIONS: tuple[ScorerOption, ...] = (
-    ScorerOption("--omfc-kernel", "omfc_kernel", {"choices": list(KERNELS), "help": "shape of the no-score zone kernels (default box)"},
-                 "--kernel", "box", _one_of(KERNELS)),
-    ScorerOption("--omfc-erode-kernel-size", "omfc_erode_kernel_size", {"metavar": "N", "help": f"erosion kernel of the no-score zone around the reference, {_SIZE} (default 15)"},
-                 "--eks", 15, bounded(integer, _odd_size, _SIZE), "eks"),
-    ScorerOption("--omfc-dilate-kernel-size", "omfc_dilate_kernel_size", {"metavar": "N", "help": f"dilation kernel of the no-score zone around the reference, {_SIZE} (default 11)"},
-                 "--dks", 11, bounded(integer, _odd_size, _SIZE), "dks"),
-    ScorerOption("--omfc-nonselected-dilate-kernel-size", "omfc_nonselected_dilate_kernel_size", {"metavar": "N", "help": f"dilation kernel of the non-selected regions, {_SIZE} (default 15; plan convention 11; always 0 for splice)"},
-                 "--ntdks", None, bounded(integer, _odd_size, _SIZE), "ntdks"),
-    ScorerOption("--omfc-sbin", "omfc_sbin", {"metavar": "T", "help": "threshold of the Actual metrics and switch of the Maximum ones, -1 to 255 (default -10: neither)"},
-                 "--sbin", None, _sbin, "sbin"),
-    ScorerOption("--omfc-no-score-pixel", "omfc_no_score_pixel", {"metavar": "V", "help": "system mask value that is not scored, -1 to 255 (default -1: none)"},
-                 "--nspx", -1, bounded(integer, lambda v: -1 <= v <= 255, "an integer from -1 to 255"), "nspx"),
-    ScorerOption("--omfc-per-probe-pixel-no-score", "omfc_per_probe_pixel_no_score", {"action": "store_true", "help": "take the no-score value of each probe from ProbeOptOutPixelValue (DonorOptOutPixelValue)"},
-                 "-pppns", False, flag, "pppns"),
-    ScorerOption("--omfc-jpeg2000", "omfc_jpeg2000", {"choices": ["auto", "yes", "no"], "help": "JPEG 2000 bit-plane references: auto (default) uses them when ProbeBitPlaneMaskFileName names a file for at least as many targets as ProbeMaskFileName (MediScore: PNG unless --jpeg2000)"},
-                 "--jpeg2000", "auto", _one_of(("auto", "yes", "no"))),
-    ScorerOption("--omfc-dask", "omfc_dask", {"metavar": "ADDRESS", "help": "score masks on a dask.distributed scheduler (tcp://host:8786) or 'local' (a LocalCluster); needs pytest-omfc[dask]"},
-                 "", None, bounded(lambda v: str(v).strip(), lambda v: 0 < len(v) <= 1000, "a scheduler address or 'local'")),
-)  # fmt: skip
+    ScorerOption(
+        "--omfc-kernel",
+        "omfc_kernel",
+        {"choices": list(KERNELS), "help": "shape of the no-score zone kernels (default box)"},
+        "--kernel",
+        "box",
+        _one_of(KERNELS),
+    ),
+    ScorerOption(
+        "--omfc-erode-kernel-size",
+        "omfc_erode_kernel_size",
+        {"metavar": "N", "help": f"erosion kernel of the no-score zone around the reference, {_SIZE} (default 15)"},
+        "--eks",
+        15,
+        bounded(integer, _odd_size, _SIZE),
+        "eks",
+    ),
+    ScorerOption(
+        "--omfc-dilate-kernel-size",
+        "omfc_dilate_kernel_size",
+        {"metavar": "N", "help": f"dilation kernel of the no-score zone around the reference, {_SIZE} (default 11)"},
+        "--dks",
+        11,
+        bounded(integer, _odd_size, _SIZE),
+        "dks",
+    ),
+    ScorerOption(
+        "--omfc-nonselected-dilate-kernel-size",
+        "omfc_nonselected_dilate_kernel_size",
+        {
+            "metavar": "N",
+            "help": f"dilation kernel of the non-selected regions, {_SIZE} (default 15; plan convention 11; always 0 "
+            "for splice)",
+        },
+        "--ntdks",
+        None,
+        bounded(integer, _odd_size, _SIZE),
+        "ntdks",
+    ),
+    ScorerOption(
+        "--omfc-sbin",
+        "omfc_sbin",
+        {
+            "metavar": "T",
+            "help": "threshold of the Actual metrics and switch of the Maximum ones, -1 to 255 (default -10: neither)",
+        },
+        "--sbin",
+        None,
+        _sbin,
+        "sbin",
+    ),
+    ScorerOption(
+        "--omfc-no-score-pixel",
+        "omfc_no_score_pixel",
+        {"metavar": "V", "help": "system mask value that is not scored, -1 to 255 (default -1: none)"},
+        "--nspx",
+        -1,
+        bounded(integer, lambda v: -1 <= v <= 255, "an integer from -1 to 255"),
+        "nspx",
+    ),
+    ScorerOption(
+        "--omfc-per-probe-pixel-no-score",
+        "omfc_per_probe_pixel_no_score",
+        {
+            "action": "store_true",
+            "help": "take the no-score value of each probe from ProbeOptOutPixelValue (DonorOptOutPixelValue)",
+        },
+        "-pppns",
+        False,
+        flag,
+        "pppns",
+    ),
+    ScorerOption(
+        "--omfc-jpeg2000",
+        "omfc_jpeg2000",
+        {
+            "choices": ["auto", "yes", "no"],
+            "help": "JPEG 2000 bit-plane references: auto (default) uses them when ProbeBitPlaneMaskFileName names a "
+            "file for at least as many targets as ProbeMaskFileName (MediScore: PNG unless --jpeg2000)",
+        },
+        "--jpeg2000",
+        "auto",
+        _one_of(("auto", "yes", "no")),
+    ),
+    ScorerOption(
+        "--omfc-dask",
+        "omfc_dask",
+        {
+            "metavar": "ADDRESS",
+            "help": "score masks on a dask.distributed scheduler (tcp://host:8786) or 'local' (a LocalCluster); needs "
+            "pytest-omfc[dask]",
+        },
+        "",
+        None,
+        bounded(lambda v: str(v).strip(), lambda v: 0 < len(v) <= 1000, "a scheduler address or 'local'"),
+    ),
+)
 
 #: Per-image columns kept in ``per_probe`` besides the metric columns (MediScore's names).
-_PER_PROBE_INPUTS = ("ProbeFileID", "DonorFileID", "ProbeMaskFileName", "ProbeBitPlaneMaskFileName",
-                     "BinaryProbeMaskFileName", "DonorMaskFileName", "OutputProbeMaskFileName", "OutputDonorMaskFileName")  # fmt: skip
+_PER_PROBE_INPUTS = (
+    "ProbeFileID",
+    "DonorFileID",
+    "ProbeMaskFileName",
+    "ProbeBitPlaneMaskFileName",
+    "BinaryProbeMaskFileName",
+    "DonorMaskFileName",
+    "OutputProbeMaskFileName",
+    "OutputDonorMaskFileName",
+)
 
 
 def _plain(v: Any) -> Any:
@@ -384,12 +555,16 @@ def _polarity_notes(polarity: Sequence[tuple[str, float, float]], shown: int = 3
     ask = "is 255 used for manipulated? the plans use 0 (MASK-08)"
     if inverted:
         eg = ", ".join(f"{t} {m:.3f}" for t, m in inverted[:shown])
-        out.append(f"{len(inverted)} system mask(s) score better inverted (MCC {INVERTED_MCC} or below at some "
-                   f"threshold; inverted optimum e.g. {eg}): {ask}")  # fmt: skip
+        out.append(
+            f"{len(inverted)} system mask(s) score better inverted (MCC {INVERTED_MCC} or below at some "
+            f"threshold; inverted optimum e.g. {eg}): {ask}"
+        )
     if black:
         eg = ", ".join(f"{t} {b:.0%}" for t, b in black[:shown])
-        out.append(f"{len(black)} system mask(s) are mostly black (over {MOSTLY_BLACK:.0%} of the scored pixels "
-                   f"are 0, e.g. {eg}): {ask}")  # fmt: skip
+        out.append(
+            f"{len(black)} system mask(s) are mostly black (over {MOSTLY_BLACK:.0%} of the scored pixels "
+            f"are 0, e.g. {eg}): {ask}"
+        )
     return out
 
 
@@ -407,8 +582,12 @@ def _mask_tally(run: Any, rows: Any) -> Tally:
             else:
                 counts[code] = counts.get(code, 0) + 1
     order = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    return Tally("targets" if len(run.codes) == 1 else "mask sides", targets, scored,
-                 tuple((run.descriptions.get(c, c), k) for c, k in order))  # fmt: skip
+    return Tally(
+        "targets" if len(run.codes) == 1 else "mask sides",
+        targets,
+        scored,
+        tuple((run.descriptions.get(c, c), k) for c, k in order),
+    )
 
 
 def run_masks(inp: ScoringInput) -> list[Outcome]:
@@ -422,7 +601,9 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
     n = inp.positions
     task: Any = MASK_TASKS[inp.task]  # "manipulation" or "splice"
     table = inp.table
-    need = ("ProbeFileID", "OutputProbeMaskFileName") + (("DonorFileID", "OutputDonorMaskFileName") if task == "splice" else ())
+    need = ("ProbeFileID", "OutputProbeMaskFileName") + (
+        ("DonorFileID", "OutputDonorMaskFileName") if task == "splice" else ()
+    )
     for col in need:
         if not table.has(col):
             return [NotScored(f"{inp.column_rule} failed: column {col} is absent")] * n
@@ -440,10 +621,21 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
         by_kind["query_partition"] = inp.query_partition
     try:
         report = score_masks(
-            inp.index, inp.reference, table.df, task=task, sys_dir=inp.submission, ref_dir=inp.dataset_root,
-            optout=inp.optout, convention=inp.convention, jobs=inp.jobs or default_jobs(), **engine, **by_kind,
-            **extra, progress=inp.progress, rejected=inp.rejected() if inp.rejected is not None else None,
-        )  # fmt: skip
+            inp.index,
+            inp.reference,
+            table.df,
+            task=task,
+            sys_dir=inp.submission,
+            ref_dir=inp.dataset_root,
+            optout=inp.optout,
+            convention=inp.convention,
+            jobs=inp.jobs or default_jobs(),
+            **engine,
+            **by_kind,
+            **extra,
+            progress=inp.progress,
+            rejected=inp.rejected() if inp.rejected is not None else None,
+        )
     except ScoringError as exc:
         return [not_scored(exc)] * n
     inputs = set(table.df.columns) | set(pd.read_csv(inp.reference, sep="|", nrows=0).columns)
@@ -460,15 +652,26 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
                 hit = select_query(frame.assign(_row=np.arange(len(rows))), r.query, "q", ["_row"])
                 rows = rows.iloc[hit["_row"].to_numpy()]
             tally = _mask_tally(run, rows)
-            entry: dict[str, Any] = {"query": r.query, "query_kind": r.kind if r.kind != "all" else "all",
-                     "notes": [*report.notes, *hints], "reference_column": report.reference_column,
-                     "metrics": {k: _plain(v) for k, v in r.aggregate.items()},
-                     "stddev": {k: _plain(v) for k, v in r.stddev.items()},
-                     "per_probe": _per_probe(rows, inputs)}  # fmt: skip
+            entry: dict[str, Any] = {
+                "query": r.query,
+                "query_kind": r.kind if r.kind != "all" else "all",
+                "notes": [*report.notes, *hints],
+                "reference_column": report.reference_column,
+                "metrics": {k: _plain(v) for k, v in r.aggregate.items()},
+                "stddev": {k: _plain(v) for k, v in r.stddev.items()},
+                "per_probe": _per_probe(rows, inputs),
+            }
             props: list[tuple[str, Any]] = []
             metrics: dict[str, Any] = entry["metrics"]
             for k, v in metrics.items():
-                props.append((k, v if isinstance(v, (str, int)) and not isinstance(v, bool) else (math.nan if v is None else float(v))))
+                props.append(
+                    (
+                        k,
+                        v
+                        if isinstance(v, (str, int)) and not isinstance(v, bool)
+                        else (math.nan if v is None else float(v)),
+                    )
+                )
             props.append(("count.not_scored", len(run.not_scored)))
             props += [("omfc.warning", h) for h in hints]
             found[(r.query, r.kind)] = ScoreResult(entry, props, failure, tally)
@@ -482,8 +685,15 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
 
 
 #: Summary columns (header, aggregate name); the Maximum/Actual ones only with ``--omfc-sbin``.
-_MASK_COLUMNS = (("MCC", "OptimumMCC"), ("NMM", "OptimumNMM"), ("BWL1", "OptimumBWL1"), ("GWL1", "GWL1"),
-                 ("AUC", "AUC"), ("F1", "OptimumF1"), ("IoU", "OptimumIoU"))  # fmt: skip
+_MASK_COLUMNS = (
+    ("MCC", "OptimumMCC"),
+    ("NMM", "OptimumNMM"),
+    ("BWL1", "OptimumBWL1"),
+    ("GWL1", "GWL1"),
+    ("AUC", "AUC"),
+    ("F1", "OptimumF1"),
+    ("IoU", "OptimumIoU"),
+)
 _MASK_SBIN_COLUMNS = (("MaxMCC", "MaximumMCC"), ("ActMCC", "ActualMCC"))
 
 
@@ -511,8 +721,11 @@ def _mask_settings(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
     ntdks_text = str(ntdks) if ntdks is not None else ("11" if common.get("convention") == "plan" else "15")
     sbin = "none" if opts.get("sbin") is None else str(opts["sbin"])
     nspx = "per probe" if opts.get("pppns") else str(opts.get("nspx"))
-    return (f"kernel {opts.get('kernel')}, eks {opts.get('eks')}, dks {opts.get('dks')}, ntdks {ntdks_text} (0 for splice), "
-            f"sbin {sbin}, nspx {nspx}, jpeg2000 {opts.get('jpeg2000')}")  # fmt: skip
+    return (
+        f"kernel {opts.get('kernel')}, eks {opts.get('eks')}, dks {opts.get('dks')}, ntdks {ntdks_text} (0 for "
+        "splice), "
+        f"sbin {sbin}, nspx {nspx}, jpeg2000 {opts.get('jpeg2000')}"
+    )
 
 
 def _mask_header(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
@@ -521,8 +734,9 @@ def _mask_header(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
 
 
 def _mask_footer(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
-    return (f"omfc: masks: Optimum metrics; convention {common['convention']}, {_mask_settings(opts, common)}"
-            + (", opt-out" if common.get("optout") else ""))
+    return f"omfc: masks: Optimum metrics; convention {common['convention']}, {_mask_settings(opts, common)}" + (
+        ", opt-out" if common.get("optout") else ""
+    )
 
 
 def _mask_json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:
@@ -555,15 +769,41 @@ def _mask_finish(entries: list[dict[str, Any]], opts: Mapping[str, Any], title: 
 #: splice prefixes the per-side ones with p (probe) and d (donor).  Written out, not imported from mask.run
 #: (loaded only when masks are scored); tests/test_gates.py checks them against a mask run's keys.
 _MASK_SIDE_METRICS = (
-    "OptimumThreshold", "OptimumNMM", "OptimumMCC", "OptimumBWL1", "GWL1", "AUC", "EER",
-    "MaximumNMM", "MaximumMCC", "MaximumBWL1", "ActualNMM", "ActualMCC", "ActualBWL1",
-    "OptimumF1", "OptimumIoU", "MaximumF1", "MaximumIoU", "ActualF1", "ActualIoU",
-    "PixelAverageAUC", "MaskAverageAUC", "MaximumThreshold", "ActualThreshold",
-)  # fmt: skip
+    "OptimumThreshold",
+    "OptimumNMM",
+    "OptimumMCC",
+    "OptimumBWL1",
+    "GWL1",
+    "AUC",
+    "EER",
+    "MaximumNMM",
+    "MaximumMCC",
+    "MaximumBWL1",
+    "ActualNMM",
+    "ActualMCC",
+    "ActualBWL1",
+    "OptimumF1",
+    "OptimumIoU",
+    "MaximumF1",
+    "MaximumIoU",
+    "ActualF1",
+    "ActualIoU",
+    "PixelAverageAUC",
+    "MaskAverageAUC",
+    "MaximumThreshold",
+    "ActualThreshold",
+)
 MASK_METRICS: tuple[str, ...] = (
-    *_MASK_SIDE_METRICS, "TRR", "totalTrials", "totalOptIn", "totalOptOut", "ScoreableTrials",
-    *(side + m for side in ("p", "d") for m in _MASK_SIDE_METRICS), "ScoreableProbeTrials", "ScoreableDonorTrials",
-)  # fmt: skip
+    *_MASK_SIDE_METRICS,
+    "TRR",
+    "totalTrials",
+    "totalOptIn",
+    "totalOptOut",
+    "ScoreableTrials",
+    *(side + m for side in ("p", "d") for m in _MASK_SIDE_METRICS),
+    "ScoreableProbeTrials",
+    "ScoreableDonorTrials",
+)
 
 MASK = register(
     Scorer(
@@ -588,4 +828,4 @@ MASK = register(
 
 # ==================================================================================== provenance
 
-from . import scorers_provenance as _provenance  # noqa: F401  (registers the provenance scorer, after mask)
+from . import scorers_provenance as _provenance  # noqa: E402, F401  (registers the provenance scorer, after mask)

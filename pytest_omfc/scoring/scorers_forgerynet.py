@@ -33,10 +33,17 @@ def _threshold(value: Any) -> float:
 
 
 THRESHOLD = ScorerOption(
-    "--omfc-threshold", "omfc_threshold",
-    {"metavar": "T", "help": "ForgeryNet classification: fake iff Score (or P1+...+P<k-1>) >= T, a number in [0, 1] (default 0.5)"},
-    "", 0.5, bounded(_threshold, lambda v: math.isfinite(v) and 0.0 <= v <= 1.0, "a number in [0, 1]"), "threshold",
-)  # fmt: skip
+    "--omfc-threshold",
+    "omfc_threshold",
+    {
+        "metavar": "T",
+        "help": "ForgeryNet classification: fake iff Score (or P1+...+P<k-1>) >= T, a number in [0, 1] (default 0.5)",
+    },
+    "",
+    0.5,
+    bounded(_threshold, lambda v: math.isfinite(v) and 0.0 <= v <= 1.0, "a number in [0, 1]"),
+    "threshold",
+)
 
 
 def _setup(inp: ScoringInput) -> Any:
@@ -45,8 +52,11 @@ def _setup(inp: ScoringInput) -> Any:
     if sub is None:
         return NotScored("ForgeryNet scoring needs --omfc-edition ForgeryNet", fail=True)
     if inp.selective:  # a lone "*" means all trials, as for every scorer
-        return NotScored("ForgeryNet scoring takes no --omfc-query, --omfc-query-manipulation or "
-                         "--omfc-query-partition (they select NIST index rows)", fail=True)  # fmt: skip
+        return NotScored(
+            "ForgeryNet scoring takes no --omfc-query, --omfc-query-manipulation or "
+            "--omfc-query-partition (they select NIST index rows)",
+            fail=True,
+        )
     return sub
 
 
@@ -92,22 +102,39 @@ def run_classification(inp: ScoringInput) -> list[Outcome]:
     ok = id_ok & prob_ok
     ids = sub.sys_ids[ok].tolist()
     missing = len(ref.ids) - len(set(sub.sys_ids[id_ok].tolist()))
-    notes = _left_out([(int(np.count_nonzero(~id_ok)), "row", "with an unknown or repeated ID (FNET-04)"),
-                       (int(np.count_nonzero(id_ok & ~prob_ok)), "row", "with a probability outside [0, 1] (FNET-05)"),
-                       (missing, "reference ID", "without a row (FNET-04)")])  # fmt: skip
+    notes = _left_out(
+        [
+            (int(np.count_nonzero(~id_ok)), "row", "with an unknown or repeated ID (FNET-04)"),
+            (int(np.count_nonzero(id_ok & ~prob_ok)), "row", "with a probability outside [0, 1] (FNET-05)"),
+            (missing, "reference ID", "without a row (FNET-04)"),
+        ]
+    )
     counts = {"reference": len(ref.ids), "rows": len(table), "scored": len(ids)}
     if not ids:
         # nothing scored: a failure when the reference lists IDs (no score item passes on nothing)
-        return [NotScored(f"0 of {len(ref.ids)} reference IDs scored: no row can be scored "
-                          f"({'; '.join(notes) or 'the file has no rows'})", fail=bool(ref.ids))] * n
+        return [
+            NotScored(
+                f"0 of {len(ref.ids)} reference IDs scored: no row can be scored "
+                f"({'; '.join(notes) or 'the file has no rows'})",
+                fail=bool(ref.ids),
+            )
+        ] * n
     labels = np.array([ref.labels[i] for i in ids], dtype=np.int64)
     probs = sub.probs[ok]
     threshold = float(inp.options.get("threshold", 0.5))
     k = sub.classes
     report = score_binary(labels, probs[:, 0], threshold) if k == 2 else score_multiclass(labels, probs, threshold)
     body = report.to_entry()
-    entry = {"query": None, "query_kind": "all", "classes": k, "threshold": threshold, "metrics": body["metrics"],
-             "per_class": body["per_class"], "counts": counts, "notes": notes + body["notes"]}  # fmt: skip
+    entry = {
+        "query": None,
+        "query_kind": "all",
+        "classes": k,
+        "threshold": threshold,
+        "metrics": body["metrics"],
+        "per_class": body["per_class"],
+        "counts": counts,
+        "notes": notes + body["notes"],
+    }
     props: list[tuple[str, Any]] = [(name, float(v)) for name, v in body["metrics"].items() if v is not None]
     props += [(f"count.{name}", v) for name, v in counts.items()]
     return [ScoreResult(entry, props)]
@@ -127,21 +154,33 @@ def _classification_columns(opts: Mapping[str, Any]) -> list[str]:
 def _classification_row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
     c = entry.get("counts") or {}
     m = entry.get("metrics") or {}
-    return [str(entry.get("classes", "")), str(c.get("reference", "")), str(c.get("scored", ""))] + [_fmt(m.get(k)) for k in _CLASS_METRICS]
+    return [str(entry.get("classes", "")), str(c.get("reference", "")), str(c.get("scored", ""))] + [
+        _fmt(m.get(k)) for k in _CLASS_METRICS
+    ]
 
 
 def _classification_footer(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
-    return (f"omfc: forgerynet-classification: Acc is balanced accuracy (fake iff score >= {opts.get('threshold', 0.5):g}; "
-            "k-way: argmax, first index on ties); mAP is the mean one-vs-rest ROC AUC (the paper's AP)")  # fmt: skip
+    return (
+        f"omfc: forgerynet-classification: Acc is balanced accuracy (fake iff score >= {opts.get('threshold', 0.5):g}; "
+        "k-way: argmax, first index on ties); mAP is the mean one-vs-rest ROC AUC (the paper's AP)"
+    )
 
 
-CLASSIFICATION = register(Scorer(
-    name="forgerynet-classification", title="ForgeryNet classification",
-    tasks={Task.FIC: "image-classification", Task.FVC: "video-classification"}, run=run_classification,
-    options=(THRESHOLD,), columns=_classification_columns, row=_classification_row, footer=_classification_footer,
-    json_options=lambda opts, common: {"forgerynet": {"threshold": opts.get("threshold", 0.5)}},
-    null_keys=("metrics", "per_class", "counts", "notes"), metrics=_CLASS_METRICS,
-))  # fmt: skip
+CLASSIFICATION = register(
+    Scorer(
+        name="forgerynet-classification",
+        title="ForgeryNet classification",
+        tasks={Task.FIC: "image-classification", Task.FVC: "video-classification"},
+        run=run_classification,
+        options=(THRESHOLD,),
+        columns=_classification_columns,
+        row=_classification_row,
+        footer=_classification_footer,
+        json_options=lambda opts, common: {"forgerynet": {"threshold": opts.get("threshold", 0.5)}},
+        null_keys=("metrics", "per_class", "counts", "notes"),
+        metrics=_CLASS_METRICS,
+    )
+)
 
 
 # ==================================================================================== spatial
@@ -161,7 +200,9 @@ def _grey_map(path: Path, size: tuple[int, int]) -> np.ndarray | str:
     try:
         with stream, Image.open(stream, formats=("PNG",)) as im:
             if im.mode not in ("L", "1") or im.size != size:
-                return f"must be a {size[0]}x{size[1]} grey or 1-bit PNG (got mode {im.mode}, {im.size[0]}x{im.size[1]})"
+                return (
+                    f"must be a {size[0]}x{size[1]} grey or 1-bit PNG (got mode {im.mode}, {im.size[0]}x{im.size[1]})"
+                )
             im.load()
             return np.asarray(im)
     except Exception as exc:  # noqa: BLE001  a damaged file becomes a note, never a traceback
@@ -194,29 +235,49 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
             bad_ref += 1
             continue
         pred = _grey_map(mask.path, (mask.width, mask.height))
-        gt = (_grey_map(gt_info.path, (gt_info.width, gt_info.height)) if gt_info.path is not None
-              else np.zeros((mask.height, mask.width), dtype=np.uint8))  # a real image: no forgery anywhere
+        gt = (
+            _grey_map(gt_info.path, (gt_info.width, gt_info.height))
+            if gt_info.path is not None
+            else np.zeros((mask.height, mask.width), dtype=np.uint8)
+        )  # a real image: no forgery anywhere
         if isinstance(pred, str) or isinstance(gt, str):
             undecodable += 1
-            failed.append(f"{rid}: {'the mask' if isinstance(pred, str) else 'the reference map'} "
-                          f"{pred if isinstance(pred, str) else gt}")  # fmt: skip
+            failed.append(
+                f"{rid}: {'the mask' if isinstance(pred, str) else 'the reference map'} "
+                f"{pred if isinstance(pred, str) else gt}"
+            )
             continue
         acc.add(rid, pred, gt)
     scored = len(acc)
     missing = len(ref.ids) - len(set(sub.sys_ids[id_ok].tolist()))
-    notes = _left_out([(int(np.count_nonzero(~id_ok)), "row", "with an unknown or repeated ID (FNET-04)"),
-                       (bad_mask, "row", "whose mask is unusable or of the wrong size (FNET-07, FNET-08)"),
-                       (bad_ref, "row", "whose reference map is unusable (FNET-02)"),
-                       (undecodable, "row", "whose PNG data cannot be decoded"),
-                       (missing, "reference ID", "without a row (FNET-04)")])  # fmt: skip
+    notes = _left_out(
+        [
+            (int(np.count_nonzero(~id_ok)), "row", "with an unknown or repeated ID (FNET-04)"),
+            (bad_mask, "row", "whose mask is unusable or of the wrong size (FNET-07, FNET-08)"),
+            (bad_ref, "row", "whose reference map is unusable (FNET-02)"),
+            (undecodable, "row", "whose PNG data cannot be decoded"),
+            (missing, "reference ID", "without a row (FNET-04)"),
+        ]
+    )
     notes += failed[:5]
     counts = {"reference": len(ref.ids), "rows": len(table), "scored": scored}
     if not scored:
-        return [NotScored(f"0 of {len(ref.ids)} reference images scored: no image can be scored "
-                          f"({'; '.join(notes) or 'the file has no rows'})", fail=bool(ref.ids))] * n
+        return [
+            NotScored(
+                f"0 of {len(ref.ids)} reference images scored: no image can be scored "
+                f"({'; '.join(notes) or 'the file has no rows'})",
+                fail=bool(ref.ids),
+            )
+        ] * n
     body = acc.report().to_entry()
-    entry = {"query": None, "query_kind": "all", "metrics": body["metrics"], "per_image": body["per_image"],
-             "counts": counts, "notes": notes}  # fmt: skip
+    entry = {
+        "query": None,
+        "query_kind": "all",
+        "metrics": body["metrics"],
+        "per_image": body["per_image"],
+        "counts": counts,
+        "notes": notes,
+    }
     props: list[tuple[str, Any]] = [(k, float(v)) for k, v in body["metrics"].items() if v is not None]
     props += [(f"count.{k}", v) for k, v in counts.items()]
     failure = f"{plural(undecodable, 'mask')} could not be decoded: {'; '.join(failed[:5])}" if undecodable else None
@@ -225,8 +286,20 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
 
 _SPATIAL_SHOWN = ("IoU_agree@0.2", "L1")
 #: The spatial engine's metric names (``scoring/forgerynet/spatial.py``), each per image and pooled.
-_SPATIAL_METRICS = tuple(f"{m}_{s}" for m in ("IoU@0.1", "IoU@0.2", "IoU_agree@0.1", "IoU_agree@0.2", "IoU_diff@0.01",
-                                              "IoU_diff@0.05", "IoU_diff@0.1", "L1") for s in ("per_image", "pooled"))
+_SPATIAL_METRICS = tuple(
+    f"{m}_{s}"
+    for m in (
+        "IoU@0.1",
+        "IoU@0.2",
+        "IoU_agree@0.1",
+        "IoU_agree@0.2",
+        "IoU_diff@0.01",
+        "IoU_diff@0.05",
+        "IoU_diff@0.1",
+        "L1",
+    )
+    for s in ("per_image", "pooled")
+)
 
 
 def _spatial_columns(opts: Mapping[str, Any]) -> list[str]:
@@ -237,16 +310,26 @@ def _spatial_row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
     c = entry.get("counts") or {}
     m = entry.get("metrics") or {}
     return [str(c.get("reference", "")), str(c.get("scored", ""))] + [
-        _fmt(m.get(f"{name}_{s}")) for name in _SPATIAL_SHOWN for s in ("per_image", "pooled")]
+        _fmt(m.get(f"{name}_{s}")) for name in _SPATIAL_SHOWN for s in ("per_image", "pooled")
+    ]
 
 
-SPATIAL = register(Scorer(
-    name="forgerynet-spatial", title="ForgeryNet spatial localization", tasks={Task.FSL: "spatial"}, run=run_spatial,
-    columns=_spatial_columns, row=_spatial_row,
-    footer=lambda opts, common: ("omfc: forgerynet-spatial: img = mean over images, pool = over all pixels; IoU_agree@t "
-                                 "= 1 - IoU@t (pixel agreement, not an intersection over union); every metric is in the JSON"),
-    null_keys=("metrics", "per_image", "counts", "notes"), metrics=_SPATIAL_METRICS,
-))  # fmt: skip
+SPATIAL = register(
+    Scorer(
+        name="forgerynet-spatial",
+        title="ForgeryNet spatial localization",
+        tasks={Task.FSL: "spatial"},
+        run=run_spatial,
+        columns=_spatial_columns,
+        row=_spatial_row,
+        footer=lambda opts, common: (
+            "omfc: forgerynet-spatial: img = mean over images, pool = over all pixels; IoU_agree@t "
+            "= 1 - IoU@t (pixel agreement, not an intersection over union); every metric is in the JSON"
+        ),
+        null_keys=("metrics", "per_image", "counts", "notes"),
+        metrics=_SPATIAL_METRICS,
+    )
+)
 
 
 # ==================================================================================== temporal
@@ -279,17 +362,31 @@ def run_temporal(inp: ScoringInput) -> list[Outcome]:
             outside += 1
         else:
             chosen.setdefault(vid, []).append((preds.start[k], preds.end[k], preds.score[k]))
-    notes = _left_out([(unknown, "prediction", "in videos not in the reference (FNET-04)"),
-                       (bad_segment, "prediction", "with a bad segment (FNET-09)"),
-                       (outside, "prediction", "outside the video's duration (FNET-10)"),
-                       (bad_score, "prediction", "with a score that is not a finite number (FNET-11)")])  # fmt: skip
+    notes = _left_out(
+        [
+            (unknown, "prediction", "in videos not in the reference (FNET-04)"),
+            (bad_segment, "prediction", "with a bad segment (FNET-09)"),
+            (outside, "prediction", "outside the video's duration (FNET-10)"),
+            (bad_score, "prediction", "with a score that is not a finite number (FNET-11)"),
+        ]
+    )
     report = score_temporal({vid: ref.segments[vid] for vid in ref.ids}, chosen, top_k=10)
     body = report.to_entry()
-    counts = {"videos": len(ref.ids), "videos_with_ground_truth": sum(1 for v in ref.ids if ref.segments[v]),
-              "ground_truth_segments": sum(len(ref.segments[v]) for v in ref.ids),
-              "predictions": len(preds.video), "scored_predictions": sum(len(v) for v in chosen.values())}  # fmt: skip
-    entry = {"query": None, "query_kind": "all", "metrics": body["metrics"], "per_threshold": body["per_threshold"],
-             "counts": counts, "notes": notes + body["notes"]}  # fmt: skip
+    counts = {
+        "videos": len(ref.ids),
+        "videos_with_ground_truth": sum(1 for v in ref.ids if ref.segments[v]),
+        "ground_truth_segments": sum(len(ref.segments[v]) for v in ref.ids),
+        "predictions": len(preds.video),
+        "scored_predictions": sum(len(v) for v in chosen.values()),
+    }
+    entry = {
+        "query": None,
+        "query_kind": "all",
+        "metrics": body["metrics"],
+        "per_threshold": body["per_threshold"],
+        "counts": counts,
+        "notes": notes + body["notes"],
+    }
     props: list[tuple[str, Any]] = [(k, float(v)) for k, v in body["metrics"].items() if v is not None]
     props += [(f"count.{k}", v) for k, v in counts.items()]
     return [ScoreResult(entry, props)]
@@ -307,13 +404,24 @@ def _temporal_columns(opts: Mapping[str, Any]) -> list[str]:
 def _temporal_row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
     c = entry.get("counts") or {}
     m = entry.get("metrics") or {}
-    return [str(c.get("videos", "")), str(c.get("ground_truth_segments", ""))] + [_fmt(m.get(k)) for k in _TEMPORAL_SHOWN]
+    return [str(c.get("videos", "")), str(c.get("ground_truth_segments", ""))] + [
+        _fmt(m.get(k)) for k in _TEMPORAL_SHOWN
+    ]
 
 
-TEMPORAL_FNET = register(Scorer(
-    name="forgerynet-temporal", title="ForgeryNet temporal localization", tasks={Task.FTL: "temporal"}, run=run_temporal,
-    columns=_temporal_columns, row=_temporal_row,
-    footer=lambda opts, common: ("omfc: forgerynet-temporal: ActivityNet interpolated AP at tIoU 0.50..0.95 and AR@K with K "
-                                 "proposals per video on average (max_avg_nr_proposals=100); top 10 predictions per video"),
-    null_keys=("metrics", "per_threshold", "counts", "notes"), metrics=_TEMPORAL_METRICS,
-))  # fmt: skip
+TEMPORAL_FNET = register(
+    Scorer(
+        name="forgerynet-temporal",
+        title="ForgeryNet temporal localization",
+        tasks={Task.FTL: "temporal"},
+        run=run_temporal,
+        columns=_temporal_columns,
+        row=_temporal_row,
+        footer=lambda opts, common: (
+            "omfc: forgerynet-temporal: ActivityNet interpolated AP at tIoU 0.50..0.95 and AR@K with K "
+            "proposals per video on average (max_avg_nr_proposals=100); top 10 predictions per video"
+        ),
+        null_keys=("metrics", "per_threshold", "counts", "notes"),
+        metrics=_TEMPORAL_METRICS,
+    )
+)

@@ -83,9 +83,7 @@ def node_types(value: Any) -> tuple[str, ...]:
     for v in given:
         v = str(v).strip().lower()
         if v not in NODE_TYPE_CHOICES:
-            raise ValueError(
-                f"must be one of {', '.join(NODE_TYPE_CHOICES)} (got {v!r})"
-            )
+            raise ValueError(f"must be one of {', '.join(NODE_TYPE_CHOICES)} (got {v!r})")
         out += list(MEDISCORE_ALL_NODE_TYPES) if v == "all" else [v]
     return tuple(dict.fromkeys(out)) or ("all",)
 
@@ -98,19 +96,75 @@ def _path(value: Any) -> Path:
 
 
 PROVENANCE_OPTIONS: tuple[ScorerOption, ...] = (
-    ScorerOption("--omfc-provenance-direct", "omfc_provenance_direct", {"action": "store_true", "help": "graph building: score only the probe's direct ancestors and descendants of the reference graph"},
-                 "-d", False, _flag, "direct"),
-    ScorerOption("--omfc-provenance-undirected", "omfc_provenance_undirected", {"action": "store_true", "help": "graph building: match links regardless of their direction"},
-                 "-u", False, _flag, "undirected"),
-    ScorerOption("--omfc-node-type", "omfc_node_type", {"action": "append", "choices": list(NODE_TYPE_CHOICES), "help": "filtering: one result per node type (repeatable; all: the overall result plus one per type; default: overall)"},
-                 "--nodetype", ("all",), node_types, "node_types"),
-    ScorerOption("--omfc-provenance-mappings", "omfc_provenance_mappings", {"action": "store_true", "help": "put each trial's node (and link) mapping in the metrics JSON per_trial[i].mapping"},
-                 "(node_mapping.csv, link_mapping.csv)", False, _flag, "mappings"),
-    ScorerOption("--omfc-provenance-node", "omfc_provenance_node", {"metavar": "PATH", "help": "the node table (default: <reference stem>-node.csv beside the reference)"},
-                 "-n", None, _path, "node"),
-    ScorerOption("--omfc-world-index", "omfc_world_index", {"metavar": "PATH", "help": "the world index (default: the one *-world.csv beside the reference or in the dataset's indexes/)"},
-                 "-w", None, _path, "world"),
-)  # fmt: skip
+    ScorerOption(
+        "--omfc-provenance-direct",
+        "omfc_provenance_direct",
+        {
+            "action": "store_true",
+            "help": "graph building: score only the probe's direct ancestors and descendants of the reference graph",
+        },
+        "-d",
+        False,
+        _flag,
+        "direct",
+    ),
+    ScorerOption(
+        "--omfc-provenance-undirected",
+        "omfc_provenance_undirected",
+        {"action": "store_true", "help": "graph building: match links regardless of their direction"},
+        "-u",
+        False,
+        _flag,
+        "undirected",
+    ),
+    ScorerOption(
+        "--omfc-node-type",
+        "omfc_node_type",
+        {
+            "action": "append",
+            "choices": list(NODE_TYPE_CHOICES),
+            "help": "filtering: one result per node type (repeatable; all: the overall result plus one per type; "
+            "default: overall)",
+        },
+        "--nodetype",
+        ("all",),
+        node_types,
+        "node_types",
+    ),
+    ScorerOption(
+        "--omfc-provenance-mappings",
+        "omfc_provenance_mappings",
+        {
+            "action": "store_true",
+            "help": "put each trial's node (and link) mapping in the metrics JSON per_trial[i].mapping",
+        },
+        "(node_mapping.csv, link_mapping.csv)",
+        False,
+        _flag,
+        "mappings",
+    ),
+    ScorerOption(
+        "--omfc-provenance-node",
+        "omfc_provenance_node",
+        {"metavar": "PATH", "help": "the node table (default: <reference stem>-node.csv beside the reference)"},
+        "-n",
+        None,
+        _path,
+        "node",
+    ),
+    ScorerOption(
+        "--omfc-world-index",
+        "omfc_world_index",
+        {
+            "metavar": "PATH",
+            "help": "the world index (default: the one *-world.csv beside the reference or in the dataset's indexes/)",
+        },
+        "-w",
+        None,
+        _path,
+        "world",
+    ),
+)
 
 
 def _stem(reference: Path) -> str:
@@ -124,9 +178,7 @@ def _stem(reference: Path) -> str:
 def _given(path: Path, inp: ScoringInput) -> Path:
     if path.is_absolute():
         return path
-    cands = ([inp.dataset_root / path] if inp.dataset_root else []) + [
-        Path.cwd() / path
-    ]
+    cands = ([inp.dataset_root / path] if inp.dataset_root else []) + [Path.cwd() / path]
     return next((c for c in cands if c.is_file()), cands[0])
 
 
@@ -165,11 +217,7 @@ def _journal_root(inp: ScoringInput, ref: pd.DataFrame) -> Path:
         *inp.reference.parent.parents,
     ]
     first = next(
-        (
-            str(v)
-            for v in ref.get("JournalFileName", pd.Series(dtype=str))
-            if str(v).strip()
-        ),
+        (str(v) for v in ref.get("JournalFileName", pd.Series(dtype=str)) if str(v).strip()),
         None,
     )
     if first is not None:
@@ -199,9 +247,7 @@ def _failure(reasons: Sequence[TrialReason], shown: int = 5) -> str | None:
     bad = [r for r in reasons if not r.scored and not r.opted_out]
     if not bad:
         return None
-    head = "; ".join(
-        f"trial {r.probe_id} {r.output_file!r}: {r.reason}" for r in bad[:shown]
-    )
+    head = "; ".join(f"trial {r.probe_id} {r.output_file!r}: {r.reason}" for r in bad[:shown])
     more = f"; ... and {len(bad) - shown} more" if len(bad) > shown else ""
     return f"{len(bad)} trial(s) could not be scored ({head}{more})"
 
@@ -213,14 +259,15 @@ def _tally(scored: int, reasons: Sequence[TrialReason]) -> Tally:
 
 
 def _reason_dicts(reasons: Sequence[TrialReason], scored: bool) -> list[dict[str, str]]:
-    return [{"ProvenanceProbeFileID": r.probe_id, "ProvenanceOutputFileName": r.output_file, "reason": r.reason}
-            for r in reasons if r.scored is scored]  # fmt: skip
+    return [
+        {"ProvenanceProbeFileID": r.probe_id, "ProvenanceOutputFileName": r.output_file, "reason": r.reason}
+        for r in reasons
+        if r.scored is scored
+    ]
 
 
 def _warnings(reasons: Sequence[TrialReason]) -> list[tuple[str, Any]]:
-    return [
-        ("omfc.warning", f"trial {r.probe_id}: {r.reason}") for r in reasons if r.scored
-    ]
+    return [("omfc.warning", f"trial {r.probe_id}: {r.reason}") for r in reasons if r.scored]
 
 
 def _attach(
@@ -230,14 +277,16 @@ def _attach(
 ) -> None:
     """``per_trial[i].mapping``: each mapping table's rows of that trial (and node type, for filtering)."""
     keys = ["ProvenanceProbeFileID", "ProvenanceOutputFileName"]
-    grouped = {name: {k: _records(g.drop(columns=[c for c in keys if c in g.columns])) for k, g in df.groupby(keys, sort=False)}
-               for name, df in mappings.items()}  # fmt: skip
+    grouped = {
+        name: {
+            k: _records(g.drop(columns=[c for c in keys if c in g.columns])) for k, g in df.groupby(keys, sort=False)
+        }
+        for name, df in mappings.items()
+    }
     for row in per_trial:
         k = (row["ProvenanceProbeFileID"], row["ProvenanceOutputFileName"])
         if extra_key is not None and row.get(extra_key) != "All":
-            row["mapping"] = {
-                name: [] for name in mappings
-            }  # MediScore maps the overall node type only
+            row["mapping"] = {name: [] for name in mappings}  # MediScore maps the overall node type only
             continue
         row["mapping"] = {name: g.get(k, []) for name, g in grouped.items()}
 
@@ -246,13 +295,18 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
     """Provenance scoring of a whole run (METRICS.md 3.1-3.4); one outcome (no queries)."""
     from .errors import ScoringError
     from .merge import read_table
-    from .registry import not_scored
     from .provenance import score_filtering, score_graph_building
+    from .registry import not_scored
 
     n = inp.positions
     if inp.selective:  # a lone "*" means all trials, as for every scorer
-        return [NotScored("provenance scoring takes no query (MediScore's provenance scorers have none): "
-                          "drop --omfc-query/--omfc-query-manipulation/--omfc-query-partition", fail=True)] * n  # fmt: skip
+        return [
+            NotScored(
+                "provenance scoring takes no query (MediScore's provenance scorers have none): "
+                "drop --omfc-query/--omfc-query-manipulation/--omfc-query-partition",
+                fail=True,
+            )
+        ] * n
     for col in ("ProvenanceProbeFileID", "ProvenanceOutputFileName"):
         if not inp.table.has(col):
             return [NotScored(f"{inp.column_rule} failed: column {col} is absent")] * n
@@ -272,17 +326,43 @@ def run_provenance(inp: ScoringInput) -> list[Outcome]:
             ] * n
     try:
         ref = read_table(inp.reference, "provenance reference")
-        tables: dict[str, Any] = {"index": inp.index, "reference": ref, "node": node, "world": world,
-                                  "system": inp.table.df, "ref_dir": _journal_root(inp, ref), "sys_dir": inp.submission,
-                                  "rejected": inp.rejected() if inp.rejected is not None else None}  # fmt: skip
+        tables: dict[str, Any] = {
+            "index": inp.index,
+            "reference": ref,
+            "node": node,
+            "world": world,
+            "system": inp.table.df,
+            "ref_dir": _journal_root(inp, ref),
+            "sys_dir": inp.submission,
+            "rejected": inp.rejected() if inp.rejected is not None else None,
+        }
         if inp.task is Task.PG:
-            return [_graph_result(score_graph_building(**tables, direct=bool(opts.get("direct")),
-                                                       undirected=bool(opts.get("undirected")), convention=convention,
-                                                       mappings=bool(opts.get("mappings")), progress=inp.progress), opts)]  # fmt: skip
+            return [
+                _graph_result(
+                    score_graph_building(
+                        **tables,
+                        direct=bool(opts.get("direct")),
+                        undirected=bool(opts.get("undirected")),
+                        convention=convention,
+                        mappings=bool(opts.get("mappings")),
+                        progress=inp.progress,
+                    ),
+                    opts,
+                )
+            ]
         types = tuple(opts.get("node_types") or ("all",))
         return [
-            _filtering_result(score_filtering(**tables, node_types=types, convention=convention,
-                                             mappings=bool(opts.get("mappings")), progress=inp.progress), types, opts)
+            _filtering_result(
+                score_filtering(
+                    **tables,
+                    node_types=types,
+                    convention=convention,
+                    mappings=bool(opts.get("mappings")),
+                    progress=inp.progress,
+                ),
+                types,
+                opts,
+            )
         ]
     except ScoringError as exc:  # reference-side faults (a missing column, a cyclic journal) fail
         return [not_scored(exc)] * n
@@ -294,14 +374,19 @@ def _graph_result(res: Any, opts: Mapping[str, Any]) -> ScoreResult:
     per_trial = _records(res.trial_scores)
     if opts.get("mappings"):
         _attach(per_trial, {"nodes": res.node_mapping, "links": res.link_mapping})
-    entry: dict[str, Any] = {"scorer": "provenance-graph", "query": None, "query_kind": "all",
-                             "direct": bool(opts.get("direct")), "undirected": bool(opts.get("undirected")),
-                             "metrics": metrics, "counts": {"trials": len(per_trial), "not_scored": len(_reason_dicts(res.reasons, False))},
-                             "per_trial": per_trial, "not_scored": _reason_dicts(res.reasons, False),
-                             "notes": _reason_dicts(res.reasons, True)}  # fmt: skip
-    props: list[tuple[str, Any]] = [
-        (k, math.nan if v is None else float(v)) for k, v in metrics.items()
-    ]
+    entry: dict[str, Any] = {
+        "scorer": "provenance-graph",
+        "query": None,
+        "query_kind": "all",
+        "direct": bool(opts.get("direct")),
+        "undirected": bool(opts.get("undirected")),
+        "metrics": metrics,
+        "counts": {"trials": len(per_trial), "not_scored": len(_reason_dicts(res.reasons, False))},
+        "per_trial": per_trial,
+        "not_scored": _reason_dicts(res.reasons, False),
+        "notes": _reason_dicts(res.reasons, True),
+    }
+    props: list[tuple[str, Any]] = [(k, math.nan if v is None else float(v)) for k, v in metrics.items()]
     props += [
         ("count.trials", len(per_trial)),
         ("count.not_scored", entry["counts"]["not_scored"]),
@@ -311,9 +396,7 @@ def _graph_result(res: Any, opts: Mapping[str, Any]) -> ScoreResult:
     return ScoreResult(entry, props + _warnings(res.reasons), _failure(res.reasons), tally)
 
 
-def _filtering_result(
-    res: Any, types: Sequence[str], opts: Mapping[str, Any]
-) -> ScoreResult:
+def _filtering_result(res: Any, types: Sequence[str], opts: Mapping[str, Any]) -> ScoreResult:
     per_trial_all = _records(res.trial_scores)
     if opts.get("mappings"):
         _attach(per_trial_all, {"nodes": res.node_mapping}, extra_key="NodeType")
@@ -322,43 +405,54 @@ def _filtering_result(
     entries: list[dict[str, Any]] = []
     props: list[tuple[str, Any]] = []
     for nt in types:
-        label = (
-            "All" if nt == "all" else nt
-        )  # the engine's (MediScore's) NodeType of the overall result
+        label = "All" if nt == "all" else nt  # the engine's (MediScore's) NodeType of the overall result
         row = by_type.get(label, {})
         metrics = {k: _plain(row.get(k)) for k in filter_metrics()}
         trials = [t for t in per_trial_all if t.get("NodeType") == label]
-        entries.append({"scorer": "provenance-filtering", "query": None, "query_kind": "all", "node_type": nt,
-                        "metrics": metrics, "counts": {"trials": len(trials), "not_scored": len(not_scored)},
-                        "per_trial": trials, "not_scored": not_scored, "notes": _reason_dicts(res.reasons, True)})  # fmt: skip
+        entries.append(
+            {
+                "scorer": "provenance-filtering",
+                "query": None,
+                "query_kind": "all",
+                "node_type": nt,
+                "metrics": metrics,
+                "counts": {"trials": len(trials), "not_scored": len(not_scored)},
+                "per_trial": trials,
+                "not_scored": not_scored,
+                "notes": _reason_dicts(res.reasons, True),
+            }
+        )
         prefix = "" if nt == "all" else f"{nt}."
-        props += [
-            (prefix + k, math.nan if v is None else float(v))
-            for k, v in metrics.items()
-        ]
+        props += [(prefix + k, math.nan if v is None else float(v)) for k, v in metrics.items()]
         props.append((f"{prefix}count.trials", len(trials)))
     props.append(("count.not_scored", len(not_scored)))
     first = "All" if types[0] == "all" else types[0]
-    tally = _tally(len({(t.get("ProvenanceProbeFileID"), t.get("ProvenanceOutputFileName"))
-                        for t in per_trial_all if t.get("NodeType") == first}), res.reasons)  # fmt: skip
+    tally = _tally(
+        len(
+            {
+                (t.get("ProvenanceProbeFileID"), t.get("ProvenanceOutputFileName"))
+                for t in per_trial_all
+                if t.get("NodeType") == first
+            }
+        ),
+        res.reasons,
+    )
     for e in entries:
         e["scored"] = tally.as_dict()
-    return ScoreResult(
-        {"entries": entries}, props + _warnings(res.reasons), _failure(res.reasons), tally
-    )
+    return ScoreResult({"entries": entries}, props + _warnings(res.reasons), _failure(res.reasons), tally)
 
 
 def _fmt(v: Any) -> str:
-    return (
-        "-"
-        if v is None or (isinstance(v, float) and math.isnan(v))
-        else f"{float(v):.4f}"
-    )
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{float(v):.4f}"
 
 
 #: Summary columns: graph building's mean scores and filtering's recalls share the four metric columns.
-_SUMMARY = (("MeanSimNLO", "NodeRecallAt50"), ("MeanSimNO", "NodeRecallAt100"), ("MeanSimLO", "NodeRecallAt200"),
-            ("MeanNodeRecall", "NodeRecallAt300"))  # fmt: skip
+_SUMMARY = (
+    ("MeanSimNLO", "NodeRecallAt50"),
+    ("MeanSimNO", "NodeRecallAt100"),
+    ("MeanSimLO", "NodeRecallAt200"),
+    ("MeanNodeRecall", "NodeRecallAt300"),
+)
 
 
 def _columns(opts: Mapping[str, Any]) -> list[str]:
@@ -376,8 +470,10 @@ def _row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
 
 
 def _settings(opts: Mapping[str, Any]) -> str:
-    return (f"direct {bool(opts.get('direct'))}, undirected {bool(opts.get('undirected'))}, "
-            f"node types {','.join(opts.get('node_types') or ('all',))}")  # fmt: skip
+    return (
+        f"direct {bool(opts.get('direct'))}, undirected {bool(opts.get('undirected'))}, "
+        f"node types {','.join(opts.get('node_types') or ('all',))}"
+    )
 
 
 def _header(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
@@ -385,15 +481,23 @@ def _header(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
 
 
 def _footer(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
-    return (f"omfc: provenance: convention {common.get('convention', 'mediscore')}, {_settings(opts)}; "
-            "tied nodeConfidenceScore keep the system JSON's order (stable sort)")  # fmt: skip
+    return (
+        f"omfc: provenance: convention {common.get('convention', 'mediscore')}, {_settings(opts)}; "
+        "tied nodeConfidenceScore keep the system JSON's order (stable sort)"
+    )
 
 
 def _json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:
-    return {"provenance": {"direct": bool(opts.get("direct")), "undirected": bool(opts.get("undirected")),
-                           "node_types": list(opts.get("node_types") or ("all",)), "mappings": bool(opts.get("mappings")),
-                           "node": None if opts.get("node") is None else str(opts["node"]),
-                           "world": None if opts.get("world") is None else str(opts["world"])}}  # fmt: skip
+    return {
+        "provenance": {
+            "direct": bool(opts.get("direct")),
+            "undirected": bool(opts.get("undirected")),
+            "node_types": list(opts.get("node_types") or ("all",)),
+            "mappings": bool(opts.get("mappings")),
+            "node": None if opts.get("node") is None else str(opts["node"]),
+            "world": None if opts.get("world") is None else str(opts["world"]),
+        }
+    }
 
 
 PROVENANCE = register(

@@ -50,17 +50,65 @@ def _path_text(value: Any) -> str:
 
 
 TEMPORAL_OPTIONS: tuple[ScorerOption, ...] = (
-    ScorerOption("--omfc-collar", "omfc_collar", {"metavar": "K", "help": f"no-score collar of K frames around every reference interval boundary, 0 to {MAX_COLLAR} (default 0)"},
-                 "-c", 0, bounded(integer, lambda v: 0 <= v <= MAX_COLLAR, f"an integer from 0 to {MAX_COLLAR}"), "collar"),
-    ScorerOption("--omfc-no-video-optout", "omfc_no_video_optout", {"action": "store_true", "help": "temporal: ignore VideoFrameOptOutSegments (by default they are no-score intervals)"},
-                 "--no_video_opt_out", False, flag, "no_video_optout"),
-    ScorerOption("--omfc-no-optout-filter", "omfc_no_optout_filter", {"action": "store_true", "help": "temporal: score every probe, not only those with ProbeStatus Processed"},
-                 "--no_opt_out", False, flag, "no_optout_filter"),
-    ScorerOption("--omfc-journal-mask", "omfc_journal_mask", {"metavar": "PATH", "help": "journal mask table (default: <reference stem>-journalmask.csv beside the reference)"},
-                 "(beside -r)", None, bounded(_path_text, lambda v: 0 < len(v) <= 4096, "a file path"), "journal_mask"),
-    ScorerOption("--omfc-probe-journal-join", "omfc_probe_journal_join", {"metavar": "PATH", "help": "probe-journal join table (default: <reference stem>-probejournaljoin.csv beside the reference)"},
-                 "(beside -r)", None, bounded(_path_text, lambda v: 0 < len(v) <= 4096, "a file path"), "probe_journal_join"),
-)  # fmt: skip
+    ScorerOption(
+        "--omfc-collar",
+        "omfc_collar",
+        {
+            "metavar": "K",
+            "help": f"no-score collar of K frames around every reference interval boundary, 0 to {MAX_COLLAR} "
+            "(default 0)",
+        },
+        "-c",
+        0,
+        bounded(integer, lambda v: 0 <= v <= MAX_COLLAR, f"an integer from 0 to {MAX_COLLAR}"),
+        "collar",
+    ),
+    ScorerOption(
+        "--omfc-no-video-optout",
+        "omfc_no_video_optout",
+        {
+            "action": "store_true",
+            "help": "temporal: ignore VideoFrameOptOutSegments (by default they are no-score intervals)",
+        },
+        "--no_video_opt_out",
+        False,
+        flag,
+        "no_video_optout",
+    ),
+    ScorerOption(
+        "--omfc-no-optout-filter",
+        "omfc_no_optout_filter",
+        {"action": "store_true", "help": "temporal: score every probe, not only those with ProbeStatus Processed"},
+        "--no_opt_out",
+        False,
+        flag,
+        "no_optout_filter",
+    ),
+    ScorerOption(
+        "--omfc-journal-mask",
+        "omfc_journal_mask",
+        {
+            "metavar": "PATH",
+            "help": "journal mask table (default: <reference stem>-journalmask.csv beside the reference)",
+        },
+        "(beside -r)",
+        None,
+        bounded(_path_text, lambda v: 0 < len(v) <= 4096, "a file path"),
+        "journal_mask",
+    ),
+    ScorerOption(
+        "--omfc-probe-journal-join",
+        "omfc_probe_journal_join",
+        {
+            "metavar": "PATH",
+            "help": "probe-journal join table (default: <reference stem>-probejournaljoin.csv beside the reference)",
+        },
+        "(beside -r)",
+        None,
+        bounded(_path_text, lambda v: 0 < len(v) <= 4096, "a file path"),
+        "probe_journal_join",
+    ),
+)
 
 
 def _given(value: str, inp: ScoringInput) -> Path:
@@ -91,8 +139,16 @@ def _trial_row(t: TemporalTrial, inp: ScoringInput) -> dict[str, Any]:
     """One ``per_trial`` row: MediScore's ``scores_probes.csv`` columns, then the confusion and status."""
     scored = t.status == "scored"
     reason = None if t.reason is None else _where(t.reason, inp)
-    return {"ProbeFileID": t.probe, "MCC": _plain(t.mcc), "TP": t.tp if scored else None, "TN": t.tn if scored else None,
-            "FP": t.fp if scored else None, "FN": t.fn if scored else None, "status": t.status, "reason": reason}  # fmt: skip
+    return {
+        "ProbeFileID": t.probe,
+        "MCC": _plain(t.mcc),
+        "TP": t.tp if scored else None,
+        "TN": t.tn if scored else None,
+        "FP": t.fp if scored else None,
+        "FN": t.fn if scored else None,
+        "status": t.status,
+        "reason": reason,
+    }
 
 
 _WHERE = re.compile(r"^(system output|index):(\d+(?:, \d+)*)")
@@ -110,7 +166,7 @@ def _where(reason: str, inp: ScoringInput) -> str:
         lines = ", ".join(str(table.line_of(int(n) - 2)) for n in m.group(2).split(", "))
     except (IndexError, ValueError):
         return reason
-    return f"{table.display}:{lines}{reason[m.end():]}"
+    return f"{table.display}:{lines}{reason[m.end() :]}"
 
 
 def _failure(r: TemporalResult, inp: ScoringInput) -> str | None:
@@ -126,15 +182,24 @@ def _result(r: TemporalResult, query: str | None, kind: str, inp: ScoringInput) 
     if r.error is not None:
         return NotScored(f"query {r.query!r}: {r.error}", fail=True)
     scored = len(r.scored)
-    counts = {"trials": len(r.trials), "scored": scored, "opted_out": len(r.trials) - scored - len(r.failed),
-              "not_scored": len(r.failed)}  # fmt: skip
+    counts = {
+        "trials": len(r.trials),
+        "scored": scored,
+        "opted_out": len(r.trials) - scored - len(r.failed),
+        "not_scored": len(r.failed),
+    }
     if scored == 0:
         what = "no trial selected" if not r.trials else "no trial could be scored"
         reason = f"{'all probes' if query is None else f'q query {query!r}'}: {what} ({counts}); MCC is undefined"
         failure = _failure(r, inp)
         return NotScored(failure or reason, fail=failure is not None)
-    entry = {"query": query, "query_kind": kind, "metrics": {"MCC": _plain(r.mcc)}, "counts": counts,
-             "per_trial": [_trial_row(t, inp) for t in r.trials]}  # fmt: skip
+    entry = {
+        "query": query,
+        "query_kind": kind,
+        "metrics": {"MCC": _plain(r.mcc)},
+        "counts": counts,
+        "per_trial": [_trial_row(t, inp) for t in r.trials],
+    }
     props: list[tuple[str, Any]] = [("MCC", float(r.mcc))] + [(f"count.{k}", v) for k, v in counts.items()]
     return ScoreResult(entry, props, _failure(r, inp))
 
@@ -147,8 +212,12 @@ def run_temporal(inp: ScoringInput) -> list[Outcome]:
 
     n = inp.positions
     if inp.kind not in ("all", "q"):
-        return [NotScored("temporal scoring selects with --omfc-query only (MediScore's -q); "
-                          "--omfc-query-manipulation and --omfc-query-partition do not apply")] * n  # fmt: skip
+        return [
+            NotScored(
+                "temporal scoring selects with --omfc-query only (MediScore's -q); "
+                "--omfc-query-manipulation and --omfc-query-partition do not apply"
+            )
+        ] * n
     for col in ("ProbeFileID", "VideoFrameSegments"):
         if not inp.table.has(col):
             return [NotScored(f"{inp.column_rule} failed: column {col} is absent")] * n
@@ -158,8 +227,13 @@ def run_temporal(inp: ScoringInput) -> list[Outcome]:
         opts = inp.options
         given = bool(opts.get("probe_journal_join") or opts.get("journal_mask"))
         flags = "--omfc-probe-journal-join and --omfc-journal-mask"
-        return [NotScored(f"journal table(s) not found: {', '.join(str(p) for p in missing)} "
-                          f"(the temporal reference; name them with {flags})", fail=given)] * n  # fmt: skip
+        return [
+            NotScored(
+                f"journal table(s) not found: {', '.join(str(p) for p in missing)} "
+                f"(the temporal reference; name them with {flags})",
+                fail=given,
+            )
+        ] * n
     opts = inp.options
     system = inp.table.df
     video_optout = not opts.get("no_video_optout")
@@ -169,14 +243,21 @@ def run_temporal(inp: ScoringInput) -> list[Outcome]:
     queries = [q for q, _ in inp.queries] or ["*"]
     try:
         report = score_temporal(
-            inp.index, None, system, journal_join=join, journal_mask=mask, query=queries,
-            collar=int(opts.get("collar") or 0), video_optout=video_optout, optout_filter=optout_filter,
+            inp.index,
+            None,
+            system,
+            journal_join=join,
+            journal_mask=mask,
+            query=queries,
+            collar=int(opts.get("collar") or 0),
+            video_optout=video_optout,
+            optout_filter=optout_filter,
             convention="plan" if inp.convention == "plan" else "mediscore",
-        )  # fmt: skip
+        )
     except ScoringError as exc:
         return [not_scored(exc)] * n
     out: list[Outcome] = []
-    for r, (query, kind) in zip(report.results, inp.queries or ((None, "all"),)):
+    for r, (query, kind) in zip(report.results, inp.queries or ((None, "all"),), strict=False):
         out.append(_result(r, query, kind, inp))
     return out
 
@@ -187,9 +268,11 @@ def _fmt(v: Any) -> str:
 
 def _settings(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
     plan = common.get("convention") == "plan"
-    return (f"collar {opts.get('collar', 0)}, video opt-out {'off' if opts.get('no_video_optout') else 'on'}, "
-            f"{'every status' if opts.get('no_optout_filter') else 'Processed only'}, "
-            f"{'inclusive frames, no truncation' if plan else 'continuous frames, truncated at FrameCount'}")  # fmt: skip
+    return (
+        f"collar {opts.get('collar', 0)}, video opt-out {'off' if opts.get('no_video_optout') else 'on'}, "
+        f"{'every status' if opts.get('no_optout_filter') else 'Processed only'}, "
+        f"{'inclusive frames, no truncation' if plan else 'continuous frames, truncated at FrameCount'}"
+    )
 
 
 def _header(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
@@ -206,12 +289,18 @@ def _columns(opts: Mapping[str, Any]) -> list[str]:
 
 def _row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
     c: dict[str, int] = entry.get("counts") or {}
-    return [str(c.get(k, "")) for k in ("trials", "scored", "opted_out", "not_scored")] + [_fmt(entry["metrics"].get("MCC"))]
+    return [str(c.get(k, "")) for k in ("trials", "scored", "opted_out", "not_scored")] + [
+        _fmt(entry["metrics"].get("MCC"))
+    ]
 
 
 def _json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:
-    return {"temporal": {k: opts.get(k) for k in ("collar", "no_video_optout", "no_optout_filter", "journal_mask",
-                                                  "probe_journal_join")}}  # fmt: skip
+    return {
+        "temporal": {
+            k: opts.get(k)
+            for k in ("collar", "no_video_optout", "no_optout_filter", "journal_mask", "probe_journal_join")
+        }
+    }
 
 
 TEMPORAL = register(

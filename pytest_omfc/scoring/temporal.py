@@ -3,8 +3,8 @@
 Pure numpy/pandas, no pytest.  Reproduces MediScore's
 ``VideoTemporalLocalizationScoring.py`` (checkfiles ``test_1_0``, METRICS.md 6.4) without its
 aborts: a reference interval outside the video, segments that are not JSON, a probe listed twice
-in the system output or missing from it (MediScore asserts), a query that cannot be evaluated become a reason on that trial or that
-query, never an exception for the whole run.
+in the system output or missing from it (MediScore asserts), a query that cannot be evaluated become a
+reason on that trial or that query, never an exception for the whole run.
 
 Frame model (METRICS.md 4): continuous coordinates on ``[1, FrameCount]``; ``[a, b]`` has length
 ``b - a``.  Each probe is scored by a sweep over boundary events: every endpoint of the reference,
@@ -198,8 +198,13 @@ def _nonzero(union: np.ndarray) -> np.ndarray:
 
 
 def confusion_counts(
-    ref: np.ndarray, sys: np.ndarray, lo: float, hi: float, *,
-    collars: np.ndarray = _EMPTY, sns: np.ndarray = _EMPTY,
+    ref: np.ndarray,
+    sys: np.ndarray,
+    lo: float,
+    hi: float,
+    *,
+    collars: np.ndarray = _EMPTY,
+    sns: np.ndarray = _EMPTY,
 ) -> tuple[float, float, float, float]:
     """TP, TN, FP, FN lengths on ``[lo, hi]`` (METRICS.md 4, Confusion).
 
@@ -210,8 +215,9 @@ def confusion_counts(
     return _counts(interval_union(ref), interval_union(sys), interval_union(collars), interval_union(sns), lo, hi)
 
 
-def _counts(ref: np.ndarray, sys: np.ndarray, collars: np.ndarray, sns: np.ndarray,
-            lo: float, hi: float) -> tuple[float, float, float, float]:
+def _counts(
+    ref: np.ndarray, sys: np.ndarray, collars: np.ndarray, sns: np.ndarray, lo: float, hi: float
+) -> tuple[float, float, float, float]:
     """:func:`confusion_counts` on inputs that are already unions (sorted, disjoint)."""
     ref, sys, collars, sns = (_nonzero(a) for a in (ref, sys, collars, sns))
     cuts = np.unique(np.concatenate([ref.ravel(), sys.ravel(), collars.ravel(), sns.ravel(), [lo, hi]]))
@@ -235,7 +241,9 @@ def mcc(tp: float, tn: float, fp: float, fn: float) -> float:
 # --------------------------------------------------------------------------- tables
 
 
-def _frame(obj: str | Path | pd.DataFrame, what: str, error: type[ScoringError] = SetupError) -> tuple[pd.DataFrame, str]:
+def _frame(
+    obj: str | Path | pd.DataFrame, what: str, error: type[ScoringError] = SetupError
+) -> tuple[pd.DataFrame, str]:
     """A string table with its source name (for ``file:line`` in reasons) and a line column."""
     df = as_frame(obj, what, error)
     name = what if isinstance(obj, pd.DataFrame) else Path(obj).name
@@ -250,7 +258,7 @@ def _require(df: pd.DataFrame, columns: Sequence[str], what: str, error: type[Sc
 def _brief(value: object, width: int = 40) -> str:
     text = repr(value) if not isinstance(value, str) else value
     text = text.encode("unicode_escape").decode("ascii")
-    return text if len(text) <= width else f"{text[:width - 3]}..."
+    return text if len(text) <= width else f"{text[: width - 3]}..."
 
 
 def _fmt(x: float) -> str:
@@ -268,7 +276,9 @@ class _Probe:
     frame_count: float | None
     processed: bool = True
     reason: str | None = None  # bad FrameCount, no or two system rows, segments that do not parse
-    range_error: str | None = None  # a system or opt-out interval outside the video: reported after the reference checks
+    range_error: str | None = (
+        None  # a system or opt-out interval outside the video: reported after the reference checks
+    )
     where: str = ""  # "<system output>:<line>" of its row, for reasons about its segments
 
 
@@ -361,9 +371,18 @@ def score_temporal(
 
     refs = _parse_cells(frame["VideoFrame"].tolist(), max_segments)
     plan = convention == "plan"
-    system_ = _system_probes(frame, idx, sys_df, sys_name, idx_name, video_optout=video_optout,
-                             optout_filter=optout_filter, max_segments=max_segments, plan=plan,
-                             truncate=do_truncate)
+    system_ = _system_probes(
+        frame,
+        idx,
+        sys_df,
+        sys_name,
+        idx_name,
+        video_optout=video_optout,
+        optout_filter=optout_filter,
+        max_segments=max_segments,
+        plan=plan,
+        truncate=do_truncate,
+    )
 
     results: list[TemporalResult] = []
     typed = None
@@ -375,14 +394,18 @@ def score_temporal(
             try:
                 if typed is None:
                     typed = typed_frame(frame.drop(columns=[_LINE]))
-                sel = select_query(frame.assign(_omfc_row=np.arange(len(frame))), q, "q",
-                                   key=["_omfc_row"], typed=typed.assign(_omfc_row=np.arange(len(frame))))
+                sel = select_query(
+                    frame.assign(_omfc_row=np.arange(len(frame))),
+                    q,
+                    "q",
+                    key=["_omfc_row"],
+                    typed=typed.assign(_omfc_row=np.arange(len(frame))),
+                )
                 rows = sel["_omfc_row"].to_numpy(dtype=int)
             except ScoringError as exc:
                 results.append(TemporalResult(q, pos, kind, (), float("nan"), error=str(exc)))
                 continue
-        trials = _score_query(_by_probe(frame, rows), frame, refs, system_, mask_name,
-                              collar=float(collar), plan=plan)
+        trials = _score_query(_by_probe(frame, rows), frame, refs, system_, mask_name, collar=float(collar), plan=plan)
         values = [t.mcc for t in trials if t.status == "scored" and t.mcc is not None]
         mean = round(float(np.mean(values)), _DECIMALS) if values else float("nan")
         results.append(TemporalResult(q, pos, kind, trials, mean))
@@ -446,15 +469,19 @@ def _parse_cells(cells: list[str], max_segments: int) -> _Cells:
     return _Cells(flat, starts[code_arr], count[code_arr], code_arr.tolist(), errors)
 
 
-def _to_array(objs: list[list[Any]], base: int, texts: list[str], errors: list[str | None],
-              max_segments: int) -> tuple[np.ndarray, np.ndarray]:
+def _to_array(
+    objs: list[list[Any]], base: int, texts: list[str], errors: list[str | None], max_segments: int
+) -> tuple[np.ndarray, np.ndarray]:
     """The pairs of the decoded cells ``base, base + 1, ...`` as one sorted-pair float array and the
     count per cell; a cell that is not a list of number pairs (exact types: a JSON true/false is a
     bool and refused), or holds an integer too large for a float or a non-finite number, gets its
     reason in ``errors`` and count 0.  The checks are C loops over the whole chunk."""
     pairs = list(chain.from_iterable(objs))
-    if not (set(map(type, pairs)) <= {list} and set(map(len, pairs)) <= {2}
-            and set(map(type, chain.from_iterable(pairs))) <= {int, float}):
+    if not (
+        set(map(type, pairs)) <= {list}
+        and set(map(len, pairs)) <= {2}
+        and set(map(type, chain.from_iterable(pairs))) <= {int, float}
+    ):
         num = (int, float)
         for k, obj in enumerate(objs):
             if not all(type(p) is list and len(p) == 2 and type(p[0]) in num and type(p[1]) in num for p in obj):
@@ -596,8 +623,17 @@ def _by_probe(frame: pd.DataFrame, rows: np.ndarray) -> list[tuple[str, np.ndarr
 
 
 def _system_probes(
-    frame: pd.DataFrame, idx: pd.DataFrame, sys_df: pd.DataFrame, sys_name: str, idx_name: str, *,
-    video_optout: bool, optout_filter: bool, max_segments: int, plan: bool, truncate: bool,
+    frame: pd.DataFrame,
+    idx: pd.DataFrame,
+    sys_df: pd.DataFrame,
+    sys_name: str,
+    idx_name: str,
+    *,
+    video_optout: bool,
+    optout_filter: bool,
+    max_segments: int,
+    plan: bool,
+    truncate: bool,
 ) -> _System:
     """FrameCount, status and final system/SNS unions of every probe of the trials (all queries share them).
 
@@ -607,7 +643,7 @@ def _system_probes(
     """
     wanted = pd.unique(frame["ProbeFileID"])
     first = idx.drop_duplicates("ProbeFileID")
-    fc_of = dict(zip(first["ProbeFileID"], zip(first["FrameCount"], first[_LINE])))
+    fc_of = dict(zip(first["ProbeFileID"], zip(first["FrameCount"], first[_LINE], strict=False), strict=False))
     sys_groups = sys_df.groupby("ProbeFileID", sort=False).indices
     status_col = "ProbeStatus" if "ProbeStatus" in sys_df.columns else "IsOptOut"
     keep_status = "Processed" if status_col == "ProbeStatus" else "N"
@@ -630,8 +666,11 @@ def _system_probes(
         except ValueError:
             fc = float("nan")
         if not math.isfinite(fc) or fc < 1:
-            out[pid] = _Probe(None, reason=f"{idx_name}:{fc_line} {tag} FrameCount={_brief(raw_fc)!r}: "
-                                          f"FrameCount must be a number >= 1 (got {_brief(raw_fc)!r})")
+            out[pid] = _Probe(
+                None,
+                reason=f"{idx_name}:{fc_line} {tag} FrameCount={_brief(raw_fc)!r}: "
+                f"FrameCount must be a number >= 1 (got {_brief(raw_fc)!r})",
+            )
             continue
         fcs[k] = fc
         hits = sys_groups.get(pid)
@@ -640,13 +679,13 @@ def _system_probes(
             continue
         if len(hits) > 1:
             lines = ", ".join(str(v) for v in sys_lines[hits[:5]])
-            out[pid] = _Probe(fc, reason=f"{sys_name}:{lines} {tag}: the probe must have one system output row "
-                                          f"(got {len(hits)})")
+            out[pid] = _Probe(
+                fc, reason=f"{sys_name}:{lines} {tag}: the probe must have one system output row (got {len(hits)})"
+            )
             continue
         at = int(hits[0])
         if optout_filter and status is not None and status[at] != keep_status:
-            out[pid] = _Probe(fc, processed=False,
-                              reason=f"opted out ({_brief(status[at])!r} is not {keep_status})")
+            out[pid] = _Probe(fc, processed=False, reason=f"opted out ({_brief(status[at])!r} is not {keep_status})")
             continue
         out[pid] = _Probe(fc, where=f"{sys_name}:{sys_lines[at]}")
         ok_k.append(k)
@@ -656,13 +695,15 @@ def _system_probes(
     hi = fcs + 1.0 if plan else fcs
     parsed = {col: _parse_cells([str(v) for v in cells[col][ok_at]], max_segments) for col in columns}
     good = np.ones(len(ok_k), dtype=bool)
-    for i, (k, at) in enumerate(zip(ok_k, ok_at)):
+    for i, (k, at) in enumerate(zip(ok_k, ok_at, strict=False)):
         for col in columns:
             err = parsed[col].error(i)
             if err is not None:
                 pid = wanted[k]
                 cell = str(cells[col][at])
-                out[pid].reason = f"{sys_name}:{sys_lines[at]} [ProbeFileID={_brief(pid, 60)}] {col}={_brief(cell)!r}: {err}"
+                out[
+                    pid
+                ].reason = f"{sys_name}:{sys_lines[at]} [ProbeFileID={_brief(pid, 60)}] {col}={_brief(cell)!r}: {err}"
                 good[i] = False
                 break
     ks = np.asarray(ok_k, dtype=np.intp)
@@ -682,7 +723,7 @@ def _system_probes(
         bad = (a < lo[g]) | (b > hi[g])
         hit = np.flatnonzero(bad)
         gs, firsts = np.unique(g[hit], return_index=True)
-        for k, h in zip(gs.tolist(), hit[firsts].tolist()):
+        for k, h in zip(gs.tolist(), hit[firsts].tolist(), strict=False):
             if range_bad[k]:
                 continue  # VideoFrameSegments are checked first
             pid = wanted[k]
@@ -691,15 +732,19 @@ def _system_probes(
             hint = "" if truncate else " (truncation is off)"
             probe.range_error = (
                 f"{probe.where} [ProbeFileID={_brief(pid, 60)}] {col}: system interval {_iv(shown)} must lie within "
-                f"the video [1, {_fmt(probe.frame_count or 0.0)}]{hint} (got {_iv(shown)}); trial not scored")
+                f"the video [1, {_fmt(probe.frame_count or 0.0)}]{hint} (got {_iv(shown)}); trial not scored"
+            )
             range_bad[k] = True
         finals[col] = (g, a, b)
     empty = (np.zeros(0, dtype=np.intp), np.zeros(0), np.zeros(0))
-    return _System(out, number, lo, hi, range_bad, finals["VideoFrameSegments"],
-                   finals.get("VideoFrameOptOutSegments", empty))
+    return _System(
+        out, number, lo, hi, range_bad, finals["VideoFrameSegments"], finals.get("VideoFrameOptOutSegments", empty)
+    )
 
 
-def _select(arrays: tuple[np.ndarray, np.ndarray, np.ndarray], new_id: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _select(
+    arrays: tuple[np.ndarray, np.ndarray, np.ndarray], new_id: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The intervals of the probes being scored, renumbered (``new_id`` is -1 for the others)."""
     g, a, b = arrays
     ng = new_id[g]
@@ -708,8 +753,14 @@ def _select(arrays: tuple[np.ndarray, np.ndarray, np.ndarray], new_id: np.ndarra
 
 
 def _score_query(
-    groups: list[tuple[str, np.ndarray]], frame: pd.DataFrame, refs: _Cells, system_: _System,
-    mask_name: str, *, collar: float, plan: bool,
+    groups: list[tuple[str, np.ndarray]],
+    frame: pd.DataFrame,
+    refs: _Cells,
+    system_: _System,
+    mask_name: str,
+    *,
+    collar: float,
+    plan: bool,
 ) -> tuple[TemporalTrial, ...]:
     """Every probe of one query: status checks per probe in Python, then reference range check,
     reference union, collars, sweep and confusion sums for all probes at once; MCC per probe."""
@@ -729,24 +780,39 @@ def _score_query(
             err = refs.error(r)
             if err is not None:
                 raw = frame.at[r, "VideoFrame"]
-                trials[i] = TemporalTrial(pid, "error", reason=(
-                    f"{mask_name}:{frame.at[r, _LINE]} [ProbeFileID={_brief(pid, 60)}] "
-                    f"VideoFrame={_brief(raw)!r}: {err}"))
+                trials[i] = TemporalTrial(
+                    pid,
+                    "error",
+                    reason=(
+                        f"{mask_name}:{frame.at[r, _LINE]} [ProbeFileID={_brief(pid, 60)}] "
+                        f"VideoFrame={_brief(raw)!r}: {err}"
+                    ),
+                )
                 break
         else:
             cand_pos.append(i)
             cand_k.append(system_.number[pid])
             cand_rows.append(rows)
     if cand_pos:
-        _score_batch(trials, groups, cand_pos, cand_k, cand_rows, frame, refs, system_, mask_name,
-                     collar=collar, plan=plan)
+        _score_batch(
+            trials, groups, cand_pos, cand_k, cand_rows, frame, refs, system_, mask_name, collar=collar, plan=plan
+        )
     return tuple(t for t in trials if t is not None)
 
 
 def _score_batch(
-    trials: list[TemporalTrial | None], groups: list[tuple[str, np.ndarray]], cand_pos: list[int],
-    cand_k: list[int], cand_rows: list[np.ndarray], frame: pd.DataFrame, refs: _Cells, system_: _System,
-    mask_name: str, *, collar: float, plan: bool,
+    trials: list[TemporalTrial | None],
+    groups: list[tuple[str, np.ndarray]],
+    cand_pos: list[int],
+    cand_k: list[int],
+    cand_rows: list[np.ndarray],
+    frame: pd.DataFrame,
+    refs: _Cells,
+    system_: _System,
+    mask_name: str,
+    *,
+    collar: float,
+    plan: bool,
 ) -> None:
     """Fill ``trials`` at ``cand_pos``: the probes whose inputs parsed, scored together."""
     nc = len(cand_pos)
@@ -767,14 +833,20 @@ def _score_batch(
     if hit.size:
         src = np.repeat(rows_all, cnt)
         gs, firsts = np.unique(g[hit], return_index=True)
-        for gi, h in zip(gs.tolist(), hit[firsts].tolist()):
+        for gi, h in zip(gs.tolist(), hit[firsts].tolist(), strict=False):
             pid = groups[cand_pos[gi]][0]
             fc = system_.probes[pid].frame_count or 0.0
             shown = np.array([a[h], b[h]]) - (np.array([0.0, 1.0]) if plan else 0.0)
-            trials[cand_pos[gi]] = TemporalTrial(pid, "error", reason=(
-                f"{mask_name}:{frame.at[int(src[h]), _LINE]} [ProbeFileID={_brief(pid, 60)}] VideoFrame: reference "
-                f"interval {_iv(shown)} of probe {pid} must lie within the video [1, {_fmt(fc)}] (got {_iv(shown)}); "
-                f"trial not scored"))
+            trials[cand_pos[gi]] = TemporalTrial(
+                pid,
+                "error",
+                reason=(
+                    f"{mask_name}:{frame.at[int(src[h]), _LINE]} [ProbeFileID={_brief(pid, 60)}] VideoFrame: reference "
+                    f"interval {_iv(shown)} of probe {pid} must lie within the video [1, {_fmt(fc)}] (got "
+                    f"{_iv(shown)}); "
+                    f"trial not scored"
+                ),
+            )
             fail[gi] = True
     for gi in np.flatnonzero(fail).tolist():
         if trials[cand_pos[gi]] is None:  # the system segments' range error comes after the reference's
@@ -796,8 +868,10 @@ def _score_batch(
         collars = _sorted_union(xg, np.clip(x - collar, lo[xg], hi[xg]), np.clip(x + collar, lo[xg], hi[xg]))
     new_id = np.full(len(system_.lo), -1, dtype=np.intp)
     new_id[k[ok]] = np.arange(n)
-    sums = _sweep(lo, hi, [_nonzero_g(*ref_u), _select(system_.sys, new_id), _nonzero_g(*collars),
-                           _select(system_.sns, new_id)])
-    for j, (tn, fn, fp, tp, _) in zip(np.flatnonzero(ok).tolist(), sums.tolist()):
-        trials[cand_pos[j]] = TemporalTrial(groups[cand_pos[j]][0], "scored",
-                                            mcc=round(mcc(tp, tn, fp, fn), _DECIMALS), tp=tp, tn=tn, fp=fp, fn=fn)
+    sums = _sweep(
+        lo, hi, [_nonzero_g(*ref_u), _select(system_.sys, new_id), _nonzero_g(*collars), _select(system_.sns, new_id)]
+    )
+    for j, (tn, fn, fp, tp, _) in zip(np.flatnonzero(ok).tolist(), sums.tolist(), strict=False):
+        trials[cand_pos[j]] = TemporalTrial(
+            groups[cand_pos[j]][0], "scored", mcc=round(mcc(tp, tn, fp, fn), _DECIMALS), tp=tp, tn=tn, fp=fp, fn=fn
+        )

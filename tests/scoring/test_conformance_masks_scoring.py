@@ -28,18 +28,39 @@ from pytest_omfc.scoring.mask.run import MaskReport, score_masks
 TS = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "mediscore" / "test_suite" / "maskScorerTests"
 CHECK = TS / "compcheckfiles"
 
-M16 = ("indexes/NC2016-manipulation-index.csv", "reference/manipulation/NC2016-manipulation-ref.csv",
-       "B_NC2016_Unittest_Manipulation_ImgOnly_c-me2_1")
-M17 = ("indexes/NC2017-manipulation-index.csv", "reference/manipulation/NC2017-manipulation-ref.csv",
-       "B_NC2017_Unittest_Manipulation_ImgOnly_c-me2_1")
-S17 = ("indexes/NC2017-splice-index.csv", "reference/splice/NC2017-splice-ref.csv",
-       "B_NC2017_Unittest_Splice_ImgOnly_p-me_1")
-S16 = ("indexes/NC2016-splice-index.csv", "reference/splice/NC2016-splice-ref.csv",
-       "B_NC2016_Unittest_Splice_ImgOnly_p-me_1")
-MFC18 = ("indexes/MFC18-manipulation-image-index.csv", "reference/manipulation-image/MFC18-manipulation-image-ref.csv",
-         "B_MFC18_Unittest_Manipulation_ImgOnly_p-me_1")
-QM6 = ("Purpose==['clone']", "Purpose==['add']", "Purpose==['heal']", "Purpose==['clone','add']",
-       "Purpose==['display']", "Purpose==['remove']")
+M16 = (
+    "indexes/NC2016-manipulation-index.csv",
+    "reference/manipulation/NC2016-manipulation-ref.csv",
+    "B_NC2016_Unittest_Manipulation_ImgOnly_c-me2_1",
+)
+M17 = (
+    "indexes/NC2017-manipulation-index.csv",
+    "reference/manipulation/NC2017-manipulation-ref.csv",
+    "B_NC2017_Unittest_Manipulation_ImgOnly_c-me2_1",
+)
+S17 = (
+    "indexes/NC2017-splice-index.csv",
+    "reference/splice/NC2017-splice-ref.csv",
+    "B_NC2017_Unittest_Splice_ImgOnly_p-me_1",
+)
+S16 = (
+    "indexes/NC2016-splice-index.csv",
+    "reference/splice/NC2016-splice-ref.csv",
+    "B_NC2016_Unittest_Splice_ImgOnly_p-me_1",
+)
+MFC18 = (
+    "indexes/MFC18-manipulation-image-index.csv",
+    "reference/manipulation-image/MFC18-manipulation-image-ref.csv",
+    "B_MFC18_Unittest_Manipulation_ImgOnly_p-me_1",
+)
+QM6 = (
+    "Purpose==['clone']",
+    "Purpose==['add']",
+    "Purpose==['heal']",
+    "Purpose==['clone','add']",
+    "Purpose==['display']",
+    "Purpose==['remove']",
+)
 
 
 @dataclass(frozen=True)
@@ -55,8 +76,15 @@ class Case:
         index, ref, sysdir = self.inputs
         sysdir = self.sysdir or sysdir
         kw = dict(self.kwargs)
-        return score_masks(TS / index, TS / ref, TS / sysdir / f"{sysdir}.csv", task=self.task,  # type: ignore[arg-type]
-                           ref_dir=TS, sys_dir=TS / sysdir, **kw)
+        return score_masks(
+            TS / index,
+            TS / ref,
+            TS / sysdir / f"{sysdir}.csv",
+            task=self.task,  # type: ignore[arg-type]
+            ref_dir=TS,
+            sys_dir=TS / sysdir,
+            **kw,
+        )
 
 
 CASES: dict[str, Case] = {
@@ -71,26 +99,37 @@ CASES: dict[str, Case] = {
     "manipconfpart": Case(M17, kwargs=(("query_partition", "0.5 < ConfidenceScore"),)),
     "manipconfclonepart": Case(M17, kwargs=(("query_partition", "ConfidenceScore > 0.3 & Clone==['yes','no']"),)),
     "manipconfmanmade": Case(M17, kwargs=(("query", ("ConfidenceScore < 0.5", "ManMade=='no'")), ("optout", True))),
-    "manipconfmanmade_optout": Case(M17, kwargs=(
-        ("query", ("(ConfidenceScore < 0.5) & (IsOptOut!='Y')", "(ManMade=='no') & (IsOptOut!='Y')")),)),
+    "manipconfmanmade_optout": Case(
+        M17, kwargs=(("query", ("(ConfidenceScore < 0.5) & (IsOptOut!='Y')", "(ManMade=='no') & (IsOptOut!='Y')")),)
+    ),
     "plainM17": Case(M17),  # manipfooconf*: per-image rows do not depend on -q
     "splice": Case(S17, task="splice"),
     "splice_optOut": Case(S17, task="splice", kwargs=(("optout", True),)),
     "splicefailvalid": Case(S17, task="splice", sysdir="p-failvalid_2_splice"),
     "splice_query": Case(S17, task="splice", kwargs=(("query_manipulation", "Operation==['PasteSplice']"),)),
-    "splicebin": Case(S17, task="splice", sysdir="C_NC2017_Unittest_Splice_ImgOnly_p-me_1",
-                      kwargs=(("sbin", 200), ("index_filter", True), ("jpeg2000", "yes"))),
+    "splicebin": Case(
+        S17,
+        task="splice",
+        sysdir="C_NC2017_Unittest_Splice_ImgOnly_p-me_1",
+        kwargs=(("sbin", 200), ("index_filter", True), ("jpeg2000", "yes")),
+    ),
     "spliceconf": Case(S16, task="splice", kwargs=(("query", "0.5 < ConfidenceScore"),)),
     "spliceconfpart": Case(S16, task="splice", kwargs=(("query_partition", "ConfidenceScore > 0.5"),)),
-    "spliceconfcoll": Case(S16, task="splice", kwargs=(("query", ("0.3 <= ConfidenceScore", "Collection==['Nimble-WEB']")),)),
-    "spliceconfcollpart": Case(S16, task="splice", kwargs=(
-        ("query_partition", "ConfidenceScore > 0.3 & Collection==['Nimble-WEB','Nimble-SCI']"),)),
+    "spliceconfcoll": Case(
+        S16, task="splice", kwargs=(("query", ("0.3 <= ConfidenceScore", "Collection==['Nimble-WEB']")),)
+    ),
+    "spliceconfcollpart": Case(
+        S16,
+        task="splice",
+        kwargs=(("query_partition", "ConfidenceScore > 0.3 & Collection==['Nimble-WEB','Nimble-SCI']"),),
+    ),
     "plainS16": Case(S16, task="splice"),
     "bittest_1": Case(MFC18, kwargs=(("jpeg2000", "yes"),)),
     "bittest_oo": Case(MFC18, kwargs=(("jpeg2000", "yes"), ("optout", True))),
     "bittest_partial": Case(MFC18, kwargs=(("jpeg2000", "yes"), ("query_manipulation", "Operation==['PasteSampled']"))),
-    "bittest_partial_oo": Case(MFC18, kwargs=(
-        ("jpeg2000", "yes"), ("query_manipulation", "Operation==['PasteSampled']"), ("optout", True))),
+    "bittest_partial_oo": Case(
+        MFC18, kwargs=(("jpeg2000", "yes"), ("query_manipulation", "Operation==['PasteSampled']"), ("optout", True))
+    ),
     "bittest_pixns": Case(MFC18, kwargs=(("jpeg2000", "yes"), ("pppns", True))),
 }
 
@@ -115,9 +154,24 @@ def _targets() -> dict[str, Target]:
         if agg:
             t[f"ref_maskreport_{name}.csv"] = Target(case, "agg", run)
 
-    for name in ("manip", "thres", "manip_optOut", "manipfailvalid", "all", "target_optOut", "splice",
-                 "splice_optOut", "splicefailvalid", "splice_query", "splicebin", "bittest_1", "bittest_oo",
-                 "bittest_partial", "bittest_partial_oo", "bittest_pixns"):
+    for name in (
+        "manip",
+        "thres",
+        "manip_optOut",
+        "manipfailvalid",
+        "all",
+        "target_optOut",
+        "splice",
+        "splice_optOut",
+        "splicefailvalid",
+        "splice_query",
+        "splicebin",
+        "bittest_1",
+        "bittest_oo",
+        "bittest_partial",
+        "bittest_partial_oo",
+        "bittest_pixns",
+    ):
         trio(name, name)
     for k, name in enumerate(("clone", "add", "heal", "clone_add", "display", "remove")):
         trio(name, "qm6", k, agg=name not in ("heal", "display"))
@@ -151,15 +205,26 @@ TARGETS = _targets()
 
 #: checkfiles of older MediScore versions: comma-separated, other columns (pMCC/WL1/runID...), other numbers
 LEGACY = {
-    "ref_maskreport_1.csv", "ref_maskreport_1-perimage.csv", "ref_maskreport_3.csv", "ref_maskreport_3-perimage.csv",
-    "ref_maskreport_clone_add-mask_scores_perimage.csv", "ref_maskreport_manipfooconfpart.csv",
-    "ref_maskreport_spliceconfcoll_qm-perimage.csv", "ref_maskreport_spliceconfcoll_qm_0.csv",
+    "ref_maskreport_1.csv",
+    "ref_maskreport_1-perimage.csv",
+    "ref_maskreport_3.csv",
+    "ref_maskreport_3-perimage.csv",
+    "ref_maskreport_clone_add-mask_scores_perimage.csv",
+    "ref_maskreport_manipfooconfpart.csv",
+    "ref_maskreport_spliceconfcoll_qm-perimage.csv",
+    "ref_maskreport_spliceconfcoll_qm_0.csv",
     "ref_maskreport_spliceconfcoll_qm_1.csv",
 }
 
 #: plot file names MediScore writes into the per-image table; not produced here
-PLOT_COLUMNS = {"ColMaskFileName", "AggMaskFileName", "ProbeColMaskFileName", "ProbeAggMaskFileName",
-                "DonorColMaskFileName", "DonorAggMaskFileName"}
+PLOT_COLUMNS = {
+    "ColMaskFileName",
+    "AggMaskFileName",
+    "ProbeColMaskFileName",
+    "ProbeAggMaskFileName",
+    "DonorColMaskFileName",
+    "DonorAggMaskFileName",
+}
 
 
 def _missing_masks(case: Case) -> list[str]:
@@ -217,7 +282,7 @@ def compare_aggregate(name: str, target: Target) -> list[tuple[str, str, Any]]:
         if col in skip:
             continue
         if col.startswith("stddev_"):
-            got = result.stddev.get(col[len("stddev_"):], "<absent>")
+            got = result.stddev.get(col[len("stddev_") :], "<absent>")
         else:
             got = result.aggregate.get(rename.get(col, col), "<absent>")
         if not _same(want.at[0, col], got):
@@ -262,7 +327,9 @@ def _files() -> list[str]:
     return sorted(p.name for p in CHECK.glob("*.csv")) if CHECK.is_dir() else []
 
 
-@pytest.mark.parametrize("name", _files() or [pytest.param("-", marks=pytest.mark.skip(reason=f"no conformance data at {CHECK}"))])
+@pytest.mark.parametrize(
+    "name", _files() or [pytest.param("-", marks=pytest.mark.skip(reason=f"no conformance data at {CHECK}"))]
+)
 def test_checkfile(name: str) -> None:
     if name in LEGACY:
         pytest.skip(f"{name} is in the format of an older MediScore (comma-separated, other columns and numbers)")
@@ -298,8 +365,14 @@ def test_error_case_gives_the_unreadable_mask_a_reason_and_scores_the_rest() -> 
         pytest.skip(f"no conformance data at {CHECK}")
     rep = Case(M17, sysdir="Error_NC2017_Unittest_Manipulation_ImgOnly_c-me_1").run()
     run = rep.runs[0]
-    assert [(t, r.split(" (")[0]) for t, r in run.not_scored] == [("43e1d6f0a9306a629a51062729549d76", "foo.png: file not found")]
+    assert [(t, r.split(" (")[0]) for t, r in run.not_scored] == [
+        ("43e1d6f0a9306a629a51062729549d76", "foo.png: file not found")
+    ]
     scored = run.perimage.set_index("ProbeFileID")["Scored"].to_dict()
-    assert scored == {"43e1d6f0a9306a629a51062729549d76": "N", "07e65ca7be451f9fc756e9cc7a458eb6": "Y",
-                      "43e1d6f0a9306a629a51062729549d76-2": "Y", "43e1d6f0a9306a629a51062729549d76-3": "Y"}
+    assert scored == {
+        "43e1d6f0a9306a629a51062729549d76": "N",
+        "07e65ca7be451f9fc756e9cc7a458eb6": "Y",
+        "43e1d6f0a9306a629a51062729549d76-2": "Y",
+        "43e1d6f0a9306a629a51062729549d76-3": "Y",
+    }
     assert rep.results[0].aggregate["ScoreableTrials"] == 3

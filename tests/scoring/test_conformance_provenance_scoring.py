@@ -22,14 +22,7 @@ from pytest_omfc.scoring.provenance import (
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-TS = (
-    REPO_ROOT.parent
-    / "shared"
-    / "conformance"
-    / "mediscore"
-    / "test_suite"
-    / "provenanceScorerTests"
-)
+TS = REPO_ROOT.parent / "shared" / "conformance" / "mediscore" / "test_suite" / "provenanceScorerTests"
 
 pytestmark = pytest.mark.skipif(
     not TS.is_dir(),
@@ -153,21 +146,13 @@ def _expected(path: Path) -> tuple[list[str], set[tuple[Any, ...]]]:
 
 def _check(got: pd.DataFrame, path: Path) -> None:
     header, want = _expected(path)
-    assert set(header) <= set(got.columns), (
-        f"{path.name}: columns {set(header) - set(got.columns)} missing"
-    )
+    assert set(header) <= set(got.columns), f"{path.name}: columns {set(header) - set(got.columns)} missing"
     have = _rows(got, header)
-    assert have == want, (
-        f"{path}: only computed {sorted(have - want)[:3]}; only expected {sorted(want - have)[:3]}"
-    )
+    assert have == want, f"{path}: only computed {sorted(have - want)[:3]}; only expected {sorted(want - have)[:3]}"
 
 
-@pytest.mark.parametrize(
-    ("case", "n", "system", "opts"), GRAPH_CASES, ids=[c[0] for c in GRAPH_CASES]
-)
-def test_graph_building_checkfiles(
-    case: str, n: int, system: str, opts: dict[str, bool]
-) -> None:
+@pytest.mark.parametrize(("case", "n", "system", "opts"), GRAPH_CASES, ids=[c[0] for c in GRAPH_CASES])
+def test_graph_building_checkfiles(case: str, n: int, system: str, opts: dict[str, bool]) -> None:
     res = score_graph_building(
         system=TS / system,
         **_tables(n),
@@ -187,9 +172,7 @@ def test_graph_building_checkfiles(
 
 def test_system_cycle_is_scored_with_a_reason() -> None:
     """test_3_1: MediScore needs -c for this system graph; here it is scored and noted (PROV-15)."""
-    res = score_graph_building(
-        system=TS / "test_case_3-system_output_1_index.csv", **_tables(2)
-    )
+    res = score_graph_building(system=TS / "test_case_3-system_output_1_index.csv", **_tables(2))
     assert [r.reason.split(":")[0] for r in res.reasons] == ["system graph has a cycle"]
     assert res.trial_scores["SimLO"].tolist() == [0.3]
 
@@ -199,9 +182,7 @@ def test_system_cycle_is_scored_with_a_reason() -> None:
     FILTERING_CASES,
     ids=[c[0] for c in FILTERING_CASES],
 )
-def test_filtering_checkfiles(
-    case: str, n: int, system: str, types: tuple[str, ...]
-) -> None:
+def test_filtering_checkfiles(case: str, n: int, system: str, types: tuple[str, ...]) -> None:
     res = score_filtering(system=TS / system, node_types=types, **_tables(n))
     out = TS / "checkfiles" / case
     for name, df in (
@@ -214,18 +195,12 @@ def test_filtering_checkfiles(
 
 def test_filtering_mean_is_of_rounded_values_not_rerounded() -> None:
     """METRICS.md 3.4: the mean keeps float noise, e.g. 0.32456140350850005."""
-    res = score_filtering(
-        system=TS / "test_case_3-filtering-system_output_1_index.csv", **_tables(3)
-    )
+    res = score_filtering(system=TS / "test_case_3-filtering-system_output_1_index.csv", **_tables(3))
     assert res.scores.loc[0, "NodeRecallAt50"] == 0.32456140350850005
 
 
 def test_optout_trial_is_dropped_with_a_reason() -> None:
-    res = score_filtering(
-        system=TS / "test_case_4-filtering-system_output_0_index.csv", **_tables(3)
-    )
+    res = score_filtering(system=TS / "test_case_4-filtering-system_output_0_index.csv", **_tables(3))
     assert len(res.trial_scores) == 1
     assert [(r.probe_id, r.scored) for r in res.reasons] == [("d" * 32, False)]
-    assert res.reasons[0].reason.startswith(
-        "ProvenanceProbeStatus='IsOptOut': not scored"
-    )
+    assert res.reasons[0].reason.startswith("ProvenanceProbeStatus='IsOptOut': not scored")

@@ -44,9 +44,15 @@ def report() -> TemporalReport:
     _need(*INPUTS.values(), EXPECTED["query_table_join"])
     queries = [r["query"] for r in sorted(_rows(EXPECTED["query_table_join"]), key=lambda r: int(r["id"]))]
     assert queries == ["*", "Operation == 'PasteFrames'"]
-    return score_temporal(INPUTS["index"], INPUTS["reference"], INPUTS["system"],
-                          journal_join=INPUTS["journal_join"], journal_mask=INPUTS["journal_mask"],
-                          query=queries, collar=5)
+    return score_temporal(
+        INPUTS["index"],
+        INPUTS["reference"],
+        INPUTS["system"],
+        journal_join=INPUTS["journal_join"],
+        journal_mask=INPUTS["journal_mask"],
+        query=queries,
+        collar=5,
+    )
 
 
 def test_scores_probes_match_checkfile(report: TemporalReport) -> None:

@@ -177,26 +177,44 @@ def trio(tmp_path: Path) -> tuple[Path, Path, Path]:
     ids = ["0042", "42", "F3", "F4", "F5", "F6"]
     tgt = ["Y", "N", "Y", "N", "Y", "N"]
     coll = ["A", "A", "B", "B", "A", "B"]
-    ref = _write(tmp_path / "t-ref.csv", [
-        {"TaskID": "manipulation", "ProbeFileID": i, "IsTarget": t, "Collection": c}
-        for i, t, c in zip(ids, tgt, coll, strict=True)
-    ])  # fmt: skip
-    idx = _write(tmp_path / "t-index.csv", [
-        {"TaskID": "manipulation", "ProbeFileID": i, "ProbeWidth": str(100 * (k + 1))} for k, i in enumerate(ids)
-    ])  # fmt: skip
-    sysf = _write(tmp_path / "t-sys.csv", [
-        {"ProbeFileID": i, "ConfidenceScore": str(s), "ProbeStatus": st}
-        for i, s, st in zip(ids[:5], [0.9, 0.1, 0.8, 0.7, 0.2],
-                            ["Processed", "Processed", "NonProcessed", "Processed", "OptOutDetection"], strict=True)
-    ])  # fmt: skip
+    ref = _write(
+        tmp_path / "t-ref.csv",
+        [
+            {"TaskID": "manipulation", "ProbeFileID": i, "IsTarget": t, "Collection": c}
+            for i, t, c in zip(ids, tgt, coll, strict=True)
+        ],
+    )
+    idx = _write(
+        tmp_path / "t-index.csv",
+        [{"TaskID": "manipulation", "ProbeFileID": i, "ProbeWidth": str(100 * (k + 1))} for k, i in enumerate(ids)],
+    )
+    sysf = _write(
+        tmp_path / "t-sys.csv",
+        [
+            {"ProbeFileID": i, "ConfidenceScore": str(s), "ProbeStatus": st}
+            for i, s, st in zip(
+                ids[:5],
+                [0.9, 0.1, 0.8, 0.7, 0.2],
+                ["Processed", "Processed", "NonProcessed", "Processed", "OptOutDetection"],
+                strict=True,
+            )
+        ],
+    )
     return idx, ref, sysf
 
 
 def test_ids_stay_strings_and_missing_trial_dropped(trio) -> None:
     idx, ref, sysf = trio
     res = score_detection(idx, ref, sysf).results[0]
-    assert res.counts == {"targets": 3, "nontargets": 2, "scored": 5, "total": 5, "missing_system": 1,
-                          "index_unmatched": 0, "opted_out": 0}  # fmt: skip
+    assert res.counts == {
+        "targets": 3,
+        "nontargets": 2,
+        "scored": 5,
+        "total": 5,
+        "missing_system": 1,
+        "index_unmatched": 0,
+        "opted_out": 0,
+    }
     # Y scores .9 .8 .2, N scores .1 .7 -> 5 of 6 pairs ordered.
     assert res.metrics["AUC"] == pytest.approx(5 / 6)
     assert res.metrics["TRR"] == 1.0
@@ -232,7 +250,10 @@ def test_queries_q_qm_qp(trio) -> None:
     qm = score_detection(idx, ref, sysf, query_manipulation="Collection == ['A']").results[0]
     assert (qm.counts["targets"], qm.counts["nontargets"]) == (2, 2)
     qp = score_detection(idx, ref, sysf, query_partition="Collection == ['A', 'B'] & ProbeWidth >= 100", strict=False)
-    assert [r.query for r in qp] == ["Collection == ['A'] & ProbeWidth >= 100", "Collection == ['B'] & ProbeWidth >= 100"]
+    assert [r.query for r in qp] == [
+        "Collection == ['A'] & ProbeWidth >= 100",
+        "Collection == ['B'] & ProbeWidth >= 100",
+    ]
     assert qp.results[0].metrics == q.results[0].metrics
 
 

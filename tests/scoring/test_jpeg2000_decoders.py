@@ -12,14 +12,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import CONFORMANCE
 from PIL import Image
 
-from conftest import CONFORMANCE
-from pytest_omfc.scoring.mask.io import glymur_usable
-from pytest_omfc.scoring.mask.io import read_bitplanes
+from pytest_omfc.scoring.mask.io import glymur_usable, read_bitplanes
 
 needs_glymur = pytest.mark.skipif(
-    not glymur_usable(), reason="glymur found no OpenJPEG >= 2.4 (apt-get install libopenjp2-7); Pillow alone is tested")
+    not glymur_usable(), reason="glymur found no OpenJPEG >= 2.4 (apt-get install libopenjp2-7); Pillow alone is tested"
+)
 MASKS = CONFORMANCE / "maskScorerTests" / "reference" / "manipulation-image" / "mask"
 
 

@@ -68,13 +68,19 @@ def multi_probe_case(root: Path) -> Data:
 
 def run_child(code: str, timeout: float = 90, cap: int | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``code`` in a fresh interpreter (rootdir on sys.path), optionally under RLIMIT_AS, with a timeout."""
+
     def limit() -> None:
         if cap is not None:
             resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
     return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=timeout,
-        cwd=str(ROOT), check=False, preexec_fn=limit,
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=str(ROOT),
+        check=False,
+        preexec_fn=limit,
     )
 
 
@@ -120,8 +126,17 @@ def test_a_local_cluster_scores_exactly_as_the_local_run(tmp_path: Path) -> None
     assert len(remote.runs) == len(local.runs) == 1
     mine, theirs = local.runs[0], remote.runs[0]
     pd.testing.assert_frame_equal(theirs.perimage, mine.perimage, check_exact=True)
-    assert list(theirs.perimage["ProbeFileID"]) == ["fp0", "fp1", "fp2", "fp3", "grey", "notpng", "absent", "bomb",
-                                                    "same"]
+    assert list(theirs.perimage["ProbeFileID"]) == [
+        "fp0",
+        "fp1",
+        "fp2",
+        "fp3",
+        "grey",
+        "notpng",
+        "absent",
+        "bomb",
+        "same",
+    ]
     assert theirs.not_scored == mine.not_scored and len(mine.not_scored) == 2
     assert [r.query for r in remote.results] == ["ConfidenceScore > 0.5", "ConfidenceScore <= 0.5"]
     for a, b in zip(remote.results, local.results, strict=True):
@@ -176,8 +191,11 @@ def test_a_scheduler_that_cannot_serve_is_a_scoring_error_naming_it(tmp_path: Pa
     assert lines[0] != "no error", out.stdout
     elapsed, named, message = float(lines[0]), lines[1], "\n".join(lines[2:])
     assert elapsed < 15, f"{elapsed} s to give up on {named}"
-    expected = (f"dask: cannot connect to the scheduler at '{named}' within 1.5 s"
-                if address == "closed-port" else f"dask: the scheduler at '{named}' has no workers within 1.5 s")
+    expected = (
+        f"dask: cannot connect to the scheduler at '{named}' within 1.5 s"
+        if address == "closed-port"
+        else f"dask: the scheduler at '{named}' has no workers within 1.5 s"
+    )
     assert message.startswith(expected), message
     assert "\n" not in message and "Traceback" not in out.stderr
 

@@ -327,8 +327,11 @@ def test_mcc_and_nmm_degenerate_cases() -> None:
     assert s.optimum is not None and s.optimum.threshold == -1 and s.optimum.nmm == -1.0
     # the only GT pixel is no-score: NMM NaN, MCC 0, per-mask ROC points all (0,0) -> AUC 0, EER 0.5
     s = score_mask(
-        np.array([[0, 255, 255]], dtype=np.uint8), np.array([[7, 0, 255]], dtype=np.uint8),
-        eks=0, dks=0, no_score_value=7,
+        np.array([[0, 255, 255]], dtype=np.uint8),
+        np.array([[7, 0, 255]], dtype=np.uint8),
+        eks=0,
+        dks=0,
+        no_score_value=7,
     )
     assert s.optimum is not None and math.isnan(s.optimum.nmm) and s.optimum.mcc == 0.0
     assert (s.auc, s.eer) == (0.0, 0.5)
@@ -485,9 +488,28 @@ CHECKS: dict[str, Check] = {
 
 #: columns compared (with the p/d prefix for splice)
 COLUMNS = (
-    "OptimumThreshold", "OptimumNMM", "OptimumMCC", "OptimumBWL1", "GWL1", "AUC", "EER", "PixelN",
-    "OptimumPixelTP", "OptimumPixelTN", "OptimumPixelFP", "OptimumPixelFN", "PixelBNS", "PixelSNS", "PixelPNS",
-    "ActualNMM", "ActualMCC", "ActualBWL1", "ActualPixelTP", "ActualPixelTN", "ActualPixelFP", "ActualPixelFN",
+    "OptimumThreshold",
+    "OptimumNMM",
+    "OptimumMCC",
+    "OptimumBWL1",
+    "GWL1",
+    "AUC",
+    "EER",
+    "PixelN",
+    "OptimumPixelTP",
+    "OptimumPixelTN",
+    "OptimumPixelFP",
+    "OptimumPixelFN",
+    "PixelBNS",
+    "PixelSNS",
+    "PixelPNS",
+    "ActualNMM",
+    "ActualMCC",
+    "ActualBWL1",
+    "ActualPixelTP",
+    "ActualPixelTN",
+    "ActualPixelFP",
+    "ActualPixelFN",
 )
 
 
@@ -645,8 +667,14 @@ def test_conformance_perimage_row(name: str, pid: str, side: str) -> None:
 
 @pytest.mark.parametrize(
     ("name", "side"),
-    [("thres", ""), ("splicebin", "p"), ("splicebin", "d"), ("bittest_1", ""), ("bittest_partial", ""),
-     ("bittest_pixns", "")],
+    [
+        ("thres", ""),
+        ("splicebin", "p"),
+        ("splicebin", "d"),
+        ("bittest_1", ""),
+        ("bittest_partial", ""),
+        ("bittest_pixns", ""),
+    ],
 )
 def test_conformance_maximum_actual_and_average_aucs(name: str, side: str) -> None:
     """Pixel/MaskAverageAUC of a checkfile and, with --sbin (``thres`` 128, ``splicebin`` 200), the Maximum

@@ -59,12 +59,23 @@ class Data:
         self.sys: list[dict[str, Any]] = []
         self.idx: list[dict[str, Any]] = []
 
-    def trial(self, pid: str, ref: np.ndarray | None = REF, system: np.ndarray | bytes | None = REF, *,
-              score: float = 0.5, target: str = "Y", sys_row: bool = True, **sys_cols: Any) -> None:
+    def trial(
+        self,
+        pid: str,
+        ref: np.ndarray | None = REF,
+        system: np.ndarray | bytes | None = REF,
+        *,
+        score: float = 0.5,
+        target: str = "Y",
+        sys_row: bool = True,
+        **sys_cols: Any,
+    ) -> None:
         ref_name = ""
         if ref is not None:
             ref_name = "ref/" + png(self.root / "ref" / f"{pid}.png", ref)
-        self.ref.append({"TaskID": "manipulation", "ProbeFileID": pid, "IsTarget": target, "ProbeMaskFileName": ref_name})
+        self.ref.append(
+            {"TaskID": "manipulation", "ProbeFileID": pid, "IsTarget": target, "ProbeMaskFileName": ref_name}
+        )
         self.idx.append({"TaskID": "manipulation", "ProbeFileID": pid, "ProbeWidth": 4, "ProbeHeight": 4})
         if not sys_row:
             return
@@ -78,8 +89,11 @@ class Data:
 
     def score(self, **kw: Any) -> Any:
         return score_masks(
-            write_table(self.root / "index.csv", self.idx), write_table(self.root / "ref.csv", self.ref),
-            write_table(self.root / "sys" / "sys.csv", self.sys), ref_dir=self.root, **{**NOKERN, **kw},
+            write_table(self.root / "index.csv", self.idx),
+            write_table(self.root / "ref.csv", self.ref),
+            write_table(self.root / "sys" / "sys.csv", self.sys),
+            ref_dir=self.root,
+            **{**NOKERN, **kw},
         )
 
 
@@ -159,7 +173,11 @@ def test_q_filters_per_image_results_and_stddev_rules(tmp_path: Path) -> None:
     assert full.stddev["OptimumThreshold"] == pytest.approx(math.sqrt(0.5))
     hi, lo = d.score(query=["ConfidenceScore > 0.5", "ConfidenceScore < 0.5"]).results
     assert (hi.query, hi.n_rows, hi.aggregate["OptimumMCC"], hi.stddev["OptimumMCC"]) == (
-        "ConfidenceScore > 0.5", 1, 1.0, None)  # one value: no stddev
+        "ConfidenceScore > 0.5",
+        1,
+        1.0,
+        None,
+    )  # one value: no stddev
     assert lo.aggregate["OptimumMCC"] == 0.0 and lo.aggregate["OptimumThreshold"] == -1
     # PixelAverageAUC is not per query (METRICS.md 7.13)
     assert hi.aggregate["PixelAverageAUC"] == lo.aggregate["PixelAverageAUC"] == full.aggregate["PixelAverageAUC"]
@@ -176,10 +194,13 @@ def test_qm_on_a_journal_lacking_the_column_is_a_scoring_error(tmp_path: Path) -
     d = Data(tmp_path)
     d.trial("a")
     d.ref[0]["JournalName"] = "j"
-    write_table(tmp_path / "ref-probejournaljoin.csv",
-                [{"ProbeFileID": "a", "JournalName": "j", "StartNodeID": "s", "EndNodeID": "e"}])
-    write_table(tmp_path / "ref-journalmask.csv",
-                [{"JournalName": "j", "StartNodeID": "s", "EndNodeID": "e", "Color": "0 0 0"}])
+    write_table(
+        tmp_path / "ref-probejournaljoin.csv",
+        [{"ProbeFileID": "a", "JournalName": "j", "StartNodeID": "s", "EndNodeID": "e"}],
+    )
+    write_table(
+        tmp_path / "ref-journalmask.csv", [{"JournalName": "j", "StartNodeID": "s", "EndNodeID": "e", "Color": "0 0 0"}]
+    )
     with pytest.raises(ScoringError, match=r"Purpose"):
         d.score(query_manipulation="Purpose == ['add']")
     # the journal selects colour 0 0 0: scored as usual
@@ -196,18 +217,42 @@ def test_splice_probe_and_donor_are_averaged_per_side(tmp_path: Path) -> None:
     for pid, donor_ref in (("p1", REF), ("p2", None)):  # p2's donor has no reference: not scored
         png(tmp_path / "ref" / f"{pid}.png", REF)
         dref = "ref/" + png(tmp_path / "ref" / f"{pid}-d.png", donor_ref) if donor_ref is not None else ""
-        ref_rows.append({"TaskID": "splice", "ProbeFileID": pid, "DonorFileID": f"d{pid}", "IsTarget": "Y",
-                         "BinaryProbeMaskFileName": f"ref/{pid}.png", "DonorMaskFileName": dref})
+        ref_rows.append(
+            {
+                "TaskID": "splice",
+                "ProbeFileID": pid,
+                "DonorFileID": f"d{pid}",
+                "IsTarget": "Y",
+                "BinaryProbeMaskFileName": f"ref/{pid}.png",
+                "DonorMaskFileName": dref,
+            }
+        )
         idx_rows.append({"ProbeFileID": pid, "DonorFileID": f"d{pid}"})
     png(tmp_path / "sys" / "mask" / "perfect.png", REF)
     sys_rows = [  # p1: perfect probe, white donor; p2: white probe
-        {"ProbeFileID": "p1", "DonorFileID": "dp1", "ConfidenceScore": 1, "OutputProbeMaskFileName": "mask/perfect.png",
-         "OutputDonorMaskFileName": ""},
-        {"ProbeFileID": "p2", "DonorFileID": "dp2", "ConfidenceScore": 1, "OutputProbeMaskFileName": "",
-         "OutputDonorMaskFileName": "mask/perfect.png"},
+        {
+            "ProbeFileID": "p1",
+            "DonorFileID": "dp1",
+            "ConfidenceScore": 1,
+            "OutputProbeMaskFileName": "mask/perfect.png",
+            "OutputDonorMaskFileName": "",
+        },
+        {
+            "ProbeFileID": "p2",
+            "DonorFileID": "dp2",
+            "ConfidenceScore": 1,
+            "OutputProbeMaskFileName": "",
+            "OutputDonorMaskFileName": "mask/perfect.png",
+        },
     ]
-    rep = score_masks(write_table(tmp_path / "i.csv", idx_rows), write_table(tmp_path / "r.csv", ref_rows),
-                      write_table(tmp_path / "sys" / "s.csv", sys_rows), task="splice", ref_dir=tmp_path, **NOKERN)
+    rep = score_masks(
+        write_table(tmp_path / "i.csv", idx_rows),
+        write_table(tmp_path / "r.csv", ref_rows),
+        write_table(tmp_path / "sys" / "s.csv", sys_rows),
+        task="splice",
+        ref_dir=tmp_path,
+        **NOKERN,
+    )
     agg = rep.results[0].aggregate
     assert agg["pOptimumMCC"] == 0.5  # mean of 1 and 0
     assert agg["dOptimumMCC"] == 0.0  # p1's white donor only; p2's donor side is not scored
@@ -222,8 +267,10 @@ def test_splice_probe_and_donor_are_averaged_per_side(tmp_path: Path) -> None:
 
 def png_header_only(width: int, height: int, payload: int = 64) -> bytes:
     """A PNG whose header declares width x height grey pixels, with ``payload`` decoded bytes of IDAT."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
     idat = zlib.compress(b"\x00" * payload)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
@@ -235,8 +282,14 @@ def png_header_only(width: int, height: int, payload: int = 64) -> bytes:
         (np.zeros((5, 4), dtype=np.uint8), "bad.png: size 5x4 (HxW) differs from the reference's 4x4"),
         (b"\xff\xd8\xff\xe0 a JPEG, not a PNG", "bad.png: must be a PNG file (got JPEG data)"),
         (b"", "bad.png: must be a PNG file (got an empty file)"),
-        (png_header_only(4, 4)[:40], "bad.png: must be a complete PNG file (got 40 bytes, truncated before the image data)"),
-        ("cut-idat", "bad.png: must be a complete PNG file (got 55 bytes with no IEND chunk: truncated)"),  # header fine, file cut inside the pixel data
+        (
+            png_header_only(4, 4)[:40],
+            "bad.png: must be a complete PNG file (got 40 bytes, truncated before the image data)",
+        ),
+        (
+            "cut-idat",
+            "bad.png: must be a complete PNG file (got 55 bytes with no IEND chunk: truncated)",
+        ),  # header fine, file cut inside the pixel data
     ],
     ids=["wrong-size", "jpeg-bytes", "empty-file", "truncated-header", "truncated-data"],
 )
@@ -279,14 +332,20 @@ def test_a_bit_plane_above_what_the_file_holds_gives_a_reason(tmp_path: Path) ->
     for r in d.ref:
         r["ProbeBitPlaneMaskFileName"] = r.pop("ProbeMaskFileName")
         r["JournalName"] = "j"
-    write_table(tmp_path / "ref-probejournaljoin.csv", [
-        {"ProbeFileID": "bp", "JournalName": "j", "StartNodeID": "s", "EndNodeID": "e", "Sequence": 1},
-        {"ProbeFileID": "ok", "JournalName": "j", "StartNodeID": "s", "EndNodeID": "e1", "Sequence": 1},
-    ])
-    write_table(tmp_path / "ref-journalmask.csv", [
-        {"JournalName": "j", "StartNodeID": "s", "EndNodeID": "e", "BitPlane": 12},
-        {"JournalName": "j", "StartNodeID": "s", "EndNodeID": "e1", "BitPlane": 1},
-    ])
+    write_table(
+        tmp_path / "ref-probejournaljoin.csv",
+        [
+            {"ProbeFileID": "bp", "JournalName": "j", "StartNodeID": "s", "EndNodeID": "e", "Sequence": 1},
+            {"ProbeFileID": "ok", "JournalName": "j", "StartNodeID": "s", "EndNodeID": "e1", "Sequence": 1},
+        ],
+    )
+    write_table(
+        tmp_path / "ref-journalmask.csv",
+        [
+            {"JournalName": "j", "StartNodeID": "s", "EndNodeID": "e", "BitPlane": 12},
+            {"JournalName": "j", "StartNodeID": "s", "EndNodeID": "e1", "BitPlane": 1},
+        ],
+    )
     rep = d.score()
     assert row(rep, "bp")["NotScoredReason"] == "BitPlane 12 is above the 8 bit planes bp.png holds"
     assert row(rep, "ok")["OptimumMCC"] == 1.0
@@ -331,14 +390,23 @@ print(df.loc[df.ProbeFileID == "good", "OptimumMCC"].iloc[0])
 """
 
 
-@pytest.mark.parametrize(("w", "h", "reason"), [
-    (60000, 60000, "bomb.png: declared size 60000x60000 (HxW) exceeds 160000000 pixels"),  # 3.6 G pixels
-    (10000, 10000, "bomb.png: size 10000x10000 (HxW) differs from the reference's 4x4"),  # 100 M: refused on the header
-])
+@pytest.mark.parametrize(
+    ("w", "h", "reason"),
+    [
+        (60000, 60000, "bomb.png: declared size 60000x60000 (HxW) exceeds 160000000 pixels"),  # 3.6 G pixels
+        (
+            10000,
+            10000,
+            "bomb.png: size 10000x10000 (HxW) differs from the reference's 4x4",
+        ),  # 100 M: refused on the header
+    ],
+)
 def test_a_decompression_bomb_is_refused_from_its_header(tmp_path: Path, w: int, h: int, reason: str) -> None:
     root = str(Path(__file__).resolve().parents[2])
     code = textwrap.dedent(BOMB.format(root=root, tmp=str(tmp_path), w=w, h=h))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=root, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=root, check=False
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     lines = out.stdout.splitlines()
     assert lines[0].startswith(reason) and lines[1] == "1.0"
@@ -357,16 +425,22 @@ def test_a_two_component_jpeg2000_reference_carries_bit_planes_9_to_16(tmp_path:
         r.pop("ProbeMaskFileName")
         r["ProbeBitPlaneMaskFileName"] = "ref/planes.jp2"
         r["JournalName"] = "j"
-    write_table(tmp_path / "ref-probejournaljoin.csv", [
-        {"ProbeFileID": "nine", "JournalName": "j", "StartNodeID": "a", "EndNodeID": "b", "Sequence": 1},
-        {"ProbeFileID": "nine", "JournalName": "j", "StartNodeID": "b", "EndNodeID": "c", "Sequence": 2},
-        {"ProbeFileID": "seventeen", "JournalName": "j", "StartNodeID": "c", "EndNodeID": "d", "Sequence": 1},
-    ])
-    write_table(tmp_path / "ref-journalmask.csv", [
-        {"JournalName": "j", "StartNodeID": "a", "EndNodeID": "b", "BitPlane": 9, "Operation": "Paste"},
-        {"JournalName": "j", "StartNodeID": "b", "EndNodeID": "c", "BitPlane": 3, "Operation": "Blur"},
-        {"JournalName": "j", "StartNodeID": "c", "EndNodeID": "d", "BitPlane": 17, "Operation": "Paste"},
-    ])
+    write_table(
+        tmp_path / "ref-probejournaljoin.csv",
+        [
+            {"ProbeFileID": "nine", "JournalName": "j", "StartNodeID": "a", "EndNodeID": "b", "Sequence": 1},
+            {"ProbeFileID": "nine", "JournalName": "j", "StartNodeID": "b", "EndNodeID": "c", "Sequence": 2},
+            {"ProbeFileID": "seventeen", "JournalName": "j", "StartNodeID": "c", "EndNodeID": "d", "Sequence": 1},
+        ],
+    )
+    write_table(
+        tmp_path / "ref-journalmask.csv",
+        [
+            {"JournalName": "j", "StartNodeID": "a", "EndNodeID": "b", "BitPlane": 9, "Operation": "Paste"},
+            {"JournalName": "j", "StartNodeID": "b", "EndNodeID": "c", "BitPlane": 3, "Operation": "Blur"},
+            {"JournalName": "j", "StartNodeID": "c", "EndNodeID": "d", "BitPlane": 17, "Operation": "Paste"},
+        ],
+    )
     rep = d.score(query_manipulation="Operation == ['Paste']")
     r = row(rep, "nine")
     assert (r["OptimumMCC"], r["PixelSNS"], r["PixelN"]) == (1.0, 1, 15)  # bit plane 3's pixel is no-score
@@ -388,8 +462,10 @@ def test_a_hostile_mask_name_gives_a_one_line_bounded_reason(tmp_path: Path) -> 
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda d: [r.pop("OutputProbeMaskFileName") for r in d.sys],
-         r"system output lacks column\(s\) \['OutputProbeMaskFileName'\]"),
+        (
+            lambda d: [r.pop("OutputProbeMaskFileName") for r in d.sys],
+            r"system output lacks column\(s\) \['OutputProbeMaskFileName'\]",
+        ),
         (lambda d: d.sys.append(dict(d.sys[0])), r"system output lists 2 rows for repeated trials, e.g. \['a'\]"),
         (lambda d: [r.pop("IsTarget") for r in d.ref], r"reference lacks column\(s\) \['IsTarget'\]"),
     ],

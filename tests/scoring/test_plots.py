@@ -66,7 +66,7 @@ def test_agrees_with_scipy() -> None:
 
 # --- curve simplification (the SVG stays small; the drawing does not change) ---------------------------
 
-from pytest_omfc.scoring.plots import GRID, _simplify, det_svg, roc_svg
+from pytest_omfc.scoring.plots import GRID, _simplify, det_svg, roc_svg  # noqa: E402  (the section's own imports)
 
 
 def test_simplify_keeps_corners_and_reversals_only() -> None:

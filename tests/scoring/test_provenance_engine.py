@@ -54,12 +54,8 @@ def _dataset(
     pos = {n: i for i, n in enumerate(ids)}
     journal = {
         "directed": True,
-        "nodes": [
-            {"id": n, "nodetype": t, "file": f"{n}.png"} for n, t in journal_nodes
-        ],
-        "links": [
-            {"source": pos[s], "target": pos[t], "op": op} for s, t, op in journal_links
-        ],
+        "nodes": [{"id": n, "nodetype": t, "file": f"{n}.png"} for n, t in journal_nodes],
+        "links": [{"source": pos[s], "target": pos[t], "op": op} for s, t, op in journal_links],
     }
     (tmp / "journals").mkdir(exist_ok=True)
     (tmp / "journals" / "j1.json").write_text(json.dumps(journal))
@@ -79,9 +75,7 @@ def _dataset(
         ],
         [["provenance", PROBE, PROBE_FILE, "J1", "journals/j1.json"]],
     )
-    node_rows = [[PROBE, PROBE, PROBE_FILE, "P"]] + [
-        [PROBE, f"w{n}", f"world/{n}.jpg", n] for n in present
-    ]
+    node_rows = [[PROBE, PROBE, PROBE_FILE, "P"]] + [[PROBE, f"w{n}", f"world/{n}.jpg", n] for n in present]
     _table(
         tmp / "node.csv",
         ["ProvenanceProbeFileID", "WorldFileID", "WorldFileName", "JournalNodeID"],
@@ -101,9 +95,7 @@ def _dataset(
         elif doc is not None:
             (tmp / rel).write_text(json.dumps(doc))
         sys_rows.append([PROBE, rel] + ([status[i]] if status else []))
-    header = ["ProvenanceProbeFileID", "ProvenanceOutputFileName"] + (
-        ["ProvenanceProbeStatus"] if status else []
-    )
+    header = ["ProvenanceProbeFileID", "ProvenanceOutputFileName"] + (["ProvenanceProbeStatus"] if status else [])
     _table(tmp / "sys.csv", header, sys_rows)
     return {
         "index": tmp / "index.csv",
@@ -120,16 +112,13 @@ def _path(n: str) -> str:
     return PROBE_FILE if n == "P" else f"world/{n}.jpg"
 
 
-def _graph(
-    nodes: list[str], links: list[tuple[str, str]], conf: float = 1.0
-) -> dict[str, Any]:
+def _graph(nodes: list[str], links: list[tuple[str, str]], conf: float = 1.0) -> dict[str, Any]:
     """A system graph JSON over journal-style names (``P`` is the probe)."""
     at = {n: i for i, n in enumerate(nodes)}
     return {
         "directed": True,
         "nodes": [
-            {"id": str(i), "file": _path(n), "fileid": n, "nodeConfidenceScore": conf}
-            for i, n in enumerate(nodes)
+            {"id": str(i), "file": _path(n), "fileid": n, "nodeConfidenceScore": conf} for i, n in enumerate(nodes)
         ],
         "links": [
             {
@@ -285,9 +274,7 @@ def test_system_cycle_is_scored_and_noted(tmp_path: Path) -> None:
     res = score_graph_building(**ds)
     row = _trial(res)
     assert (row["NumSysLinks"], row["SimLO"]) == (2, round(2 / 3, 12))
-    assert [r.reason for r in res.reasons] == [
-        "system graph has a cycle: scored as is (PROV-15)"
-    ]
+    assert [r.reason for r in res.reasons] == ["system graph has a cycle: scored as is (PROV-15)"]
 
 
 def test_journal_cycle_raises_naming_the_journal(tmp_path: Path) -> None:
@@ -300,9 +287,7 @@ def test_journal_cycle_raises_naming_the_journal(tmp_path: Path) -> None:
     )
     with pytest.raises(ScoringError) as err:
         score_graph_building(**ds)
-    assert str(err.value).startswith(
-        "journal journals/j1.json: has a cycle (A -> B -> A)"
-    )
+    assert str(err.value).startswith("journal journals/j1.json: has a cycle (A -> B -> A)")
 
 
 def test_empty_system_graph_is_scored_with_reason(tmp_path: Path) -> None:
@@ -333,9 +318,7 @@ def test_bad_system_inputs_are_per_trial_reasons(tmp_path: Path) -> None:
         ["A"],
         [good, b'{"nodes": [', b'{"nodes": [], "nodes": []}', bad_index, None],
     )
-    (tmp_path / "sys.csv").write_text(
-        (tmp_path / "sys.csv").read_text() + f"{PROBE}|jsons/missing.json\n"
-    )
+    (tmp_path / "sys.csv").write_text((tmp_path / "sys.csv").read_text() + f"{PROBE}|jsons/missing.json\n")
     res = score_graph_building(**ds)
     assert len(res.trial_scores) == 1 and res.scores.loc[0, "MeanSimNLO"] == 1.0
     msgs = [r.reason for r in res.reasons if not r.scored]
@@ -347,13 +330,9 @@ def test_bad_system_inputs_are_per_trial_reasons(tmp_path: Path) -> None:
         "trial not scored (PROV-02)"
     )
     assert (
-        msgs[2]
-        == "jsons/s3.json: links[0].target must be a node index in [0, 2) (got 7): trial not scored (PROV-02)"
+        msgs[2] == "jsons/s3.json: links[0].target must be a node index in [0, 2) (got 7): trial not scored (PROV-02)"
     )
-    assert (
-        msgs[3]
-        == "ProvenanceOutputFileName is blank (PROV-01): trial not scored (PROV-02)"
-    )
+    assert msgs[3] == "ProvenanceOutputFileName is blank (PROV-01): trial not scored (PROV-02)"
     assert msgs[4].startswith(f"{tmp_path}/jsons/missing.json: must name an existing JSON file (got no such file)")
 
 
@@ -377,12 +356,7 @@ def test_missing_column_is_a_scoring_error(tmp_path: Path) -> None:
 
 
 def _filter_sys(ranked: list[tuple[str, float]]) -> dict[str, Any]:
-    return {
-        "nodes": [
-            {"id": str(i), "file": f, "nodeConfidenceScore": s}
-            for i, (f, s) in enumerate(ranked)
-        ]
-    }
+    return {"nodes": [{"id": str(i), "file": f, "nodeConfidenceScore": s} for i, (f, s) in enumerate(ranked)]}
 
 
 def _fillers(k: int, score: float) -> list[tuple[str, float]]:
@@ -398,13 +372,9 @@ def _fillers(k: int, score: float) -> list[tuple[str, float]]:
         (301, (0.0,) * 4),
     ],
 )
-def test_filtering_ranks_at_the_n_boundaries(
-    tmp_path: Path, rank: int, expected: tuple[float, ...]
-) -> None:
+def test_filtering_ranks_at_the_n_boundaries(tmp_path: Path, rank: int, expected: tuple[float, ...]) -> None:
     """Reference = probe + W (NumRefNodes 2, probe counted); W at 1-based rank 50/51/300/301."""
-    ranked = (
-        _fillers(rank - 1, 0.9) + [("world/W.jpg", 0.5)] + _fillers(400 - rank, 0.1)
-    )
+    ranked = _fillers(rank - 1, 0.9) + [("world/W.jpg", 0.5)] + _fillers(400 - rank, 0.1)
     ds = _dataset(
         tmp_path,
         [("W", "base"), ("P", "final")],
@@ -419,9 +389,7 @@ def test_filtering_ranks_at_the_n_boundaries(
 
 
 @pytest.mark.parametrize(("w_first", "at50"), [(True, 0.5), (False, 0.0)])
-def test_filtering_tie_at_the_boundary_keeps_json_order(
-    tmp_path: Path, w_first: bool, at50: float
-) -> None:
+def test_filtering_tie_at_the_boundary_keeps_json_order(tmp_path: Path, w_first: bool, at50: float) -> None:
     """49 nodes at 0.9, then W and Z tied at 0.5 for rank 50: the one listed first in the JSON wins."""
     pair = [("world/W.jpg", 0.5), ("world/Z.jpg", 0.5)]
     ranked = _fillers(49, 0.9) + (pair if w_first else pair[::-1]) + _fillers(10, 0.1)
@@ -453,9 +421,7 @@ def test_filtering_node_types(tmp_path: Path) -> None:
         t.loc["donor", "NumCorrectNodesAt50"],
         t.loc["donor", "NumFalseAlarmNodesAt50"],
     ) == (1, 2)
-    assert t.loc["final", "NumRefNodes"] == 0 and pd_isna(
-        t.loc["final", "NodeRecallAt50"]
-    )
+    assert t.loc["final", "NumRefNodes"] == 0 and pd_isna(t.loc["final", "NodeRecallAt50"])
     with pytest.raises(ScoringError, match="^unknown node type"):
         score_filtering(**ds, node_types=("probe",))
 
@@ -466,9 +432,7 @@ def pd_isna(x: Any) -> bool:
 
 def test_filtering_non_numeric_score_is_a_reason(tmp_path: Path) -> None:
     doc = {"nodes": [{"id": "0", "file": "world/W.jpg", "nodeConfidenceScore": "high"}]}
-    ds = _dataset(
-        tmp_path, [("W", "base"), ("P", "final")], [("W", "P", "Blur")], ["W"], [doc]
-    )
+    ds = _dataset(tmp_path, [("W", "base"), ("P", "final")], [("W", "P", "Blur")], ["W"], [doc])
     res = score_filtering(**ds)
     assert res.trial_scores.empty
     assert res.reasons[0].reason == (
@@ -509,9 +473,7 @@ def _run_capped(ds: dict[str, Any]) -> list[str]:
 
 def test_oversize_json_is_not_read(tmp_path: Path) -> None:
     """A sparse file one byte over 64 MiB: a per-trial reason, read never attempted."""
-    ds = _dataset(
-        tmp_path, [("A", "base"), ("P", "final")], [("A", "P", "Blur")], ["A"], [b"{}"]
-    )
+    ds = _dataset(tmp_path, [("A", "base"), ("P", "final")], [("A", "P", "Blur")], ["A"], [b"{}"])
     with (tmp_path / "jsons" / "s0.json").open("wb") as fh:
         fh.truncate(MAX_JSON_BYTES + 1)
     out = _run_capped(ds)
@@ -546,8 +508,7 @@ def test_large_graph_scores_fast_under_cap(tmp_path: Path) -> None:
     present = names[:n:2]
     sysg = _graph(
         present + ["P"],
-        [(present[i], present[i + 1]) for i in range(len(present) - 1)]
-        + [(present[-1], "P")],
+        [(present[i], present[i + 1]) for i in range(len(present) - 1)] + [(present[-1], "P")],
     )
     ds = _dataset(tmp_path, [(x, "interim") for x in names], links, present, [sysg])
     out = _run_capped(ds)
@@ -563,9 +524,7 @@ def test_escaping_output_path_is_not_opened(tmp_path: Path) -> None:
         ["A"],
         [_graph(["A", "P"], [])],
     )
-    (tmp_path / "sys.csv").write_text(
-        f"ProvenanceProbeFileID|ProvenanceOutputFileName\n{PROBE}|../outside.json\n"
-    )
+    (tmp_path / "sys.csv").write_text(f"ProvenanceProbeFileID|ProvenanceOutputFileName\n{PROBE}|../outside.json\n")
     res = score_graph_building(**ds)
     assert res.trial_scores.empty
     assert res.reasons[0].reason == (
@@ -631,6 +590,4 @@ def test_index_probe_without_system_row_is_a_reason(tmp_path: Path) -> None:
         fh.write(f"provenance|{q}|world/{q}.jpg|J1|journals/j1.json\n")
     res = score_graph_building(**ds)
     assert _trial(res)["SimNLO"] == 1.0
-    assert res.reasons == (
-        TrialReason(q, "", "no system output row for this probe: not scored", False),
-    )
+    assert res.reasons == (TrialReason(q, "", "no system output row for this probe: not scored", False),)

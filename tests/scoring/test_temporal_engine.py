@@ -31,8 +31,9 @@ MASK = "JournalName|StartNodeID|EndNodeID|Operation|VideoFrame\n"
 SYS = "ProbeFileID|ConfidenceScore|ProbeStatus|VideoFrameSegments|AudioSampleSegments|VideoFrameOptOutSegments\n"
 
 
-def _write(tmp: Path, probes: dict[str, int], ops: list[tuple[str, str, str]],
-           sys_rows: list[tuple[str, str, str, str]]) -> dict[str, Path]:
+def _write(
+    tmp: Path, probes: dict[str, int], ops: list[tuple[str, str, str]], sys_rows: list[tuple[str, str, str, str]]
+) -> dict[str, Path]:
     """Tables for probes {id: FrameCount}, ops (probe, Operation, VideoFrame), sys (probe, status, segs, optout)."""
     files = {
         "index": "TaskID|ProbeFileID|FrameCount\n" + "".join(f"manipulation|{p}|{fc}\n" for p, fc in probes.items()),
@@ -48,8 +49,14 @@ def _write(tmp: Path, probes: dict[str, int], ops: list[tuple[str, str, str]],
 
 
 def _score(paths: dict[str, Path], **kw: object) -> TemporalReport:
-    return score_temporal(paths["index"], None, paths["system"], journal_join=paths["journal_join"],
-                          journal_mask=paths["journal_mask"], **kw)  # type: ignore[arg-type]
+    return score_temporal(
+        paths["index"],
+        None,
+        paths["system"],
+        journal_join=paths["journal_join"],
+        journal_mask=paths["journal_mask"],
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 def _one(report: TemporalReport, q: int = 0) -> TemporalTrial:
@@ -70,7 +77,9 @@ def test_collar_overlapping_optout_segment(tmp_path: Path) -> None:
     [1,15] TN 14 | [15,25] collar | [25,30] FN 5 | [30,35] TP 5 | [35,50] SNS | [50,60] FP 10 | [60,100] TN 40.
     Without video opt-out: [35,45] collar, [45,50] FP 5 -> TP 5, TN 54, FP 15, FN 5.
     """
-    p = _write(tmp_path, {"v": 100}, [("v", "PasteFrames", "[[20,40]]")], [("v", "Processed", "[[30,60]]", "[[35,50]]")])
+    p = _write(
+        tmp_path, {"v": 100}, [("v", "PasteFrames", "[[20,40]]")], [("v", "Processed", "[[30,60]]", "[[35,50]]")]
+    )
     t = _one(_score(p, collar=5))
     assert (t.tp, t.tn, t.fp, t.fn) == (5.0, 54.0, 10.0, 5.0)
     assert t.mcc == pytest.approx(_mcc(5, 54, 10, 5), abs=1e-12)
@@ -87,8 +96,12 @@ def test_zero_length_reference_interval(tmp_path: Path) -> None:
     Alone, [50,50] leaves an empty reference: MCC 0 (METRICS.md 4), not an error.
     Plan convention (inclusive frames): [50,50] is frame 50, one frame of reference.
     """
-    p = _write(tmp_path, {"v": 100}, [("v", "PasteFrames", "[[50,50]]"), ("v", "Clone", "[[60,70]]")],
-               [("v", "Processed", "[[60,70]]", "[]")])
+    p = _write(
+        tmp_path,
+        {"v": 100},
+        [("v", "PasteFrames", "[[50,50]]"), ("v", "Clone", "[[60,70]]")],
+        [("v", "Processed", "[[60,70]]", "[]")],
+    )
     t = _one(_score(p, collar=2))
     assert (t.tp, t.tn, t.fp, t.fn, t.mcc) == (6.0, 81.0, 0.0, 0.0, 1.0)
     t = _one(_score(p, query="Operation == 'PasteFrames'"))
@@ -104,8 +117,12 @@ def test_touching_intervals_merge_before_collars(tmp_path: Path) -> None:
 
     sys [10,30], collar 2, FC 100: [1,8] TN 7 | [8,12] collar | [12,28] TP 16 | [28,32] collar | [32,100] TN 68.
     """
-    p = _write(tmp_path, {"v": 100}, [("v", "PasteFrames", "[[10,20]]"), ("v", "Clone", "[[30, 20]]")],
-               [("v", "Processed", "[[10,20],[20,30]]", "[]")])
+    p = _write(
+        tmp_path,
+        {"v": 100},
+        [("v", "PasteFrames", "[[10,20]]"), ("v", "Clone", "[[30, 20]]")],
+        [("v", "Processed", "[[10,20],[20,30]]", "[]")],
+    )
     t = _one(_score(p, collar=2))
     assert (t.tp, t.tn, t.fp, t.fn, t.mcc) == (16.0, 75.0, 0.0, 0.0, 1.0)
     assert interval_union(np.array([[20.0, 30.0], [10.0, 20.0], [40.0, 40.0]])).tolist() == [[10, 30], [40, 40]]
@@ -117,9 +134,12 @@ def test_query_selects_one_operation(tmp_path: Path) -> None:
     "*": a has ref [10,20] u [50,60]: TP 10, FN 10, TN 79 (b: ref [5,15], sys empty: MCC 0).
     "Operation == 'PasteFrames'": only probe a, ref [10,20]; the Blur frames count as negatives: TP 10, TN 89.
     """
-    p = _write(tmp_path, {"a": 100, "b": 100},
-               [("a", "PasteFrames", "[[10,20]]"), ("a", "Blur", "[[50,60]]"), ("b", "Blur", "[[5,15]]")],
-               [("a", "Processed", "[[10,20]]", "[]"), ("b", "Processed", "[]", "[]")])
+    p = _write(
+        tmp_path,
+        {"a": 100, "b": 100},
+        [("a", "PasteFrames", "[[10,20]]"), ("a", "Blur", "[[50,60]]"), ("b", "Blur", "[[5,15]]")],
+        [("a", "Processed", "[[10,20]]", "[]"), ("b", "Processed", "[]", "[]")],
+    )
     r = _score(p, query=["*", "Operation == 'PasteFrames'"])
     all_, paste = r.results
     assert [(t.probe, t.tp, t.tn, t.fn) for t in all_.trials] == [("a", 10.0, 79.0, 10.0), ("b", 0.0, 89.0, 10.0)]
@@ -131,8 +151,12 @@ def test_query_selects_one_operation(tmp_path: Path) -> None:
 
 def test_non_processed_probe_skipped(tmp_path: Path) -> None:
     """A NonProcessed probe is dropped from scoring and from the mean, unless optout_filter=False."""
-    p = _write(tmp_path, {"a": 100, "b": 100}, [("a", "Clone", "[[10,20]]"), ("b", "Clone", "[[10,20]]")],
-               [("a", "Processed", "[[10,20]]", "[]"), ("b", "NonProcessed", "[[60,70]]", "[]")])
+    p = _write(
+        tmp_path,
+        {"a": 100, "b": 100},
+        [("a", "Clone", "[[10,20]]"), ("b", "Clone", "[[10,20]]")],
+        [("a", "Processed", "[[10,20]]", "[]"), ("b", "NonProcessed", "[[60,70]]", "[]")],
+    )
     res = _score(p).results[0]
     assert [(t.probe, t.status) for t in res.trials] == [("a", "scored"), ("b", "opted_out")]
     assert res.trials[1].reason == "opted out ('NonProcessed' is not Processed)"
@@ -153,8 +177,10 @@ def test_truncation_mediscore_default_and_plan_only_when_asked(tmp_path: Path) -
     assert (t.tp, t.tn, t.mcc) == (10.0, 89.0, 1.0)
     t = _one(_score(p, convention="plan"))
     assert t.status == "error"
-    assert t.reason == ("system.csv:2 [ProbeFileID=v] VideoFrameSegments: system interval [90, 150] must lie within the video "
-                        "[1, 100] (truncation is off) (got [90, 150]); trial not scored")
+    assert t.reason == (
+        "system.csv:2 [ProbeFileID=v] VideoFrameSegments: system interval [90, 150] must lie within the video "
+        "[1, 100] (truncation is off) (got [90, 150]); trial not scored"
+    )
     t = _one(_score(p, convention="plan", truncate=True))
     assert (t.tp, t.tn, t.mcc) == (11.0, 89.0, 1.0)
 
@@ -164,13 +190,19 @@ def test_truncation_mediscore_default_and_plan_only_when_asked(tmp_path: Path) -
 
 def test_reference_outside_video_fails_that_trial_only(tmp_path: Path) -> None:
     """MediScore asserts and aborts every probe; here only the trial fails, naming probe and interval."""
-    p = _write(tmp_path, {"a": 100, "b": 100}, [("a", "Clone", "[[90,120]]"), ("b", "Clone", "[[10,20]]")],
-               [("a", "Processed", "[[90,100]]", "[]"), ("b", "Processed", "[[10,20]]", "[]")])
+    p = _write(
+        tmp_path,
+        {"a": 100, "b": 100},
+        [("a", "Clone", "[[90,120]]"), ("b", "Clone", "[[10,20]]")],
+        [("a", "Processed", "[[90,100]]", "[]"), ("b", "Processed", "[[10,20]]", "[]")],
+    )
     res = _score(p).results[0]
     bad, good = res.trials
     assert bad.status == "error"
-    assert bad.reason == ("journal_mask.csv:2 [ProbeFileID=a] VideoFrame: reference interval [90, 120] of probe a "
-                          "must lie within the video [1, 100] (got [90, 120]); trial not scored")
+    assert bad.reason == (
+        "journal_mask.csv:2 [ProbeFileID=a] VideoFrame: reference interval [90, 120] of probe a "
+        "must lie within the video [1, 100] (got [90, 120]); trial not scored"
+    )
     assert (good.status, good.mcc) == ("scored", 1.0)
     assert res.mcc == 1.0 and res.failed == (bad,)
 
@@ -189,8 +221,12 @@ def test_reference_outside_video_fails_that_trial_only(tmp_path: Path) -> None:
     ids=["unclosed", "python-call", "object", "triple", "string", "nan", "huge-int"],
 )
 def test_system_segments_not_json_are_a_trial_reason(tmp_path: Path, cell: str, message: str) -> None:
-    p = _write(tmp_path, {"a": 100, "b": 100}, [("a", "Clone", "[[10,20]]"), ("b", "Clone", "[[10,20]]")],
-               [("a", "Processed", cell, "[]"), ("b", "Processed", "[[10,20]]", "[]")])
+    p = _write(
+        tmp_path,
+        {"a": 100, "b": 100},
+        [("a", "Clone", "[[10,20]]"), ("b", "Clone", "[[10,20]]")],
+        [("a", "Processed", cell, "[]"), ("b", "Processed", "[[10,20]]", "[]")],
+    )
     bad, good = _score(p).results[0].trials
     assert bad.status == "error" and bad.reason is not None
     assert bad.reason.startswith("system.csv:2 [ProbeFileID=a] VideoFrameSegments=")
@@ -199,18 +235,28 @@ def test_system_segments_not_json_are_a_trial_reason(tmp_path: Path, cell: str, 
 
 
 def test_journal_video_frame_not_json_names_file_and_line(tmp_path: Path) -> None:
-    p = _write(tmp_path, {"a": 100}, [("a", "Clone", "[[10,20]]"), ("a", "Blur", "[(30, 40)]")],
-               [("a", "Processed", "[[10,20]]", "[]")])
+    p = _write(
+        tmp_path,
+        {"a": 100},
+        [("a", "Clone", "[[10,20]]"), ("a", "Blur", "[(30, 40)]")],
+        [("a", "Processed", "[[10,20]]", "[]")],
+    )
     t = _one(_score(p))
-    assert t.reason == ("journal_mask.csv:3 [ProbeFileID=a] VideoFrame='[(30, 40)]': must be a JSON list of "
-                        "[start, end] pairs (got text that is not JSON)")
+    assert t.reason == (
+        "journal_mask.csv:3 [ProbeFileID=a] VideoFrame='[(30, 40)]': must be a JSON list of "
+        "[start, end] pairs (got text that is not JSON)"
+    )
     # a query that does not select the bad operation scores the probe
     assert _one(_score(p, query="Operation == 'Clone'")).mcc == 1.0
 
 
 def test_duplicate_or_missing_system_row_and_bad_query(tmp_path: Path) -> None:
-    p = _write(tmp_path, {"a": 100, "b": 100}, [("a", "Clone", "[[10,20]]"), ("b", "Clone", "[[10,20]]")],
-               [("a", "Processed", "[[10,20]]", "[]"), ("a", "Processed", "[]", "[]")])
+    p = _write(
+        tmp_path,
+        {"a": 100, "b": 100},
+        [("a", "Clone", "[[10,20]]"), ("b", "Clone", "[[10,20]]")],
+        [("a", "Processed", "[[10,20]]", "[]"), ("a", "Processed", "[]", "[]")],
+    )
     r = _score(p, query=["*", "NoSuchColumn == 1"])
     a, b = r.results[0].trials
     assert a.reason == "system.csv:2, 3 [ProbeFileID=a]: the probe must have one system output row (got 2)"
@@ -259,21 +305,29 @@ def test_billion_frame_video_costs_its_intervals_not_its_frames(tmp_path: Path) 
 
     TP 3e8 - 5 (collar at 1.5e9), FN 2e8 - 5 (collar at 1e9), FP 3e8 - 5, TN 1.2e9 - 1 - 5 (collar at 1e9).
     """
-    p = _write(tmp_path, {"v": 2_000_000_000}, [("v", "Clone", "[[1000000000,1500000000]]")],
-               [("v", "Processed", "[[1200000000,1800000000]]", "[]")])
-    out = _bounded(f"""
-        p = {({k: str(v) for k, v in p.items()})!r}
+    p = _write(
+        tmp_path,
+        {"v": 2_000_000_000},
+        [("v", "Clone", "[[1000000000,1500000000]]")],
+        [("v", "Processed", "[[1200000000,1800000000]]", "[]")],
+    )
+    out = _bounded(
+        f"""
+        p = { ({k: str(v) for k, v in p.items()})!r}
         r = score_temporal(p["index"], None, p["system"], journal_join=p["journal_join"],
                            journal_mask=p["journal_mask"], collar=5)
         t = r.results[0].trials[0]
         print("counts", t.tp, t.fn, t.fp, t.tn)
-    """, timeout=30)
+    """,
+        timeout=30,
+    )
     assert "counts 299999995.0 199999995.0 299999995.0 1199999994.0" in out
 
 
 def test_huge_and_nested_cells_are_refused_bounded() -> None:
     """100,001 intervals and 100,000 nested brackets: refused with a reason, no RecursionError, < 1.5 GB."""
-    out = _bounded("""
+    out = _bounded(
+        """
         from pytest_omfc.scoring.temporal import SegmentError
         for cell in ("[" + ",".join(["[1,2]"] * 100001) + "]", "[" * 100000 + "]" * 100000, "[" * 10**7):
             try:
@@ -281,7 +335,9 @@ def test_huge_and_nested_cells_are_refused_bounded() -> None:
             except SegmentError as exc:
                 print("refused", str(exc))
         print("ok", len(parse_segments("[" + ",".join(["[1,2]"] * 100000) + "]")))
-    """, timeout=30)
+    """,
+        timeout=30,
+    )
     assert "refused must hold at most 100000 intervals (got 100001)" in out
     assert "refused must be a JSON list of [start, end] pairs (got text that is not JSON)" in out
     assert "refused must hold at most 100000 intervals (got 10000000 characters)" in out

@@ -124,8 +124,12 @@ def _absent_note(absent: list[int], metric: str) -> list[str]:
     if not absent:
         return []
     names = ", ".join(str(c) for c in absent)
-    return [(f"{metric}: class {names} predicted but absent from the reference: left out of the mean "
-             "(as scikit-learn's balanced_accuracy_score)")]
+    return [
+        (
+            f"{metric}: class {names} predicted but absent from the reference: left out of the mean "
+            "(as scikit-learn's balanced_accuracy_score)"
+        )
+    ]
 
 
 def score_binary(labels: np.ndarray, scores: np.ndarray, threshold: float = 0.5) -> ClassificationReport:
@@ -179,15 +183,18 @@ def score_multiclass(labels: np.ndarray, probs: np.ndarray, threshold: float = 0
         per_class.append({"class": c, "n": int(counts[c]), "AUC": auc_c, "recall": recall.get(c)})
     if undefined:
         names = ", ".join(str(c) for c in undefined)
-        notes.append(f"mAP: class {names} has no positive or no negative sample: its AUC is undefined "
-                     f"and left out of the mean ({len(aucs)} of {k} classes averaged)")
+        notes.append(
+            f"mAP: class {names} has no positive or no negative sample: its AUC is undefined "
+            f"and left out of the mean ({len(aucs)} of {k} classes averaged)"
+        )
     m_ap = float(np.mean(aucs)) if aucs else None
     fake = fake_score(p)
     is_fake = (y != 0).astype(np.int64)
     auc = roc_auc(is_fake == 1, fake)
     if auc is None:
-        notes.append("AUC undefined: only one class (real or fake) in the reference" if n
-                     else "AUC undefined: no sample")
+        notes.append(
+            "AUC undefined: only one class (real or fake) in the reference" if n else "AUC undefined: no sample"
+        )
     acc_bin, _, absent_bin = balanced_accuracy(is_fake, (fake >= threshold).astype(np.int64))
     notes += _absent_note(absent_bin, "Acc_binary")
     return ClassificationReport({"Acc": acc, "mAP": m_ap, "AUC": auc, "Acc_binary": acc_bin}, per_class, tuple(notes))

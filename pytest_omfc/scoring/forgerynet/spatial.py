@@ -37,12 +37,12 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["DIFF_THRESHOLDS", "IOU_THRESHOLDS", "METRIC_NAMES", "SpatialAccumulator", "SpatialReport",
-           "score_spatial"]
+__all__ = ["DIFF_THRESHOLDS", "IOU_THRESHOLDS", "METRIC_NAMES", "SpatialAccumulator", "SpatialReport", "score_spatial"]
 
 #: Thresholds of the thresholded-map mismatch (``IoU@t``) and of ``IoU_diff@t`` (paper, METRICS.md 5.2).
 IOU_THRESHOLDS: tuple[float, ...] = (0.1, 0.2)
 DIFF_THRESHOLDS: tuple[float, ...] = (0.01, 0.05, 0.1)
+
 
 def _integer_rules() -> tuple[dict[float, int], dict[float, int]]:
     """First grey level ``>= t``, and the largest grey difference ``<= t``, from float64 as written.
@@ -149,15 +149,22 @@ class SpatialAccumulator:
         c = np.array(self._counts, dtype=np.int64)
         n = c[:, 0]
         k = len(IOU_THRESHOLDS)
-        mism = c[:, 1:1 + k]
-        within = c[:, 1 + k:-1]
+        mism = c[:, 1 : 1 + k]
+        within = c[:, 1 + k : -1]
         absdiff = c[:, -1]
         # Per image: each value is one division of integers.
-        cols = np.column_stack([mism / n[:, None], (n[:, None] - mism) / n[:, None], within / n[:, None],
-                                absdiff / (255.0 * n)])
+        cols = np.column_stack(
+            [mism / n[:, None], (n[:, None] - mism) / n[:, None], within / n[:, None], absdiff / (255.0 * n)]
+        )
         total = int(n.sum())
-        pooled = np.concatenate([mism.sum(axis=0) / total, (total - mism.sum(axis=0)) / total,
-                                 within.sum(axis=0) / total, [int(absdiff.sum()) / (255.0 * total)]])
+        pooled = np.concatenate(
+            [
+                mism.sum(axis=0) / total,
+                (total - mism.sum(axis=0)) / total,
+                within.sum(axis=0) / total,
+                [int(absdiff.sum()) / (255.0 * total)],
+            ]
+        )
         per_image_mean = cols.mean(axis=0)
         metrics: dict[str, float | None] = {}
         for j, name in enumerate(METRIC_NAMES):

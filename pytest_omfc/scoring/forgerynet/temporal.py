@@ -38,7 +38,8 @@ quotes them):
   elsewhere it is the top K of each video; when some videos with ground truth have fewer (or no)
   predictions the others get more than K each (and when real videos carry many predictions,
   fewer).  ActivityNet divides by zero when no proposal of a video with ground truth is kept
-  (none predicted, or a budget below one per video); here AR is 0 with a note naming the cause.  Predictions in videos without ground truth count in P but are never recalled.
+  (none predicted, or a budget below one per video); here AR is 0 with a note naming the cause.
+  Predictions in videos without ground truth count in P but are never recalled.
 
 Speed: the greedy matching is sequential only within a video, so it runs as at most ``top_k``
 vectorised steps over all videos with the same number of ground-truth segments at once, for all 10
@@ -77,8 +78,9 @@ class TemporalReport:
         """Builtin types only, for the metrics JSON."""
         return {
             "metrics": {k: (None if v is None else float(v)) for k, v in self.metrics.items()},
-            "per_threshold": [{k: (None if v is None else float(v)) for k, v in row.items()}
-                              for row in self.per_threshold],
+            "per_threshold": [
+                {k: (None if v is None else float(v)) for k, v in row.items()} for row in self.per_threshold
+            ],
             "notes": list(self.notes),
         }
 
@@ -117,8 +119,9 @@ def _flatten_gt(ground_truth: Mapping[str, Sequence[tuple[float, float]]]) -> tu
     return counts, arr
 
 
-def _flatten_pred(predictions: Mapping[str, Sequence[tuple[float, float, float]]],
-                  code_of: dict[str, int]) -> tuple[np.ndarray, np.ndarray, int]:
+def _flatten_pred(
+    predictions: Mapping[str, Sequence[tuple[float, float, float]]], code_of: dict[str, int]
+) -> tuple[np.ndarray, np.ndarray, int]:
     """(video code per prediction, (n, 3) array, number of codes incl. videos absent from the reference)."""
     codes: list[int] = []
     counts: list[int] = []
@@ -151,19 +154,23 @@ def _interpolated_ap(tp_ranks: np.ndarray, npos: int) -> float:
     """
     r = np.sort(tp_ranks)
     m = np.arange(1, r.size + 1, dtype=np.float64)
-    prec = m / (r + 1.0)                                   # tp_cumsum / (tp_cumsum + fp_cumsum) at the TP
+    prec = m / (r + 1.0)  # tp_cumsum / (tp_cumsum + fp_cumsum) at the TP
     mprec = np.maximum.accumulate(prec[::-1])[::-1]
     rec = m / float(npos)
     prev = np.concatenate([[0.0], rec[:-1]])
     terms = (rec - prev) * mprec
     if r.size == 0 or rec[-1] != 1.0:
-        terms = np.append(terms, 0.0)                      # mrec's closing 1 with mprec 0
+        terms = np.append(terms, 0.0)  # mrec's closing 1 with mprec 0
     return float(np.sum(terms))
 
 
-def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
-                   predictions: Mapping[str, Sequence[tuple[float, float, float]]],
-                   top_k: int = 10, *, max_avg_nr_proposals: int = MAX_AVG_NR_PROPOSALS) -> TemporalReport:
+def score_temporal(
+    ground_truth: Mapping[str, Sequence[tuple[float, float]]],
+    predictions: Mapping[str, Sequence[tuple[float, float, float]]],
+    top_k: int = 10,
+    *,
+    max_avg_nr_proposals: int = MAX_AVG_NR_PROPOSALS,
+) -> TemporalReport:
     """AP@0.50..0.95, AP_avg and AR@1/2/5/10 of ``predictions`` against ``ground_truth``.
 
     ``ground_truth`` lists every reference video (real ones with no segment); ``predictions`` may
@@ -198,9 +205,8 @@ def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
     n_dropped = int(np.count_nonzero(~kept_sorted))
     if n_dropped:
         n_vids = int(np.unique(pv[by_video][~kept_sorted]).size)
-        notes.append(f"{n_dropped} predictions beyond the top {top_k} of their video were dropped "
-                     f"({n_vids} videos)")
-    kidx = by_video[kept_sorted]          # kept predictions, by video then rank (file indices)
+        notes.append(f"{n_dropped} predictions beyond the top {top_k} of their video were dropped ({n_vids} videos)")
+    kidx = by_video[kept_sorted]  # kept predictions, by video then rank (file indices)
     krank = rank_sorted[kept_sorted]
     kv = pv[kidx]
     n_kept = kidx.size
@@ -208,14 +214,17 @@ def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
     has_gt = gcount[kv] > 0
     n_fp_vid = int(np.unique(kv[~has_gt]).size)
     if n_fp_vid:
-        notes.append(f"{int(np.count_nonzero(~has_gt))} predictions in {n_fp_vid} videos without ground truth: "
-                     "false positives for AP, not counted for AR")
+        notes.append(
+            f"{int(np.count_nonzero(~has_gt))} predictions in {n_fp_vid} videos without ground truth: "
+            "false positives for AP, not counted for AR"
+        )
     vids_gt = np.flatnonzero(gcount > 0)
     n_pred_per_code = np.bincount(kv, minlength=n_codes)
     missing = int(np.count_nonzero(n_pred_per_code[vids_gt] == 0))
     if missing:
-        notes.append(f"{missing} of {vids_gt.size} videos with ground truth have no prediction: their ground truth "
-                     "is missed")
+        notes.append(
+            f"{missing} of {vids_gt.size} videos with ground truth have no prediction: their ground truth is missed"
+        )
 
     # Per kept prediction: TP at each threshold (greedy matching), and for AR the data below.
     tp = np.zeros((n_thr, n_kept), dtype=bool)
@@ -239,13 +248,13 @@ def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
 
     # Videos with ground truth and predictions, grouped by their number of ground-truth segments.
     row_code = np.full(n_codes, -1, dtype=np.int64)
-    width = int(krank.max()) + 1 if n_kept else 1          # columns: at most top_k, never more than used
+    width = int(krank.max()) + 1 if n_kept else 1  # columns: at most top_k, never more than used
     # Kept predictions of videos with ground truth, sorted by that count once (each group is a slice).
     kg = gcount[kv]
     by_count = np.argsort(kg, kind="stable")
     kg_sorted = kg[by_count]
     for g in np.unique(kg_sorted[kg_sorted > 0]):
-        sel = by_count[np.searchsorted(kg_sorted, g, "left"):np.searchsorted(kg_sorted, g, "right")]
+        sel = by_count[np.searchsorted(kg_sorted, g, "left") : np.searchsorted(kg_sorted, g, "right")]
         vids = np.unique(kv[sel])
         nv = vids.size
         row_code[vids] = np.arange(nv)
@@ -255,27 +264,27 @@ def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
         si = np.where(valid, slot, 0)
         gi = gstart[vids][:, None] + np.arange(g)[None, :]
         tiou = segment_iou(ps[si][:, :, None], pe[si][:, :, None], gt[gi, 0][:, None, :], gt[gi, 1][:, None, :])
-        tiou = np.where(valid[:, :, None], tiou, -np.inf)        # (nv, width, g)
+        tiou = np.where(valid[:, :, None], tiou, -np.inf)  # (nv, width, g)
         # AP: greedy in score order inside each video, all thresholds at once.
         locked = np.zeros((n_thr, nv, g), dtype=bool)
         for p in range(width):
-            col = tiou[:, p, :]                                     # (nv, g)
+            col = tiou[:, p, :]  # (nv, g)
             cand = (col[None, :, :] >= thr[:, None, None]) & ~locked
-            best = np.argmax(np.where(cand, col[None, :, :], -1.0), axis=2)   # first index on equal tIoU
+            best = np.argmax(np.where(cand, col[None, :, :], -1.0), axis=2)  # first index on equal tIoU
             hit = np.take_along_axis(cand, best[:, :, None], axis=2)[:, :, 0] & valid[None, :, p]
             t_idx, v_idx = np.nonzero(hit)
             locked[t_idx, v_idx, best[t_idx, v_idx]] = True
             tp[:, slot[valid[:, p], p]] = hit[:, valid[:, p]]
         # AR: a GT is recalled at step j when the best tIoU over the first m_j proposals is >= t.
         if ar_possible:
-            prefmax = np.maximum.accumulate(tiou, axis=1)            # (nv, width, g)
+            prefmax = np.maximum.accumulate(tiou, axis=1)  # (nv, width, g)
             nrv = nr_keep[vids]
             for jj, j in enumerate(ar_cols):
                 m = np.minimum((nrv * pcn_lst[j]).astype(np.int64), nrv)
                 ok = m >= 1
                 if not np.any(ok):
                     continue
-                best_prefix = prefmax[np.flatnonzero(ok), m[ok] - 1, :]   # (n_ok, g)
+                best_prefix = prefmax[np.flatnonzero(ok), m[ok] - 1, :]  # (n_ok, g)
                 matched_ar[:, jj] += np.count_nonzero(best_prefix[None, :, :] >= thr[:, None, None], axis=(1, 2))
         row_code[vids] = -1
 
@@ -286,19 +295,22 @@ def score_temporal(ground_truth: Mapping[str, Sequence[tuple[float, float]]],
         notes.append("no ground-truth segment in the reference: AP and AR are undefined")
         ap = [None] * n_thr
     else:
-        order = np.lexsort((kidx, -pred[kidx, 2]))                  # descending score, ties by appearance
+        order = np.lexsort((kidx, -pred[kidx, 2]))  # descending score, ties by appearance
         rank = np.empty(n_kept, dtype=np.int64)
         rank[order] = np.arange(n_kept)
         ap = [_interpolated_ap(rank[tp[t]], npos) for t in range(n_thr)]
     ar: np.ndarray | None = None
     if npos:
         if ar_possible:
-            recall = matched_ar / float(npos)                       # (n_thr, len(AR_AT))
+            recall = matched_ar / float(npos)  # (n_thr, len(AR_AT))
             ar = recall.mean(axis=0)
         else:
-            why = ("no prediction in a video with ground truth" if not np.any(n_pred_per_code[vids_gt])
-                   else f"the proposal budget ({max_avg_nr_proposals} per video with ground truth, over {n_kept} "
-                        "kept predictions) keeps no proposal of a video with ground truth")
+            why = (
+                "no prediction in a video with ground truth"
+                if not np.any(n_pred_per_code[vids_gt])
+                else f"the proposal budget ({max_avg_nr_proposals} per video with ground truth, over {n_kept} "
+                "kept predictions) keeps no proposal of a video with ground truth"
+            )
             notes.append(f"{why}: AR is 0 (ActivityNet divides by zero here)")
             recall = np.zeros((n_thr, ar_cols.size))
             ar = recall.mean(axis=0)

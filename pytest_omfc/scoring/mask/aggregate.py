@@ -48,9 +48,7 @@ def union_rows(tables: Sequence[ThresholdTable]) -> tuple[NDArray[np.int64], NDA
     if not tables:
         return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.intp)
     t_all = np.unique(np.concatenate([t.thresholds for t in tables]))
-    rows = np.stack(
-        [np.maximum(np.searchsorted(t.thresholds, t_all, side="right") - 1, 0) for t in tables]
-    )
+    rows = np.stack([np.maximum(np.searchsorted(t.thresholds, t_all, side="right") - 1, 0) for t in tables])
     return t_all, rows
 
 

@@ -321,12 +321,21 @@ def no_score_weights(
     """
     gt, smask, unselected = _inputs(bw, sys, unselected)
     bns, sns, pns = _core_weights(
-        gt, unselected, smask, _check_size("eks", eks), _check_size("dks", dks),
-        _check_size("ntdks", ntdks), kernel_shape, _no_score_value(no_score_value),
+        gt,
+        unselected,
+        smask,
+        _check_size("eks", eks),
+        _check_size("dks", dks),
+        _check_size("ntdks", ntdks),
+        kernel_shape,
+        _no_score_value(no_score_value),
     )
     ones = gt.shape
     return Weights(
-        bns=_combine(ones, bns), sns=_combine(ones, sns), pns=_combine(ones, pns), w=_combine(ones, bns, sns, pns),
+        bns=_combine(ones, bns),
+        sns=_combine(ones, sns),
+        pns=_combine(ones, pns),
+        w=_combine(ones, bns, sns, pns),
         pixel_bns=_pixel_bns(bns, sns),
         pixel_sns=0 if sns is None else int(sns.size - np.count_nonzero(sns)),
         pixel_pns=0 if pns is None else int(pns.size - np.count_nonzero(pns)),
@@ -500,9 +509,7 @@ def auc_eer(fpr: NDArray[np.float64], tpr: NDArray[np.float64]) -> tuple[float, 
     return _trapezoid_auc(f, t), float((f[j] + fnr[j]) / 2)
 
 
-def sweep(
-    sys: NDArray[np.uint8], gt: Bool2D, w: Bool2D
-) -> tuple[ThresholdTable, NDArray[np.int64]]:
+def sweep(sys: NDArray[np.uint8], gt: Bool2D, w: Bool2D) -> tuple[ThresholdTable, NDArray[np.int64]]:
     """Counts at every threshold ``sorted({-1} | unique(sys))`` from one histogram pass (2.5).
 
     Returns the table and the (3, 256) histogram of system values over
@@ -634,6 +641,12 @@ def score_mask(
         tpr = fpr = np.zeros(table.thresholds.shape)  # MediScore's (0,0) points (2.6)
     auc, eer = auc_eer(fpr, tpr)
     return MaskScore(
-        True, **counts, gwl1=gwl1, auc=auc, eer=eer,
-        optimum=table.metrics(best), actual=actual, table=table,
+        True,
+        **counts,
+        gwl1=gwl1,
+        auc=auc,
+        eer=eer,
+        optimum=table.metrics(best),
+        actual=actual,
+        table=table,
     )

@@ -102,7 +102,8 @@ def _checked_png(path: Path, expected: tuple[int, int] | None, max_pixels: int) 
     except Exception as exc:  # noqa: BLE001  Pillow raises many types
         stream.close()
         raise MaskReadError(f"{_label(path)}: unreadable image ({type(exc).__name__}: {exc})") from None
-    setattr(im, "omfc_stream", stream)  # closed by _decode/_bgr with the image
+    # closed by _decode/_bgr with the image
+    im.omfc_stream = stream  # type: ignore[attr-defined]
     return im
 
 
@@ -243,7 +244,10 @@ def glymur_usable() -> bool:
 
 
 def read_bitplanes(
-    path: str | Path, expected: tuple[int, int] | None = None, *, max_pixels: int = MAX_PIXELS,
+    path: str | Path,
+    expected: tuple[int, int] | None = None,
+    *,
+    max_pixels: int = MAX_PIXELS,
     decoder: str = "auto",
 ) -> NDArray[np.unsignedinteger]:
     """A bit-plane reference (``ProbeBitPlaneMaskFileName``) as (H, W) or (H, W, L) unsigned integers.
@@ -285,5 +289,7 @@ def read_bitplanes(
             raise MaskReadError(f"{_label(p)}: negative values in a bit-plane mask")
         arr = arr.astype(np.uint32 if arr.dtype.itemsize > 2 else np.uint16)
     if arr.dtype.kind != "u" or arr.ndim not in (2, 3):
-        raise MaskReadError(f"{_label(p)}: bit planes must be unsigned integers, (H, W) or (H, W, L) (got {arr.dtype} {arr.shape})")
+        raise MaskReadError(
+            f"{_label(p)}: bit planes must be unsigned integers, (H, W) or (H, W, L) (got {arr.dtype} {arr.shape})"
+        )
     return arr

@@ -59,7 +59,9 @@ class Journal:
         matched = select_query(both, query, "qm", dedupe) if not both.empty else both
         matched = matched[matched["IsTarget"] == "Y"] if "IsTarget" in matched.columns else matched
         selected = {tuple(str(v) for v in row) for row in matched[list(key)].itertuples(index=False)}
-        triples = {tuple(row) for row in matched[[k for k in JOURNAL_KEYS if k in matched.columns]].itertuples(index=False)}
+        triples = {
+            tuple(row) for row in matched[[k for k in JOURNAL_KEYS if k in matched.columns]].itertuples(index=False)
+        }
         jk = [k for k in JOURNAL_KEYS if k in frame.columns]
         hit = pd.Series([tuple(r) in triples for r in frame[jk].itertuples(index=False)], index=frame.index, dtype=bool)
         for col in self.evaluated:

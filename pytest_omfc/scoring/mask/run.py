@@ -24,7 +24,8 @@ MediScore's column names (``p``/``d`` prefixes for splice), None where MediScore
 Values are not rounded (MediScore rounds to ``--precision`` significant digits when printing).
 
 Input errors that stop the whole run (unreadable CSV, missing key columns, a query naming an unknown
-column, bad options) raise a :mod:`~pytest_omfc.scoring.errors` class (set-up errors fail the item, system-output errors skip it).
+column, bad options) raise a :mod:`~pytest_omfc.scoring.errors` class (set-up errors fail the item,
+system-output errors skip it).
 """
 
 from __future__ import annotations
@@ -40,8 +41,8 @@ import numpy as np
 import pandas as pd
 
 from ...paths import resolve_inside
-from ..executors import Executor, check_dask
 from ..errors import QueryError, SetupError, SubmissionError
+from ..executors import Executor, check_dask
 from ..merge import (
     QueryKind,
     as_frame,
@@ -80,9 +81,25 @@ _OPTOUT_STATUS = frozenset({"OptOutAll", "OptOutLocalization"})
 
 #: per-mask metric columns averaged in the aggregate (without prefix); OptimumThreshold first
 _MEAN_COLUMNS = (
-    "OptimumThreshold", "OptimumNMM", "OptimumMCC", "OptimumBWL1", "GWL1", "AUC", "EER",
-    "MaximumNMM", "MaximumMCC", "MaximumBWL1", "ActualNMM", "ActualMCC", "ActualBWL1",
-    "OptimumF1", "OptimumIoU", "MaximumF1", "MaximumIoU", "ActualF1", "ActualIoU",
+    "OptimumThreshold",
+    "OptimumNMM",
+    "OptimumMCC",
+    "OptimumBWL1",
+    "GWL1",
+    "AUC",
+    "EER",
+    "MaximumNMM",
+    "MaximumMCC",
+    "MaximumBWL1",
+    "ActualNMM",
+    "ActualMCC",
+    "ActualBWL1",
+    "OptimumF1",
+    "OptimumIoU",
+    "MaximumF1",
+    "MaximumIoU",
+    "ActualF1",
+    "ActualIoU",
 )
 
 
@@ -240,10 +257,16 @@ def _score_job_raw(job: _Job) -> JobOutcome:
                 cap = _bit_capacity(planes)
                 above = [b for b in bits if b > cap]
                 if above:
-                    return None, "reference", f"BitPlane {max(above)} is above the {cap} bit planes {Path(job.ref).name} holds"
+                    return (
+                        None,
+                        "reference",
+                        f"BitPlane {max(above)} is above the {cap} bit planes {Path(job.ref).name} holds",
+                    )
                 reference = bitplane_reference(planes, job.listed, job.evaluated)
             else:
-                image = read_colour_reference(job.ref, max_pixels=job.max_pixels, grey=True)  # (H, W) for grey files: B = G = R
+                image = read_colour_reference(
+                    job.ref, max_pixels=job.max_pixels, grey=True
+                )  # (H, W) for grey files: B = G = R
                 reference = colour_reference(image, job.selected, mode=job.mode)
         except MaskReadError as exc:
             return None, "reference", f"reference mask {exc}"
@@ -255,8 +278,15 @@ def _score_job_raw(job: _Job) -> JobOutcome:
         except MaskReadError as exc:
             return None, "system", str(exc)
         score = score_mask(
-            reference.bw, system, unselected=reference.unselected, eks=job.eks, dks=job.dks, ntdks=job.ntdks,
-            kernel_shape=job.kernel, no_score_value=job.nspx, actual_threshold=job.sbin,
+            reference.bw,
+            system,
+            unselected=reference.unselected,
+            eks=job.eks,
+            dks=job.dks,
+            ntdks=job.ntdks,
+            kernel_shape=job.kernel,
+            no_score_value=job.nspx,
+            actual_threshold=job.sbin,
         )
         return score, None, None
     except (ValueError, TypeError) as exc:  # journal values the engine refuses (bad colour, bit plane, nspx)
@@ -524,8 +554,10 @@ def score_masks(
             targets.loc[f.to_numpy(), sys_cols[s]] = ""
 
     # 2.1 step 4: journal
-    journal_src = journal_reference if journal_reference is not None else (
-        None if isinstance(reference, pd.DataFrame) else reference
+    journal_src = (
+        journal_reference
+        if journal_reference is not None
+        else (None if isinstance(reference, pd.DataFrame) else reference)
     )
     journal = load_journal(journal_src, splice=splice) if journal_src is not None else None
     if journal is not None:
@@ -534,8 +566,14 @@ def score_masks(
         raise SetupError("--jpeg2000 bit-plane references need the journal tables beside the reference")
 
     ntdks = 0 if splice else (opts.ntdks if opts.ntdks is not None else (11 if opts.convention == "plan" else 15))
-    common = {"kernel": opts.kernel, "eks": opts.eks, "dks": opts.dks, "ntdks": ntdks, "sbin": opts.sbin,
-              "max_pixels": opts.max_pixels}
+    common = {
+        "kernel": opts.kernel,
+        "eks": opts.eks,
+        "dks": opts.dks,
+        "ntdks": ntdks,
+        "sbin": opts.sbin,
+        "max_pixels": opts.max_pixels,
+    }
 
     qm = _query_list(query_manipulation)
     runs: list[MaskRun] = []
@@ -556,14 +594,36 @@ def score_masks(
             run_failed = {s: f[pick].reset_index(drop=True) for s, f in failed.items()}
             runs.append(
                 _score_run(
-                    trials, run_failed, run_journal, qm_query, splice, bitplane, key, sides, ref_cols, sys_cols,
-                    ref_root, sys_root, common, opts, bookkeeping, _query_list(query), query_partition,
-                    executor=executor, progress=progress, rejected=rejected or {},
+                    trials,
+                    run_failed,
+                    run_journal,
+                    qm_query,
+                    splice,
+                    bitplane,
+                    key,
+                    sides,
+                    ref_cols,
+                    sys_cols,
+                    ref_root,
+                    sys_root,
+                    common,
+                    opts,
+                    bookkeeping,
+                    _query_list(query),
+                    query_partition,
+                    executor=executor,
+                    progress=progress,
+                    rejected=rejected or {},
                     failures=FAILURES if opts.jpeg2000 == "auto" else FAILURES - {"other-column"},
                 )
             )
-    return MaskReport(task=task, options=opts, runs=tuple(runs), notes=(f"reference masks: {mode_note}",) if mode_note else (),
-                      reference_column=" and ".join(ref_cols[s] for s in sides))
+    return MaskReport(
+        task=task,
+        options=opts,
+        runs=tuple(runs),
+        notes=(f"reference masks: {mode_note}",) if mode_note else (),
+        reference_column=" and ".join(ref_cols[s] for s in sides),
+    )
 
 
 def _trial_label(row: Mapping[str, Any], key: Sequence[str]) -> str:
@@ -602,8 +662,10 @@ def _score_run(
     other_col = {_PNG_COLUMN: _BP_COLUMN, _BP_COLUMN: _PNG_COLUMN}.get(ref_cols[""]) if not splice else None
     describe = dict(NOT_SCORED)
     if other_col is not None:
-        describe["other-column"] = (f"have an empty {ref_cols['']} while {other_col} names a mask "
-                                    f"(use --omfc-jpeg2000 {'no' if other_col == _PNG_COLUMN else 'yes'})")
+        describe["other-column"] = (
+            f"have an empty {ref_cols['']} while {other_col} names a mask "
+            f"(use --omfc-jpeg2000 {'no' if other_col == _PNG_COLUMN else 'yes'})"
+        )
     for i, row in enumerate(trials.to_dict("records")):
         for s in sides:
             ref_name = str(row[ref_cols[s]]).strip()
@@ -616,8 +678,10 @@ def _score_run(
                 ref_path, error = _path(ref_root, ref_name, "reference mask")
             elif other_col is not None and str(row.get(other_col, "")).strip():
                 fix = "no" if other_col == _PNG_COLUMN else "yes"
-                alternative = (f"{ref_cols[s]} is empty while {other_col} names {str(row[other_col]).strip()!r} "
-                               f"(use --omfc-jpeg2000 {fix})")
+                alternative = (
+                    f"{ref_cols[s]} is empty while {other_col} names {str(row[other_col]).strip()!r} "
+                    f"(use --omfc-jpeg2000 {fix})"
+                )
             if sys_name and error is None:
                 sys_path, error = _path(sys_root, sys_name, "system mask")
                 if sys_path is not None and rejected and os.path.abspath(sys_path) in rejected:
@@ -636,8 +700,21 @@ def _score_run(
             else:
                 mode = "manipulation"
                 selected = colours.get(str(row["ProbeFileID"]), ()) if journal is not None else None
-            jobs.append(_Job(mode, ref_path, sys_path, selected, listed, evaluated, nspx, error=error,
-                             error_code=code, alternative=alternative, **common))
+            jobs.append(
+                _Job(
+                    mode,
+                    ref_path,
+                    sys_path,
+                    selected,
+                    listed,
+                    evaluated,
+                    nspx,
+                    error=error,
+                    error_code=code,
+                    alternative=alternative,
+                    **common,
+                )
+            )
             missing.append(sys_path is None and error is None)
     outcomes = _run_jobs(jobs, executor, progress)
 
@@ -668,7 +745,9 @@ def _score_run(
             row[f"{side}ActualThreshold"] = opts.sbin if scored else None
             row[f"{side}ActualF1"] = _num(act.f1) if act else None
             row[f"{side}ActualIoU"] = _num(act.iou) if act else None
-        reason_col = "NotScoredReason" if not side else ("ProbeNotScoredReason" if side == "p" else "DonorNotScoredReason")
+        reason_col = (
+            "NotScoredReason" if not side else ("ProbeNotScoredReason" if side == "p" else "DonorNotScoredReason")
+        )
         row[reason_col] = "" if scored else (reason or "")
         codes[side][i] = why
         if scored and score is not None and score.table is not None and score.optimum is not None:
@@ -680,8 +759,12 @@ def _score_run(
         if why is not None:
             reasons[why] = reasons.get(why, 0) + 1
         if why in failures:
-            not_scored.append((_trial_label(records[i], key) + (f" ({'probe' if side == 'p' else 'donor'})" if side else ""),
-                               reason or ""))
+            not_scored.append(
+                (
+                    _trial_label(records[i], key) + (f" ({'probe' if side == 'p' else 'donor'})" if side else ""),
+                    reason or "",
+                )
+            )
         for col, value in row.items():
             columns.setdefault(col, [None] * n)[i] = value
 
@@ -698,9 +781,13 @@ def _score_run(
             for i, m in enumerate(mx.per_mask):
                 vals: ThresholdMetrics | None = m
                 for name in ("NMM", "MCC", "BWL1", "F1", "IoU"):
-                    columns.setdefault(f"{side}Maximum{name}", [None] * n)[i] = _num(getattr(vals, name.lower())) if vals else None
+                    columns.setdefault(f"{side}Maximum{name}", [None] * n)[i] = (
+                        _num(getattr(vals, name.lower())) if vals else None
+                    )
                 for name in ("TP", "TN", "FP", "FN"):
-                    columns.setdefault(f"{side}MaximumPixel{name}", [None] * n)[i] = getattr(vals, name.lower()) if vals else None
+                    columns.setdefault(f"{side}MaximumPixel{name}", [None] * n)[i] = (
+                        getattr(vals, name.lower()) if vals else None
+                    )
         if opts.convention == "plan":  # RULES.md MASK-01: a missing mask scores MCC -1
             for i, (sc, miss) in enumerate(zip(scores_by_side[side], missing_by_side[side], strict=True)):
                 if sc is not None and miss:
@@ -719,8 +806,12 @@ def _score_run(
     scoreable: dict[str, int] = {}
     if splice:
         total = int(bookkeeping["totalTrials"] or 0)
-        scoreable["ScoreableProbeTrials"] = total - int((perimage.get("ProbeScored", pd.Series(dtype=str)) == "N").sum())
-        scoreable["ScoreableDonorTrials"] = total - int((perimage.get("DonorScored", pd.Series(dtype=str)) == "N").sum())
+        scoreable["ScoreableProbeTrials"] = total - int(
+            (perimage.get("ProbeScored", pd.Series(dtype=str)) == "N").sum()
+        )
+        scoreable["ScoreableDonorTrials"] = total - int(
+            (perimage.get("DonorScored", pd.Series(dtype=str)) == "N").sum()
+        )
     else:
         scoreable["ScoreableTrials"] = int((perimage.get("Scored", pd.Series(dtype=str)) == "Y").sum())
 
@@ -769,8 +860,18 @@ def _score_run(
         for side in sides:
             a, sd = _means(used, side)
             if opts.sbin is None:
-                for base in ("MaximumNMM", "MaximumMCC", "MaximumBWL1", "ActualNMM", "ActualMCC", "ActualBWL1",
-                             "MaximumF1", "MaximumIoU", "ActualF1", "ActualIoU"):
+                for base in (
+                    "MaximumNMM",
+                    "MaximumMCC",
+                    "MaximumBWL1",
+                    "ActualNMM",
+                    "ActualMCC",
+                    "ActualBWL1",
+                    "MaximumF1",
+                    "MaximumIoU",
+                    "ActualF1",
+                    "ActualIoU",
+                ):
                     a.setdefault(side + base, None)
                     sd.setdefault(side + base, None)
             agg.update(a)
@@ -782,9 +883,18 @@ def _score_run(
         agg.update(scoreable)
         results.append(MaskResult(q_text if kind != "qm" else qm_query, kind, agg, std, len(rows)))
     del scored_cols
-    return MaskRun(qm_query, perimage, journal_out, tuple(results), tuple(not_scored),
-                   tuple(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))), len(outcomes),
-                   tuple(tuple(codes[s]) for s in sides), describe, tuple(polarity))
+    return MaskRun(
+        qm_query,
+        perimage,
+        journal_out,
+        tuple(results),
+        tuple(not_scored),
+        tuple(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
+        len(outcomes),
+        tuple(tuple(codes[s]) for s in sides),
+        describe,
+        tuple(polarity),
+    )
 
 
 def default_jobs() -> int:

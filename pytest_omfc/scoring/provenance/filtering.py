@@ -48,10 +48,7 @@ class FilteringTrial:
 
     def recalls(self) -> tuple[float, ...]:
         """NodeRecallAt{n} = Correct/NumRefNodes, ``round(x, 12)``; NaN without reference nodes."""
-        return tuple(
-            round(c / self.num_ref_nodes, 12) if self.num_ref_nodes else math.nan
-            for c in self.correct
-        )
+        return tuple(round(c / self.num_ref_nodes, 12) if self.num_ref_nodes else math.nan for c in self.correct)
 
     def row(self) -> dict[str, object]:
         """MediScore's trial_scores.csv columns from NumSysNodes on."""
@@ -60,9 +57,7 @@ class FilteringTrial:
             "NumRefNodes": self.num_ref_nodes,
             "NodeType": "All" if self.node_type == "all" else self.node_type,
         }
-        for n, c, m, f in zip(
-            NODE_RECALL_NS, self.correct, self.missing, self.false_alarm, strict=True
-        ):
+        for n, c, m, f in zip(NODE_RECALL_NS, self.correct, self.missing, self.false_alarm, strict=True):
             out[f"NumCorrectNodesAt{n}"] = c
             out[f"NumMissingNodesAt{n}"] = m
             out[f"NumFalseAlarmNodesAt{n}"] = f

@@ -115,19 +115,13 @@ def _div(num: float, den: float) -> float:
 def _graph_parts(doc: Any, what: str, need_links: bool) -> tuple[list[Any], list[Any]]:
     """Return (nodes, links) of a node-link JSON, or raise GraphInputError saying what is wrong."""
     if not isinstance(doc, dict):
-        raise GraphInputError(
-            f"{what}: top level must be an object (got {type(doc).__name__})"
-        )
+        raise GraphInputError(f"{what}: top level must be an object (got {type(doc).__name__})")
     nodes = doc.get("nodes")
     if not isinstance(nodes, list):
-        raise GraphInputError(
-            f"{what}: 'nodes' must be an array (got {type(nodes).__name__})"
-        )
+        raise GraphInputError(f"{what}: 'nodes' must be an array (got {type(nodes).__name__})")
     links = doc.get("links", [] if not need_links else None)
     if not isinstance(links, list):
-        raise GraphInputError(
-            f"{what}: 'links' must be an array (got {type(links).__name__})"
-        )
+        raise GraphInputError(f"{what}: 'links' must be an array (got {type(links).__name__})")
     return nodes, links
 
 
@@ -137,9 +131,7 @@ def _index(link: Any, key: str, n: int, what: str, i: int) -> int:
         raise GraphInputError(f"{what}: links[{i}] must be an object")
     v = link.get(key)
     if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n:
-        raise GraphInputError(
-            f"{what}: links[{i}].{key} must be a node index in [0, {n}) (got {v!r})"
-        )
+        raise GraphInputError(f"{what}: links[{i}].{key} must be a node index in [0, {n}) (got {v!r})")
     return v
 
 
@@ -153,19 +145,12 @@ def _ends(links: list[Any], n: int, what: str) -> list[tuple[int, int]]:
         ends = [(link["source"], link["target"]) for link in links]
     except (TypeError, KeyError):
         ends = None
-    if ends is not None and all(
-        type(s) is int and type(t) is int and 0 <= s < n and 0 <= t < n for s, t in ends
-    ):
+    if ends is not None and all(type(s) is int and type(t) is int and 0 <= s < n and 0 <= t < n for s, t in ends):
         return ends
-    return [
-        (_index(link, "source", n, what, i), _index(link, "target", n, what, i))
-        for i, link in enumerate(links)
-    ]
+    return [(_index(link, "source", n, what, i), _index(link, "target", n, what, i)) for i, link in enumerate(links)]
 
 
-def parse_journal(
-    doc: Any, name: str, check_cycles: bool = True, links: bool = True
-) -> Journal:
+def parse_journal(doc: Any, name: str, check_cycles: bool = True, links: bool = True) -> Journal:
     """Journal JSON -> id links, after the AntiForensic donor rule (METRICS.md 3.2 step 1).
 
     A link with ``op == "Donor"`` is dropped when its target has an incoming link
@@ -183,32 +168,26 @@ def parse_journal(
     if not ok:
         for i, node in enumerate(nodes):
             if not isinstance(node, dict) or type(node.get("id")) is not str:
-                raise GraphInputError(
-                    f"journal {name}: nodes[{i}] must be an object with a string 'id'"
-                )
+                raise GraphInputError(f"journal {name}: nodes[{i}] must be an object with a string 'id'")
     types_of = [node.get("nodetype") for node in nodes]
     # the first node of an id gives its type: a reversed comprehension lets the first win
     types: dict[str, str] = {
-        i: (nt if type(nt) is str else "") for i, nt in zip(reversed(ids), reversed(types_of))
+        i: (nt if type(nt) is str else "") for i, nt in zip(reversed(ids), reversed(types_of), strict=False)
     }
     if not links:
         return Journal(name=name, node_ids=tuple(ids), node_types=types, links=frozenset())
     ends = _ends(jlinks, len(ids), f"journal {name}")
     ops = [link.get("op") for link in jlinks]
     af_targets = {
-        ids[t] for (_, t), op in zip(ends, ops) if type(op) is str and op.startswith("AntiForensic")
+        ids[t] for (_, t), op in zip(ends, ops, strict=False) if type(op) is str and op.startswith("AntiForensic")
     }
-    kept_idx = [
-        (s, t) for (s, t), op in zip(ends, ops) if not (op == "Donor" and ids[t] in af_targets)
-    ]
+    kept_idx = [(s, t) for (s, t), op in zip(ends, ops, strict=False) if not (op == "Donor" and ids[t] in af_targets)]
     kept = frozenset((ids[s], ids[t]) for s, t in kept_idx)
     unique = len(types) == len(ids)  # node ids unique: their indexes are the graph's nodes
     cyclic = check_cycles and (_has_cycle_idx(len(ids), kept_idx) if unique else _has_cycle(kept))
     cycle = _find_cycle(kept) if cyclic else []
     if cycle:
-        raise SetupError(
-            f"journal {name}: has a cycle ({' -> '.join(cycle)}); a journal must be acyclic (PROV-15)"
-        )
+        raise SetupError(f"journal {name}: has a cycle ({' -> '.join(cycle)}); a journal must be acyclic (PROV-15)")
     return Journal(name=name, node_ids=tuple(ids), node_types=types, links=kept)
 
 
@@ -442,16 +421,14 @@ def system_graph(doc: Any, what: str) -> SysGraph:
     nodes, links = _graph_parts(doc, what, need_links=False)
     for i, node in enumerate(nodes):
         if not isinstance(node, dict) or type(node.get("file")) is not str:
-            raise GraphInputError(
-                f"{what}: nodes[{i}] must be an object with a string 'file'"
-            )
+            raise GraphInputError(f"{what}: nodes[{i}] must be an object with a string 'file'")
     files: list[str] = [node["file"] for node in nodes]
     # first-seen confidences: a reversed comprehension lets the first node (link) of a key win
     conf: dict[str, Any] = {node["file"]: node.get("nodeConfidenceScore") for node in reversed(nodes)}
     ends = _ends(links, len(files), what)
     lconf: dict[Link, Any] = {
         (files[s], files[t]): link.get("relationshipConfidenceScore")
-        for (s, t), link in zip(reversed(ends), reversed(links))
+        for (s, t), link in zip(reversed(ends), reversed(links), strict=False)
     }
     # files unique: node indexes are the graph's nodes; otherwise number the collapsed files
     cyclic = _has_cycle_idx(len(files), ends) if len(conf) == len(files) else _has_cycle(lconf)

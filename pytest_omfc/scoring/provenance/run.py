@@ -11,8 +11,8 @@ or DataFrames; paths inside them are relative to ``ref_dir`` / ``sys_dir``.
 from __future__ import annotations
 
 import math
-import os
 import numbers
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,16 +118,10 @@ FILTERING_TRIAL_COLUMNS: tuple[str, ...] = (
         "NumRefNodes",
         "NodeType",
     )
-    + tuple(
-        f"Num{kind}NodesAt{n}"
-        for n in NODE_RECALL_NS
-        for kind in ("Correct", "Missing", "FalseAlarm")
-    )
+    + tuple(f"Num{kind}NodesAt{n}" for n in NODE_RECALL_NS for kind in ("Correct", "Missing", "FalseAlarm"))
     + tuple(f"NodeRecallAt{n}" for n in NODE_RECALL_NS)
 )
-FILTERING_SCORE_COLUMNS: tuple[str, ...] = ("NodeType",) + tuple(
-    f"NodeRecallAt{n}" for n in NODE_RECALL_NS
-)
+FILTERING_SCORE_COLUMNS: tuple[str, ...] = ("NodeType",) + tuple(f"NodeRecallAt{n}" for n in NODE_RECALL_NS)
 FILTERING_MAPPING_COLUMNS: tuple[str, ...] = (
     "JournalName",
     "ProvenanceProbeFileID",
@@ -175,13 +169,9 @@ class FilteringResult:
 _frame, _require = as_frame, require  # set-up tables: a problem is a SetupError (the item fails)
 
 
-def _trials(
-    index: pd.DataFrame, ref: pd.DataFrame, system: pd.DataFrame
-) -> tuple[pd.DataFrame, list[TrialReason]]:
+def _trials(index: pd.DataFrame, ref: pd.DataFrame, system: pd.DataFrame) -> tuple[pd.DataFrame, list[TrialReason]]:
     """Index x reference x kept system rows (METRICS.md 3.1); dropped rows get a reason."""
-    _require(
-        index, ["ProvenanceProbeFileID", "ProvenanceProbeFileName"], "provenance index"
-    )
+    _require(index, ["ProvenanceProbeFileID", "ProvenanceProbeFileName"], "provenance index")
     _require(
         ref,
         ["ProvenanceProbeFileID", "JournalName", "JournalFileName"],
@@ -194,9 +184,7 @@ def _trials(
     )
     reasons: list[TrialReason] = []
     all_probes = set(system["ProvenanceProbeFileID"])
-    status_cols = [
-        c for c in ("IsOptOut", "ProvenanceProbeStatus") if c in system.columns
-    ]
+    status_cols = [c for c in ("IsOptOut", "ProvenanceProbeStatus") if c in system.columns]
     if status_cols:
         keep = system[status_cols].isin(SCORED_STATUSES).any(axis=1)
         for _, row in system[~keep].iterrows():
@@ -216,9 +204,7 @@ def _trials(
         on="ProvenanceProbeFileID",
     )
     sys_cols = ["ProvenanceProbeFileID", "ProvenanceOutputFileName"]
-    unknown = system[
-        ~system["ProvenanceProbeFileID"].isin(left["ProvenanceProbeFileID"])
-    ]
+    unknown = system[~system["ProvenanceProbeFileID"].isin(left["ProvenanceProbeFileID"])]
     for _, row in unknown.iterrows():
         reasons.append(
             TrialReason(
@@ -230,11 +216,7 @@ def _trials(
         )
     unanswered = left[~left["ProvenanceProbeFileID"].isin(all_probes)]
     for pid in unanswered["ProvenanceProbeFileID"]:
-        reasons.append(
-            TrialReason(
-                pid, "", "no system output row for this probe: not scored", False
-            )
-        )
+        reasons.append(TrialReason(pid, "", "no system output row for this probe: not scored", False))
     trials = left.merge(system[sys_cols], on="ProvenanceProbeFileID", how="inner")
     return trials.reset_index(drop=True), reasons
 
@@ -255,13 +237,9 @@ class _Journals:
         if rel not in self.cache:
             try:
                 doc = read_json(self.ref_dir / rel, self.max_bytes)
-                self.cache[rel] = parse_journal(
-                    doc, rel, check_cycles=self.links, links=self.links
-                )
+                self.cache[rel] = parse_journal(doc, rel, check_cycles=self.links, links=self.links)
             except (JsonReadError, GraphInputError) as exc:
-                self.cache[rel] = (
-                    f"journal {exc}" if isinstance(exc, JsonReadError) else str(exc)
-                )
+                self.cache[rel] = f"journal {exc}" if isinstance(exc, JsonReadError) else str(exc)
         return self.cache[rel]
 
 
@@ -317,7 +295,10 @@ def _unresolved(g: list[NodeRow] | None, journal: Journal) -> str | None:
 
 
 def _scorable(
-    trials: pd.DataFrame, journals: _Journals, groups: dict[str, list[NodeRow]], reasons: list[TrialReason],
+    trials: pd.DataFrame,
+    journals: _Journals,
+    groups: dict[str, list[NodeRow]],
+    reasons: list[TrialReason],
     progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[tuple[Any, str, str, str, Journal, list[NodeRow] | None]]:
     """Each trial whose journal can be read, with its node-table rows: ``(row, probe, output, journal
@@ -426,15 +407,9 @@ def score_graph_building(
         if direct and convention == "plan":
             sg = restrict_direct(sg, t.ProvenanceProbeFileName)
         if sg.has_cycle:
-            reasons.append(
-                TrialReason(
-                    pid, out, "system graph has a cycle: scored as is (PROV-15)", True
-                )
-            )
+            reasons.append(TrialReason(pid, out, "system graph has a cycle: scored as is (PROV-15)", True))
         if not sg.nodes:
-            reasons.append(
-                TrialReason(pid, out, "system graph is empty: scored as is", True)
-            )
+            reasons.append(TrialReason(pid, out, "system graph is empty: scored as is", True))
         if not rg.nodes:
             reasons.append(
                 TrialReason(
@@ -470,14 +445,8 @@ def score_graph_building(
             continue
         head = (jname, pid, direct, out)
         for f in sorted(rg.nodes | sg.nodes):
-            kind = (
-                "Correct"
-                if f in m.correct_nodes
-                else ("Missing" if f in rg.nodes else "FalseAlarm")
-            )
-            nmap.append(
-                head + (file_id(f, ids), _fmt_conf(sg.node_confidence.get(f)), kind)
-            )
+            kind = "Correct" if f in m.correct_nodes else ("Missing" if f in rg.nodes else "FalseAlarm")
+            nmap.append(head + (file_id(f, ids), _fmt_conf(sg.node_confidence.get(f)), kind))
         used_sys = {s for _, s in m.link_pairs}
         for r_link, s_link in m.link_pairs:
             lmap.append(
@@ -502,9 +471,7 @@ def score_graph_building(
                 )
             )
     trial_scores = pd.DataFrame(rows, columns=list(GRAPH_TRIAL_COLUMNS))
-    means = pd.DataFrame(raw, columns=["SimNLO", "SimNO", "SimLO", "NodeRecall"]).mean(
-        skipna=True
-    )
+    means = pd.DataFrame(raw, columns=["SimNLO", "SimNO", "SimLO", "NodeRecall"]).mean(skipna=True)
     scores = pd.DataFrame(
         [
             {
@@ -546,21 +513,17 @@ def _sys_nodes(doc: Any, what: str) -> tuple[list[str], list[float], dict[str, A
         if all(type(f) is str for f in files) and all(type(v) is float or type(v) is int for v in raw):
             scores = [float(v) for v in raw]
             if all(map(math.isfinite, scores)):
-                conf = {f: v for f, v in zip(reversed(files), reversed(raw))}  # first node of a file wins
+                conf = {f: v for f, v in zip(reversed(files), reversed(raw), strict=False)}  # first node of a file wins
                 return files, scores, conf
     except (TypeError, KeyError, AttributeError, OverflowError):
         pass
     files, scores, conf = [], [], {}
     for i, n in enumerate(nodes):
         if not isinstance(n, dict) or type(n.get("file")) is not str:
-            raise GraphInputError(
-                f"{what}: nodes[{i}] must be an object with a string 'file'"
-            )
+            raise GraphInputError(f"{what}: nodes[{i}] must be an object with a string 'file'")
         s = n.get("nodeConfidenceScore")
         if not _finite(s):
-            raise GraphInputError(
-                f"{what}: nodes[{i}].nodeConfidenceScore must be a finite number (got {s!r})"
-            )
+            raise GraphInputError(f"{what}: nodes[{i}].nodeConfidenceScore must be a finite number (got {s!r})")
         files.append(n["file"])
         scores.append(float(s))  # type: ignore[arg-type]  # _finite: a real number
         conf.setdefault(n["file"], s)
@@ -597,9 +560,7 @@ def score_filtering(
     _check_convention(convention)
     bad = [nt for nt in node_types if nt != "all" and nt not in NODE_TYPES]
     if bad:
-        raise SetupError(
-            f"unknown node type(s) {bad}: use all, {', '.join(NODE_TYPES)}"
-        )
+        raise SetupError(f"unknown node type(s) {bad}: use all, {', '.join(NODE_TYPES)}")
     idx, ref = (
         _frame(index, "provenance index"),
         _frame(reference, "provenance reference"),
@@ -630,19 +591,17 @@ def score_filtering(
             ref_types.append("probe")
         exclude = {t.ProvenanceProbeFileName} if plan else set()
         try:
-            files, scores, conf = _sys_nodes(
-                _read_system(sys_dir, out, max_json_bytes, rejected), out
-            )
+            files, scores, conf = _sys_nodes(_read_system(sys_dir, out, max_json_bytes, rejected), out)
         except (JsonReadError, GraphInputError) as exc:
             reasons.append(_unread(pid, out, exc))
             continue
         if not files:
-            reasons.append(
-                TrialReason(pid, out, "system output has no nodes: scored as is", True)
-            )
+            reasons.append(TrialReason(pid, out, "system output has no nodes: scored as is", True))
         ranked = rank_system_nodes(files, scores)
         type_of = dict(zip(ref_files, ref_types, strict=True))
-        for nt, ft in zip(node_types, filter_trials(ref_files, ref_types, ranked, node_types, exclude=exclude), strict=True):
+        for nt, ft in zip(
+            node_types, filter_trials(ref_files, ref_types, ranked, node_types, exclude=exclude), strict=True
+        ):
             rows.append(
                 {
                     "JournalName": jname,
@@ -658,11 +617,7 @@ def score_filtering(
                 for f in dict.fromkeys(ref_files + ranked[:n]):
                     if f in exclude:
                         continue
-                    kind = (
-                        "Correct"
-                        if f in top and f in type_of
-                        else ("Missing" if f in type_of else "FalseAlarm")
-                    )
+                    kind = "Correct" if f in top and f in type_of else ("Missing" if f in type_of else "FalseAlarm")
                     nmap.append(
                         (
                             jname,
@@ -681,9 +636,7 @@ def score_filtering(
         scores = pd.DataFrame(columns=list(FILTERING_SCORE_COLUMNS))
     else:
         scores = (
-            trial_scores.groupby("NodeType", sort=True)[recall_cols]
-            .mean()
-            .reset_index()[list(FILTERING_SCORE_COLUMNS)]
+            trial_scores.groupby("NodeType", sort=True)[recall_cols].mean().reset_index()[list(FILTERING_SCORE_COLUMNS)]
         )
     return FilteringResult(
         scores=scores,
