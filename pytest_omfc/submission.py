@@ -12,9 +12,10 @@ import functools
 import math
 import os
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -37,6 +38,8 @@ from .findings import (
 from .models import OutputRow, key_columns, layouts_for, required_columns
 from .paths import resolve_inside
 from .registry import REGISTRY, Part, Rule
+
+T = TypeVar("T")
 
 __all__ = ["Settings", "Submission", "Outcome", "NotApplicable", "COLUMN_RULE"]
 
@@ -135,6 +138,15 @@ class Submission:
         self.dir = settings.submission
         self.sub_id = settings.submission.name
         self._outcomes: dict[tuple[str, Part | None], Outcome] = {}
+        self._memo: dict[str, Any] = {}
+
+    def memo(self, key: str, build: Callable[[], T]) -> T:
+        """What ``build()`` gives, computed once per process and submission under ``key``: the one cache the
+        rule families share (mask facts, HDF5 summaries, the description, provenance facts, segments).
+        A ``build`` that raises stores nothing (the next caller tries again and gets the same error)."""
+        if key not in self._memo:
+            self._memo[key] = build()
+        return cast(T, self._memo[key])
 
     # ------------------------------------------------------------------ layout
 

@@ -12,7 +12,6 @@ linear time in the text's length (possessive runs of blanks, no lazy scans).
 from __future__ import annotations
 
 import re
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,20 +62,18 @@ class _Text:
     truncated: bool = False  # only the first MAX_BYTES were read
 
 
-_CACHE: weakref.WeakKeyDictionary[Submission, _Text] = weakref.WeakKeyDictionary()
-
-
 def description(ctx: Submission) -> _Text:
     """The description's head, read once per process for every rule that needs it (DESC-*, CAM-02)."""
-    if ctx not in _CACHE:
-        safe, unsafe = resolve_inside(ctx.dir, ctx.description_path.name)
-        display = ctx.display(ctx.description_path)
-        if safe is None:
-            _CACHE[ctx] = _Text(display, None, unsafe)
-        else:
-            got = read_description(safe)
-            _CACHE[ctx] = _Text(display, got.text, got.problem, got.size, got.truncated)
-    return _CACHE[ctx]
+    return ctx.memo("desc.text", lambda: _read(ctx))
+
+
+def _read(ctx: Submission) -> _Text:
+    safe, unsafe = resolve_inside(ctx.dir, ctx.description_path.name)
+    display = ctx.display(ctx.description_path)
+    if safe is None:
+        return _Text(display, None, unsafe)
+    got = read_description(safe)
+    return _Text(display, got.text, got.problem, got.size, got.truncated)
 
 
 def _size(n: int) -> str:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import re
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,15 +70,9 @@ class MaskFacts:
     decoded: dict[int, tuple[str, str]] = field(default_factory=dict)  # fid -> png.decode_pixels verdict (this process)
 
 
-_FACTS: weakref.WeakKeyDictionary[Submission, MaskFacts] = weakref.WeakKeyDictionary()
-
-
 def mask_facts(ctx: Submission) -> MaskFacts:
     """The mask table of this process's submission, built on first use."""
-    facts = _FACTS.get(ctx)
-    if facts is None:
-        facts = _FACTS[ctx] = _build_facts(ctx)
-    return facts
+    return ctx.memo("mask.facts", lambda: _build_facts(ctx))
 
 
 def _excused(df: pd.DataFrame, side: str) -> np.ndarray:

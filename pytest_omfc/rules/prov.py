@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,16 +129,9 @@ class ProvData:
         return [e for e in self.entries if e.facts is not None]
 
 
-_CACHE: weakref.WeakKeyDictionary[Submission, ProvData] = weakref.WeakKeyDictionary()
-
-
 def prov_data(ctx: Submission) -> ProvData:
     """The submission's JSON facts, built on first use and kept for the process."""
-    data = _CACHE.get(ctx)
-    if data is None:
-        data = _build(ctx)
-        _CACHE[ctx] = data
-    return data
+    return ctx.memo("prov.data", lambda: _build(ctx))
 
 
 def _build(ctx: Submission) -> ProvData:

@@ -22,7 +22,6 @@ with ``MaskFile.n_outside``.
 from __future__ import annotations
 
 import re
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -220,9 +219,6 @@ def _find_outside(f: h5py.File, h5: ModuleType, out: MaskFile) -> None:
     f.visititems_links(visit)
 
 
-_CACHE: weakref.WeakKeyDictionary[Submission, dict[Path, MaskFile]] = weakref.WeakKeyDictionary()
-
-
 def index_values(ctx: Submission, column: str) -> tuple[np.ndarray, pd.Series] | None:
     """Per system-output row: the index ``column`` as float64 (NaN when blank, not numeric or no such trial),
     and the raw text; None when the index has no such column."""
@@ -269,7 +265,7 @@ def _refs(ctx: Submission) -> list[_Ref]:
 
 def _files(ctx: Submission) -> list[tuple[_Ref, MaskFile]]:
     """Safe references with their HDF5 summary (each file inspected once per process)."""
-    cache = _CACHE.setdefault(ctx, {})
+    cache: dict[Path, MaskFile] = ctx.memo("vmask.files", dict)
     out = []
     for ref in _refs(ctx):
         if ref.path is None:

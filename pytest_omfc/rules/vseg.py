@@ -26,7 +26,6 @@ import ast
 import json
 import math
 import re
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,9 +95,6 @@ class Segments:
         )
 
 
-_CACHE: weakref.WeakKeyDictionary[Submission, Segments] = weakref.WeakKeyDictionary()
-
-
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number")
 
@@ -152,8 +148,10 @@ def _parse_slow(text: str) -> tuple[list[Any] | None, str | None, bool]:
 
 def segments_of(ctx: Submission) -> Segments:
     """The parsed segment columns of the system output (once per process)."""
-    if ctx in _CACHE:
-        return _CACHE[ctx]
+    return ctx.memo("vseg.segments", lambda: _parse_segments(ctx))
+
+
+def _parse_segments(ctx: Submission) -> Segments:
     table = ctx.sysout()
     if table.has("IsOptOut") and not table.has("ProbeStatus"):
         raise NotApplicable("the file uses IsOptOut: NC2017-style video rows carry no intervals (VB2)")
@@ -263,7 +261,6 @@ def segments_of(ctx: Submission) -> Segments:
         cell_problems=sorted(cell_problems, key=lambda p: (p[0], p[1])),
         pair_problems=sorted(pair_problems, key=lambda p: (p[0], p[1], p[2])),
     )
-    _CACHE[ctx] = seg
     return seg
 
 
