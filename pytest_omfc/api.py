@@ -173,7 +173,7 @@ def run_scorer(
         options=dict(options),
         progress=progress,
     )
-    if sub.edition is Edition.ForgeryNet:  # no index: the scorer reads the parsed ForgeryNetSubmission (issue 12)
+    if sub.edition is Edition.ForgeryNet:  # no index: the scorer reads the parsed ForgeryNetSubmission
         inp = ScoringInput(system=None, index=None, parsed=sub, **common)
     else:
         try:
@@ -199,7 +199,7 @@ def _forgerynet_score(
     jobs: int,
     options: dict[str, Any],
 ) -> Scores:
-    """:func:`omfc_score` for the ForgeryNet tasks (issue 12): the parsed submission checks and scores itself."""
+    """:func:`omfc_score` for the ForgeryNet tasks: the parsed submission checks and scores itself."""
     from .fnet import ForgeryNetSubmission, forgerynet_settings
 
     sub_path = Path(submission).expanduser().resolve()

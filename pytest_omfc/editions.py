@@ -39,7 +39,7 @@ class Group(str, enum.Enum):
     M18 = "M18"
     M19 = "M19"
     O2X = "O2x"
-    FNET = "FNET"  # ForgeryNet-style benchmarks (issue 12): no RULES.md group, its own FNET rules
+    FNET = "FNET"  # ForgeryNet-style benchmarks: no RULES.md group, its own FNET rules
 
 
 class Edition(str, enum.Enum):
@@ -77,7 +77,7 @@ class Task(str, enum.Enum):
     PG = "PG"
     EV = "EV"
     CAM = "CAM"
-    # ForgeryNet tasks (issue 12); the value is the name given to --omfc-task
+    # ForgeryNet tasks; the value is the name given to --omfc-task
     FIC = "image-classification"
     FSL = "spatial"
     FVC = "video-classification"

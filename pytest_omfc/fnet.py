@@ -1,4 +1,4 @@
-"""The parsed ForgeryNet submission and reference (issue 12), shared by the FNET rules and scorers.
+"""The parsed ForgeryNet submission and reference, shared by the FNET rules and scorers.
 
 A :class:`ForgeryNetSubmission` is the ForgeryNet edition's :class:`~pytest_omfc.submission.Submission`:
 the same outcome cache, prerequisites and crash handling, but no index (the reference lists the
@@ -44,7 +44,7 @@ __all__ = [
 
 #: Only the 10 highest-scored predictions of a video are scored (METRICS.md 5.3).
 MAX_SEGMENTS = 10
-#: k-way probabilities must sum to 1 within this (issue 12: a warning).
+#: k-way probabilities must sum to 1 within this (a warning, FNET-06).
 SUM_TOLERANCE = 1e-6
 
 

@@ -131,3 +131,16 @@ def test_private_pytest_api_lives_in_one_module() -> None:
                 assert not any(n == "_pytest" or n.startswith("_pytest.") for n in names), f"{path}:{node.lineno}"
         hits = [p for p in private if p in text]
         assert not hits, f"{path.relative_to(PACKAGE)} uses private pytest API {hits}"
+
+
+def test_code_cites_rules_and_plans_never_issue_numbers() -> None:
+    """Comments and docstrings cite a rule ID or a plan section; an issue number means nothing to a reader."""
+    import re
+
+    hits = [
+        f"{p.relative_to(PACKAGE)}:{i}"
+        for p in sorted(PACKAGE.rglob("*.py"))
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\b[Ii]ssue \d", line)
+    ]
+    assert hits == []

@@ -1,4 +1,4 @@
-"""The ForgeryNet-style benchmark formats (issue 12), as pydantic models for ``schemas/``.
+"""The ForgeryNet-style benchmark formats as pydantic models for ``schemas/``.
 
 Classification and spatial files are pipe-separated like the NIST files (one model per row);
 temporal files are ActivityNet JSON documents.  IDs are strings, never numbers (``0042`` stays

@@ -302,7 +302,7 @@ def resolve_settings(config: pytest.Config) -> Settings | None:
 
 
 def _forgerynet_settings(config: pytest.Config, sub: Path, task: Task | None, dataset: Path | None) -> Settings:
-    """ForgeryNet (issue 12): no index, the reference lists the IDs; ``--omfc-reference`` is needed to validate."""
+    """ForgeryNet: no index, the reference lists the IDs; ``--omfc-reference`` is needed to validate."""
     names = ", ".join(t.value for t in sorted(FNET_TASKS, key=list(Task).index))
     if task is None:
         raise UsageProblem(f"--omfc-task: give the ForgeryNet task: {names}")

@@ -64,7 +64,7 @@ def submission_for(config: pytest.Config) -> Submission:
         settings = config.stash[SETTINGS_KEY]
         assert settings is not None
         if settings.edition is Edition.ForgeryNet:
-            from ..fnet import ForgeryNetSubmission  # ForgeryNet (issue 12): no index, the reference lists the IDs
+            from ..fnet import ForgeryNetSubmission  # ForgeryNet: no index, the reference lists the IDs
 
             sub = ForgeryNetSubmission(settings)
         else:

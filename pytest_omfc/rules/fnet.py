@@ -1,4 +1,4 @@
-"""FNET — ForgeryNet-style benchmarks (issue 12 / ForgeryNet paper; not a RULES.md family).
+"""FNET — ForgeryNet-style benchmarks (the ForgeryNet paper; not a RULES.md family).
 
 Image and video forgery classification (2-, 3- and n-way), spatial forgery localization and
 temporal forgery localization (ActivityNet formats).  The reference lists the IDs (there is no
@@ -152,7 +152,7 @@ def fnet_03(sub: Submission) -> Report:
 )
 def fnet_04(sub: Submission) -> Report:
     """Classification and spatial: one row per reference ID.  Temporal: a video of the reference that
-    the results omit is a warning (issue 12: such videos "still count", their segments as misses);
+    the results omit is a warning (such videos "still count", their segments as misses: ActivityNet's AP);
     an unknown video is an error (duplicate keys already fail FNET-01)."""
     ctx = _ctx(sub)
     ref = ctx.reference_or_skip()
@@ -294,7 +294,7 @@ def fnet_05(sub: Submission) -> Report:
     requires=("FNET-01", "FNET-03"),
 )
 def fnet_06(sub: Submission) -> Report:
-    """A warning (issue 12): scoring uses the probabilities as given (argmax, and P1+...+P<k-1> as the
+    """A warning: scoring uses the probabilities as given (argmax, and P1+...+P<k-1> as the
     fake score).  Rows failing FNET-05 are not judged again here."""
     ctx = _ctx(sub)
     if len(ctx.prob_columns) < 2:
@@ -459,7 +459,7 @@ def fnet_11(sub: Submission) -> Report:
     requires=("FNET-01",),
 )
 def fnet_12(sub: Submission) -> Report:
-    """A warning (issue 12): the scorer keeps the 10 highest-scored predictions of each video."""
+    """A warning: the scorer keeps the 10 highest-scored predictions of each video."""
     ctx = _ctx(sub)
     p = ctx.predictions_or_skip()
     counts = Counter(p.video)

@@ -170,7 +170,7 @@ class ScoringInput:
     convention: str
     jobs: int
     options: Mapping[str, Any]  # this scorer's own options, parsed (ScorerOption.key -> value)
-    parsed: Any = None  # ForgeryNet (issue 12): the ForgeryNetSubmission, which parsed and validated the files
+    parsed: Any = None  # ForgeryNet: the ForgeryNetSubmission, which parsed and validated the files
     index_table: Table | None = None  # the index as read (file name and physical lines, for messages)
     #: ``progress(done, total)`` for long work inside the item (the pytest layer draws a bar on a
     #: terminal, or passes None); an engine calls it as it goes, in units of ``Scorer.progress_unit``.

@@ -1,4 +1,4 @@
-"""The ForgeryNet scorers' adapters and registration (issue 12; engines in :mod:`.forgerynet`).
+"""The ForgeryNet scorers' adapters and registration (engines in :mod:`.forgerynet`).
 
 Three scorers, named as their metrics-JSON entries (``"scorer": "forgerynet-classification"``,
 ``"forgerynet-spatial"``, ``"forgerynet-temporal"``) and so their items

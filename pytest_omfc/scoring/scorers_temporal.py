@@ -1,4 +1,4 @@
-"""The video temporal localization scorer's adapter and registration (METRICS.md 4; issue 11).
+"""The video temporal localization scorer's adapter and registration (METRICS.md 4).
 
 Kept apart from :mod:`.scorers` so that each scorer family registers in its own module; importing
 it (the pytest layer does) adds ``temporal`` to :data:`pytest_omfc.scoring.registry.SCORERS`.  Items

@@ -415,7 +415,7 @@ def score_temporal(
 # --------------------------------------------------------------------------- batched over probes
 #
 # Every probe of a query is scored by the same few numpy calls on arrays that carry a probe
-# number ``g`` per interval (issue 11 follow-up: per-probe numpy calls cost more than the sweep on
+# number ``g`` per interval (per-probe numpy calls cost more than the sweep on
 # ordinary videos).  Unions and the confusion sweep use boundary events sorted by (probe, position)
 # and a cumulative sum over all probes at once: each probe's +1/-1 deltas sum to zero, so the
 # running count is back at zero where the next probe begins and needs no reset.  Positions are

@@ -1,4 +1,4 @@
-"""ForgeryNet image and video forgery classification (METRICS.md 5.1; issue 12).
+"""ForgeryNet image and video forgery classification (METRICS.md 5.1).
 
 Pure numpy, no pytest, no scikit-learn at run time.  The conventions, which the README quotes:
 
@@ -37,7 +37,7 @@ __all__ = ["ClassificationReport", "balanced_accuracy", "roc_auc", "score_binary
 
 @dataclass(frozen=True)
 class ClassificationReport:
-    """Metrics of one classification submission (names as issue 12 fixes them)."""
+    """Metrics of one classification submission (the ForgeryNet paper's names)."""
 
     metrics: dict[str, float | None]
     per_class: list[dict[str, Any]]

@@ -1,4 +1,4 @@
-"""ForgeryNet spatial forgery localization (METRICS.md 5.2; issue 12).
+"""ForgeryNet spatial forgery localization (METRICS.md 5.2).
 
 Pure numpy, no pytest.  A map value is the grey level divided by 255 in float64 (a 1-bit map is
 0 or 1, i.e. grey 0 or 255).  For each pair ``pred``, ``gt`` of ``N`` pixels:

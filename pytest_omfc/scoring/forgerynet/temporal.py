@@ -1,4 +1,4 @@
-"""ForgeryNet temporal forgery localization: ActivityNet AP and AR (METRICS.md 5.3; issue 12).
+"""ForgeryNet temporal forgery localization: ActivityNet AP and AR (METRICS.md 5.3).
 
 Pure numpy, no pytest.  Reproduces ActivityNet's ``Evaluation/`` code
 (``eval_detection.compute_average_precision_detection``, ``utils.segment_iou``,
