@@ -563,3 +563,24 @@ def test_never_overwrites_a_file_the_run_reads(pytester: pytest.Pytester, what: 
         why = "must not point into the" if what == "index" else "must not overwrite a file the run reads"
         assert any(f"{flag}: {why}" in line for line in res.errlines), res.errlines
     assert {p: p.read_bytes() for p in (ref, index, journal)} == before
+
+
+def test_the_report_builder_names_no_scorer() -> None:
+    """The HTML report iterates over the run's scorers and asks each one's view (report/views.py) for its extra
+    sections: the builder has no branch on a scorer's name and imports no private helper of the engines."""
+    import ast
+
+    from pytest_omfc.pytest_glue import html as builder
+    from pytest_omfc.scoring.registry import SCORERS
+
+    tree = ast.parse(Path(builder.__file__).read_text(encoding="utf-8"))
+    names = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    assert not names & set(SCORERS), names & set(SCORERS)
+    private = [
+        a.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.ImportFrom)
+        for a in n.names
+        if a.name.startswith("_") and "scoring" in (n.module or "")
+    ]
+    assert private == []

@@ -155,7 +155,8 @@ class HtmlReporter:
         scoring = self.config.stash.get(SCORING_KEY, None)
         if scoring is None:
             return
-        from ..report import Plot, ScoreTable
+        from ..report import ScoreTable
+        from ..report.views import VIEWS, ViewContext
         from ..scoring.registry import SCORERS
 
         data.scored = True
@@ -176,53 +177,13 @@ class HtmlReporter:
             rows, notes, alarms = summary_rows(scorer, entries, opts)
             data.score_failures += [f"score::{name} {a}" for a in alarms]
             data.tables.append(ScoreTable(f"{scorer.title} scores", ("result", *columns), tuple(rows), tuple(notes)))
-            plain = [r for _, r in entries]
-            if name == "detection":
-                data.plots += [Plot(t, svg) for t, svg in _detection_svgs(plain, title)]
-            elif name == "mask":
-                self._add_masks(data, plain, opts)
-
-    def _add_masks(self, data: Any, entries: list[dict[str, Any]], opts: dict[str, Any]) -> None:
-        from ..report import mask_cards, pick_probes, primary_metric
-
-        rows = next((e["per_probe"] for e in entries if e.get("per_probe")), None)
-        if not rows:
-            data.mask_note = "No probe was scored: no thumbnails."
-            return
-        if self.masks == 0:
-            data.mask_note = "Thumbnails are off (--omfc-html-masks 0)."
-            return
-        worst, best = pick_probes(rows, self.masks)
-        bitplane = entries[0].get("reference_column") == "ProbeBitPlaneMaskFileName"  # the engine's choice
-        data.worst, data.best = (
-            mask_cards(
-                chosen,
-                ref_root=self.settings.dataset_root,
-                sys_root=self.settings.submission,
-                options=opts,
-                bitplane=bitplane,
-            )
-            for chosen in (worst, best)
-        )
-        first = entries[0].get("query")
-        scope = "all trials" if first is None else f"the first query ({first})"
-        scored = sum(1 for r in rows if isinstance(r.get(primary_metric(rows)), (int, float)))
-        data.mask_note = (
-            f"The {len(worst)} worst and {len(best)} best of the {scored} scored probes of {scope} "
-            f"by the scorer's per-probe {primary_metric(rows)}; each probe is shown once."
-        )
-
-
-def _detection_svgs(entries: list[dict[str, Any]], title: str) -> list[tuple[str, str]]:
-    """ROC and DET of the scored detection results, as SVG text."""
-    from ..scoring.plots import det_svg, roc_svg
-    from ..scoring.scorers import _result_from_dict
-
-    scored = [_result_from_dict(e) for e in entries if e.get("metrics") is not None and e.get("roc")]
-    if not scored:
-        return []
-    size = (640, 480)
-    return [
-        (f"{title} ROC", roc_svg(scored, title=f"{title} ROC", size=size)),
-        (f"{title} DET", det_svg(scored, title=f"{title} DET", size=size)),
-    ]
+            view = VIEWS.get(name)
+            if view is not None:
+                context = ViewContext(
+                    title=title,
+                    options=opts,
+                    ref_root=self.settings.dataset_root,
+                    sys_root=self.settings.submission,
+                    masks=self.masks,
+                )
+                view(data, [r for _, r in entries], context)

@@ -293,7 +293,7 @@ def _detection_json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) 
     }
 
 
-def _result_from_dict(d: dict[str, Any]) -> DetectionResult:
+def detection_result(d: dict[str, Any]) -> DetectionResult:
     """Rebuild a result from its entry (the controller has no engine objects under xdist)."""
     import numpy as np
 
@@ -326,7 +326,7 @@ def _detection_finish(
     from .plots import write_plots
 
     plots: Path | None = opts.get("plots")
-    scored = [_result_from_dict(e) for e in entries if e.get("metrics") is not None]
+    scored = [detection_result(e) for e in entries if e.get("metrics") is not None]
     if plots is None or not scored:
         return [], []
     try:
