@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -209,6 +210,8 @@ def _probe_files(ctx: Submission, refs: pd.DataFrame) -> None:
 
 
 _UNSAFE_RESULT = png.HeaderResult(png.UNSAFE)
+#: Header states of a name that reaches no regular file (MASK-03).
+_ABSENT = (png.MISSING, png.NOT_FILE)
 
 #: Pool thresholds.  With a warm page cache a header read (all chunks, CRCs) costs ~15 us, while a forkserver
 #: worker takes ~0.3 s to start: at evaluation scale (16,000 masks) the header pass stays in the item's
@@ -333,12 +336,12 @@ def mask_03(ctx: Submission) -> Report:
     MediScore either (it joins the name to the CSV's directory as given), so both are errors too."""
     facts = mask_facts(ctx)
     refs = _checked(facts)
-    missing = refs["state"].isin([png.MISSING, png.NOT_FILE]).to_numpy()
+    missing = refs["state"].isin(_ABSENT).to_numpy()
     spaced = (refs["raw"] != refs["name"]).to_numpy()
     backslash = refs["name"].str.contains("\\", regex=False).to_numpy()
     found = []
     for ref in refs[missing | spaced | backslash].itertuples(index=False):
-        if ref.state in (png.MISSING, png.NOT_FILE):
+        if ref.state in _ABSENT:
             found.append(_finding(ctx, ref, f"{_show(ref.name)} {ref.msg}"))
         elif "\\" in ref.name:
             found.append(
@@ -365,15 +368,20 @@ def mask_04(ctx: Submission) -> Report:
     "Not enough image data" / "image file is truncated").  The image data is inflated only for masks of
     the index size (a mask failing MASK-06 is not decoded: the index bounds the work)."""
     facts = mask_facts(ctx)
+    found = [_finding(ctx, ref, f"{_show(ref.name)} {why}") for ref, why in _unreadable(ctx, facts)]
+    return Report(found, headline=f"{_of_total(len(found), facts)} masks are not readable PNG files" if found else None)
+
+
+def _unreadable(ctx: Submission, facts: MaskFacts) -> list[tuple[Any, str]]:
+    """MASK-04's files, (reference row, why): a bad header, or image data that is not one complete stream."""
     refs = _checked(facts)
     header_bad = refs["state"].isin([png.UNREADABLE, png.NOT_PNG, png.CORRUPT]).to_numpy()
     decoded = _decoded(ctx, facts, refs)
     data_bad = np.array([decoded.get(f, ("", ""))[0] == png.BAD_DATA for f in refs["fid"].tolist()], dtype=bool)
-    found = [
-        _finding(ctx, ref, f"{_show(ref.name)} {ref.msg if ref.msg else decoded[ref.fid][1]}")
+    return [
+        (ref, ref.msg if ref.msg else decoded[ref.fid][1])
         for ref in refs[header_bad | data_bad].itertuples(index=False)
     ]
-    return Report(found, headline=f"{_of_total(len(found), facts)} masks are not readable PNG files" if found else None)
 
 
 @rule("MASK-05", "The mask is single-channel grey (no colour, palette or alpha)", tasks=MASK_TASKS, requires=_REQ)
@@ -381,19 +389,20 @@ def mask_05(ctx: Submission) -> Report:
     """Colour type 0 without a tRNS chunk; RGB, RGBA, grey+alpha and palette images are "not evaluated" and
     MediScore rejects them."""
     facts = mask_facts(ctx)
-    refs = _headers_ok(facts)
-    bad = refs[((refs["colour"] != 0) | refs["trns"]).to_numpy()]
-    found = [
-        _finding(
-            ctx,
-            ref,
-            f"{_show(ref.name)} must be single-channel grey (got {png.colour_name(int(ref.colour), bool(ref.trns))})",
-        )
-        for ref in bad.itertuples(index=False)
-    ]
+    found = [_finding(ctx, ref, f"{_show(ref.name)} {why}") for ref, why in _not_grey(facts)]
     return Report(
         found, headline=f"{_of_total(len(found), facts)} masks are not single-channel grey" if found else None
     )
+
+
+def _not_grey(facts: MaskFacts) -> list[tuple[Any, str]]:
+    """MASK-05's files, (reference row, why): colour, palette, alpha, or grey with a tRNS chunk."""
+    refs = _headers_ok(facts)
+    bad = refs[((refs["colour"] != 0) | refs["trns"]).to_numpy()]
+    return [
+        (ref, f"must be single-channel grey (got {png.colour_name(int(ref.colour), bool(ref.trns))})")
+        for ref in bad.itertuples(index=False)
+    ]
 
 
 def _index_dims(ctx: Submission, facts: MaskFacts, side: str) -> tuple[np.ndarray, np.ndarray]:
@@ -465,21 +474,7 @@ def mask_06(ctx: Submission) -> Report:
     """D-26: the reference size is the index ``ProbeWidth``x``ProbeHeight`` (``DonorWidth``x``DonorHeight`` for
     donor masks), the rendered, EXIF-rotated size, as MediScore compares."""
     facts = mask_facts(ctx)
-    refs = facts.refs
-    ok = _headers_ok(facts).index.to_numpy()
-    found = []
-    for side in facts.columns:
-        ew, eh = _index_dims(ctx, facts, side)
-        sel = ok[(refs.loc[ok, "side"] == side).to_numpy()]
-        w, h = refs.loc[sel, "width"].to_numpy(), refs.loc[sel, "height"].to_numpy()
-        known = ~np.isnan(ew[sel]) & ~np.isnan(eh[sel])
-        bad = sel[known & ((w != ew[sel]) | (h != eh[sel]))]
-        for i, ref in zip(bad, refs.loc[bad].itertuples(index=False), strict=False):
-            want = f"{int(ew[i])}x{int(eh[i])}"
-            got = f"{ref.width}x{ref.height}"
-            found.append(
-                _finding(ctx, ref, f"{_show(ref.name)} is {got}, {side} is {want}: must be {want} (got {got})")
-            )
+    found = [_finding(ctx, ref, f"{_show(ref.name)} {why}") for ref, why in _wrong_size(ctx, facts)]
     found.sort(key=lambda f: f.line or 0)
     whose = "their probe or donor" if ctx.task is Task.SPL else "their probe"
     return Report(
@@ -487,24 +482,47 @@ def mask_06(ctx: Submission) -> Report:
     )
 
 
+def _wrong_size(ctx: Submission, facts: MaskFacts, skip_unknown: bool = False) -> list[tuple[Any, str]]:
+    """MASK-06's files, (reference row, why), side by side; a side whose index size cannot be read raises
+    :class:`Unavailable` (the rule is not checkable), or is passed over with ``skip_unknown``."""
+    refs = facts.refs
+    ok = _headers_ok(facts).index.to_numpy()
+    out = []
+    for side in facts.columns:
+        try:
+            ew, eh = _index_dims(ctx, facts, side)
+        except Unavailable:
+            if skip_unknown:
+                continue
+            raise
+        sel = ok[(refs.loc[ok, "side"] == side).to_numpy()]
+        w, h = refs.loc[sel, "width"].to_numpy(), refs.loc[sel, "height"].to_numpy()
+        known = ~np.isnan(ew[sel]) & ~np.isnan(eh[sel])
+        bad = sel[known & ((w != ew[sel]) | (h != eh[sel]))]
+        for i, ref in zip(bad, refs.loc[bad].itertuples(index=False), strict=True):
+            want, got = f"{int(ew[i])}x{int(eh[i])}", f"{ref.width}x{ref.height}"
+            out.append((ref, f"is {got}, {side} is {want}: must be {want} (got {got})"))
+    return out
+
+
 @rule("MASK-07", "One byte per pixel (8 bits or fewer)", tasks=MASK_TASKS, requires=_REQ)
 def mask_07(ctx: Submission) -> Report:
     """D-14: 1-, 2-, 4- and 8-bit greyscale are accepted (decoders expand them to 0-255); 16-bit samples are an
     error, although MediScore lets them pass."""
     facts = mask_facts(ctx)
-    refs = _headers_ok(facts)
-    bad = refs[(refs["bit_depth"] > 8).to_numpy()]
-    found = [
-        _finding(
-            ctx,
-            ref,
-            f"{_show(ref.name)} must use one byte per pixel, 8 bits or fewer (got {ref.bit_depth}-bit samples)",
-        )
-        for ref in bad.itertuples(index=False)
-    ]
+    found = [_finding(ctx, ref, f"{_show(ref.name)} {why}") for ref, why in _too_deep(facts)]
     return Report(
         found, headline=f"{_of_total(len(found), facts)} masks use more than one byte per pixel" if found else None
     )
+
+
+def _too_deep(facts: MaskFacts) -> list[tuple[Any, str]]:
+    """MASK-07's files, (reference row, why): more than 8 bits per sample."""
+    refs = _headers_ok(facts)
+    return [
+        (ref, f"must use one byte per pixel, 8 bits or fewer (got {ref.bit_depth}-bit samples)")
+        for ref in refs[(refs["bit_depth"] > 8).to_numpy()].itertuples(index=False)
+    ]
 
 
 # ---------------------------------------------------------------------------- MASK-08 (pixels)
@@ -828,55 +846,19 @@ def rejected_masks(ctx: Submission) -> dict[str, str]:
     refs = _checked(facts)
     if refs.empty:
         return {}
-
-    def error(rid: str) -> bool:
-        return REGISTRY[rid].severity_for(ctx.group) is Severity.ERROR
-
+    absent = [(ref, ref.msg) for ref in refs[refs["state"].isin(_ABSENT).to_numpy()].itertuples(index=False)]
+    problems: list[tuple[str, Callable[[], list[tuple[Any, str]]]]] = [
+        ("MASK-03", lambda: absent),
+        ("MASK-04", lambda: _unreadable(ctx, facts)),
+        ("MASK-05", lambda: _not_grey(facts)),
+        ("MASK-06", lambda: _wrong_size(ctx, facts, skip_unknown=True)),
+        ("MASK-07", lambda: _too_deep(facts)),
+    ]
     out: dict[str, str] = {}
-
-    def reject(rows: pd.DataFrame, rid: str, message: Any) -> None:
-        for ref in rows.itertuples(index=True):
+    for rid, found in problems:
+        if REGISTRY[rid].severity_for(ctx.group) is not Severity.ERROR:
+            continue
+        for ref, why in found():
             if ref.path:
-                out.setdefault(os.path.abspath(ref.path), f"{rid}: {_show(ref.name)} {message(ref)}")
-
-    state = refs["state"]
-    if error("MASK-03"):
-        reject(refs[state.isin([png.MISSING, png.NOT_FILE]).to_numpy()], "MASK-03", lambda r: r.msg)
-    if error("MASK-04"):
-        reject(refs[state.isin([png.UNREADABLE, png.NOT_PNG, png.CORRUPT]).to_numpy()], "MASK-04", lambda r: r.msg)
-        decoded = _decoded(ctx, facts, refs)
-        bad = np.array([decoded.get(f, ("", ""))[0] == png.BAD_DATA for f in refs["fid"].tolist()], dtype=bool)
-        reject(refs[bad], "MASK-04", lambda r: decoded[r.fid][1])
-    ok = refs[(state == png.OK).to_numpy()]
-    if error("MASK-05"):
-        reject(
-            ok[((ok["colour"] != 0) | ok["trns"]).to_numpy()],
-            "MASK-05",
-            lambda r: f"must be single-channel grey (got {png.colour_name(int(r.colour), bool(r.trns))})",
-        )
-    if error("MASK-06"):
-        for side in facts.columns:
-            try:
-                ew, eh = _index_dims(ctx, facts, side)
-            except Unavailable:
-                continue
-            rows = ok.index.to_numpy()[(ok["side"] == side).to_numpy()]
-            w, h = facts.refs.loc[rows, "width"].to_numpy(), facts.refs.loc[rows, "height"].to_numpy()
-            known = ~np.isnan(ew[rows]) & ~np.isnan(eh[rows])
-            bad = rows[known & ((w != ew[rows]) | (h != eh[rows]))]
-            want = {int(i): f"{int(ew[i])}x{int(eh[i])}" for i in bad}
-            reject(
-                facts.refs.loc[bad],
-                "MASK-06",
-                lambda r, side=side, want=want: (
-                    f"is {r.width}x{r.height}, {side} is {want[int(r.Index)]}: must be "
-                    f"{want[int(r.Index)]} (got {r.width}x{r.height})"
-                ),
-            )
-    if error("MASK-07"):
-        reject(
-            ok[(ok["bit_depth"] > 8).to_numpy()],
-            "MASK-07",
-            lambda r: f"must use one byte per pixel, 8 bits or fewer (got {r.bit_depth}-bit samples)",
-        )
+                out.setdefault(os.path.abspath(ref.path), f"{rid}: {_show(ref.name)} {why}")
     return out
