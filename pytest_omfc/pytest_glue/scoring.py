@@ -34,6 +34,7 @@ declarations), never an engine, numpy or pandas at module level.
 
 from __future__ import annotations
 
+import glob
 import io
 import json
 import os
@@ -393,17 +394,12 @@ def run_inputs(config: pytest.Config) -> list[Path]:
                 for o in SCORERS[name].options
                 if o.kwargs.get("metavar") == "PATH" and values.get(o.key) is not None
             ]
-        stem = ref.name[: -len(ref.suffix)] if ref.suffix else ref.name
-        for prefix in {stem, stem.removesuffix("-ref")}:
+        for prefix in {ref.stem, ref.stem.removesuffix("-ref")}:
             try:
-                files += sorted(ref.parent.glob(f"{glob_escape(prefix)}-*"))
+                files += sorted(ref.parent.glob(f"{glob.escape(prefix)}-*"))
             except OSError:
                 pass
     return files
-
-
-def glob_escape(text: str) -> str:
-    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
 
 
 def refuse_input_overwrite(config: pytest.Config, flag: str, path: Path, usage_error: type[Exception]) -> None:

@@ -1088,22 +1088,19 @@ def rejected_jsons(ctx: Submission) -> dict[str, str]:
     # schema MediScore enforces (PROV-03/04).  The plans' node-data rules (PROV-06 fileid, PROV-07 index
     # names, PROV-08 unique ids, PROV-09/10 links) fail validation but do not stop MediScore-compatible
     # scoring: MediScore's own test graphs carry no fileid, and the scorer names a link it cannot resolve.
-    checks: list[tuple[str, Callable[[Facts], Tally]]] = [
-        ("PROV-03" if ctx.task is PF else "PROV-04", lambda f: f.schema)
-    ]
-    live = [(rid, pick) for rid, pick in checks if error(rid)]
+    # Only the rules that decide whether the file reads as MediScore reads it (PROV-02, the schema it
+    # enforces).  The plans' node-data rules (PROV-06..10) fail validation but do not stop MediScore-compatible
+    # scoring: MediScore's own test graphs carry no fileid, and the scorer names a link it cannot resolve.
+    schema = "PROV-03" if ctx.task is PF else "PROV-04"
+    check_json, check_schema = error("PROV-02"), error(schema)
     out: dict[str, str] = {}
     for e in data.entries:
         if e.path is None or e.excused:
             continue
-        key = os.path.abspath(e.path)
         if e.problem is not None:
-            if error("PROV-02"):
-                out.setdefault(key, f"PROV-02: {e.display} {e.problem}")
-            continue
-        for rid, pick in live:
-            tally = pick(e.facts) if e.facts is not None else Tally()
-            if tally.count:
-                out.setdefault(key, f"{rid}: {e.display} {tally.where}: {tally.note}")
-                break
+            if check_json:
+                out[os.path.abspath(e.path)] = f"PROV-02: {e.display} {e.problem}"
+        elif check_schema and e.facts is not None and e.facts.schema.count:
+            t = e.facts.schema
+            out[os.path.abspath(e.path)] = f"{schema}: {e.display} {t.where}: {t.note}"
     return out

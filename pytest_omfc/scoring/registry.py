@@ -146,9 +146,7 @@ def nothing_scored(outcome: Outcome) -> Outcome:
         return outcome
     tally = outcome.tally
     if tally.targets == 0:
-        return NotScored(
-            f"nothing to score: no {tally.unit.rstrip('s') if tally.unit.endswith('s') else tally.unit} selected"
-        )
+        return NotScored(f"nothing to score: no {tally.unit.removesuffix('s')} selected")
     failure = tally.text() if outcome.failure is None else f"{tally.text()}. {outcome.failure}"
     return ScoreResult(outcome.entry, outcome.properties, failure, tally)
 

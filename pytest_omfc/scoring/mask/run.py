@@ -148,8 +148,6 @@ class MaskRun:
     journal: pd.DataFrame | None
     results: tuple[MaskResult, ...]
     not_scored: tuple[tuple[str, str], ...]  # (trial, reason) of every side whose reason is a failure (FAILURES)
-    reasons: tuple[tuple[str, int], ...] = ()  # NOT_SCORED code -> sides, most frequent first
-    sides: int = 0  # target mask sides of the run (trials, or probe + donor sides for splice)
     codes: tuple[tuple[str | None, ...], ...] = ()  # per side ("" or p, d), per per-image row: NOT_SCORED code
     descriptions: Mapping[str, str] = field(default_factory=dict)  # code -> what the count says ("have ...")
     #: scored sides whose system mask looks inverted (255 for manipulated): (trial, share of black pixels,
@@ -722,7 +720,6 @@ def _score_run(
     n = len(trials)
     columns: dict[str, list[Any]] = {}
     not_scored: list[tuple[str, str]] = []
-    reasons: dict[str, int] = {}
     polarity: list[tuple[str, float, float]] = []
     codes: dict[str, list[str | None]] = {s: [None] * n for s in sides}
     scores_by_side: dict[str, list[MaskScore | None]] = {s: [] for s in sides}
@@ -750,21 +747,14 @@ def _score_run(
         )
         row[reason_col] = "" if scored else (reason or "")
         codes[side][i] = why
+        label = _trial_label(records[i], key) + (f" ({'probe' if side == 'p' else 'donor'})" if side else "")
         if scored and score is not None and score.table is not None and score.optimum is not None:
             black, worst = score.table.black_fraction(), float(np.nanmin(score.table.mcc(), initial=np.inf))
             inverted = worst <= INVERTED_MCC and -worst > (_num(score.optimum.mcc) or 0.0)
             if inverted or black > MOSTLY_BLACK:
-                label = _trial_label(records[i], key) + (f" ({'probe' if side == 'p' else 'donor'})" if side else "")
                 polarity.append((label, black, -worst if inverted else math.nan))
-        if why is not None:
-            reasons[why] = reasons.get(why, 0) + 1
         if why in failures:
-            not_scored.append(
-                (
-                    _trial_label(records[i], key) + (f" ({'probe' if side == 'p' else 'donor'})" if side else ""),
-                    reason or "",
-                )
-            )
+            not_scored.append((label, reason or ""))
         for col, value in row.items():
             columns.setdefault(col, [None] * n)[i] = value
 
@@ -889,8 +879,6 @@ def _score_run(
         journal_out,
         tuple(results),
         tuple(not_scored),
-        tuple(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
-        len(outcomes),
         tuple(tuple(codes[s]) for s in sides),
         describe,
         tuple(polarity),
