@@ -1,4 +1,4 @@
-"""The hand-drawn ROC/DET plots (pytest_omfc/scoring/plots.py) against matplotlib, for the README's Plots decision.
+"""The hand-drawn ROC/DET plots (pytest_omfc/report/plots.py) against matplotlib, for the README's Plots decision.
 
 Prints, measured in one run: the extra import time of each (in a fresh interpreter, over the detection
 engine, which the plugin loads anyway when it scores), the time to draw ROC and DET of 16,000 trials as SVG text (what
@@ -23,15 +23,8 @@ from pathlib import Path
 import numpy as np
 from _timing import best  # benchmarks/_timing.py: the scripts run from this folder
 
+from pytest_omfc.report.plots import DET_LIMITS, DET_TICKS, det_svg, probit, roc_svg, write_plots
 from pytest_omfc.scoring import score_trials
-from pytest_omfc.scoring.plots import (
-    DET_LIMITS,
-    DET_TICKS,
-    det_svg,
-    probit,
-    roc_svg,
-    write_plots,
-)
 
 #: matplotlib and what it installs beyond the plugin's own dependencies (numpy, Pillow, packaging)
 MPL_DISTS = ("matplotlib", "contourpy", "cycler", "fonttools", "kiwisolver", "pyparsing", "python-dateutil", "six")
@@ -100,8 +93,8 @@ def main() -> None:
     result = score_trials(s, y)
     print(f"{args.trials} trials, {result.roc.fpr.size} ROC points; best of {args.repeat}")
 
-    base = _import_time("import pytest_omfc.scoring.detection", args.repeat)  # the engine the plots draw from
-    ours_import = _import_time("import pytest_omfc.scoring.plots", args.repeat) - base
+    base = _import_time("import pytest_omfc.scoring.detection.engine", args.repeat)  # the engine the plots draw from
+    ours_import = _import_time("import pytest_omfc.report.plots", args.repeat) - base
     ours_svg = _best(lambda: (roc_svg(result), det_svg(result)), args.repeat)
     svg_kb = (len(roc_svg(result)) + len(det_svg(result))) / 1e3
     with tempfile.TemporaryDirectory() as tmp:
@@ -117,7 +110,7 @@ def main() -> None:
         return
     mpl_import = (
         _import_time(
-            "import pytest_omfc.scoring.detection, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot",
+            "import pytest_omfc.scoring.detection.engine, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot",
             args.repeat,
         )
         - base

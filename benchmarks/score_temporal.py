@@ -47,7 +47,7 @@ from typing import Any
 
 from _timing import best  # benchmarks/_timing.py: the scripts run from this folder
 
-from pytest_omfc.scoring.temporal import TemporalReport, score_temporal
+from pytest_omfc.scoring.temporal.engine import TemporalReport, score_temporal
 
 SEED = 2019
 OPERATIONS = ("PasteFrames", "Clone", "Blur", "DropFrames")

@@ -200,7 +200,7 @@ def _forgerynet_score(
     options: dict[str, Any],
 ) -> Scores:
     """:func:`omfc_score` for the ForgeryNet tasks: the parsed submission checks and scores itself."""
-    from .fnet import ForgeryNetSubmission, forgerynet_settings
+    from .scoring.forgerynet.submission import ForgeryNetSubmission, forgerynet_settings
 
     sub_path = Path(submission).expanduser().resolve()
     if not sub_path.exists():

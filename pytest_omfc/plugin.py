@@ -54,11 +54,11 @@ _LAZY: dict[str, str] = {
 #: Every module a submission check imports (what loading the plugin defers), for :func:`preload`.
 HEAVY_MODULES = (
     "pytest_omfc.pytest_glue.items",  # the rules, the submission, the models
-    "pytest_omfc.scoring.detection",
-    "pytest_omfc.scoring.plots",
+    "pytest_omfc.scoring.detection.engine",
+    "pytest_omfc.report.plots",
     "pytest_omfc.scoring.mask.run",
-    "pytest_omfc.scoring.provenance",
-    "pytest_omfc.scoring.temporal",
+    "pytest_omfc.scoring.provenance.run",
+    "pytest_omfc.scoring.temporal.engine",
 )
 
 

@@ -1,4 +1,4 @@
-"""Generate ``schemas/``: one JSON Schema per model of :data:`pytest_omfc.models.SCHEMA_MODELS`.
+"""Generate ``schemas/``: one JSON Schema per model of :data:`SCHEMA_MODELS`.
 
     python -m pytest_omfc.schemagen [--check] [DIR]      # DIR defaults to ./schemas
 
@@ -25,12 +25,29 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .models import SCHEMA_MODELS, OutputRow, required_columns
+from .models import SCHEMA_MODELS as NIST_MODELS
+from .models import OutputRow, required_columns
+from .scoring.forgerynet import models as forgerynet
 
-__all__ = ["SCHEMA_DIALECT", "ID_PREFIX", "schema_for", "render", "expected_files", "drift", "write", "main"]
+__all__ = [
+    "SCHEMA_MODELS",
+    "SCHEMA_DIALECT",
+    "ID_PREFIX",
+    "schema_for",
+    "render",
+    "expected_files",
+    "drift",
+    "write",
+    "main",
+]
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 ID_PREFIX = "urn:pytest-omfc:schema:"
+
+#: Every model with a JSON Schema in ``schemas/``, by file stem: the NIST editions' and ForgeryNet's.
+SCHEMA_MODELS: dict[str, type[BaseModel]] = dict(
+    sorted({**NIST_MODELS, **{f"forgerynet.{n}": getattr(forgerynet, n) for n in forgerynet.__all__}}.items())
+)
 
 
 def schema_for(stem: str, model: type[BaseModel]) -> dict[str, Any]:

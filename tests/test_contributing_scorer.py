@@ -1,10 +1,12 @@
-"""CONTRIBUTING.md's "How to add a scorer" works as written: its code block registers a toy scorer that
-the registry lists, whose adapter scores, and whose engine errors become fail or skip by their class."""
+"""CONTRIBUTING.md's "How to add a scorer" works as written: its blocks make a family folder whose line in
+``families.py`` registers a scorer that the registry lists, that scores, whose engine errors become fail or
+skip by their class, and that the generic view shows."""
 
 from __future__ import annotations
 
+import importlib
 import re
-from dataclasses import dataclass
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -12,38 +14,60 @@ from typing import Any
 import pandas as pd
 import pytest
 
+import pytest_omfc.scoring
 from pytest_omfc.editions import Task
+from pytest_omfc.report.views import summary_rows, view_for
 from pytest_omfc.scoring import errors
 from pytest_omfc.scoring.registry import SCORERS, NotScored, ScoreResult, ScoringInput
-from pytest_omfc.scoring.scorers import bounded, integer
 
 CONTRIBUTING = Path(__file__).resolve().parents[1] / "CONTRIBUTING.md"
 
 
-def _snippet() -> str:
+def _blocks() -> tuple[dict[str, str], str]:
+    """The family's files (path under scoring/foo/ -> text) and the line for families.py."""
     text = CONTRIBUTING.read_text(encoding="utf-8")
-    section = text[text.index("## How to add a scorer") :]
-    code = re.search(r"```python\n(.*?)```", section, re.S)
-    assert code is not None, "the section has no python block"
-    # the block is written for pytest_omfc/scoring/scorers.py: make its relative imports absolute
-    return code.group(1).replace("from .", "from pytest_omfc.scoring.")
+    section = text[text.index("## How to add a scorer") : text.index("## Keeping the plugin light")]
+    files: dict[str, str] = {}
+    line = ""
+    for code in re.findall(r"```python\n(.*?)```", section, re.S):
+        first = code.splitlines()[0]
+        m = re.fullmatch(r"# pytest_omfc/scoring/foo/(\w+\.py)", first)
+        if m:
+            files[m.group(1)] = code
+        else:
+            line = code
+    assert set(files) == {"engine.py", "options.py", "adapter.py"}, sorted(files)
+    assert line.startswith("from .foo import adapter"), line
+    return files, line
 
 
-@dataclass
-class _Result:
-    query: str | None
-    kind: str
-    metrics: dict[str, float]
+@pytest.fixture
+def foo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    files, line = _blocks()
+    folder = tmp_path / "foo"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("", encoding="utf-8")
+    for name, code in files.items():
+        (folder / name).write_text(code, encoding="utf-8")
+    monkeypatch.setattr(pytest_omfc.scoring, "__path__", [*pytest_omfc.scoring.__path__, str(tmp_path)])
+    namespace: dict[str, Any] = {"__name__": "pytest_omfc.scoring._toy", "__package__": "pytest_omfc.scoring"}
+    try:
+        exec(compile(line, str(CONTRIBUTING), "exec"), namespace)  # our own documentation
+        yield namespace["foo"].FOO, importlib.import_module("pytest_omfc.scoring.foo.engine")
+    finally:
+        SCORERS.pop("foo", None)
+        for name in [m for m in sys.modules if m.startswith("pytest_omfc.scoring.foo")]:
+            del sys.modules[name]
 
 
 def _input(has_column: bool) -> ScoringInput:
     table = SimpleNamespace(has=lambda col: has_column, df=pd.DataFrame({"OutputFoo": ["1"]}))
     return ScoringInput(
-        system=table,
+        system=table,  # type: ignore[arg-type]
         index=None,
         column_rule="COL-99",
         reference=Path("ref.csv"),
-        task=Task.PG,  # type: ignore[arg-type]
+        task=Task.PG,
         submission=Path("."),
         dataset_root=None,
         queries=(),
@@ -55,33 +79,20 @@ def _input(has_column: bool) -> ScoringInput:
     )
 
 
-@pytest.fixture
-def toy() -> Any:
-    behaviour: dict[str, Any] = {"raise": None}
-
-    def score_foo(index: Any, reference: Any, system: Any, level: int) -> Any:
-        if behaviour["raise"] is not None:
-            raise behaviour["raise"]
-        return SimpleNamespace(results=[_Result(None, "all", {"Foo": level / 10})])
-
-    namespace: dict[str, Any] = {"Task": Task, "bounded": bounded, "integer": integer, "score_foo": score_foo}
-    exec(compile(_snippet(), str(CONTRIBUTING), "exec"), namespace)  # our own documentation
-    try:
-        yield namespace["FOO"], behaviour
-    finally:
-        SCORERS.pop("foo", None)
-
-
-def test_the_snippet_registers_a_scorer_that_scores(toy: Any) -> None:
-    foo, _ = toy
-    assert SCORERS["foo"] is foo and foo.applies(Task.PG, ["FooColumn"]) and not foo.applies(Task.PG, ["Other"])
-    assert foo.options[0].parse("7") == 7
+def test_the_family_registers_a_scorer_that_scores(foo: Any) -> None:
+    scorer, _ = foo
+    assert SCORERS["foo"] is scorer and scorer.applies(Task.PG, ["FooColumn"]) and not scorer.applies(Task.PG, ["X"])
+    assert scorer.options[0].parse("7") == 7
     with pytest.raises(ValueError, match="must be an integer from 1 to 9"):
-        foo.options[0].parse("10")
-    [out] = foo.run(_input(True))
+        scorer.options[0].parse("10")
+    [out] = scorer.run(_input(True))
     assert isinstance(out, ScoreResult) and out.entry["metrics"] == {"Foo": 0.3} and out.properties == [("Foo", 0.3)]
-    [absent] = foo.run(_input(False))
+    [absent] = scorer.run(_input(False))
     assert absent == NotScored("COL-99 failed: column OutputFoo is absent")
+    # without a view of its own, the generic view shows its metrics
+    view = view_for("foo", scorer.metrics)
+    rows, _, _ = summary_rows(view, [(0, out.entry)], {})
+    assert view.columns({}) == ["Foo"] and rows == [("all", "0.3000")]
 
 
 @pytest.mark.parametrize(
@@ -91,8 +102,20 @@ def test_the_snippet_registers_a_scorer_that_scores(toy: Any) -> None:
         (errors.SubmissionError("system output has no rows"), False),
     ],
 )
-def test_the_snippet_lets_the_error_class_decide(toy: Any, exc: Exception, fail: bool) -> None:
-    foo, behaviour = toy
-    behaviour["raise"] = exc
-    [out] = foo.run(_input(True))
+def test_the_error_class_decides(foo: Any, monkeypatch: pytest.MonkeyPatch, exc: Exception, fail: bool) -> None:
+    scorer, engine = foo
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise exc
+
+    monkeypatch.setattr(engine, "score_foo", refuse)
+    [out] = scorer.run(_input(True))
     assert out == NotScored(str(exc), fail=fail)
+
+
+def test_the_engine_as_written_skips_an_empty_output(foo: Any) -> None:
+    scorer, _ = foo
+    inp = _input(True)
+    empty = SimpleNamespace(has=lambda col: True, df=pd.DataFrame({"OutputFoo": []}))
+    [out] = scorer.run(ScoringInput(**{**inp.__dict__, "system": empty}))
+    assert out == NotScored("system output has no rows", fail=False)

@@ -144,7 +144,7 @@ def test_without_a_submission_the_fixture_errors_with_the_options_to_add(pyteste
 def test_each_scorer_runs_once_for_the_items_the_fixture_and_the_gates(
     omfc: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pytest_omfc.scoring import detection
+    from pytest_omfc.scoring.detection import engine as detection
 
     calls: list[int] = []
     real = detection.score_detection

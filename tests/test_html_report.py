@@ -479,7 +479,7 @@ def test_every_place_of_the_page_shows_invisible_characters_as_escapes(payload: 
     output errors) gets the payload; the page must contain none of it raw, and its escape in each place."""
     from pytest_omfc.report import Plot, ReportData, RuleRow, ScoreTable
     from pytest_omfc.report.masks import MaskCard, MaskPanel
-    from pytest_omfc.scoring.plots import _Canvas  # type: ignore[attr-defined]
+    from pytest_omfc.report.plots import _Canvas  # type: ignore[attr-defined]
 
     t = f"x{payload}y"
     fig = _Canvas((100, 50), (0.0, 1.0), (0.0, 1.0))
@@ -566,7 +566,7 @@ def test_never_overwrites_a_file_the_run_reads(pytester: pytest.Pytester, what: 
 
 
 def test_the_report_builder_names_no_scorer() -> None:
-    """The HTML report iterates over the run's scorers and asks each one's view (report/views.py) for its extra
+    """The HTML report iterates over the run's scorers and asks each one's view (report/views/) for its extra
     sections: the builder has no branch on a scorer's name and imports no private helper of the engines."""
     import ast
 

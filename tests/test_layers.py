@@ -2,8 +2,7 @@
 
 The import graph is read from the source (every ``import`` statement, also the
 ones inside functions, which is where circles used to hide: plugin.py and
-scoring_plugin.py, registry.py and submission.py, scoring/detection.py and
-scoring/bootstrap.py).
+registry.py and submission.py, the detection engine and its bootstrap).
 """
 
 from __future__ import annotations
@@ -84,7 +83,7 @@ def test_the_walker_sees_a_circle() -> None:
 
 def test_graph_sees_function_level_imports() -> None:
     graph = import_graph()
-    assert "pytest_omfc.scoring.bootstrap" in graph["pytest_omfc.scoring.detection"]
+    assert "pytest_omfc.scoring.detection.bootstrap" in graph["pytest_omfc.scoring.detection.engine"]
     assert "pytest_omfc.pytest_glue.hooks" in graph["pytest_omfc.plugin"]
 
 
@@ -98,13 +97,18 @@ def test_no_import_circles() -> None:
         (
             [
                 "pytest_omfc.scoring",
-                "pytest_omfc.scoring.scorers",
+                "pytest_omfc.scoring.families",
                 "pytest_omfc.scoring.registry",
-                "pytest_omfc.scoring.mask",
+                "pytest_omfc.scoring.mask.run",
+                "pytest_omfc.scoring.detection.engine",
+                "pytest_omfc.scoring.provenance.run",
+                "pytest_omfc.scoring.temporal.engine",
+                "pytest_omfc.scoring.forgerynet.submission",
             ],
             "scoring",
         ),
         (["pytest_omfc.rules", "pytest_omfc.submission", "pytest_omfc.registry"], "rules"),
+        (["pytest_omfc.report.views", "pytest_omfc.report.page", "pytest_omfc.report.plots"], "report"),
     ],
 )
 def test_engines_and_rules_do_not_import_pytest(modules: list[str], layer: str) -> None:
@@ -144,3 +148,84 @@ def test_code_cites_rules_and_plans_never_issue_numbers() -> None:
         if re.search(r"\b[Ii]ssue \d", line)
     ]
     assert hits == []
+
+
+#: Shared modules of the scoring layer that the pytest glue and the API may import (everything else in
+#: ``scoring/`` is a family's, reached through the registry).
+SHARED_SCORING = {
+    "pytest_omfc.scoring",
+    "pytest_omfc.scoring.conventions",
+    "pytest_omfc.scoring.errors",
+    "pytest_omfc.scoring.executors",
+    "pytest_omfc.scoring.families",
+    "pytest_omfc.scoring.merge",
+    "pytest_omfc.scoring.options",
+    "pytest_omfc.scoring.registry",
+    "pytest_omfc.scoring.results",
+    # the ForgeryNet edition's parsed submission: the glue collects its FNET rules like Submission's
+    "pytest_omfc.scoring.forgerynet.submission",
+}
+
+
+def _family(module: str) -> str | None:
+    parts = module.split(".")
+    return (
+        parts[2]
+        if len(parts) > 2 and parts[1] == "scoring" and f"{'.'.join(parts[:3])}" not in SHARED_SCORING
+        else None
+    )
+
+
+def test_scorer_families_are_reached_through_the_registry() -> None:
+    """The glue, the API and the CLI import shared scoring modules only: scorers come from the registry, which
+    :mod:`pytest_omfc.scoring.families` (the one module importing the adapters) fills."""
+    graph = import_graph()
+    callers = ("pytest_omfc.pytest_glue", "pytest_omfc.api", "pytest_omfc.cli", "pytest_omfc.plugin")
+    bad = [
+        (m, d)
+        for m, deps in graph.items()
+        if m.startswith(callers)
+        for d in deps
+        if d.startswith("pytest_omfc.scoring") and d not in SHARED_SCORING
+    ]
+    assert bad == []
+    adapters = [
+        (m, d)
+        for m, deps in graph.items()
+        for d in deps
+        if d.endswith(".adapter") and m != "pytest_omfc.scoring.families"
+    ]
+    assert adapters == []
+
+
+def test_every_family_has_the_same_parts() -> None:
+    """A family is a folder with its engine modules, ``options.py`` and ``adapter.py``."""
+    families = sorted(p.parent.name for p in (PACKAGE / "scoring").glob("*/__init__.py"))
+    assert families == ["detection", "forgerynet", "mask", "provenance", "temporal"]
+    for family in families:
+        folder = PACKAGE / "scoring" / family
+        assert (folder / "options.py").is_file() and (folder / "adapter.py").is_file(), family
+    text = (PACKAGE / "scoring" / "families.py").read_text(encoding="utf-8")
+    assert [f for f in families if f"from .{f} import adapter" not in text] == []
+
+
+def test_engines_import_no_presentation_and_report_no_engine_internals() -> None:
+    """Engines (``scoring/``) import neither ``report/`` nor the glue; ``report/`` reads a family through its
+    package (public names) or its ``options`` module, never an engine module."""
+    graph = import_graph()
+    up = [
+        (m, d)
+        for m, deps in graph.items()
+        if m.startswith("pytest_omfc.scoring")
+        for d in deps
+        if d.startswith(("pytest_omfc.report", "pytest_omfc.pytest_glue", "pytest_omfc.api", "pytest_omfc.plugin"))
+    ]
+    assert up == []
+    inside = [
+        (m, d)
+        for m, deps in graph.items()
+        if m.startswith("pytest_omfc.report")
+        for d in deps
+        if _family(d) is not None and d.count(".") > 2 and not d.endswith(".options")
+    ]
+    assert inside == []

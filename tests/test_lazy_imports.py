@@ -65,7 +65,8 @@ def _probe_run(tmp_path: Path, *args: str) -> tuple[Capped, list[str]]:
 def test_a_run_without_a_submission_imports_nothing_heavy(tmp_path: Path) -> None:
     _, modules = _probe_run(tmp_path)
     assert "pytest_omfc.pytest_glue.hooks" in modules  # the plugin was loaded
-    assert "pytest_omfc.scoring.scorers" in modules  # and its scorer options declared
+    assert "pytest_omfc.scoring.families" in modules  # and its scorer options declared
+    assert "pytest_omfc.report.views" in modules  # and the views that print the header lines
     assert _heavy(modules) == []
     assert not [
         m for m in modules if m.startswith(("pytest_omfc.rules", "pytest_omfc.submission", "pytest_omfc.models"))
@@ -113,9 +114,13 @@ def test_help_lists_every_option_and_imports_nothing_heavy(tmp_path: Path) -> No
 
 
 def test_every_module_read_at_load_time_is_light(tmp_path: Path) -> None:
-    """The entry point, the scorer registrations (scorers*.py: a new scorer module is checked too) and cli."""
-    modules = ["pytest_omfc.plugin", "pytest_omfc.cli", "pytest_omfc.pytest_glue.progress"]
-    modules += [f"pytest_omfc.scoring.{p.stem}" for p in sorted((PACKAGE / "scoring").glob("scorers*.py"))]
+    """The entry point, every family's package, options and adapter (a new family is checked too), the views
+    and cli."""
+    modules = ["pytest_omfc.plugin", "pytest_omfc.cli", "pytest_omfc.pytest_glue.progress", "pytest_omfc.report.views"]
+    families = sorted(p.parent.name for p in (PACKAGE / "scoring").glob("*/adapter.py"))
+    assert {"detection", "mask", "provenance", "temporal", "forgerynet"} <= set(families)
+    modules += [f"pytest_omfc.scoring.{f}.{m}" for f in families for m in ("options", "adapter")]
+    modules += ["pytest_omfc.scoring", "pytest_omfc.report", "pytest_omfc.scoring.families"]
     code = (
         f"import sys\nfor m in {modules!r}: __import__(m)\n"
         f"print(sorted({{k.split('.')[0] for k in sys.modules}} & set({HEAVY!r})))"
@@ -130,7 +135,7 @@ def test_every_module_read_at_load_time_is_light(tmp_path: Path) -> None:
 def test_lazy_names_resolve_to_the_real_objects() -> None:
     from pytest_omfc import plugin, scoring
     from pytest_omfc.pytest_glue import items
-    from pytest_omfc.scoring import detection
+    from pytest_omfc.scoring.detection import engine as detection
     from pytest_omfc.submission import Settings
 
     assert (plugin.RuleItem, plugin.SubmissionDir, plugin.OmfcReporter) == (
@@ -147,9 +152,10 @@ def test_lazy_names_resolve_to_the_real_objects() -> None:
 
 
 def test_provenance_node_type_choices_cover_the_engine_types() -> None:
-    """Was a module-level assert of scorers_provenance.py, which would import the engine at plugin load."""
+    """Not a module-level assert of the provenance options, which would import the engine at plugin load."""
     from pytest_omfc.scoring.provenance import NODE_TYPES
-    from pytest_omfc.scoring.scorers_provenance import NODE_TYPE_CHOICES, filter_metrics
+    from pytest_omfc.scoring.provenance.adapter import filter_metrics
+    from pytest_omfc.scoring.provenance.options import NODE_TYPE_CHOICES
 
     assert set(NODE_TYPES) <= set(NODE_TYPE_CHOICES)
     assert filter_metrics() == ("NodeRecallAt50", "NodeRecallAt100", "NodeRecallAt200", "NodeRecallAt300")
@@ -162,9 +168,9 @@ def test_the_test_process_sees_what_it_imports() -> None:
 
 def test_declared_metric_names_match_the_engines() -> None:
     """The gates' metric names are written out in the light scorer modules; they must be the engines' own."""
-    from pytest_omfc.scoring.detection import METRIC_COLUMNS
-    from pytest_omfc.scoring.scorers import DETECTION, DETECTION_METRICS
-    from pytest_omfc.scoring.scorers_provenance import FILTER_METRICS, filter_metrics
+    from pytest_omfc.scoring.detection.adapter import DETECTION, DETECTION_METRICS
+    from pytest_omfc.scoring.detection.engine import METRIC_COLUMNS
+    from pytest_omfc.scoring.provenance.adapter import FILTER_METRICS, filter_metrics
 
     assert DETECTION_METRICS == METRIC_COLUMNS
     assert DETECTION.metrics == METRIC_COLUMNS

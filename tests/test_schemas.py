@@ -1,4 +1,4 @@
-"""schemas/ is generated from pytest_omfc.models.SCHEMA_MODELS and stays in step with the models.
+"""schemas/ is generated from pytest_omfc.schemagen.SCHEMA_MODELS and stays in step with the models.
 
 Each schema must accept a valid sample and reject an invalid one with
 jsonschema, and pydantic must agree on both (the schema is only useful to
@@ -16,7 +16,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from pytest_omfc import schemagen
-from pytest_omfc.models import SCHEMA_MODELS
+from pytest_omfc.schemagen import SCHEMA_MODELS
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
 

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pytest_omfc.scoring.temporal import (
+from pytest_omfc.scoring.temporal.engine import (
     SegmentError,
     TemporalTrial,
     confusion_counts,
@@ -380,7 +380,7 @@ def test_adjacent_float_cut_points_classified_as_the_midpoint_test_does() -> Non
 def test_segment_cells_parsed_in_small_chunks_give_the_same_trials(monkeypatch: pytest.MonkeyPatch) -> None:
     """Cells are converted a chunk of pairs at a time; chunks of 3 pairs (bad cells at their edges too)
     must give what the per-probe path gives."""
-    import pytest_omfc.scoring.temporal as engine
+    import pytest_omfc.scoring.temporal.engine as engine
 
     monkeypatch.setattr(engine, "_CHUNK_PAIRS", 3)
     report = score_temporal(
@@ -398,7 +398,7 @@ def test_segment_cells_parsed_in_small_chunks_give_the_same_trials(monkeypatch: 
 @pytest.mark.parametrize("groups", [50, 40_000])  # probe numbers within 16 bits (radix sort), and beyond
 def test_event_order_is_lexsort_order(groups: int) -> None:
     """The sweep's stable (probe, position) order equals ``np.lexsort``, ties kept in input order."""
-    from pytest_omfc.scoring.temporal import _order
+    from pytest_omfc.scoring.temporal.engine import _order
 
     rng = np.random.default_rng(groups)
     g = rng.integers(0, groups, 5_000)

@@ -339,7 +339,7 @@ def _forgerynet_settings(config: pytest.Config, sub: Path, task: Task | None, da
             )
     max_text, _ = _option(config, "omfc_max_findings")
     max_findings = DEFAULT_MAX_FINDINGS if max_text is None else _int_setting("omfc_max_findings")(max_text)
-    from ..fnet import forgerynet_settings  # numpy and pandas: only for a ForgeryNet check
+    from ..scoring.forgerynet.submission import forgerynet_settings  # numpy and pandas: only for a ForgeryNet check
 
     return forgerynet_settings(sub, ref, task, classes, dataset, max_findings)
 

@@ -150,13 +150,13 @@ class HtmlReporter:
         return rows
 
     def _add_scores(self, data: Any) -> None:
-        from .scoring import SCORING_KEY, summary_rows
+        from .scoring import SCORING_KEY
 
         scoring = self.config.stash.get(SCORING_KEY, None)
         if scoring is None:
             return
         from ..report import ScoreTable
-        from ..report.views import VIEWS, ViewContext
+        from ..report.views import ViewContext, summary_rows, view_for
         from ..scoring.registry import SCORERS
 
         data.scored = True
@@ -173,12 +173,12 @@ class HtmlReporter:
             if not entries:
                 continue
             opts = scoring.options_for(name)
-            columns = scorer.columns(opts)
+            view = view_for(name, scorer.metrics)
+            columns = view.columns(opts)
             # a result that scored nothing fails its item, so it is already among the failures above
-            rows, notes, _alarms = summary_rows(scorer, entries, opts)
+            rows, notes, _alarms = summary_rows(view, entries, opts)
             data.tables.append(ScoreTable(f"{scorer.title} scores", ("result", *columns), tuple(rows), tuple(notes)))
-            view = VIEWS.get(name)
-            if view is not None:
+            if view.html is not None:
                 context = ViewContext(
                     title=title,
                     options=opts,
@@ -186,4 +186,4 @@ class HtmlReporter:
                     sys_root=self.settings.submission,
                     masks=self.masks,
                 )
-                view(data, [r for _, r in entries], context)
+                view.html(data, [r for _, r in entries], context)

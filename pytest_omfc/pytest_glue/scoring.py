@@ -48,6 +48,7 @@ import pytest
 
 from ..editions import Task
 from ..paths import resolve_input
+from ..report.views import summary_rows, view_for
 from ..scoring import families as _families  # noqa: F401  (registers every scorer, in order)
 from ..scoring.conventions import CONVENTIONS
 from ..scoring.registry import (
@@ -595,9 +596,9 @@ class ScoringReporter:
         common = self.settings.common()
         lines = []
         for name in self.settings.scorers:
-            scorer = SCORERS[name]
-            if scorer.header is not None:
-                lines.append(scorer.header(self.settings.options_for(name), common))
+            view = view_for(name, SCORERS[name].metrics)
+            if view.header is not None:
+                lines.append(view.header(self.settings.options_for(name), common))
         return lines
 
     def _is_writer(self) -> bool:
@@ -649,11 +650,11 @@ class ScoringReporter:
         if self.results:
             name, edition, task = self._labels()
             for scorer_name in self.settings.scorers:
-                scorer = SCORERS[scorer_name]
-                if scorer.finish is None:
+                view = view_for(scorer_name, SCORERS[scorer_name].metrics)
+                if view.finish is None:
                     continue
                 opts = {**self.settings.common(), **self.settings.options_for(scorer_name)}
-                written, errors = scorer.finish(
+                written, errors = view.finish(
                     [r for _, r in self._entries(scorer_name)], opts, f"{name} ({edition} {task})"
                 )
                 self.written += written
@@ -690,11 +691,12 @@ class ScoringReporter:
             padding=(0, 1),
             collapse_padding=True,
         )
-        cols = scorer.columns(opts)
+        view = view_for(scorer.name, scorer.metrics)
+        cols = view.columns(opts)
         table.add_column("result", no_wrap=True)
         for col in cols:
             table.add_column(col, justify="right", no_wrap=True)
-        rows, notes, alarms = summary_rows(scorer, entries, opts)
+        rows, notes, alarms = summary_rows(view, entries, opts)
         for row in rows:
             table.add_row(*row)
         buf = io.StringIO()
@@ -705,47 +707,11 @@ class ScoringReporter:
         ).print(table)
         terminalreporter.write_line("")
         terminalreporter.write(buf.getvalue())
-        footer = scorer.footer(opts, common)
+        footer = view.footer(opts, common)
         for line in ([footer] if footer else []) + [f"  {n}" for n in notes]:
             terminalreporter.write_line(line)
         for line in alarms:
             terminalreporter.write_line(f"  {line}", red=True, bold=True)
-
-
-def summary_rows(
-    scorer: Scorer, entries: list[tuple[int, dict[str, Any]]], opts: dict[str, Any]
-) -> tuple[list[tuple[str, ...]], list[str], list[str]]:
-    """The summary table of one scorer, shared by the terminal and the HTML report.
-
-    Returns ``(rows, notes, alarms)``: a row per result (label first), the notes under the table (the
-    scorer's set-up notes once, e.g. which reference mask column was scored; the query texts; why a
-    result was not scored), and the alarms (results that scored nothing), which both show in red.
-    """
-    rows: list[tuple[str, ...]] = []
-    notes: list[str] = []
-    alarms: list[str] = []
-    width = len(scorer.columns(opts))
-    for _pos, r in entries:
-        for note in r.get("notes") or ():
-            if isinstance(note, str) and note not in notes:
-                notes.append(note)
-    for pos, r in entries:
-        label = "all" if r.get("query") is None else f"{r.get('query_kind')}{pos + 1}"
-        if r.get("query") is not None:
-            notes.append(f"{label}: {r['query']}")
-        if r.get("metrics") is None:
-            notes.append(f"{label} not scored: {r.get('skipped', '')}")
-            rows.append((label, *(["-"] * width)))
-            continue
-        tally = r.get("scored")
-        if isinstance(tally, dict) and tally.get("targets") and not tally.get("scored"):
-            why = "; ".join(f"{n} {d}" for d, n in (tally.get("not_scored") or {}).items())
-            alarms.append(
-                f"{label}: NOTHING SCORED: 0 of {tally['targets']} {tally.get('unit', 'targets')} scored"
-                + (f": {why}" if why else "")
-            )
-        rows.append((label, *scorer.row(r, opts)))
-    return rows, notes, alarms
 
 
 def _json_default(obj: Any) -> Any:

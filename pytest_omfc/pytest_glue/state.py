@@ -64,7 +64,9 @@ def submission_for(config: pytest.Config) -> Submission:
         settings = config.stash[SETTINGS_KEY]
         assert settings is not None
         if settings.edition is Edition.ForgeryNet:
-            from ..fnet import ForgeryNetSubmission  # ForgeryNet: no index, the reference lists the IDs
+            from ..scoring.forgerynet.submission import (
+                ForgeryNetSubmission,  # ForgeryNet: no index, the reference lists the IDs
+            )
 
             sub = ForgeryNetSubmission(settings)
         else:

@@ -5,10 +5,10 @@ section 6.2.1, Figure 4-e): true positive solid green, false negative solid red,
 orange, true negative white, no-score zone cross-hatched purple.  The plan names the colours but not
 their RGB values; the CSS colours of those names are used (:data:`COLOURS`).
 
-The masks are read with the scorer's readers (:mod:`..scoring.mask.io`: PNG/JPEG 2000 by signature,
+The masks are read with the scorer's readers (:mod:`pytest_omfc.scoring.mask`: PNG/JPEG 2000 by signature,
 declared size checked before decoding, at most ``MAX_PIXELS``), never through a FIFO or a path that
 leaves its directory (:func:`..paths.resolve_inside`), and the no-score zone is the scorer's
-(:func:`..scoring.mask.engine.no_score_weights` with the run's kernel options).  What the thumbnails
+(:func:`pytest_omfc.scoring.mask.no_score_weights` with the run's kernel options).  What the thumbnails
 simplify: the reference's manipulated region is every non-white pixel (every set bit of a bit-plane
 mask), without the journal's selection of colours, so for a multi-colour reference the overlay may
 differ from what the scorer counted; the numbers shown are always the scorer's.  A probe that cannot
@@ -30,10 +30,10 @@ from numpy.typing import NDArray
 from PIL import Image
 
 from ..paths import not_regular, resolve_inside
-from ..scoring.mask.engine import no_score_weights
-from ..scoring.mask.io import (
+from ..scoring.mask import (
     MAX_PIXELS,
     MaskReadError,
+    no_score_weights,
     read_bitplanes,
     read_colour_reference,
     read_system_mask,

@@ -6,7 +6,7 @@ inline script only filters the rules table, also from the address (``report.html
 so a portal can link to a view); without it every row is shown (the filter controls are hidden until
 the script runs).  Every text that comes from the run (rule messages quote the
 submission; probe IDs, queries, paths) goes through :func:`html.escape`; the plots' SVG is built by
-:mod:`..scoring.plots`, which escapes its labels.  No pytest import.
+:mod:`.plots`, which escapes its labels.  No pytest import.
 """
 
 from __future__ import annotations

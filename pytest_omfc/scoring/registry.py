@@ -10,8 +10,8 @@ and position into an item ``<sub>::score::<name>[q1]``, records the result's
 ``user_properties``, writes its metrics-JSON entry (with ``"scorer": name``)
 and prints one summary table per scorer.  Nothing here imports pytest.
 
-Adding a scorer: an engine module (``scoring/<name>.py``) and one
-``register(Scorer(...))`` in :mod:`.scorers`.
+Adding a scorer: a family folder ``scoring/<family>/`` (engine modules, ``options.py``, and
+``adapter.py`` with one ``register(Scorer(...))``) and one line in :mod:`.families`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..editions import Task
-from ..findings import tame
+from ..findings import Unavailable, tame
 
 if TYPE_CHECKING:  # csvio imports pandas: this module is read at plugin load (option declarations)
     from ..csvio import Table
@@ -35,6 +35,7 @@ __all__ = [
     "ScorerOption",
     "ScoringInput",
     "Tally",
+    "common_errors",
     "not_scored",
     "nothing_scored",
     "reference_columns",
@@ -131,6 +132,11 @@ class ScoreResult:
 Outcome = ScoreResult | NotScored
 
 
+def common_errors(exc: Unavailable) -> NotScored:
+    """A submission that cannot be scored: skip naming the rule that makes it so."""
+    return NotScored(f"{exc.rule_id} failed: {exc.reason}")
+
+
 def not_scored(exc: Exception) -> NotScored:
     """An engine's refusal as an outcome: the error's class decides fail or skip (:func:`.errors.fails`);
     an exception outside the hierarchy fails."""
@@ -201,17 +207,13 @@ class ScoringInput:
 
 @dataclass(frozen=True)
 class Scorer:
-    """A scorer as data.
+    """A scorer as data: what it scores and how (its presentation is its view, :mod:`pytest_omfc.report.views`).
 
     * ``tasks``: plugin task -> the engine's task name (e.g. IMG -> "manipulation");
     * ``switch_columns``: reference columns of which one must be present (empty: always on);
     * ``run(inp) -> [outcome per position]``: raises nothing on bad input (the pytest layer still
       turns an unexpected exception into failed items, never an INTERNALERROR);
-    * ``header(opts, common)``: the line printed under pytest's header;
-    * ``columns(opts)`` / ``row(entry, opts)``: the summary table; ``footer(opts, common)``: its last line;
     * ``json_options(opts, common)``: the scorer's part of the metrics JSON ``options``;
-    * ``finish(entries, opts, title)``: extra outputs written once by the controller (plots), returning
-      ``(written, errors)`` texts (``opts`` then also holds the common ``plots``/``per_probe_csv`` paths);
     * ``null_keys``: the entry keys a not-scored result carries as null (beside ``skipped``);
     * ``metrics``: the names of its numeric results (the metrics JSON's ``metrics`` keys), known before
       scoring so that ``--omfc-require`` can refuse an unknown name up front (exit 4) and list the valid ones.
@@ -224,12 +226,7 @@ class Scorer:
     run: Callable[[ScoringInput], Sequence[Outcome]]
     switch_columns: tuple[str, ...] = ()
     options: tuple[ScorerOption, ...] = ()
-    header: Callable[[Mapping[str, Any], Mapping[str, Any]], str] | None = None
-    columns: Callable[[Mapping[str, Any]], list[str]] = lambda opts: []
-    row: Callable[[dict[str, Any], Mapping[str, Any]], list[str]] = lambda entry, opts: []
-    footer: Callable[[Mapping[str, Any], Mapping[str, Any]], str | None] = lambda opts, common: None
     json_options: Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]] = lambda opts, common: {}
-    finish: Callable[[list[dict[str, Any]], Mapping[str, Any], str], tuple[list[str], list[str]]] | None = None
     null_keys: tuple[str, ...] = ("metrics",)  # entry keys set to null when a result is not scored
     metrics: tuple[str, ...] = ()  # the metric names of its results (metrics-JSON keys), for gates and the fixture
     progress_unit: str = "steps"

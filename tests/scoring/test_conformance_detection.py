@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_omfc.scoring import score_detection
-from pytest_omfc.scoring.detection import CI_COLUMNS
+from pytest_omfc.scoring.detection.engine import CI_COLUMNS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TS = REPO_ROOT.parent / "shared" / "conformance" / "mediscore" / "test_suite" / "detectionScorerTests"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_omfc.scoring.temporal import TemporalReport, score_temporal
+from pytest_omfc.scoring.temporal.engine import TemporalReport, score_temporal
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TS = REPO_ROOT.parent / "shared" / "conformance" / "mediscore" / "test_suite" / "videoTemporalLocalizationScorerTests"

@@ -13,9 +13,10 @@ import pandas as pd
 import pytest
 from PIL import Image
 
+from pytest_omfc.report.plots import probit, write_plots
 from pytest_omfc.scoring import ScoringError, convention_table, score_detection, score_trials
-from pytest_omfc.scoring.bootstrap import bootstrap_ci, ci_bounds_index
-from pytest_omfc.scoring.detection import (
+from pytest_omfc.scoring.detection.bootstrap import bootstrap_ci, ci_bounds_index
+from pytest_omfc.scoring.detection.engine import (
     auc_interpolated,
     auc_mediscore,
     cdr_at_far,
@@ -25,7 +26,6 @@ from pytest_omfc.scoring.detection import (
     trr,
 )
 from pytest_omfc.scoring.merge import find_journal_tables, partition_query
-from pytest_omfc.scoring.plots import probit, write_plots
 
 # --- METRICS.md 6.1 unit vectors (DetectionScorerUnitTest.py) -----------------------------------------
 

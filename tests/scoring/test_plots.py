@@ -1,4 +1,4 @@
-"""scoring/plots.py: the DET axes' probit (Acklam's approximation refined by one Halley step), and the
+"""report/plots.py: the DET axes' probit (Acklam's approximation refined by one Halley step), and the
 curve simplification that keeps the inline SVG small.
 
 Known quantiles of the standard normal (to 16 digits, e.g. Abramowitz & Stegun 26.2 and
@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from pytest_omfc.scoring.plots import probit
+from pytest_omfc.report.plots import probit
 
 #: (p, Phi^-1(p)): Phi(1) = 0.8413447460685429, Phi(2) = 0.9772498680518208, the 95% and 99.9% points,
 #: and AS241's tail values.
@@ -66,7 +66,7 @@ def test_agrees_with_scipy() -> None:
 
 # --- curve simplification (the SVG stays small; the drawing does not change) ---------------------------
 
-from pytest_omfc.scoring.plots import GRID, _simplify, det_svg, roc_svg  # noqa: E402  (the section's own imports)
+from pytest_omfc.report.plots import GRID, _simplify, det_svg, roc_svg  # noqa: E402  (the section's own imports)
 
 
 def test_simplify_keeps_corners_and_reversals_only() -> None:

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from pytest_omfc.scoring.merge import ScoringError
-from pytest_omfc.scoring.temporal import (
+from pytest_omfc.scoring.temporal.engine import (
     TemporalReport,
     TemporalTrial,
     interval_union,

@@ -11,18 +11,20 @@ Each module's docstring states its conventions (ties, thresholds, undefined case
 
 from __future__ import annotations
 
-from .classification import ClassificationReport, score_binary, score_multiclass
-from .spatial import SpatialAccumulator, SpatialReport, score_spatial
-from .temporal import TemporalReport, keep_top_k, score_temporal
+from ...lazy import lazy_exports
 
-__all__ = [
-    "ClassificationReport",
-    "SpatialAccumulator",
-    "SpatialReport",
-    "TemporalReport",
-    "keep_top_k",
-    "score_binary",
-    "score_multiclass",
-    "score_spatial",
-    "score_temporal",
-]
+#: Public name -> the module of this family that defines it (imported on first use).
+_EXPORTS: dict[str, str] = {
+    "ClassificationReport": "classification",
+    "score_binary": "classification",
+    "score_multiclass": "classification",
+    "SpatialAccumulator": "spatial",
+    "SpatialReport": "spatial",
+    "score_spatial": "spatial",
+    "TemporalReport": "temporal",
+    "keep_top_k": "temporal",
+    "score_temporal": "temporal",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

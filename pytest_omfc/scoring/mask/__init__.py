@@ -16,66 +16,46 @@ numbers refer to METRICS.md section 2.
 
 from __future__ import annotations
 
-from .aggregate import (
-    MaximumResult,
-    mask_average_auc,
-    maximum,
-    pixel_average_auc,
-    union_rows,
-)
-from .engine import (
-    WHITE,
-    MaskScore,
-    Reference,
-    ThresholdMetrics,
-    ThresholdTable,
-    Weights,
-    aggregate_colour,
-    auc_eer,
-    bitplane_reference,
-    colour_reference,
-    no_score_weights,
-    score_mask,
-    sweep,
-)
-from .io import MaskReadError, read_bitplanes, read_colour_reference, read_system_mask
-from .journal import Journal, load_journal
-from .morphology import KERNEL_SHAPES, KernelShape, dilate, erode, kernel
-from .run import MaskOptions, MaskReport, MaskResult, MaskRun, score_masks
+from ...lazy import lazy_exports
 
-__all__ = [
-    "KERNEL_SHAPES",
-    "WHITE",
-    "Journal",
-    "KernelShape",
-    "MaskOptions",
-    "MaskReadError",
-    "MaskReport",
-    "MaskResult",
-    "MaskRun",
-    "MaskScore",
-    "MaximumResult",
-    "Reference",
-    "ThresholdMetrics",
-    "ThresholdTable",
-    "Weights",
-    "aggregate_colour",
-    "auc_eer",
-    "bitplane_reference",
-    "colour_reference",
-    "dilate",
-    "erode",
-    "kernel",
-    "load_journal",
-    "mask_average_auc",
-    "maximum",
-    "no_score_weights",
-    "pixel_average_auc",
-    "read_bitplanes",
-    "read_colour_reference",
-    "read_system_mask",
-    "score_mask",
-    "score_masks",
-    "sweep",
-    "union_rows",
-]
+#: Public name -> the module of this family that defines it (imported on first use).
+_EXPORTS: dict[str, str] = {
+    "MaximumResult": "aggregate",
+    "mask_average_auc": "aggregate",
+    "maximum": "aggregate",
+    "pixel_average_auc": "aggregate",
+    "union_rows": "aggregate",
+    "MaskScore": "engine",
+    "Reference": "engine",
+    "ThresholdMetrics": "engine",
+    "ThresholdTable": "engine",
+    "WHITE": "engine",
+    "Weights": "engine",
+    "aggregate_colour": "engine",
+    "auc_eer": "engine",
+    "bitplane_reference": "engine",
+    "colour_reference": "engine",
+    "no_score_weights": "engine",
+    "score_mask": "engine",
+    "sweep": "engine",
+    "MAX_PIXELS": "io",
+    "MaskReadError": "io",
+    "read_bitplanes": "io",
+    "read_colour_reference": "io",
+    "read_system_mask": "io",
+    "Journal": "journal",
+    "load_journal": "journal",
+    "KERNEL_SHAPES": "morphology",
+    "KernelShape": "morphology",
+    "dilate": "morphology",
+    "erode": "morphology",
+    "kernel": "morphology",
+    "MaskOptions": "run",
+    "MaskReport": "run",
+    "MaskResult": "run",
+    "MaskRun": "run",
+    "score_masks": "run",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -8,54 +8,30 @@ with bounded size and refused duplicate keys.
 
 from __future__ import annotations
 
-from pytest_omfc.scoring.provenance.filtering import (
-    NODE_RECALL_NS,
-    NODE_TYPES,
-    FilteringTrial,
-    filter_trial,
-)
-from pytest_omfc.scoring.provenance.graph import (
-    GraphMatch,
-    RefGraph,
-    SysGraph,
-    match_graphs,
-    reference_graph,
-    system_graph,
-)
-from pytest_omfc.scoring.provenance.jsonio import (
-    MAX_JSON_BYTES,
-    JsonReadError,
-    read_json,
-)
-from pytest_omfc.scoring.provenance.run import (
-    FilteringResult,
-    GraphBuildingResult,
-    TrialReason,
-    score_filtering,
-    score_graph_building,
-)
+from ...lazy import lazy_exports
 
-#: MediScore's ``--nodetype all``: the overall result plus one per journal node type.
-MEDISCORE_ALL_NODE_TYPES: tuple[str, ...] = ("all", *NODE_TYPES)
+#: Public name -> the module of this family that defines it (imported on first use).
+_EXPORTS: dict[str, str] = {
+    "FilteringTrial": "filtering",
+    "MEDISCORE_ALL_NODE_TYPES": "filtering",
+    "NODE_RECALL_NS": "filtering",
+    "NODE_TYPES": "filtering",
+    "filter_trial": "filtering",
+    "GraphMatch": "graph",
+    "RefGraph": "graph",
+    "SysGraph": "graph",
+    "match_graphs": "graph",
+    "reference_graph": "graph",
+    "system_graph": "graph",
+    "JsonReadError": "jsonio",
+    "MAX_JSON_BYTES": "jsonio",
+    "read_json": "jsonio",
+    "FilteringResult": "run",
+    "GraphBuildingResult": "run",
+    "TrialReason": "run",
+    "score_filtering": "run",
+    "score_graph_building": "run",
+}
 
-__all__ = [
-    "MAX_JSON_BYTES",
-    "MEDISCORE_ALL_NODE_TYPES",
-    "NODE_RECALL_NS",
-    "NODE_TYPES",
-    "FilteringResult",
-    "FilteringTrial",
-    "GraphBuildingResult",
-    "GraphMatch",
-    "JsonReadError",
-    "RefGraph",
-    "SysGraph",
-    "TrialReason",
-    "filter_trial",
-    "match_graphs",
-    "read_json",
-    "reference_graph",
-    "score_filtering",
-    "score_graph_building",
-    "system_graph",
-]
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -20,6 +20,7 @@ from operator import mul, not_
 import numpy as np
 
 __all__ = [
+    "MEDISCORE_ALL_NODE_TYPES",
     "NODE_RECALL_NS",
     "NODE_TYPES",
     "FilteringTrial",
@@ -33,6 +34,8 @@ __all__ = [
 NODE_RECALL_NS: tuple[int, ...] = (50, 100, 200, 300)
 #: Journal node types scorable with ``--nodetype``; the probe's own type is ``probe``.
 NODE_TYPES: tuple[str, ...] = ("donor", "base", "final", "interim")
+#: MediScore's ``--nodetype all``: the overall result plus one per journal node type.
+MEDISCORE_ALL_NODE_TYPES: tuple[str, ...] = ("all", *NODE_TYPES)
 
 
 @dataclass(frozen=True)

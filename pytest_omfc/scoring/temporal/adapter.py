@@ -18,97 +18,21 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..editions import Task
-from .registry import (
-    NotScored,
-    Outcome,
-    Scorer,
-    ScoreResult,
-    ScorerOption,
-    ScoringInput,
-    register,
-)
-from .scorers import bounded, flag, integer
+from ...editions import Task
+from ..registry import NotScored, Outcome, Scorer, ScoreResult, ScoringInput, register
+from .options import TEMPORAL_OPTIONS
 
 if TYPE_CHECKING:  # annotations only; run_temporal imports the engine
-    from .temporal import TemporalResult, TemporalTrial
+    from .engine import TemporalResult, TemporalTrial
 
-__all__ = ["MAX_COLLAR", "TEMPORAL", "TEMPORAL_TASKS", "journal_paths", "run_temporal"]
+__all__ = ["TEMPORAL", "TEMPORAL_TASKS", "journal_paths", "run_temporal"]
 
 #: Tasks scored by the temporal scorer (MFC2019 manipulation-video, OpenMFC VMD/VGMD: all Task.VID).
 TEMPORAL_TASKS: dict[Task, str] = {Task.VID: "manipulation-video"}
 
-#: Largest ``--omfc-collar``: the sweep costs the same for any collar, this only refuses nonsense.
-MAX_COLLAR = 1_000_000_000
 
 #: Trials named in an item's failure text before "... and N more".
 SHOWN = 5
-
-
-def _path_text(value: Any) -> str:
-    return str(value).strip()
-
-
-TEMPORAL_OPTIONS: tuple[ScorerOption, ...] = (
-    ScorerOption(
-        "--omfc-collar",
-        "omfc_collar",
-        {
-            "metavar": "K",
-            "help": f"no-score collar of K frames around every reference interval boundary, 0 to {MAX_COLLAR} "
-            "(default 0)",
-        },
-        "-c",
-        0,
-        bounded(integer, lambda v: 0 <= v <= MAX_COLLAR, f"an integer from 0 to {MAX_COLLAR}"),
-        "collar",
-    ),
-    ScorerOption(
-        "--omfc-no-video-optout",
-        "omfc_no_video_optout",
-        {
-            "action": "store_true",
-            "help": "temporal: ignore VideoFrameOptOutSegments (by default they are no-score intervals)",
-        },
-        "--no_video_opt_out",
-        False,
-        flag,
-        "no_video_optout",
-    ),
-    ScorerOption(
-        "--omfc-no-optout-filter",
-        "omfc_no_optout_filter",
-        {"action": "store_true", "help": "temporal: score every probe, not only those with ProbeStatus Processed"},
-        "--no_opt_out",
-        False,
-        flag,
-        "no_optout_filter",
-    ),
-    ScorerOption(
-        "--omfc-journal-mask",
-        "omfc_journal_mask",
-        {
-            "metavar": "PATH",
-            "help": "journal mask table (default: <reference stem>-journalmask.csv beside the reference)",
-        },
-        "(beside -r)",
-        None,
-        bounded(_path_text, lambda v: 0 < len(v) <= 4096, "a file path"),
-        "journal_mask",
-    ),
-    ScorerOption(
-        "--omfc-probe-journal-join",
-        "omfc_probe_journal_join",
-        {
-            "metavar": "PATH",
-            "help": "probe-journal join table (default: <reference stem>-probejournaljoin.csv beside the reference)",
-        },
-        "(beside -r)",
-        None,
-        bounded(_path_text, lambda v: 0 < len(v) <= 4096, "a file path"),
-        "probe_journal_join",
-    ),
-)
 
 
 def _given(value: str, inp: ScoringInput) -> Path:
@@ -206,9 +130,9 @@ def _result(r: TemporalResult, query: str | None, kind: str, inp: ScoringInput) 
 
 def run_temporal(inp: ScoringInput) -> list[Outcome]:
     """Temporal localization scoring of every ``--omfc-query`` (default ``*``); one outcome per position."""
-    from .errors import ScoringError
-    from .registry import not_scored
-    from .temporal import score_temporal
+    from ..errors import ScoringError
+    from ..registry import not_scored
+    from .engine import score_temporal
 
     n = inp.positions
     if inp.kind not in ("all", "q"):
@@ -262,38 +186,6 @@ def run_temporal(inp: ScoringInput) -> list[Outcome]:
     return out
 
 
-def _fmt(v: Any) -> str:
-    return "NaN" if v is None else f"{float(v):.4f}"
-
-
-def _settings(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
-    plan = common.get("convention") == "plan"
-    return (
-        f"collar {opts.get('collar', 0)}, video opt-out {'off' if opts.get('no_video_optout') else 'on'}, "
-        f"{'every status' if opts.get('no_optout_filter') else 'Processed only'}, "
-        f"{'inclusive frames, no truncation' if plan else 'continuous frames, truncated at FrameCount'}"
-    )
-
-
-def _header(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
-    return f"omfc: scoring temporal localization against {common['reference']} ({_settings(opts, common)})"
-
-
-def _footer(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
-    return f"omfc: temporal: mean per-probe MCC; convention {common['convention']}, {_settings(opts, common)}"
-
-
-def _columns(opts: Mapping[str, Any]) -> list[str]:
-    return ["trials", "scored", "opted out", "not scored", "MCC"]
-
-
-def _row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
-    c: dict[str, int] = entry.get("counts") or {}
-    return [str(c.get(k, "")) for k in ("trials", "scored", "opted_out", "not_scored")] + [
-        _fmt(entry["metrics"].get("MCC"))
-    ]
-
-
 def _json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "temporal": {
@@ -310,10 +202,6 @@ TEMPORAL = register(
         tasks=TEMPORAL_TASKS,
         run=run_temporal,
         options=TEMPORAL_OPTIONS,
-        header=_header,
-        columns=_columns,
-        row=_row,
-        footer=_footer,
         json_options=_json_options,
         null_keys=("metrics", "counts", "per_trial"),
         metrics=("MCC",),

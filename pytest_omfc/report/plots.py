@@ -23,7 +23,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from ..findings import reveal
-from .detection import DetectionReport, DetectionResult
+from ..scoring.detection import DetectionReport, DetectionResult
 
 __all__ = ["det_svg", "probit", "roc_svg", "write_det_plot", "write_plots", "write_roc_plot"]
 

@@ -23,13 +23,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import png
-from .csvio import Limits, Table, limits_for, read_psv
-from .editions import Edition, Task
-from .findings import DEFAULT_MAX_FINDINGS, Finding, Severity, Unavailable
-from .fnetio import json_limit, read_json
-from .paths import resolve_inside
-from .submission import Settings, Submission
+from ... import png
+from ...csvio import Limits, Table, limits_for, read_psv
+from ...editions import Edition, Task
+from ...findings import DEFAULT_MAX_FINDINGS, Finding, Severity, Unavailable
+from ...paths import resolve_inside
+from ...submission import Settings, Submission
+from .io import json_limit, read_json
 
 __all__ = [
     "MAX_SEGMENTS",

@@ -20,23 +20,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..editions import Task
-from .registry import (
-    NotScored,
-    Outcome,
-    Scorer,
-    ScoreResult,
-    ScorerOption,
-    ScoringInput,
-    Tally,
-    register,
-)
+from ...editions import Task
+from ..registry import NotScored, Outcome, Scorer, ScoreResult, ScoringInput, Tally, register
+from .options import PROVENANCE_OPTIONS, node_types
 
 if TYPE_CHECKING:  # annotations only; the functions that run import the engine
     import pandas as pd
 
-    from .provenance.graph import Convention
-    from .provenance.run import TrialReason
+    from .graph import Convention
+    from .run import TrialReason
 
 __all__ = [
     "PROVENANCE",
@@ -52,8 +44,6 @@ PROVENANCE_TASKS: dict[Task, str] = {
     Task.PF: "provenancefiltering",
 }
 
-#: ``--omfc-node-type`` choices; ``all`` is MediScore's ``--nodetype all`` (overall plus each type).
-NODE_TYPE_CHOICES: tuple[str, ...] = ("base", "donor", "interim", "final", "all")
 
 GRAPH_METRICS = ("MeanSimNLO", "MeanSimNO", "MeanSimLO", "MeanNodeRecall")
 #: filter_metrics() written out for the registration (no engine import; tests/test_lazy_imports.py checks they agree).
@@ -62,109 +52,9 @@ FILTER_METRICS = ("NodeRecallAt50", "NodeRecallAt100", "NodeRecallAt200", "NodeR
 
 def filter_metrics() -> tuple[str, ...]:
     """The filtering metrics, ``NodeRecallAt<n>`` for the engine's ``NODE_RECALL_NS``."""
-    from .provenance import NODE_RECALL_NS
+    from . import NODE_RECALL_NS
 
     return tuple(f"NodeRecallAt{n}" for n in NODE_RECALL_NS)
-
-
-def _flag(value: Any) -> bool:
-    return bool(value)
-
-
-def node_types(value: Any) -> tuple[str, ...]:
-    """``--omfc-node-type`` values (repeatable) as the engine's node types, in order, without repeats.
-
-    ``all`` expands to MediScore's ``--nodetype all``: the overall result plus one per journal node type.
-    """
-    from .provenance import MEDISCORE_ALL_NODE_TYPES
-
-    given = [value] if isinstance(value, str) else list(value or [])
-    out: list[str] = []
-    for v in given:
-        v = str(v).strip().lower()
-        if v not in NODE_TYPE_CHOICES:
-            raise ValueError(f"must be one of {', '.join(NODE_TYPE_CHOICES)} (got {v!r})")
-        out += list(MEDISCORE_ALL_NODE_TYPES) if v == "all" else [v]
-    return tuple(dict.fromkeys(out)) or ("all",)
-
-
-def _path(value: Any) -> Path:
-    text = str(value).strip()
-    if not 0 < len(text) <= 4096:
-        raise ValueError(f"must be a file path (got {value!r})")
-    return Path(text).expanduser()
-
-
-PROVENANCE_OPTIONS: tuple[ScorerOption, ...] = (
-    ScorerOption(
-        "--omfc-provenance-direct",
-        "omfc_provenance_direct",
-        {
-            "action": "store_true",
-            "help": "graph building: score only the probe's direct ancestors and descendants of the reference graph",
-        },
-        "-d",
-        False,
-        _flag,
-        "direct",
-    ),
-    ScorerOption(
-        "--omfc-provenance-undirected",
-        "omfc_provenance_undirected",
-        {"action": "store_true", "help": "graph building: match links regardless of their direction"},
-        "-u",
-        False,
-        _flag,
-        "undirected",
-    ),
-    ScorerOption(
-        "--omfc-node-type",
-        "omfc_node_type",
-        {
-            "action": "append",
-            "choices": list(NODE_TYPE_CHOICES),
-            "help": "filtering: one result per node type (repeatable; all: the overall result plus one per type; "
-            "default: overall)",
-        },
-        "--nodetype",
-        ("all",),
-        node_types,
-        "node_types",
-    ),
-    ScorerOption(
-        "--omfc-provenance-mappings",
-        "omfc_provenance_mappings",
-        {
-            "action": "store_true",
-            "help": "put each trial's node (and link) mapping in the metrics JSON per_trial[i].mapping",
-        },
-        "(node_mapping.csv, link_mapping.csv)",
-        False,
-        _flag,
-        "mappings",
-    ),
-    ScorerOption(
-        "--omfc-provenance-node",
-        "omfc_provenance_node",
-        {"metavar": "PATH", "help": "the node table (default: <reference stem>-node.csv beside the reference)"},
-        "-n",
-        None,
-        _path,
-        "node",
-    ),
-    ScorerOption(
-        "--omfc-world-index",
-        "omfc_world_index",
-        {
-            "metavar": "PATH",
-            "help": "the world index (default: the one *-world.csv beside the reference or in the dataset's indexes/)",
-        },
-        "-w",
-        None,
-        _path,
-        "world",
-    ),
-)
 
 
 def _stem(reference: Path) -> str:
@@ -293,10 +183,10 @@ def _attach(
 
 def run_provenance(inp: ScoringInput) -> list[Outcome]:
     """Provenance scoring of a whole run (METRICS.md 3.1-3.4); one outcome (no queries)."""
-    from .errors import ScoringError
-    from .merge import read_table
-    from .provenance import score_filtering, score_graph_building
-    from .registry import not_scored
+    from ..errors import ScoringError
+    from ..merge import read_table
+    from ..registry import not_scored
+    from . import score_filtering, score_graph_building
 
     n = inp.positions
     if inp.selective:  # a lone "*" means all trials, as for every scorer
@@ -442,51 +332,6 @@ def _filtering_result(res: Any, types: Sequence[str], opts: Mapping[str, Any]) -
     return ScoreResult({"entries": entries}, props + _warnings(res.reasons), _failure(res.reasons), tally)
 
 
-def _fmt(v: Any) -> str:
-    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{float(v):.4f}"
-
-
-#: Summary columns: graph building's mean scores and filtering's recalls share the four metric columns.
-_SUMMARY = (
-    ("MeanSimNLO", "NodeRecallAt50"),
-    ("MeanSimNO", "NodeRecallAt100"),
-    ("MeanSimLO", "NodeRecallAt200"),
-    ("MeanNodeRecall", "NodeRecallAt300"),
-)
-
-
-def _columns(opts: Mapping[str, Any]) -> list[str]:
-    return ["type", "trials", "SimNLO/R50", "SimNO/R100", "SimLO/R200", "NodeRec/R300"]
-
-
-def _row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
-    """Graph building: the four means; filtering: the node type's four recalls."""
-    m = entry["metrics"]
-    graph = entry.get("scorer") == "provenance-graph"
-    label = "graph" if graph else str(entry.get("node_type"))
-    return [label, str(entry.get("counts", {}).get("trials", ""))] + [
-        _fmt(m.get(g if graph else f)) for g, f in _SUMMARY
-    ]
-
-
-def _settings(opts: Mapping[str, Any]) -> str:
-    return (
-        f"direct {bool(opts.get('direct'))}, undirected {bool(opts.get('undirected'))}, "
-        f"node types {','.join(opts.get('node_types') or ('all',))}"
-    )
-
-
-def _header(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
-    return f"omfc: scoring provenance against {common['reference']} ({_settings(opts)})"
-
-
-def _footer(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
-    return (
-        f"omfc: provenance: convention {common.get('convention', 'mediscore')}, {_settings(opts)}; "
-        "tied nodeConfidenceScore keep the system JSON's order (stable sort)"
-    )
-
-
 def _json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "provenance": {
@@ -508,10 +353,6 @@ PROVENANCE = register(
         run=run_provenance,
         switch_columns=("JournalFileName",),
         options=PROVENANCE_OPTIONS,
-        header=_header,
-        columns=_columns,
-        row=_row,
-        footer=_footer,
         json_options=_json_options,
         null_keys=("metrics", "per_trial"),
         metrics=(*GRAPH_METRICS, *FILTER_METRICS),  # graph building (PG) and filtering (PF) respectively

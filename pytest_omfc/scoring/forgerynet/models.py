@@ -2,7 +2,7 @@
 
 Classification and spatial files are pipe-separated like the NIST files (one model per row);
 temporal files are ActivityNet JSON documents.  IDs are strings, never numbers (``0042`` stays
-``0042``).  The FNET rules (:mod:`pytest_omfc.rules.fnet`) check the same things one rule at a
+``0042``).  The FNET rules (:mod:`.rules`) check the same things one rule at a
 time, with a message naming file, line or JSON path; these models are the documented format.
 """
 

@@ -1,10 +1,10 @@
-"""The ForgeryNet scorers' adapters and registration (engines in :mod:`.forgerynet`).
+"""The ForgeryNet scorers' adapters and registration (engines in this folder).
 
 Three scorers, named as their metrics-JSON entries (``"scorer": "forgerynet-classification"``,
 ``"forgerynet-spatial"``, ``"forgerynet-temporal"``) and so their items
 ``<sub>::score::forgerynet-temporal`` and so on: the NIST video scorer already owns ``temporal``,
 and one name per scorer keeps ``--omfc-score`` unambiguous.  Each reads the parsed
-:class:`~pytest_omfc.fnet.ForgeryNetSubmission` (``ScoringInput.parsed``) and leaves out, with a
+:class:`~.submission.ForgeryNetSubmission` (``ScoringInput.parsed``) and leaves out, with a
 note, the rows an FNET rule rejects (unknown or repeated IDs, probabilities that are not in
 [0, 1], unusable masks, bad segments or scores); reference IDs without a scorable row are noted
 too (in temporal scoring they still count: their ground truth is missed).  No pytest import.
@@ -12,38 +12,18 @@ too (in temporal scoring they still count: their ground truth is missed).  No py
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..editions import Task
-from ..findings import Unavailable, plural
-from .registry import NotScored, Outcome, Scorer, ScoreResult, ScorerOption, ScoringInput, register
-from .scorers import bounded
+from ...editions import Task
+from ...findings import Unavailable, plural
+from ..registry import NotScored, Outcome, Scorer, ScoreResult, ScoringInput, register
+from .options import THRESHOLD
 
 if TYPE_CHECKING:  # numpy is imported where a scorer runs: registering must stay light (plugin load time)
     import numpy as np
 
 __all__ = ["CLASSIFICATION", "SPATIAL", "TEMPORAL_FNET", "run_classification", "run_spatial", "run_temporal"]
-
-
-def _threshold(value: Any) -> float:
-    return float(str(value).strip())
-
-
-THRESHOLD = ScorerOption(
-    "--omfc-threshold",
-    "omfc_threshold",
-    {
-        "metavar": "T",
-        "help": "ForgeryNet classification: fake iff Score (or P1+...+P<k-1>) >= T, a number in [0, 1] (default 0.5)",
-    },
-    "",
-    0.5,
-    bounded(_threshold, lambda v: math.isfinite(v) and 0.0 <= v <= 1.0, "a number in [0, 1]"),
-    "threshold",
-)
 
 
 def _setup(inp: ScoringInput) -> Any:
@@ -91,7 +71,7 @@ def run_classification(inp: ScoringInput) -> list[Outcome]:
     """``Acc``/``AUC`` (2-way) or ``Acc``/``mAP``/``AUC``/``Acc_binary`` (k-way) over the valid rows."""
     import numpy as np
 
-    from .forgerynet.classification import score_binary, score_multiclass
+    from .classification import score_binary, score_multiclass
 
     n = inp.positions
     got = _tabular(inp)
@@ -140,30 +120,7 @@ def run_classification(inp: ScoringInput) -> list[Outcome]:
     return [ScoreResult(entry, props)]
 
 
-def _fmt(v: Any) -> str:
-    return "-" if v is None else f"{float(v):.4f}"
-
-
 _CLASS_METRICS = ("Acc", "AUC", "mAP", "Acc_binary")
-
-
-def _classification_columns(opts: Mapping[str, Any]) -> list[str]:
-    return ["classes", "reference", "scored", *_CLASS_METRICS]
-
-
-def _classification_row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
-    c = entry.get("counts") or {}
-    m = entry.get("metrics") or {}
-    return [str(entry.get("classes", "")), str(c.get("reference", "")), str(c.get("scored", ""))] + [
-        _fmt(m.get(k)) for k in _CLASS_METRICS
-    ]
-
-
-def _classification_footer(opts: Mapping[str, Any], common: Mapping[str, Any]) -> str:
-    return (
-        f"omfc: forgerynet-classification: Acc is balanced accuracy (fake iff score >= {opts.get('threshold', 0.5):g}; "
-        "k-way: argmax, first index on ties); mAP is the mean one-vs-rest ROC AUC (the paper's AP)"
-    )
 
 
 CLASSIFICATION = register(
@@ -173,9 +130,6 @@ CLASSIFICATION = register(
         tasks={Task.FIC: "image-classification", Task.FVC: "video-classification"},
         run=run_classification,
         options=(THRESHOLD,),
-        columns=_classification_columns,
-        row=_classification_row,
-        footer=_classification_footer,
         json_options=lambda opts, common: {"forgerynet": {"threshold": opts.get("threshold", 0.5)}},
         null_keys=("metrics", "per_class", "counts", "notes"),
         metrics=_CLASS_METRICS,
@@ -192,7 +146,7 @@ def _grey_map(path: Path, size: tuple[int, int]) -> np.ndarray | str:
     import numpy as np
     from PIL import Image
 
-    from .. import png
+    from ... import png
 
     header, stream = png.open_checked(str(path))  # the FNET rules' header pass; critical chunks only
     if stream is None:
@@ -213,7 +167,7 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
     """The IoU/IoU_agree/IoU_diff/L1 maps, per image and pooled, over the rows with usable masks."""
     import numpy as np
 
-    from .forgerynet.spatial import SpatialAccumulator
+    from .spatial import SpatialAccumulator
 
     n = inp.positions
     got = _tabular(inp)
@@ -284,7 +238,6 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
     return [ScoreResult(entry, props, failure)]
 
 
-_SPATIAL_SHOWN = ("IoU_agree@0.2", "L1")
 #: The spatial engine's metric names (``scoring/forgerynet/spatial.py``), each per image and pooled.
 _SPATIAL_METRICS = tuple(
     f"{m}_{s}"
@@ -302,30 +255,12 @@ _SPATIAL_METRICS = tuple(
 )
 
 
-def _spatial_columns(opts: Mapping[str, Any]) -> list[str]:
-    return ["reference", "scored", *(f"{m} {s}" for m in _SPATIAL_SHOWN for s in ("img", "pool"))]
-
-
-def _spatial_row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
-    c = entry.get("counts") or {}
-    m = entry.get("metrics") or {}
-    return [str(c.get("reference", "")), str(c.get("scored", ""))] + [
-        _fmt(m.get(f"{name}_{s}")) for name in _SPATIAL_SHOWN for s in ("per_image", "pooled")
-    ]
-
-
 SPATIAL = register(
     Scorer(
         name="forgerynet-spatial",
         title="ForgeryNet spatial localization",
         tasks={Task.FSL: "spatial"},
         run=run_spatial,
-        columns=_spatial_columns,
-        row=_spatial_row,
-        footer=lambda opts, common: (
-            "omfc: forgerynet-spatial: img = mean over images, pool = over all pixels; IoU_agree@t "
-            "= 1 - IoU@t (pixel agreement, not an intersection over union); every metric is in the JSON"
-        ),
         null_keys=("metrics", "per_image", "counts", "notes"),
         metrics=_SPATIAL_METRICS,
     )
@@ -337,7 +272,7 @@ SPATIAL = register(
 
 def run_temporal(inp: ScoringInput) -> list[Outcome]:
     """ActivityNet AP@0.50..0.95, AP_avg and AR@1/2/5/10 over the valid predictions (top 10 per video)."""
-    from .forgerynet.temporal import score_temporal
+    from .temporal import score_temporal
 
     n = inp.positions
     sub = _setup(inp)
@@ -394,19 +329,6 @@ def run_temporal(inp: ScoringInput) -> list[Outcome]:
 
 #: The temporal engine's metric names (``scoring/forgerynet/temporal.py``).
 _TEMPORAL_METRICS = (*(f"AP@{t / 100:.2f}" for t in range(50, 100, 5)), "AP_avg", "AR@1", "AR@2", "AR@5", "AR@10")
-_TEMPORAL_SHOWN = ("AP@0.50", "AP@0.75", "AP@0.95", "AP_avg", "AR@1", "AR@2", "AR@5", "AR@10")
-
-
-def _temporal_columns(opts: Mapping[str, Any]) -> list[str]:
-    return ["videos", "GT segs", *_TEMPORAL_SHOWN]
-
-
-def _temporal_row(entry: dict[str, Any], opts: Mapping[str, Any]) -> list[str]:
-    c = entry.get("counts") or {}
-    m = entry.get("metrics") or {}
-    return [str(c.get("videos", "")), str(c.get("ground_truth_segments", ""))] + [
-        _fmt(m.get(k)) for k in _TEMPORAL_SHOWN
-    ]
 
 
 TEMPORAL_FNET = register(
@@ -415,12 +337,6 @@ TEMPORAL_FNET = register(
         title="ForgeryNet temporal localization",
         tasks={Task.FTL: "temporal"},
         run=run_temporal,
-        columns=_temporal_columns,
-        row=_temporal_row,
-        footer=lambda opts, common: (
-            "omfc: forgerynet-temporal: ActivityNet interpolated AP at tIoU 0.50..0.95 and AR@K with K "
-            "proposals per video on average (max_avg_nr_proposals=100); top 10 predictions per video"
-        ),
         null_keys=("metrics", "per_threshold", "counts", "notes"),
         metrics=_TEMPORAL_METRICS,
     )

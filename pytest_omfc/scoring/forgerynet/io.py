@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .jsonio import JsonProblem, load_json
+from ...jsonio import JsonProblem, load_json
 
 __all__ = ["JSON_BYTES_MARGIN", "JSON_BYTES_PER_VIDEO", "json_limit", "read_json"]
 

@@ -73,11 +73,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .bootstrap import bootstrap_ci
-from .conventions import CONVENTION_DIFFERENCES, ConventionDifference, convention_table
-from .curves import TIE_ATOL, curve_from_counts, sorted_groups
-from .errors import QueryError, SetupError, SubmissionError, Undefined
-from .merge import (
+from ..conventions import CONVENTION_DIFFERENCES, ConventionDifference, convention_table
+from ..errors import QueryError, SetupError, SubmissionError, Undefined
+from ..merge import (
     RESPONSE_COLUMN,
     SCORE_COLUMN,
     TARGET_COLUMN,
@@ -93,6 +91,9 @@ from .merge import (
     select_query,
     typed_frame,
 )
+from .bootstrap import bootstrap_ci
+from .curves import TIE_ATOL, curve_from_counts, sorted_groups
+from .options import DEFAULT_FAR_STOP
 
 __all__ = [
     "CONVENTION_DIFFERENCES",
@@ -107,6 +108,7 @@ __all__ = [
     "auc_mediscore",
     "cdr_at_far",
     "convention_table",
+    "detection_result",
     "curve_from_counts",
     "eer_interpolated",
     "eer_mediscore",
@@ -134,8 +136,6 @@ METRIC_COLUMNS: tuple[str, ...] = (
     "CDR_CI_UPPER@FAR",
 )
 CI_COLUMNS: tuple[str, ...] = METRIC_COLUMNS[7:]
-
-DEFAULT_FAR_STOP: dict[str, float] = {"mediscore": 0.1, "plan": 0.05}
 
 
 @dataclass(frozen=True)
@@ -537,3 +537,25 @@ def score_detection(
             for q, kind in jobs
         ]
     return DetectionReport(results=report_results, settings=settings)
+
+
+def detection_result(d: dict[str, Any]) -> DetectionResult:
+    """Rebuild a result from its entry (the controller has no engine objects under xdist)."""
+    roc = d["roc"]
+    arr = {k: np.array([np.nan if v is None else v for v in roc[k]], dtype=float) for k in ("fpr", "tpr", "thresholds")}
+    counts = d["counts"]
+    curve = RocCurve(
+        fpr=arr["fpr"],
+        tpr=arr["tpr"],
+        thresholds=arr["thresholds"],
+        n_targets=int(counts.get("targets", 0)),
+        n_nontargets=int(counts.get("nontargets", 0)),
+    )
+    return DetectionResult(
+        query=d["query"],
+        query_kind=d["query_kind"],
+        sys_response=d.get("sys_response", "all"),
+        metrics=d["metrics"],
+        counts=counts,
+        roc=curve,
+    )

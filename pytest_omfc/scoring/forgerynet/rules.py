@@ -15,11 +15,11 @@ from collections import Counter
 
 import numpy as np
 
-from ..editions import Group, Task
-from ..findings import Finding, Report, Severity, plural
-from ..fnet import MAX_SEGMENTS, SUM_TOLERANCE, ForgeryNetSubmission, json_path, show_json
-from ..registry import rule
-from ..submission import NotApplicable, Submission
+from ...editions import Group, Task
+from ...findings import Finding, Report, Severity, plural
+from ...registry import rule
+from ...submission import NotApplicable, Submission
+from .submission import MAX_SEGMENTS, SUM_TOLERANCE, ForgeryNetSubmission, json_path, show_json
 
 __all__: list[str] = []
 

@@ -1,0 +1,80 @@
+"""The detection scorer's view: the summary table (AUC, EER, AUC@FAR, CDR@FAR, TRR), ROC and DET plots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ...scoring.detection.options import far_stop
+from .base import Options, View, ViewContext, fmt
+
+if TYPE_CHECKING:
+    from ..page import ReportData
+
+__all__ = ["DETECTION"]
+
+
+def _far(opts: Options, common: Options) -> float:
+    return far_stop(opts, str(common.get("convention", "mediscore")))
+
+
+def _columns(opts: Options) -> list[str]:
+    return ["T#", "NT#", "AUC", "EER", "AUC@FAR", "CDR@FAR", "TRR"] + (["AUC CI"] if opts.get("ci") else [])
+
+
+def _row(entry: dict[str, Any], opts: Options) -> list[str]:
+    m, c = entry["metrics"], entry["counts"]
+    row = [str(c["targets"]), str(c["nontargets"])] + [
+        fmt(m.get(k)) for k in ("AUC", "EER", "AUC@FAR", "CDR@FAR", "TRR")
+    ]
+    if opts.get("ci"):
+        row.append(f"{fmt(m.get('AUC_CI_LOWER'))}-{fmt(m.get('AUC_CI_UPPER'))}")
+    return row
+
+
+def _header(opts: Options, common: Options) -> str:
+    return (
+        f"omfc: scoring detection against {common['reference']} (convention {common['convention']}, "
+        f"FAR stop {_far(opts, common):g})"
+    )
+
+
+def _footer(opts: Options, common: Options) -> str:
+    return f"omfc: convention {common['convention']}, FAR stop {_far(opts, common):g}" + (
+        ", opt-out" if common.get("optout") else ""
+    )
+
+
+def _finish(entries: list[dict[str, Any]], opts: Options, title: str) -> tuple[list[str], list[str]]:
+    """``--omfc-plots``: ROC and DET plots of the scored results."""
+    from ...scoring.detection import detection_result
+    from ..plots import write_plots
+
+    plots: Path | None = opts.get("plots")
+    scored = [detection_result(e) for e in entries if e.get("metrics") is not None]
+    if plots is None or not scored:
+        return [], []
+    try:
+        paths = write_plots(scored, plots, title=title)
+    except (OSError, ValueError) as exc:
+        return [], [f"--omfc-plots: cannot write into {plots}: {exc}"]
+    return [f"plots: {', '.join(p.name for p in paths)} in {plots}"], []
+
+
+def detection_plots(data: ReportData, entries: list[dict[str, Any]], ctx: ViewContext) -> None:
+    """ROC and DET of the scored detection results, as inline SVG."""
+    from ...scoring.detection import detection_result
+    from ..page import Plot
+    from ..plots import det_svg, roc_svg
+
+    scored = [detection_result(e) for e in entries if e.get("metrics") is not None and e.get("roc")]
+    if not scored:
+        return
+    size = (640, 480)
+    data.plots += [
+        Plot(f"{ctx.title} ROC", roc_svg(scored, title=f"{ctx.title} ROC", size=size)),
+        Plot(f"{ctx.title} DET", det_svg(scored, title=f"{ctx.title} DET", size=size)),
+    ]
+
+
+DETECTION = View(columns=_columns, row=_row, header=_header, footer=_footer, finish=_finish, html=detection_plots)

@@ -1,0 +1,79 @@
+"""The ForgeryNet scorers' views: classification, spatial and temporal localization."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Options, View, fmt
+
+__all__ = ["CLASSIFICATION", "SPATIAL", "TEMPORAL"]
+
+_CLASS_METRICS = ("Acc", "AUC", "mAP", "Acc_binary")
+
+
+def _classification_columns(opts: Options) -> list[str]:
+    return ["classes", "reference", "scored", *_CLASS_METRICS]
+
+
+def _classification_row(entry: dict[str, Any], opts: Options) -> list[str]:
+    c = entry.get("counts") or {}
+    m = entry.get("metrics") or {}
+    return [str(entry.get("classes", "")), str(c.get("reference", "")), str(c.get("scored", ""))] + [
+        fmt(m.get(k)) for k in _CLASS_METRICS
+    ]
+
+
+def _classification_footer(opts: Options, common: Options) -> str:
+    return (
+        f"omfc: forgerynet-classification: Acc is balanced accuracy (fake iff score >= {opts.get('threshold', 0.5):g}; "
+        "k-way: argmax, first index on ties); mAP is the mean one-vs-rest ROC AUC (the paper's AP)"
+    )
+
+
+_SPATIAL_SHOWN = ("IoU_agree@0.2", "L1")
+
+
+def _spatial_columns(opts: Options) -> list[str]:
+    return ["reference", "scored", *(f"{m} {s}" for m in _SPATIAL_SHOWN for s in ("img", "pool"))]
+
+
+def _spatial_row(entry: dict[str, Any], opts: Options) -> list[str]:
+    c = entry.get("counts") or {}
+    m = entry.get("metrics") or {}
+    return [str(c.get("reference", "")), str(c.get("scored", ""))] + [
+        fmt(m.get(f"{name}_{s}")) for name in _SPATIAL_SHOWN for s in ("per_image", "pooled")
+    ]
+
+
+_TEMPORAL_SHOWN = ("AP@0.50", "AP@0.75", "AP@0.95", "AP_avg", "AR@1", "AR@2", "AR@5", "AR@10")
+
+
+def _temporal_columns(opts: Options) -> list[str]:
+    return ["videos", "GT segs", *_TEMPORAL_SHOWN]
+
+
+def _temporal_row(entry: dict[str, Any], opts: Options) -> list[str]:
+    c = entry.get("counts") or {}
+    m = entry.get("metrics") or {}
+    return [str(c.get("videos", "")), str(c.get("ground_truth_segments", ""))] + [
+        fmt(m.get(k)) for k in _TEMPORAL_SHOWN
+    ]
+
+
+CLASSIFICATION = View(columns=_classification_columns, row=_classification_row, footer=_classification_footer)
+SPATIAL = View(
+    columns=_spatial_columns,
+    row=_spatial_row,
+    footer=lambda opts, common: (
+        "omfc: forgerynet-spatial: img = mean over images, pool = over all pixels; IoU_agree@t "
+        "= 1 - IoU@t (pixel agreement, not an intersection over union); every metric is in the JSON"
+    ),
+)
+TEMPORAL = View(
+    columns=_temporal_columns,
+    row=_temporal_row,
+    footer=lambda opts, common: (
+        "omfc: forgerynet-temporal: ActivityNet interpolated AP at tIoU 0.50..0.95 and AR@K with K "
+        "proposals per video on average (max_avg_nr_proposals=100); top 10 predictions per video"
+    ),
+)
