@@ -34,10 +34,10 @@ from .editions import (
     parse_task,
 )
 from .findings import Unavailable
+from .options import OUTPUT_PATHS, SCORING_OPTIONS
 from .paths import not_regular
-from .scoring import families as _families  # noqa: F401  (registers every scorer, in order)
-from .scoring.conventions import CONVENTIONS
 from .scoring.errors import ScoringError
+from .scoring.families import option
 from .scoring.merge import partition_query
 from .scoring.registry import (
     SCORERS,
@@ -54,8 +54,33 @@ from .submission import Settings, Submission
 
 __all__ = ["COMMON_KEYS", "omfc_score", "reference_columns", "run_scorer", "scorer_options"]
 
-#: The options shared by every scorer (ini names without ``omfc_``), as ``omfc_score`` keywords.
-COMMON_KEYS = ("query", "query_manipulation", "query_partition", "optout", "convention", "score")
+#: The scoring set-up shared by every scorer (:data:`pytest_omfc.options.SCORING_OPTIONS`), as ``omfc_score``
+#: keywords: the reference is an argument of its own; output paths and gates belong to a pytest run.
+COMMON_KEYS = tuple(o.key for o in SCORING_OPTIONS if o.ini not in ("omfc_reference", "omfc_require", *OUTPUT_PATHS))
+
+
+def _common(options: dict[str, Any]) -> dict[str, Any]:
+    """The shared options taken out of ``options`` (by key or ini name), parsed with their declarations."""
+    out: dict[str, Any] = {}
+    for key in COMMON_KEYS:
+        opt = option(f"omfc_{key}")
+        value = options.pop(key, options.pop(opt.ini, None))
+        try:
+            out[key] = opt.value(value)
+        except ValueError as exc:
+            raise ValueError(f"{key}: {exc}") from None
+    return out
+
+
+def _jobs(jobs: Any) -> int:
+    """``jobs`` bounded as ``--omfc-jobs`` (a bool is not a number of processes)."""
+    opt = option("omfc_jobs")
+    try:
+        if isinstance(jobs, bool):
+            raise ValueError(f"must be an integer from 0 to 64 (got {jobs!r})")
+        return int(opt.parse(jobs))
+    except ValueError as exc:
+        raise ValueError(f"jobs: {exc}") from None
 
 
 def _lookup() -> dict[str, tuple[Scorer, Any]]:
@@ -169,7 +194,7 @@ def run_scorer(
         query_partition=query_partition,
         optout=optout,
         convention=convention,
-        jobs=int(sub.settings.option("jobs", 0)),
+        jobs=sub.settings.jobs,
         options=dict(options),
         progress=progress,
     )
@@ -222,14 +247,11 @@ def _forgerynet_score(
     allowed = FNET_CLASSES.get(tk, (2,))
     if classes not in allowed:
         raise ValueError(f"classes: must be one of {', '.join(map(str, allowed))} for {tk.value} (got {classes!r})")
-    if not isinstance(jobs, int) or not 0 <= jobs <= 64:
-        raise ValueError(f"jobs: must be an integer from 0 to 64 (got {jobs!r})")
-    if any(options.get(k) for k in ("query", "query_manipulation", "query_partition")):
+    jobs = _jobs(jobs)
+    common = _common(options)
+    if any(common[k] for k in ("query", "query_manipulation", "query_partition")):
         raise ValueError("ForgeryNet scoring takes no query (queries select NIST index rows)")
-    convention = str(options.pop("convention", None) or "mediscore")
-    for k in COMMON_KEYS:
-        options.pop(k, None)
-        options.pop(f"omfc_{k}", None)
+    convention = common["convention"]
     per_scorer = scorer_options(options)
     sub = ForgeryNetSubmission(forgerynet_settings(sub_path, ref, tk, classes, root, jobs=jobs))
     outcomes = {
@@ -314,24 +336,17 @@ def omfc_score(
         raise ValueError(
             f"cannot infer the {'edition' if ed is None else 'task'} from {idx.name}; pass edition=... and task=..."
         )
-    if not isinstance(jobs, int) or not 0 <= jobs <= 64:
-        raise ValueError(f"jobs: must be an integer from 0 to 64 (got {jobs!r})")
+    jobs = _jobs(jobs)
 
-    common = {k: options.pop(k, options.pop(f"omfc_{k}", None)) for k in COMMON_KEYS}
+    common = _common(options)
     per_scorer = scorer_options(options)
-    convention = str(common["convention"] or "mediscore")
-    if convention not in CONVENTIONS:
-        raise ValueError(f"convention: must be mediscore or plan (got {convention!r})")
+    convention = common["convention"]
     only = common["score"]
-    if only is not None and str(only) not in (*SCORERS, "all"):
-        raise ValueError(f"score: must be one of {', '.join((*SCORERS, 'all'))} (got {only!r})")
     queries, query_error = _queries(common["query"], common["query_manipulation"], common["query_partition"])
 
     sub_dir, csv = _submission_csv(sub_path)
     sub = Submission(
-        Settings(
-            submission=sub_dir, csv=csv, index=idx, edition=ed, task=tk, dataset_root=root, options=(("jobs", jobs),)
-        )
+        Settings(submission=sub_dir, csv=csv, index=idx, edition=ed, task=tk, dataset_root=root, jobs=jobs)
     )
     selected = None if only in (None, "all") else (str(only),)
     outcomes = {
@@ -341,7 +356,7 @@ def omfc_score(
             reference=ref,
             queries=queries,
             query_partition=common["query_partition"] or None,
-            optout=bool(common["optout"]),
+            optout=common["optout"],
             convention=convention,
             options=per_scorer[s.name],
             query_error=query_error,

@@ -38,13 +38,13 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import pytest
 
+from .options import OUTPUT_PATHS, Option
 from .paths import resolve_input
-from .pytest_glue import scoring as scoring_glue
-from .pytest_glue.hooks import _OPTIONS as PLUGIN_OPTIONS
+from .scoring.families import every_option
 
 __all__ = ["build_parser", "pytest_args", "main", "IGNORED_ENV", "OVERRIDE_PREFIXES"]
 
@@ -57,16 +57,7 @@ OVERRIDE_PREFIXES = ("junit_", "console_output_style")
 PLUGINS = ("pytest_omfc.plugin",)
 
 #: Options holding paths taken from the current directory (made absolute before pytest starts elsewhere).
-PATH_OPTIONS = (
-    "omfc_submission",
-    "omfc_index",
-    "omfc_dataset",
-    "omfc_metrics_json",
-    "omfc_plots",
-    "omfc_per_probe_csv",
-    "omfc_html",
-    "junitxml",
-)
+PATH_OPTIONS = ("omfc_submission", "omfc_index", "omfc_dataset", *OUTPUT_PATHS, "junitxml")
 
 
 class UsageExit(Exception):
@@ -78,8 +69,8 @@ class _Parser(argparse.ArgumentParser):
         raise UsageExit(message)
 
 
-def _omfc_options() -> list[tuple[str, str, dict[str, Any]]]:
-    return list(PLUGIN_OPTIONS) + list(scoring_glue._OPTIONS)
+def _omfc_options() -> list[Option]:
+    return every_option()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -92,9 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit codes are pytest's: 0 every rule passes, 1 a rule fails, 4 a usage error.",
     )
     group = parser.add_argument_group("checks (as the pytest plugin's options)")
-    for flag, dest, kw in _omfc_options():
-        kw = {k: v for k, v in kw.items() if k in ("action", "metavar", "help", "choices")}
-        group.add_argument(flag, dest=dest, default=None, **kw)
+    for opt in _omfc_options():
+        kw = {k: v for k, v in opt.kwargs.items() if k in ("action", "metavar", "help", "choices")}
+        group.add_argument(opt.flag, dest=opt.ini, default=None, **kw)
     rep = parser.add_argument_group("reporting (passed to pytest)")
     rep.add_argument("-n", "--numprocesses", metavar="N", help="pytest-xdist worker processes (a number or auto)")
     rep.add_argument("-q", "--quiet", action="count", default=0, help="less output (repeatable)")
@@ -128,14 +119,7 @@ def _override(value: str) -> str:
 def _input_options() -> tuple[str, ...]:
     """Input tables looked up in the dataset root, then the current directory: the reference and every
     scorer option whose value is a PATH (journal, node and world tables)."""
-    return (
-        "omfc_reference",
-        *(
-            dest
-            for _, dest, kw in scoring_glue._OPTIONS
-            if kw.get("metavar") == "PATH" and dest not in PATH_OPTIONS and dest != "omfc_reference"
-        ),
-    )
+    return tuple(o.ini for o in every_option() if o.reads_file and o.ini not in PATH_OPTIONS)
 
 
 def _absolute(ns: argparse.Namespace, cwd: Path) -> None:
@@ -185,16 +169,16 @@ def pytest_args(ns: argparse.Namespace, private: Path) -> list[str]:
     if ns.junitxml is not None:
         args.append(f"--junitxml={ns.junitxml}")
     args += [f"--override-ini={_override(v)}" for v in ns.override_ini]
-    for flag, dest, kw in _omfc_options():
-        value = getattr(ns, dest)
+    for opt in _omfc_options():
+        value = getattr(ns, opt.ini)
         if value is None or value is False:
             continue
-        if kw.get("action") == "store_true":
-            args.append(flag)
-        elif kw.get("action") == "append":
-            args += [f"{flag}={v}" for v in value]
+        if opt.is_flag:
+            args.append(opt.flag)
+        elif opt.repeatable:
+            args += [f"{opt.flag}={v}" for v in value]
         else:
-            args.append(f"{flag}={value}")
+            args.append(f"{opt.flag}={value}")
     return args
 
 

@@ -4,9 +4,9 @@
 
 Seven blocks of the README are rewritten between HTML comment markers:
 
-* ``options``: every ``--omfc-*`` option of :data:`pytest_omfc.plugin._OPTIONS` and its ini name;
-* ``scoring-options``: the scoring options of :data:`pytest_omfc.scoring_plugin._OPTIONS`, with
-  the MediScore option each stands for;
+* ``options``: what is checked and how (:data:`pytest_omfc.options.CHECK_OPTIONS`) and the ini names;
+* ``scoring-options``: the scoring set-up and every scorer's options
+  (:func:`pytest_omfc.scoring.families.every_option`), with the MediScore option each stands for;
 * ``conventions``: :func:`pytest_omfc.scoring.convention_table` (MediScore or the plans);
 * ``gate-metrics``: each scorer's metric names (``Scorer.metrics``), which ``--omfc-require`` accepts;
 * ``rules``: the rule table from :data:`pytest_omfc.REGISTRY` (ID, title, editions, tasks,
@@ -27,11 +27,14 @@ import functools
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from . import rules as _rules  # noqa: F401  (fills the registry)
 from .editions import Group, Task
 from .registry import ALL_GROUPS, ALL_TASKS, REGISTRY, Rule
+
+if TYPE_CHECKING:
+    from .options import Option
 
 __all__ = ["BLOCKS", "CHOICES", "DEFECTS", "citations", "blocks", "update", "drift", "main"]
 
@@ -170,31 +173,39 @@ def _severity(r: Rule) -> str:
     return text
 
 
-def _option_cells(flag: str, ini: str, kw: dict[str, Any]) -> tuple[str, str]:
-    """The 'Option' and 'ini setting' cells of one ``_OPTIONS`` entry."""
+def _option_cells(opt: Option) -> tuple[str, str]:
+    """The 'Option' and 'ini setting' cells of one option."""
+    kw = opt.kwargs
     metavar = kw.get("metavar") or ("{" + ",".join(kw["choices"]) + "}" if "choices" in kw else None)
-    shown = f"`{flag} {metavar}`" if metavar else f"`{flag}`"
-    return shown, (f"`{ini} = true`" if kw.get("action") == "store_true" else f"`{ini}`")
+    shown = f"`{opt.flag} {metavar}`" if metavar else f"`{opt.flag}`"
+    return shown, (f"`{opt.ini} = true`" if opt.is_flag else f"`{opt.ini}`")
 
 
 def options_block() -> str:
-    from .pytest_glue.hooks import _OPTIONS
+    """What is checked and how: :data:`pytest_omfc.options.CHECK_OPTIONS`."""
+    from .options import CHECK_OPTIONS
 
     lines = ["| Option | ini setting | Meaning |", "|---|---|---|"]
-    for flag, ini, kw in _OPTIONS:
-        shown, ini_shown = _option_cells(flag, ini, kw)
-        lines.append(f"| {shown} | {ini_shown} | {_cell(kw['help'])} |")
+    for opt in CHECK_OPTIONS:
+        shown, ini_shown = _option_cells(opt)
+        lines.append(f"| {shown} | {ini_shown} | {_cell(opt.help)} |")
     return "\n".join(lines)
 
 
 def scoring_options_block() -> str:
-    from .pytest_glue.scoring import option_table
+    """The scoring set-up, then every scorer's options, with MediScore's equivalents."""
+    from .options import CHECK_OPTIONS
+    from .scoring.families import every_option
 
+    checks = {o.ini for o in CHECK_OPTIONS}
     lines = ["| Option | ini setting | MediScore | Meaning |", "|---|---|---|---|"]
-    for flag, ini, kw, ms in option_table():
-        shown, ini_shown = _option_cells(flag, ini, kw)
+    for opt in every_option():
+        if opt.ini in checks:
+            continue
+        shown, ini_shown = _option_cells(opt)
+        ms = opt.mediscore
         ms_shown = f"`{ms}`" if ms.startswith("-") and " " not in ms else _cell(ms)
-        lines.append(f"| {shown} | {ini_shown} | {ms_shown} | {_cell(kw['help'])} |")
+        lines.append(f"| {shown} | {ini_shown} | {ms_shown} | {_cell(opt.help)} |")
     return "\n".join(lines)
 
 

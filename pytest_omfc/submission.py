@@ -41,7 +41,7 @@ from .registry import REGISTRY, Part, Rule
 
 T = TypeVar("T")
 
-__all__ = ["Settings", "Submission", "Outcome", "NotApplicable", "COLUMN_RULE"]
+__all__ = ["CheckSettings", "Settings", "Submission", "Outcome", "NotApplicable", "COLUMN_RULE"]
 
 
 class NotApplicable(Exception):
@@ -74,21 +74,38 @@ COLUMN_RULE: dict[tuple[Group, Task], str] = {
 }
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Everything a process needs to rebuild the same :class:`Submission` (xdist-safe: plain data)."""
+@dataclass(frozen=True, kw_only=True)
+class CheckSettings:
+    """Everything a process needs to rebuild the same :class:`Submission` (xdist-safe: plain data), resolved
+    once from the options (:mod:`pytest_omfc.options`).  An edition's settings add what it needs:
+    :class:`Settings` (the NIST editions) and ``ForgeryNetSettings``."""
 
     submission: Path  # the submission directory <ID>/
     csv: Path | None  # the system output file, None when none was found (CSV-08)
-    index: Path
     edition: Edition
     task: Task
     dataset_root: Path | None = None
-    max_findings: int = DEFAULT_MAX_FINDINGS
-    options: tuple[tuple[str, Any], ...] = ()
+    max_findings: int = DEFAULT_MAX_FINDINGS  # --omfc-max-findings
+    slices: int = 4  # --omfc-slices: items per file-heavy rule
+    jobs: int = 0  # --omfc-jobs: processes within one item (0: one per CPU)
 
-    def option(self, name: str, default: Any = None) -> Any:
-        return dict(self.options).get(name, default)
+    @property
+    def listing(self) -> tuple[str, Path]:
+        """What lists the trials to check, named: the NIST task index, or ForgeryNet's reference."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings(CheckSettings):
+    """The settings of a NIST edition's check: the task index lists the trials."""
+
+    index: Path
+    allow_touching_segments: bool = False  # --omfc-allow-touching-segments (VSEG-07)
+    ignore_overlap: bool = False  # --omfc-ignore-overlap (VSEG-07)
+
+    @property
+    def listing(self) -> tuple[str, Path]:
+        return "index", self.index
 
 
 @dataclass
@@ -130,7 +147,7 @@ class Outcome:
 class Submission:
     """Lazily parsed submission + index, shared by all rule items of a process."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: CheckSettings) -> None:
         self.settings = settings
         self.edition = settings.edition
         self.group = settings.edition.group
@@ -214,9 +231,16 @@ class Submission:
             raise Unavailable(*res.fatal)
         return res.table
 
+    @property
+    def index_file(self) -> Path:
+        """The NIST task index (a ForgeryNet submission has none: its reference lists the IDs)."""
+        if not isinstance(self.settings, Settings):
+            raise TypeError(f"{self.edition.value} has no task index")
+        return self.settings.index
+
     @functools.cached_property
     def index_parse(self) -> ParseResult:
-        return read_psv(self.settings.index, self.settings.index.name, strip_values=True)
+        return read_psv(self.index_file, self.index_file.name, strip_values=True)
 
     def index(self) -> Table:
         res = self.index_parse
@@ -232,7 +256,7 @@ class Submission:
     def index_lacks(self, missing: list[str]) -> str:
         """CSV-07's headline (and the skip reason of its dependants) for missing index key columns."""
         plural_s = "s" if len(missing) > 1 else ""
-        return f"the index {self.settings.index.name} lacks the key column{plural_s} {', '.join(missing)}"
+        return f"the index {self.index_file.name} lacks the key column{plural_s} {', '.join(missing)}"
 
     def column(self, name: str) -> pd.Series:
         """A system-output column.

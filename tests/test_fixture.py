@@ -294,7 +294,9 @@ def test_omfc_score_needs_no_pytest(omfc: Any) -> None:
     out = json.loads(run.out.strip().splitlines()[-1])
     assert out["all"] == 0.8125
     assert out["q"] == [0.75, 1.0, 0.5]
-    assert out["far_stp"].startswith("TypeError: omfc_score() got an unknown option 'far_stp'; valid: query, ")
+    assert out["far_stp"].startswith(
+        "TypeError: omfc_score() got an unknown option 'far_stp'; valid: score, optout, query, "
+    )
     assert "far_stop" in out["far_stp"] and "erode_kernel_size" in out["far_stp"]
     assert out["far_stop"] == "ValueError: far_stop: must be a number in [0, 1] (got 2)"
     assert out["convention"] == "ValueError: convention: must be mediscore or plan (got 'nist')"

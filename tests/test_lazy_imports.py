@@ -93,8 +93,7 @@ def test_with_a_submission_the_bundled_example_is_still_checked_and_scored(tmp_p
 
 
 def test_help_lists_every_option_and_imports_nothing_heavy(tmp_path: Path) -> None:
-    from pytest_omfc.pytest_glue.hooks import _OPTIONS
-    from pytest_omfc.pytest_glue.scoring import option_table
+    from pytest_omfc.scoring.families import every_option
 
     res = run_capped(
         ["-X", "importtime", "-m", "pytest", "-p", "pytest_omfc.plugin", "--help"],
@@ -103,7 +102,7 @@ def test_help_lists_every_option_and_imports_nothing_heavy(tmp_path: Path) -> No
         timeout=120,
     )
     assert res.ret == 0, res.err[-2000:]
-    flags = [flag for flag, _, _ in _OPTIONS] + [row[0] for row in option_table()]
+    flags = [o.flag for o in every_option()]
     assert "--omfc-kernel" in flags and "--omfc-far-stop" in flags
     assert [f for f in flags if f not in res.out] == []
     imported = re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", res.err, re.MULTILINE)
@@ -133,22 +132,19 @@ def test_every_module_read_at_load_time_is_light(tmp_path: Path) -> None:
 
 
 def test_lazy_names_resolve_to_the_real_objects() -> None:
-    from pytest_omfc import plugin, scoring
-    from pytest_omfc.pytest_glue import items
+    from pytest_omfc import plugin, report, scoring
+    from pytest_omfc.report import page
+    from pytest_omfc.scoring import mask
     from pytest_omfc.scoring.detection import engine as detection
-    from pytest_omfc.submission import Settings
+    from pytest_omfc.scoring.mask import run
 
-    assert (plugin.RuleItem, plugin.SubmissionDir, plugin.OmfcReporter) == (
-        items.RuleItem,
-        items.SubmissionDir,
-        items.OmfcReporter,
-    )
-    assert plugin.Settings is Settings
     assert scoring.score_detection is detection.score_detection
-    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
-        plugin.nothing  # noqa: B018
-    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
-        scoring.nothing  # noqa: B018
+    assert mask.score_masks is run.score_masks and report.render_page is page.render_page
+    for module in (scoring, mask, report):
+        with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+            module.nothing  # noqa: B018
+    # the entry point is the hooks and the fixture: nothing else to import from it
+    assert sorted(n for n in plugin.__all__ if not n.startswith("pytest_")) == ["HEAVY_MODULES", "omfc", "preload"]
 
 
 def test_provenance_node_type_choices_cover_the_engine_types() -> None:

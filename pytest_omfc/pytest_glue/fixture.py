@@ -132,7 +132,7 @@ class OmfcSession:
             if rule_id not in REGISTRY:
                 raise KeyError(f"unknown rule {rule_id!r}; applicable rules: {', '.join(r.id for r in rules)}")
             rules = [r for r in rules if r.id == rule_id]
-        slices = int(sub.settings.option("slices", 4))
+        slices = sub.settings.slices
         out: list[FindingView] = []
         for rule in rules:
             if rule.check is None:

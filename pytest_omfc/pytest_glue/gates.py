@@ -33,8 +33,8 @@ import pytest
 
 from ..findings import shorten
 from .compat import TerminalRepr, failure_repr
-from .scoring import SCORING_KEY, ScoringSettings, _get, outcomes_for
-from .state import EXTRA_ITEMS_KEY, SETTINGS_KEY
+from .scoring import SCORING_KEY, ScoringSettings, outcomes_for
+from .state import EXTRA_ITEMS_KEY, SETTINGS_KEY, given
 
 __all__ = ["GATES_KEY", "Gate", "GateItem", "configure", "evaluate", "parse_gate"]
 
@@ -164,8 +164,8 @@ def resolve(gate: Gate, settings: ScoringSettings, task: str, reference: str) ->
 
 def configure(config: pytest.Config, usage_error: type[Exception]) -> tuple[Gate, ...]:
     """Parse and resolve every gate up front; a bad one is ``usage_error`` (exit 4)."""
-    given, _ = _get(config, "omfc_require")
-    texts = [str(t) for t in (given or []) if str(t).strip()]
+    required, _ = given(config, "omfc_require")
+    texts = [str(t) for t in (required or []) if str(t).strip()]
     if not texts:
         return ()
     settings = config.stash.get(SCORING_KEY, None)

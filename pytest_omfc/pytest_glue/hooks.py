@@ -27,9 +27,8 @@ import hashlib
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -43,191 +42,45 @@ from ..editions import (
     parse_edition,
     parse_task,
 )
-from ..findings import DEFAULT_MAX_FINDINGS, KEEP_FINDINGS
 from ..paths import not_regular
+from ..scoring.families import every_option, option
 from . import scoring as _scoring
 from .compat import cache_dir, collection_anchors, loaded_conftests, move_cache
 from .state import (
     SETTINGS_KEY,
-    SUBMISSION_KEY,
     UsageProblem,
-    bounded_int,
-    submission_for,
+    given,
+    resolved,
 )
 
 if TYPE_CHECKING:  # imported when a submission is checked (see the module docstring)
-    from ..submission import Settings
-
-_OPTIONS: list[tuple[str, str, dict[str, Any]]] = [
-    (
-        "--omfc-submission",
-        "omfc_submission",
-        {"metavar": "DIR", "help": "submission directory <ID>/ holding <ID>.csv (turns the plugin on)"},
-    ),
-    ("--omfc-index", "omfc_index", {"metavar": "PATH", "help": "the task index file <DataSet>-<TaskID>-index.csv"}),
-    (
-        "--omfc-dataset",
-        "omfc_dataset",
-        {"metavar": "ROOT", "help": "top of the data distribution; locates indexes/<...>-<task>-index.csv"},
-    ),
-    (
-        "--omfc-edition",
-        "omfc_edition",
-        {
-            "metavar": "NAME",
-            "help": "NC2016, NC2017, MFC2018, MFC2019, OpenMFC2020, OpenMFC2021 (default: from the index name) or "
-            "ForgeryNet",
-        },
-    ),
-    (
-        "--omfc-task",
-        "omfc_task",
-        {
-            "metavar": "TASKID",
-            "help": "IMDL, IGMDL, VMD, VGMD, manipulation(-image), manipulation-video, splice, provenancefiltering, "
-            "provenance, eventverification, camera (case-insensitive; default: from the index); ForgeryNet: "
-            "image-classification, spatial, video-classification, temporal",
-        },
-    ),
-    (
-        "--omfc-max-findings",
-        "omfc_max_findings",
-        {
-            "metavar": "N",
-            "help": f"findings shown per failing rule, -1 to 1000 (default {DEFAULT_MAX_FINDINGS}; -1 for all kept: "
-            "at most 1000 per rule and severity, the rest counted)",
-        },
-    ),
-    (
-        "--omfc-slices",
-        "omfc_slices",
-        {"metavar": "N", "help": "items per file-heavy rule, each covering a slice of the rows, 1 to 64 (default 4)"},
-    ),
-    (
-        "--omfc-jobs",
-        "omfc_jobs",
-        {
-            "metavar": "N",
-            "help": "processes for file-heavy checks within one item, 0 to 64 (default 0: one per CPU; 1 = none)",
-        },
-    ),
-    (
-        "--omfc-allow-touching-segments",
-        "omfc_allow_touching_segments",
-        {
-            "action": "store_true",
-            "help": "VSEG-07: intervals may share an endpoint, e.g. [[1,10],[10,20]] (MediScore forbids it)",
-        },
-    ),
-    (
-        "--omfc-ignore-overlap",
-        "omfc_ignore_overlap",
-        {
-            "action": "store_true",
-            "help": "VSEG-07: overlapping intervals are warnings, like MediScore's --ignore_overlap",
-        },
-    ),
-    (
-        "--omfc-classes",
-        "omfc_classes",
-        {
-            "metavar": "K",
-            "help": "ForgeryNet classification: 2, 3 or 16 classes for image-classification, 2, 3 or 9 for "
-            "video-classification (default 2)",
-        },
-    ),
-    (
-        "--omfc-html",
-        "omfc_html",
-        {
-            "metavar": "PATH",
-            "help": "write one self-contained HTML report here: verdict, rules, findings, scores, ROC/DET, mask "
-            "thumbnails (once, by the xdist controller)",
-        },
-    ),
-    (
-        "--omfc-html-masks",
-        "omfc_html_masks",
-        {
-            "metavar": "N",
-            "help": "mask thumbnails in the HTML report: the N worst and N best probes, 0 to 100 (default 8)",
-        },
-    ),
-]
-
-
-def _flag(text: str) -> bool:
-    """A store_true option (``True``) or its ini value: true/false, yes/no, on/off, 1/0."""
-    value = str(text).strip().lower()
-    if value in ("true", "yes", "on", "1"):
-        return True
-    if value in ("false", "no", "off", "0", ""):
-        return False
-    raise ValueError(text)
-
-
-#: Integer options: ini name -> (lowest, highest) accepted value.  Outside is a usage error, because
-#: ``--omfc-slices 0`` collects no MASK-08 item (a broken mask passes), a huge slice count never
-#: finishes collecting, a huge job count starts that many processes, and ``--omfc-max-findings``
-#: below -1 means nothing.  The bounds are in the help texts (the README's option tables).
-INT_BOUNDS: dict[str, tuple[int, int]] = {
-    "omfc_max_findings": (-1, KEEP_FINDINGS),  # no more are kept (findings.py)
-    "omfc_slices": (1, 64),
-    "omfc_jobs": (0, 64),
-    "omfc_html_masks": (0, 100),  # each probe shown reads its masks in full
-}
-
-
-def _int_setting(ini: str) -> Callable[[Any], int]:
-    """A converter for :data:`_EXTRA_SETTINGS` that enforces :data:`INT_BOUNDS`."""
-    lo, hi = INT_BOUNDS[ini]
-    return lambda text: bounded_int("--" + ini.replace("_", "-"), text, lo, hi, UsageProblem)
-
-
-#: Options passed to the rules through ``Settings.options``: (ini name, settings name, converter, default).
-_EXTRA_SETTINGS: list[tuple[str, str, Any, Any]] = [
-    ("omfc_slices", "slices", _int_setting("omfc_slices"), 4),
-    ("omfc_jobs", "jobs", _int_setting("omfc_jobs"), 0),
-    ("omfc_allow_touching_segments", "allow_touching_segments", _flag, False),
-    ("omfc_ignore_overlap", "ignore_overlap", _flag, False),
-]
+    from ..scoring.forgerynet.submission import ForgeryNetSettings
+    from ..submission import CheckSettings
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """Every option of :func:`~pytest_omfc.scoring.families.every_option`: a flag and an ini setting each."""
     group = parser.getgroup("omfc", "media-forensics submission checks (pytest-omfc)")
-    for flag, ini, kw in _OPTIONS:
-        group.addoption(flag, dest=ini, default=None, **kw)
-        parser.addini(ini, kw["help"], default=None)
-    _scoring.add_options(parser)
+    for opt in every_option():
+        group.addoption(opt.flag, dest=opt.ini, default=None, **opt.kwargs)
+        parser.addini(opt.ini, opt.help, type=opt.ini_type, default=[] if opt.repeatable else None)
 
 
 def _option(config: pytest.Config, name: str) -> tuple[str | None, Path]:
-    """CLI value (relative to the invocation dir) or ini value (relative to the ini file).
-
-    Before the full parse (``pytest_load_initial_conftests``) the CLI value is
-    only in ``known_args_namespace``.
-    """
-    value = config.getoption(name)
-    if value is None:
-        value = getattr(getattr(config, "known_args_namespace", None), name, None)
-    if value is not None:
-        return str(value), config.invocation_params.dir
-    ini = config.getini(name)
-    if ini:
-        base = config.inipath.parent if config.inipath else config.rootpath
-        return str(ini), base
-    return None, config.invocation_params.dir
+    """The given text of an option (CLI, else ini) and the directory a relative path in it is taken from."""
+    value, base = given(config, name)
+    return (None if value is None else str(value)), base
 
 
 def _path(config: pytest.Config, name: str) -> Path | None:
     value, base = _option(config, name)
     if value is None:
         return None
-    p = Path(value).expanduser()
+    p = Path(resolved(config, name)).expanduser()
     return (p if p.is_absolute() else base / p).resolve()
 
 
-def resolve_settings(config: pytest.Config) -> Settings | None:
+def resolve_settings(config: pytest.Config) -> CheckSettings | None:
     """Turn the options into :class:`Settings`; :class:`UsageProblem` names the flag to fix."""
     sub = _path(config, "omfc_submission")
     if sub is None:
@@ -247,10 +100,12 @@ def resolve_settings(config: pytest.Config) -> Settings | None:
     task_text, _ = _option(config, "omfc_task")
     try:
         edition = parse_edition(edition_text) if edition_text else None
+    except EditionTaskError as exc:
+        raise UsageProblem(f"--omfc-edition: {exc}") from None
+    try:
         task = parse_task(task_text) if task_text else None
     except EditionTaskError as exc:
-        flag = "--omfc-edition" if "edition" in str(exc) else "--omfc-task"
-        raise UsageProblem(f"{flag}: {exc}") from None
+        raise UsageProblem(f"--omfc-task: {exc}") from None
 
     index = _path(config, "omfc_index")
     dataset = _path(config, "omfc_dataset")
@@ -279,16 +134,6 @@ def resolve_settings(config: pytest.Config) -> Settings | None:
     if (edition.group, task) not in LAYOUTS:
         raise UsageProblem(f"--omfc-task: task {task.value} is not offered in {edition.value}")
 
-    max_text, _ = _option(config, "omfc_max_findings")
-    max_findings = DEFAULT_MAX_FINDINGS if max_text is None else _int_setting("omfc_max_findings")(max_text)
-    extras: list[tuple[str, Any]] = []
-    for ini, name, conv, default in _EXTRA_SETTINGS:
-        text, _ = _option(config, ini)
-        try:
-            extras.append((name, conv(text) if text is not None else default))
-        except (TypeError, ValueError):
-            flag = "--" + ini.replace("_", "-")
-            raise UsageProblem(f"{flag}: bad value {text!r}") from None
     return Settings(
         submission=sub_dir,
         csv=csv,
@@ -296,12 +141,17 @@ def resolve_settings(config: pytest.Config) -> Settings | None:
         edition=edition,
         task=task,
         dataset_root=dataset,
-        max_findings=max_findings,
-        options=tuple(extras),
+        max_findings=resolved(config, "omfc_max_findings"),
+        slices=resolved(config, "omfc_slices"),
+        jobs=resolved(config, "omfc_jobs"),
+        allow_touching_segments=resolved(config, "omfc_allow_touching_segments"),
+        ignore_overlap=resolved(config, "omfc_ignore_overlap"),
     )
 
 
-def _forgerynet_settings(config: pytest.Config, sub: Path, task: Task | None, dataset: Path | None) -> Settings:
+def _forgerynet_settings(
+    config: pytest.Config, sub: Path, task: Task | None, dataset: Path | None
+) -> ForgeryNetSettings:
     """ForgeryNet: no index, the reference lists the IDs; ``--omfc-reference`` is needed to validate."""
     names = ", ".join(t.value for t in sorted(FNET_TASKS, key=list(Task).index))
     if task is None:
@@ -329,7 +179,7 @@ def _forgerynet_settings(config: pytest.Config, sub: Path, task: Task | None, da
                 f"--omfc-classes: only for image-classification and video-classification (got task {task.value})"
             )
         try:
-            classes = int(str(classes_text).strip())
+            classes = option("omfc_classes").parse(classes_text)
         except ValueError:
             classes = -1
         if classes not in allowed:
@@ -337,11 +187,11 @@ def _forgerynet_settings(config: pytest.Config, sub: Path, task: Task | None, da
                 f"--omfc-classes: must be {', '.join(map(str, allowed[:-1]))} or {allowed[-1]} for "
                 f"{task.value} (got {str(classes_text).strip()!r})"
             )
-    max_text, _ = _option(config, "omfc_max_findings")
-    max_findings = DEFAULT_MAX_FINDINGS if max_text is None else _int_setting("omfc_max_findings")(max_text)
     from ..scoring.forgerynet.submission import forgerynet_settings  # numpy and pandas: only for a ForgeryNet check
 
-    return forgerynet_settings(sub, ref, task, classes, dataset, max_findings)
+    return forgerynet_settings(
+        sub, ref, task, classes, dataset, resolved(config, "omfc_max_findings"), resolved(config, "omfc_jobs")
+    )
 
 
 def _find_csv(sub_dir: Path) -> Path | None:
@@ -506,7 +356,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
             raise _refuse("conftest", conftest, where)
 
 
-def _check_loaded(config: pytest.Config, settings: Settings) -> None:
+def _check_loaded(config: pytest.Config, settings: CheckSettings) -> None:
     """The same refusal after configuration: conftests already imported, or due during collection.
 
     Collection walks from the rootdir down to the submission and imports the
@@ -553,8 +403,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args[:] = [target]
     _keep_cache_out(config, settings)
     _scoring.configure(config, settings.dataset_root, UsageProblem)
-    masks_text, _ = _option(config, "omfc_html_masks")
-    masks = 8 if masks_text is None else _int_setting("omfc_html_masks")(masks_text)
+    masks = resolved(config, "omfc_html_masks")
     from . import gates as _gates
     from . import html as _html
 
@@ -586,7 +435,7 @@ def _collection_argument(config: pytest.Config, submission: Path) -> str:
     return str(alias)
 
 
-def _keep_cache_out(config: pytest.Config, settings: Settings) -> None:
+def _keep_cache_out(config: pytest.Config, settings: CheckSettings) -> None:
     """Never write into the submission or dataset: move pytest's cache elsewhere if it would land there.
 
     The cache (``cacheprovider``, configured ``tryfirst``) already exists here;
@@ -607,10 +456,10 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     settings = config.stash.get(SETTINGS_KEY, None)
     if settings is None:
         return None
-    source = "reference" if settings.edition is Edition.ForgeryNet else "index"
+    source, path = settings.listing
     return [
         f"omfc: submission {settings.submission.name} ({settings.edition.value}, task {settings.task.value})",
-        f"omfc: {source} {settings.index}",
+        f"omfc: {source} {path}",
     ]
 
 
@@ -626,11 +475,4 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
-__all__ = [
-    "SETTINGS_KEY",
-    "SUBMISSION_KEY",
-    "UsageProblem",
-    "bounded_int",
-    "resolve_settings",
-    "submission_for",
-]
+__all__ = ["resolve_settings"]

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ..submission import Settings
+from ..submission import CheckSettings
 
 __all__ = ["HtmlReporter", "configure"]
 
@@ -24,7 +24,7 @@ _STATUS_ORDER = ("failed", "warning", "passed", "skipped")
 
 
 def configure(
-    config: pytest.Config, settings: Settings, path: Path | None, masks: int, usage_error: type[Exception]
+    config: pytest.Config, settings: CheckSettings, path: Path | None, masks: int, usage_error: type[Exception]
 ) -> None:
     """Refuse a report path inside the submission or dataset (or a directory); register the reporter."""
     if path is None:
@@ -46,7 +46,7 @@ def configure(
 class HtmlReporter:
     """Collects rule and score reports; the controller (or the only process) writes the page at the end."""
 
-    def __init__(self, config: pytest.Config, settings: Settings, path: Path, masks: int) -> None:
+    def __init__(self, config: pytest.Config, settings: CheckSettings, path: Path, masks: int) -> None:
         self.config = config
         self.settings = settings
         self.path = path
@@ -103,7 +103,8 @@ class HtmlReporter:
         from ..report import ReportData, render_page
 
         s = self.settings
-        m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", s.index.name, re.IGNORECASE)  # IMDL, manipulation, ...
+        # the TaskID as the index names it: IMDL, manipulation, ...
+        m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", s.listing[1].name, re.IGNORECASE)
         task = str(self.config.getoption("omfc_task") or (m.group("task") if m else s.task.value))
         data = ReportData(submission=s.submission.name, edition=s.edition.value, task=task)
         data.rules = self._rule_rows()

@@ -32,7 +32,7 @@ class SubmissionDir(FSCollector):
     def collect(self) -> Iterator[pytest.Item]:
         settings = self.config.stash[SETTINGS_KEY]
         assert settings is not None
-        slices = int(settings.option("slices", 4))
+        slices = settings.slices
         for rule in rules_for(settings.edition.group, settings.task):
             parts: list[Part | None] = [Part(i, slices) for i in range(slices)] if rule.sliced else [None]
             for part in parts:

@@ -27,9 +27,9 @@ Outcome of an item (documented in the README, section Scoring):
   is unreadable, lacks a column or does not match the index), or the engine
   itself broke.  These are the user's to fix, so they must not pass silently.
 
-The plugin imports this module at load time (for :func:`add_options`): it
-imports the scorer registry and the scorer modules (light: option
-declarations), never an engine, numpy or pandas at module level.
+The plugin imports this module at load time: it imports the scorer registry
+and the family adapters (light: option declarations), never an engine, numpy
+or pandas at module level.
 """
 
 from __future__ import annotations
@@ -47,10 +47,10 @@ from typing import Any
 import pytest
 
 from ..editions import Task
+from ..options import OUTPUT_PATHS
 from ..paths import resolve_input
 from ..report.views import summary_rows, view_for
 from ..scoring import families as _families  # noqa: F401  (registers every scorer, in order)
-from ..scoring.conventions import CONVENTIONS
 from ..scoring.registry import (
     SCORERS,
     NotScored,
@@ -60,165 +60,22 @@ from ..scoring.registry import (
     scorers_for,
 )
 from .progress import progress_for
-from .state import SETTINGS_KEY, submission_for
+from .state import SETTINGS_KEY, given, resolved, submission_for
 
 __all__ = [
     "NotScored",
     "ScoreItem",
     "ScoringSettings",
-    "add_options",
     "configure",
-    "option_table",
     "outcomes_for",
     "score_items",
 ]
 
 SCORING_KEY = pytest.StashKey["ScoringSettings | None"]()
+
+#: The output paths of scoring (the HTML report's is the report's own).
+SCORING_OUTPUTS = tuple(name for name in OUTPUT_PATHS if name != "omfc_html")
 OUTCOMES_KEY = pytest.StashKey["dict[str, list[Outcome]]"]()
-
-
-#: Options of the scoring set-up shared by every scorer: (flag, ini, argparse keywords, MediScore's flag).
-COMMON_OPTIONS: list[tuple[str, str, dict[str, Any], str]] = [
-    (
-        "--omfc-reference",
-        "omfc_reference",
-        {
-            "metavar": "PATH",
-            "help": "reference <DataSet>-<TaskID>-ref.csv (absolute, or relative to the dataset root); turns "
-            "scoring on",
-        },
-        "-r",
-    ),
-    (
-        "--omfc-score",
-        "omfc_score",
-        {
-            "choices": [*SCORERS, "all"],
-            "help": "the scorers to run (default all: every scorer the task and reference allow)",
-        },
-        "",
-    ),
-    (
-        "--omfc-metrics-json",
-        "omfc_metrics_json",
-        {"metavar": "PATH", "help": "write every result as JSON here (once, by the xdist controller)"},
-        "-o (CSV)",
-    ),
-    (
-        "--omfc-per-probe-csv",
-        "omfc_per_probe_csv",
-        {
-            "metavar": "PATH",
-            "help": "write the mask scorer's per-probe table here, pipe-separated (MediScore's perimage CSV)",
-        },
-        "-o (perimage CSV)",
-    ),
-    (
-        "--omfc-plots",
-        "omfc_plots",
-        {
-            "metavar": "DIR",
-            "help": "write roc.png, roc.svg, det.png, det.svg into DIR: one curve per result, AUC and trial counts in "
-            "the legend",
-        },
-        "--plotType",
-    ),
-    (
-        "--omfc-optout",
-        "omfc_optout",
-        {
-            "action": "store_true",
-            "help": "score only trials whose IsOptOut/ProbeStatus says detection was done (METRICS.md 1.2)",
-        },
-        "--optOut",
-    ),
-    (
-        "--omfc-query",
-        "omfc_query",
-        {
-            "action": "append",
-            "metavar": "QUERY",
-            "help": 'pandas query over index, reference and journal columns ("*": every trial, as MediScore\'s VTL '
-            "scorer); repeatable, one result per query",
-        },
-        "-q",
-    ),
-    (
-        "--omfc-query-partition",
-        "omfc_query_partition",
-        {
-            "metavar": "QUERY",
-            "help": "Name==['a','b'] & ... expanded into one result per combination (crashes in MediScore)",
-        },
-        "-qp",
-    ),
-    (
-        "--omfc-query-manipulation",
-        "omfc_query_manipulation",
-        {
-            "action": "append",
-            "metavar": "QUERY",
-            "help": "keeps targets with at least one matching journal operation and every non-target; repeatable",
-        },
-        "-qm",
-    ),
-    (
-        "--omfc-convention",
-        "omfc_convention",
-        {
-            "choices": list(CONVENTIONS),
-            "help": "mediscore (default: the portal's numbers) or plan (the evaluation plans' definitions)",
-        },
-        "",
-    ),
-    (
-        "--omfc-require",
-        "omfc_require",
-        {
-            "action": "append",
-            "metavar": "GATE",
-            "help": "a metric gate such as AUC>=0.8, mask:OptimumMCC>0.3 or detection[q1]:EER<=0.2, checked by an "
-            "item <sub>::require::GATE; repeatable",
-        },
-        "",
-    ),
-]
-
-#: Output paths: refused inside the submission or the dataset (never written there).
-OUTPUT_PATHS = ("omfc_metrics_json", "omfc_plots", "omfc_per_probe_csv")
-
-
-def option_table() -> list[tuple[str, str, dict[str, Any], str]]:
-    """Every scoring option: the common ones, then each scorer's, with MediScore's equivalent."""
-    rows = list(COMMON_OPTIONS)
-    for scorer in SCORERS.values():
-        rows += [(o.flag, o.ini, dict(o.kwargs), o.mediscore) for o in scorer.options]
-    return rows
-
-
-def _options_list() -> list[tuple[str, str, dict[str, Any]]]:
-    return [(flag, ini, kw) for flag, ini, kw, _ in option_table()]
-
-
-def __getattr__(name: str) -> Any:
-    """``_OPTIONS`` and ``MEDISCORE_FLAGS`` computed from the registry (README tables, cli, tests)."""
-    if name == "_OPTIONS":
-        return _options_list()
-    if name == "MEDISCORE_FLAGS":
-        return {flag: ms for flag, _, _, ms in option_table()}
-    raise AttributeError(name)
-
-
-def add_options(parser: pytest.Parser) -> None:
-    group = parser.getgroup("omfc")
-    for flag, ini, kw in _options_list():
-        group.addoption(flag, dest=ini, default=None, **kw)
-        kind: Any = (
-            "bool" if kw.get("action") == "store_true" else ("linelist" if kw.get("action") == "append" else None)
-        )
-        parser.addini(
-            ini, kw["help"], type=kind, default=False if kind == "bool" else ([] if kind == "linelist" else None)
-        )
 
 
 @dataclass(frozen=True)
@@ -274,15 +131,6 @@ class ScoringSettings:
         return out
 
 
-def _get(config: pytest.Config, name: str) -> tuple[Any, Path]:
-    value = config.getoption(name)
-    if value not in (None, False, []):
-        return value, config.invocation_params.dir
-    ini = config.getini(name)
-    base = config.inipath.parent if config.inipath else config.rootpath
-    return (ini if ini not in ("", [], False, None) else None), base
-
-
 def _as_path(value: Any, base: Path) -> Path | None:
     if value is None:
         return None
@@ -300,25 +148,20 @@ def _scorer_options(
     so no scorer resolves a relative path against its own working directory."""
     out: list[tuple[str, Any]] = []
     for opt in scorer.options:
-        value, base = _get(config, opt.ini)
-        if value is None:
-            out.append((opt.key, opt.default))
-            continue
+        raw, base = given(config, opt.ini)
         try:
-            parsed = opt.parse(value)
+            parsed = opt.value(raw)
         except ValueError as exc:
             raise usage_error(f"{opt.flag}: {exc}") from None
-        if opt.kwargs.get("metavar") == "PATH" and parsed is not None:
-            parsed = (
-                type(parsed)(resolve_input(parsed, base, dataset_root)) if isinstance(parsed, (str, Path)) else parsed
-            )
+        if opt.reads_file and raw is not None and isinstance(parsed, (str, Path)):
+            parsed = type(parsed)(resolve_input(parsed, base, dataset_root))
         out.append((opt.key, parsed))
     return tuple(out)
 
 
 def configure(config: pytest.Config, dataset_root: Path | None, usage_error: type[Exception]) -> ScoringSettings | None:
     """Read the scoring options; None when no reference is given (nothing changes then)."""
-    ref_value, ref_base = _get(config, "omfc_reference")
+    ref_value, ref_base = given(config, "omfc_reference")
     if ref_value is None:
         config.stash[SCORING_KEY] = None
         return None
@@ -326,16 +169,16 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
     if not ref.is_file():
         raise usage_error(f"--omfc-reference: no such file: {ref} (a relative path is taken from the dataset root)")
 
-    q, _ = _get(config, "omfc_query")
-    qm, _ = _get(config, "omfc_query_manipulation")
-    qp, _ = _get(config, "omfc_query_partition")
-    given = [
+    q, _ = given(config, "omfc_query")
+    qm, _ = given(config, "omfc_query_manipulation")
+    qp, _ = given(config, "omfc_query_partition")
+    several = [
         flag
         for flag, v in (("--omfc-query", q), ("--omfc-query-manipulation", qm), ("--omfc-query-partition", qp))
         if v
     ]
-    if len(given) > 1:
-        raise usage_error(f"{' and '.join(given)} are mutually exclusive (as MediScore's -q, -qm and -qp)")
+    if len(several) > 1:
+        raise usage_error(f"{' and '.join(several)} are mutually exclusive (as MediScore's -q, -qm and -qp)")
     queries = [(str(x), "q") for x in (q or [])] + [(str(x), "qm") for x in (qm or [])]
     query_error = None
     if qp:
@@ -346,24 +189,20 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
             queries += [(part, "qp") for part in partition_query(str(qp))]
         except ScoringError as exc:  # fails its item (a query the user must fix), never INTERNALERROR
             queries, query_error = [(str(qp), "qp")], str(exc)
-    convention, _ = _get(config, "omfc_convention")
-    if str(convention or "mediscore") not in CONVENTIONS:
-        raise usage_error(f"--omfc-convention: must be mediscore or plan (got {convention!r})")
-    only, _ = _get(config, "omfc_score")
-    if only is not None and str(only) not in (*SCORERS, "all"):
-        raise usage_error(f"--omfc-score: must be one of {', '.join((*SCORERS, 'all'))} (got {only!r})")
+    convention = resolved(config, "omfc_convention")
+    only = resolved(config, "omfc_score")
     selected = None if only in (None, "all") else (str(only),)
     sub = config.stash.get(SETTINGS_KEY, None)
     columns = reference_columns(ref)
     running = tuple(s.name for s in scorers_for(sub.task, columns, selected)) if sub is not None else ()
-    paths = {name: _as_path(*_get(config, name)) for name in OUTPUT_PATHS}
+    paths = {name: _as_path(*given(config, name)) for name in SCORING_OUTPUTS}
     settings = ScoringSettings(
         reference=ref,
         metrics_json=paths["omfc_metrics_json"],
         plots=paths["omfc_plots"],
-        optout=bool(_get(config, "omfc_optout")[0]),
+        optout=resolved(config, "omfc_optout"),
         queries=tuple(queries),
-        convention=str(convention or "mediscore"),
+        convention=convention,
         query_partition=str(qp) if qp else None,
         query_error=query_error,
         scorers=running,
@@ -383,7 +222,7 @@ def run_inputs(config: pytest.Config) -> list[Path]:
     (``<reference stem>-*.csv``).  No output may be one of them (``--omfc-html`` once overwrote a
     reference kept outside the dataset)."""
     sub = config.stash.get(SETTINGS_KEY, None)
-    files: list[Path] = [sub.index] if sub is not None and sub.index is not None else []
+    files: list[Path] = [sub.listing[1]] if sub is not None else []
     settings = config.stash.get(SCORING_KEY, None)
     if settings is not None:
         ref = settings.reference
@@ -424,7 +263,7 @@ def _guard_outputs(
     sub = config.stash.get(SETTINGS_KEY, None)
     guarded = [p.resolve() for p in ((sub.submission if sub else None), dataset_root) if p is not None]
     common = settings.common()
-    for name in OUTPUT_PATHS:
+    for name in SCORING_OUTPUTS:
         path = common.get(name.removeprefix("omfc_"))
         if path is None:
             continue
@@ -610,7 +449,7 @@ class ScoringReporter:
         assert sub is not None
         task = self.config.getoption("omfc_task") or None
         if task is None:
-            m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", sub.index.name, re.IGNORECASE)
+            m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", sub.listing[1].name, re.IGNORECASE)
             first = next((s.tasks[sub.task] for s in SCORERS.values() if sub.task in s.tasks), sub.task.value)
             task = m.group("task") if m else first
         return sub.submission.name, sub.edition.value, str(task)

@@ -9,6 +9,7 @@ imported on first use).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -16,19 +17,20 @@ import pytest
 from ..editions import Edition
 
 if TYPE_CHECKING:  # submission imports numpy and pandas: only when a submission is checked
-    from ..submission import Settings, Submission
+    from ..submission import CheckSettings, Submission
 
 __all__ = [
     "EXTRA_ITEMS_KEY",
     "SETTINGS_KEY",
     "SUBMISSION_KEY",
     "UsageProblem",
-    "bounded_int",
+    "given",
+    "resolved",
     "settings_of",
     "submission_for",
 ]
 
-SETTINGS_KEY = pytest.StashKey["Settings | None"]()
+SETTINGS_KEY = pytest.StashKey["CheckSettings | None"]()
 SUBMISSION_KEY = pytest.StashKey["Submission"]()
 #: Further item factories of a submission, collected after the rule and score items (the --omfc-require gates).
 EXTRA_ITEMS_KEY = pytest.StashKey[list[Callable[[pytest.Collector], Iterator[pytest.Item]]]]()
@@ -39,19 +41,35 @@ EXTRA_ITEMS_KEY = pytest.StashKey[list[Callable[[pytest.Collector], Iterator[pyt
 UsageProblem = pytest.UsageError
 
 
-def bounded_int(flag: str, text: Any, lo: int, hi: int, error: type[Exception]) -> int:
-    """``text`` as an integer in ``[lo, hi]``; else ``error("<flag>: must be an integer from lo to hi (got x)")``."""
+def given(config: pytest.Config, ini: str) -> tuple[Any, Path]:
+    """An option's raw value and the directory a relative path in it is taken from: the command line (the
+    invocation directory; before the full parse, in ``pytest_load_initial_conftests``, only
+    ``known_args_namespace`` has it), else the ini file (its directory); ``(None, invocation dir)`` unset."""
+    unset: tuple[Any, ...] = (None, False, [], "")
+    value = config.getoption(ini)
+    if value in unset:
+        value = getattr(getattr(config, "known_args_namespace", None), ini, None)
+    if value not in unset:
+        return value, config.invocation_params.dir
+    ini_value = config.getini(ini)
+    if ini_value not in unset:
+        return ini_value, config.inipath.parent if config.inipath else config.rootpath
+    return None, config.invocation_params.dir
+
+
+def resolved(config: pytest.Config, ini: str) -> Any:
+    """An option's typed value (its default when unset); :class:`UsageProblem` "<flag>: must be ... (got ...)"."""
+    from ..scoring.families import option
+
+    opt = option(ini)
     try:
-        value = int(str(text).strip())
-    except ValueError:
-        raise error(f"{flag}: must be an integer from {lo} to {hi} (got {text!r})") from None
-    if not lo <= value <= hi:
-        raise error(f"{flag}: must be an integer from {lo} to {hi} (got {value})")
-    return value
+        return opt.value(given(config, ini)[0])
+    except ValueError as exc:
+        raise UsageProblem(f"{opt.flag}: {exc}") from None
 
 
-def settings_of(config: pytest.Config) -> Settings | None:
-    """The run's :class:`Settings` (None when the plugin is off)."""
+def settings_of(config: pytest.Config) -> CheckSettings | None:
+    """The run's settings (None when the plugin is off)."""
     return config.stash.get(SETTINGS_KEY, None)
 
 
@@ -63,11 +81,10 @@ def submission_for(config: pytest.Config) -> Submission:
 
         settings = config.stash[SETTINGS_KEY]
         assert settings is not None
-        if settings.edition is Edition.ForgeryNet:
-            from ..scoring.forgerynet.submission import (
-                ForgeryNetSubmission,  # ForgeryNet: no index, the reference lists the IDs
-            )
+        if settings.edition is Edition.ForgeryNet:  # no index: the reference lists the IDs
+            from ..scoring.forgerynet.submission import ForgeryNetSettings, ForgeryNetSubmission
 
+            assert isinstance(settings, ForgeryNetSettings)
             sub = ForgeryNetSubmission(settings)
         else:
             sub = Submission(settings)

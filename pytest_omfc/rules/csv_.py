@@ -225,7 +225,7 @@ def _header_line(ctx: Submission) -> int:
 def csv_07(ctx: Submission) -> Report:
     """MediScore ENFORCES the .csv extension; an index that is no '|' table or lacks the key columns
     cannot be used by any IDX rule (they are skipped naming CSV-07)."""
-    index = ctx.settings.index
+    index = ctx.index_file
     res = ctx.index_parse
     found: list[Finding] = []
     head: str | None = None

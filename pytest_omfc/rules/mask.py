@@ -177,7 +177,7 @@ def _probe_files(ctx: Submission, refs: pd.DataFrame) -> None:
     results = dict(
         zip(
             files,
-            map_slices(png.read_headers, files, ctx.settings.option("jobs", 0), min_per_job=HEADERS_PER_JOB),
+            map_slices(png.read_headers, files, ctx.settings.jobs, min_per_job=HEADERS_PER_JOB),
             strict=False,
         )
     )
@@ -462,9 +462,7 @@ def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame) -> dict[int,
             )
         )
         work = [png.raw_size(*item[1:6]) for item in items]
-        verdicts = map_slices(
-            png.decode_many, items, ctx.settings.option("jobs", 0), min_per_job=SCANS_PER_JOB, weights=work
-        )
+        verdicts = map_slices(png.decode_many, items, ctx.settings.jobs, min_per_job=SCANS_PER_JOB, weights=work)
         facts.decoded.update(zip(todo["fid"].tolist(), verdicts, strict=False))
     return facts.decoded
 

@@ -154,7 +154,7 @@ def _build(ctx: Submission) -> ProvData:
             todo.setdefault((e.path, e.key), []).append(e)
     items = [(str(path), key, probes.get(key)) for path, key in todo]
     read = functools.partial(_read_many, task=ctx.task, known=known, by_name=by_name, have_world=world is not None)
-    results = map_slices(read, items, ctx.settings.option("jobs", 0), min_per_job=MIN_FILES_PER_JOB)
+    results = map_slices(read, items, ctx.settings.jobs, min_per_job=MIN_FILES_PER_JOB)
     for same, (facts, problem, missing) in zip(todo.values(), results, strict=False):
         for e in same:
             e.facts, e.problem, e.missing = facts, problem, missing
@@ -202,7 +202,7 @@ def _probe_names(ctx: Submission) -> dict[str, str]:
 
 def _world_index(ctx: Submission) -> tuple[dict[str, str] | None, str]:
     """WorldFileID -> WorldFileName from ``<dataset>-*world*.csv`` beside the task index, if any."""
-    index = ctx.settings.index
+    index = ctx.index_file
     prefix = index.name.split("-", 1)[0]
     try:
         candidates = sorted(

@@ -144,7 +144,7 @@ def sub_05(ctx: Submission) -> Report:
     if task_matches(task, ctx.task):
         return Report()
     names = " or ".join(TASK_NAMES[ctx.task])
-    msg = f"TASK must be {names} to match the index {ctx.settings.index.name} (got {task!r})"
+    msg = f"TASK must be {names} to match the index {ctx.index_file.name} (got {task!r})"
     return _fail(ctx, "TASK", task, msg, f"the TASK field {task!r} does not name the {_task_word(ctx.task)} task")
 
 

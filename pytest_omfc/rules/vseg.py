@@ -36,7 +36,7 @@ from ..editions import Group, Task
 from ..findings import Finding, Report, Severity, Unavailable, plural
 from ..models.segments import AUDIO_COLUMNS, FRAME_COLUMNS, SEGMENT_COLUMNS
 from ..registry import not_checked, rule
-from ..submission import NotApplicable, Submission
+from ..submission import NotApplicable, Settings, Submission
 from .vmask import index_values  # vmask registers first: RULES.md 2.11 comes before 2.12
 
 __all__ = ["Segments", "segments_of"]
@@ -479,8 +479,9 @@ def vseg_07(ctx: Submission) -> Report:
     to share an endpoint; ``--omfc-ignore-overlap`` makes the findings warnings.
     """
     seg = segments_of(ctx)
-    allow_touch = bool(ctx.settings.option("allow_touching_segments", False))
-    severity = Severity.WARNING if ctx.settings.option("ignore_overlap", False) else None
+    settings = ctx.settings
+    allow_touch = isinstance(settings, Settings) and settings.allow_touching_segments
+    severity = Severity.WARNING if isinstance(settings, Settings) and settings.ignore_overlap else None
     keep = np.flatnonzero(_live(seg) & (seg.start <= seg.end))
     if not len(keep):
         return Report()

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..editions import Task
 from ..findings import Unavailable, tame
+from ..options import Option
 
 if TYPE_CHECKING:  # csvio imports pandas: this module is read at plugin load (option declarations)
     from ..csvio import Table
@@ -32,7 +33,6 @@ __all__ = [
     "NotScored",
     "ScoreResult",
     "Scorer",
-    "ScorerOption",
     "ScoringInput",
     "Tally",
     "common_errors",
@@ -42,28 +42,6 @@ __all__ = [
     "register",
     "scorers_for",
 ]
-
-
-@dataclass(frozen=True)
-class ScorerOption:
-    """One command-line option of a scorer (also an ini setting named ``ini``).
-
-    ``parse`` turns the given text into the value the engine gets and raises
-    ``ValueError("must be ... (got ...)")`` when it is out of bounds; the pytest
-    layer prefixes the flag and makes it a usage error (exit 4).
-    """
-
-    flag: str
-    ini: str
-    kwargs: Mapping[str, Any]  # argparse keywords: metavar/help/action/choices
-    mediscore: str  # MediScore's equivalent (README table), "" if none
-    default: Any = None
-    parse: Callable[[Any], Any] = str
-    name: str = ""  # key in the scorer's option mapping (default: ini without "omfc_")
-
-    @property
-    def key(self) -> str:
-        return self.name or self.ini.removeprefix("omfc_")
 
 
 @dataclass(frozen=True)
@@ -173,7 +151,7 @@ class ScoringInput:
     optout: bool
     convention: str
     jobs: int
-    options: Mapping[str, Any]  # this scorer's own options, parsed (ScorerOption.key -> value)
+    options: Mapping[str, Any]  # this scorer's own options, parsed (Option.key -> value)
     parsed: Any = None  # ForgeryNet: the ForgeryNetSubmission, which parsed and validated the files
     index_table: Table | None = None  # the index as read (file name and physical lines, for messages)
     #: ``progress(done, total)`` for long work inside the item (the pytest layer draws a bar on a
@@ -225,7 +203,7 @@ class Scorer:
     tasks: Mapping[Task, str]
     run: Callable[[ScoringInput], Sequence[Outcome]]
     switch_columns: tuple[str, ...] = ()
-    options: tuple[ScorerOption, ...] = ()
+    options: tuple[Option, ...] = ()
     json_options: Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]] = lambda opts, common: {}
     null_keys: tuple[str, ...] = ("metrics",)  # entry keys set to null when a result is not scored
     metrics: tuple[str, ...] = ()  # the metric names of its results (metrics-JSON keys), for gates and the fixture

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..options import bounded, flag, integer
-from ..registry import ScorerOption
+from ...options import Option, bounded, flag, integer
 
 __all__ = ["DEFAULT_FAR_STOP", "DETECTION_OPTIONS", "MAX_CI_ITERATIONS", "far_stop"]
 
@@ -18,8 +17,8 @@ DEFAULT_FAR_STOP: dict[str, float] = {"mediscore": 0.1, "plan": 0.05}
 MAX_CI_ITERATIONS = 10_000
 
 
-DETECTION_OPTIONS: tuple[ScorerOption, ...] = (
-    ScorerOption(
+DETECTION_OPTIONS: tuple[Option, ...] = (
+    Option(
         "--omfc-far-stop",
         "omfc_far_stop",
         {
@@ -30,7 +29,7 @@ DETECTION_OPTIONS: tuple[ScorerOption, ...] = (
         None,
         bounded(float, lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]"),
     ),
-    ScorerOption(
+    Option(
         "--omfc-ci",
         "omfc_ci",
         {
@@ -41,7 +40,7 @@ DETECTION_OPTIONS: tuple[ScorerOption, ...] = (
         False,
         flag,
     ),
-    ScorerOption(
+    Option(
         "--omfc-ci-level",
         "omfc_ci_level",
         {"metavar": "LEVEL", "help": "confidence level of the intervals, strictly between 0 and 1 (default 0.9)"},
@@ -49,7 +48,7 @@ DETECTION_OPTIONS: tuple[ScorerOption, ...] = (
         0.9,
         bounded(float, lambda v: 0.0 < v < 1.0, "a number strictly between 0 and 1"),
     ),
-    ScorerOption(
+    Option(
         "--omfc-ci-iterations",
         "omfc_ci_iterations",
         {"metavar": "N", "help": "bootstrap resamples, 1 to 10000 (default 500, fixed in MediScore)"},
@@ -57,7 +56,7 @@ DETECTION_OPTIONS: tuple[ScorerOption, ...] = (
         500,
         bounded(integer, lambda v: 1 <= v <= MAX_CI_ITERATIONS, f"an integer from 1 to {MAX_CI_ITERATIONS}"),
     ),
-    ScorerOption(
+    Option(
         "--omfc-seed",
         "omfc_seed",
         {

@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..options import bounded
-from ..registry import ScorerOption
+from ...options import Option, bounded
 
 __all__ = ["THRESHOLD"]
 
@@ -15,7 +14,7 @@ def _threshold(value: Any) -> float:
     return float(str(value).strip())
 
 
-THRESHOLD = ScorerOption(
+THRESHOLD = Option(
     "--omfc-threshold",
     "omfc_threshold",
     {

@@ -28,12 +28,13 @@ from ...csvio import Limits, Table, limits_for, read_psv
 from ...editions import Edition, Task
 from ...findings import DEFAULT_MAX_FINDINGS, Finding, Severity, Unavailable
 from ...paths import resolve_inside
-from ...submission import Settings, Submission
+from ...submission import CheckSettings, Submission
 from .io import json_limit, read_json
 
 __all__ = [
     "MAX_SEGMENTS",
     "SUM_TOLERANCE",
+    "ForgeryNetSettings",
     "ForgeryNetSubmission",
     "MaskInfo",
     "Predictions",
@@ -118,34 +119,53 @@ def forgerynet_settings(
     dataset_root: Path | None,
     max_findings: int = DEFAULT_MAX_FINDINGS,
     jobs: int = 0,
-) -> Settings:
+) -> ForgeryNetSettings:
     """The settings of a ForgeryNet check (the plugin's and ``omfc_score``'s): the system file is the file
-    given, else ``<ID>/<ID>.json`` (temporal) or ``<ID>/<ID>.csv``; the reference stands in for the index."""
+    given, else ``<ID>/<ID>.json`` (temporal) or ``<ID>/<ID>.csv``; the reference lists the IDs."""
     sub_dir = sub.parent if sub.is_file() else sub
     system = sub if sub.is_file() else sub_dir / f"{sub_dir.name}{'.json' if task is Task.FTL else '.csv'}"
-    options: tuple[tuple[str, Any], ...] = (("classes", classes), ("reference", reference))
-    return Settings(
+    return ForgeryNetSettings(
         submission=sub_dir,
         csv=system,
-        index=reference,
+        reference=reference,
+        classes=classes,
         edition=Edition.ForgeryNet,
         task=task,
         dataset_root=dataset_root if dataset_root is not None else reference.parent,
         max_findings=max_findings,
-        options=options + ((("jobs", jobs),) if jobs else ()),
+        jobs=jobs,
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ForgeryNetSettings(CheckSettings):
+    """The settings of a ForgeryNet check: no index; the reference lists the IDs and ``classes`` picks the
+    label level of a classification task."""
+
+    reference: Path
+    classes: int = 2
+
+    @property
+    def listing(self) -> tuple[str, Path]:
+        return "reference", self.reference
 
 
 class ForgeryNetSubmission(Submission):
     """A ForgeryNet submission: the system file, the reference and what the FNET rules derive from both."""
 
+    settings: ForgeryNetSettings
+
+    def __init__(self, settings: ForgeryNetSettings) -> None:
+        super().__init__(settings)
+        self.settings = settings
+
     @property
     def classes(self) -> int:
-        return int(self.settings.option("classes", 2))
+        return self.settings.classes
 
     @property
     def reference_path(self) -> Path:
-        return Path(self.settings.option("reference", self.settings.index))
+        return self.settings.reference
 
     @property
     def keys(self) -> tuple[str, ...]:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..options import bounded, flag, integer, one_of
-from ..registry import ScorerOption
+from ...options import Option, bounded, flag, integer, one_of
 
 __all__ = ["KERNELS", "MASK_OPTIONS", "MAX_KERNEL"]
 
@@ -29,8 +28,8 @@ def _sbin(value: Any) -> int | None:
 _SIZE = f"0 or an odd integer from 1 to {MAX_KERNEL}"
 
 
-MASK_OPTIONS: tuple[ScorerOption, ...] = (
-    ScorerOption(
+MASK_OPTIONS: tuple[Option, ...] = (
+    Option(
         "--omfc-kernel",
         "omfc_kernel",
         {"choices": list(KERNELS), "help": "shape of the no-score zone kernels (default box)"},
@@ -38,7 +37,7 @@ MASK_OPTIONS: tuple[ScorerOption, ...] = (
         "box",
         one_of(KERNELS),
     ),
-    ScorerOption(
+    Option(
         "--omfc-erode-kernel-size",
         "omfc_erode_kernel_size",
         {"metavar": "N", "help": f"erosion kernel of the no-score zone around the reference, {_SIZE} (default 15)"},
@@ -47,7 +46,7 @@ MASK_OPTIONS: tuple[ScorerOption, ...] = (
         bounded(integer, _odd_size, _SIZE),
         "eks",
     ),
-    ScorerOption(
+    Option(
         "--omfc-dilate-kernel-size",
         "omfc_dilate_kernel_size",
         {"metavar": "N", "help": f"dilation kernel of the no-score zone around the reference, {_SIZE} (default 11)"},
@@ -56,7 +55,7 @@ MASK_OPTIONS: tuple[ScorerOption, ...] = (
         bounded(integer, _odd_size, _SIZE),
         "dks",
     ),
-    ScorerOption(
+    Option(
         "--omfc-nonselected-dilate-kernel-size",
         "omfc_nonselected_dilate_kernel_size",
         {
@@ -69,7 +68,7 @@ MASK_OPTIONS: tuple[ScorerOption, ...] = (
         bounded(integer, _odd_size, _SIZE),
         "ntdks",
     ),
-    ScorerOption(
+    Option(
         "--omfc-sbin",
         "omfc_sbin",
         {
@@ -81,7 +80,7 @@ MASK_OPTIONS: tuple[ScorerOption, ...] = (
         _sbin,
         "sbin",
     ),
-    ScorerOption(
+    Option(
         "--omfc-no-score-pixel",
         "omfc_no_score_pixel",
         {"metavar": "V", "help": "system mask value that is not scored, -1 to 255 (default -1: none)"},
@@ -90,7 +89,7 @@ MASK_OPTIONS: tuple[ScorerOption, ...] = (
         bounded(integer, lambda v: -1 <= v <= 255, "an integer from -1 to 255"),
         "nspx",
     ),
-    ScorerOption(
+    Option(
         "--omfc-per-probe-pixel-no-score",
         "omfc_per_probe_pixel_no_score",
         {
@@ -102,7 +101,7 @@ MASK_OPTIONS: tuple[ScorerOption, ...] = (
         flag,
         "pppns",
     ),
-    ScorerOption(
+    Option(
         "--omfc-jpeg2000",
         "omfc_jpeg2000",
         {
@@ -114,7 +113,7 @@ MASK_OPTIONS: tuple[ScorerOption, ...] = (
         "auto",
         one_of(("auto", "yes", "no")),
     ),
-    ScorerOption(
+    Option(
         "--omfc-dask",
         "omfc_dask",
         {

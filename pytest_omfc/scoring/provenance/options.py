@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..options import flag
-from ..registry import ScorerOption
+from ...options import Option, flag
 
 __all__ = ["NODE_TYPE_CHOICES", "PROVENANCE_OPTIONS", "node_types"]
 
@@ -38,8 +37,8 @@ def _path(value: Any) -> Path:
     return Path(text).expanduser()
 
 
-PROVENANCE_OPTIONS: tuple[ScorerOption, ...] = (
-    ScorerOption(
+PROVENANCE_OPTIONS: tuple[Option, ...] = (
+    Option(
         "--omfc-provenance-direct",
         "omfc_provenance_direct",
         {
@@ -51,7 +50,7 @@ PROVENANCE_OPTIONS: tuple[ScorerOption, ...] = (
         flag,
         "direct",
     ),
-    ScorerOption(
+    Option(
         "--omfc-provenance-undirected",
         "omfc_provenance_undirected",
         {"action": "store_true", "help": "graph building: match links regardless of their direction"},
@@ -60,7 +59,7 @@ PROVENANCE_OPTIONS: tuple[ScorerOption, ...] = (
         flag,
         "undirected",
     ),
-    ScorerOption(
+    Option(
         "--omfc-node-type",
         "omfc_node_type",
         {
@@ -74,7 +73,7 @@ PROVENANCE_OPTIONS: tuple[ScorerOption, ...] = (
         node_types,
         "node_types",
     ),
-    ScorerOption(
+    Option(
         "--omfc-provenance-mappings",
         "omfc_provenance_mappings",
         {
@@ -86,7 +85,7 @@ PROVENANCE_OPTIONS: tuple[ScorerOption, ...] = (
         flag,
         "mappings",
     ),
-    ScorerOption(
+    Option(
         "--omfc-provenance-node",
         "omfc_provenance_node",
         {"metavar": "PATH", "help": "the node table (default: <reference stem>-node.csv beside the reference)"},
@@ -95,7 +94,7 @@ PROVENANCE_OPTIONS: tuple[ScorerOption, ...] = (
         _path,
         "node",
     ),
-    ScorerOption(
+    Option(
         "--omfc-world-index",
         "omfc_world_index",
         {

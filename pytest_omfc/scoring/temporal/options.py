@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..options import bounded, flag, integer
-from ..registry import ScorerOption
+from ...options import Option, bounded, flag, integer
 
 __all__ = ["MAX_COLLAR", "TEMPORAL_OPTIONS"]
 
@@ -17,8 +16,8 @@ def _path_text(value: Any) -> str:
     return str(value).strip()
 
 
-TEMPORAL_OPTIONS: tuple[ScorerOption, ...] = (
-    ScorerOption(
+TEMPORAL_OPTIONS: tuple[Option, ...] = (
+    Option(
         "--omfc-collar",
         "omfc_collar",
         {
@@ -31,7 +30,7 @@ TEMPORAL_OPTIONS: tuple[ScorerOption, ...] = (
         bounded(integer, lambda v: 0 <= v <= MAX_COLLAR, f"an integer from 0 to {MAX_COLLAR}"),
         "collar",
     ),
-    ScorerOption(
+    Option(
         "--omfc-no-video-optout",
         "omfc_no_video_optout",
         {
@@ -43,7 +42,7 @@ TEMPORAL_OPTIONS: tuple[ScorerOption, ...] = (
         flag,
         "no_video_optout",
     ),
-    ScorerOption(
+    Option(
         "--omfc-no-optout-filter",
         "omfc_no_optout_filter",
         {"action": "store_true", "help": "temporal: score every probe, not only those with ProbeStatus Processed"},
@@ -52,7 +51,7 @@ TEMPORAL_OPTIONS: tuple[ScorerOption, ...] = (
         flag,
         "no_optout_filter",
     ),
-    ScorerOption(
+    Option(
         "--omfc-journal-mask",
         "omfc_journal_mask",
         {
@@ -64,7 +63,7 @@ TEMPORAL_OPTIONS: tuple[ScorerOption, ...] = (
         bounded(_path_text, lambda v: 0 < len(v) <= 4096, "a file path"),
         "journal_mask",
     ),
-    ScorerOption(
+    Option(
         "--omfc-probe-journal-join",
         "omfc_probe_journal_join",
         {

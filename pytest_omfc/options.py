@@ -1,0 +1,401 @@
+"""Every option of pytest-omfc, declared once as data: :class:`Option`.
+
+An option is a flag, its ini name, its argparse keywords (help, metavar, action, choices), MediScore's
+equivalent, its default and ``parse``, which turns the text given on the command line, in an ini file or
+to ``omfc_score()`` into a typed value and raises ``ValueError("must be ... (got ...)")`` out of bounds.
+From these declarations come the pytest options and ini settings (:func:`pytest_omfc.pytest_glue.hooks.
+pytest_addoption`), the ``pytest-omfc`` arguments (:mod:`pytest_omfc.cli`), the keywords of
+``omfc_score()`` (:mod:`pytest_omfc.api`), the option tables of the README (:mod:`pytest_omfc.docgen`)
+and every bounds check; the values are resolved once into typed settings
+(:class:`pytest_omfc.submission.Settings`, the scoring settings).
+
+Here: :data:`CHECK_OPTIONS` (what is checked, and how) and :data:`SCORING_OPTIONS` (shared by every
+scorer); each scorer family declares its own in ``scoring/<family>/options.py`` with the same class;
+:func:`pytest_omfc.scoring.families.every_option` lists them all, in order.  Light (read at plugin load):
+no third-party import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .findings import DEFAULT_MAX_FINDINGS, KEEP_FINDINGS
+
+__all__ = [
+    "CHECK_OPTIONS",
+    "CONVENTION_NAMES",
+    "OUTPUT_PATHS",
+    "SCORING_OPTIONS",
+    "Option",
+    "bounded",
+    "flag",
+    "integer",
+    "one_of",
+]
+
+
+def bounded(conv: Callable[[Any], Any], ok: Callable[[Any], bool], must: str) -> Callable[[Any], Any]:
+    """A :attr:`Option.parse`: ``conv(text)`` when ``ok``, else ``ValueError("must be <must> (got x)")``.
+
+    An integer out of range reads as a number in the message, anything else as its repr.
+    """
+
+    def parse(value: Any) -> Any:
+        try:
+            out = conv(value)
+        except (TypeError, ValueError):
+            out = None
+        if out is None or not ok(out):
+            shown = out if isinstance(out, int) and not isinstance(out, bool) else repr(value)
+            raise ValueError(f"must be {must} (got {shown})")
+        return out
+
+    return parse
+
+
+def integer(value: Any) -> int:
+    """An integer option's text (surrounding blanks allowed, as ``int`` does)."""
+    return int(str(value).strip())
+
+
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0", "")
+
+
+def flag(value: Any) -> bool:
+    """A store_true option (a bool) or its ini or keyword value: true/false, yes/no, on/off, 1/0."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueError(f"must be true or false (got {value!r})")
+
+
+def one_of(choices: Sequence[str]) -> Callable[[Any], str]:
+    """A choice among ``choices``, case and surrounding blanks ignored."""
+    return bounded(lambda v: str(v).strip().lower(), lambda v: v in choices, "one of " + ", ".join(choices))
+
+
+def text(value: Any) -> str:
+    """A free text (a query, a name): as given, surrounding blanks dropped."""
+    return str(value).strip()
+
+
+def texts(value: Any) -> list[str]:
+    """A repeatable text option: one text or a list of them (``omfc_score(query=[...])``)."""
+    return [str(v) for v in ([value] if isinstance(value, str) else list(value))]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option: a command-line flag and the ini setting ``ini``, declared once.
+
+    ``parse`` turns the given text into the value the code gets and raises ``ValueError("must be ...
+    (got ...)")`` when it is out of bounds; the pytest layer prefixes the flag and makes it a usage error
+    (exit 4), ``omfc_score()`` a ``ValueError`` naming the keyword.  ``name`` is the key in the settings
+    (default: ``ini`` without ``omfc_``).  An option whose ``metavar`` is ``PATH`` names a file the run
+    reads, unless it is one of :data:`OUTPUT_PATHS` (resolved once, from the dataset root, then the
+    invocation or ini directory).
+    """
+
+    flag: str
+    ini: str
+    kwargs: Mapping[str, Any]  # argparse keywords: metavar/help/action/choices
+    mediscore: str = ""  # MediScore's equivalent (README table), "" if none
+    default: Any = None
+    parse: Callable[[Any], Any] = text
+    name: str = ""
+
+    @property
+    def key(self) -> str:
+        return self.name or self.ini.removeprefix("omfc_")
+
+    @property
+    def help(self) -> str:
+        return str(self.kwargs.get("help", ""))
+
+    @property
+    def repeatable(self) -> bool:
+        return self.kwargs.get("action") == "append"
+
+    @property
+    def is_flag(self) -> bool:
+        return self.kwargs.get("action") == "store_true"
+
+    @property
+    def reads_file(self) -> bool:
+        return self.kwargs.get("metavar") == "PATH" and self.ini not in OUTPUT_PATHS
+
+    @property
+    def ini_type(self) -> Literal["linelist"] | None:
+        """pytest's ini type: a list for a repeatable option, else the text (parsed by :attr:`parse`)."""
+        return "linelist" if self.repeatable else None
+
+    def value(self, given: Any) -> Any:
+        """The parsed value of ``given`` (None: the default); ``ValueError`` out of bounds."""
+        return self.default if given is None else self.parse(given)
+
+
+def _path_text(value: Any) -> str:
+    """A path as given (a folder name may begin or end with a blank)."""
+    out = str(value)
+    if not 0 < len(out.strip()) <= 4096:
+        raise ValueError(f"must be a file path (got {value!r})")
+    return out
+
+
+def _classes(value: Any) -> int:
+    """``--omfc-classes``: which numbers a task allows is checked with the task (2, 3, 16 or 2, 3, 9)."""
+    return int(str(value).strip())
+
+
+#: What is checked and how.
+CHECK_OPTIONS: tuple[Option, ...] = (
+    Option(
+        "--omfc-submission",
+        "omfc_submission",
+        {"metavar": "DIR", "help": "submission directory <ID>/ holding <ID>.csv (turns the plugin on)"},
+        parse=_path_text,
+    ),
+    Option(
+        "--omfc-index",
+        "omfc_index",
+        {"metavar": "PATH", "help": "the task index file <DataSet>-<TaskID>-index.csv"},
+        parse=_path_text,
+    ),
+    Option(
+        "--omfc-dataset",
+        "omfc_dataset",
+        {"metavar": "ROOT", "help": "top of the data distribution; locates indexes/<...>-<task>-index.csv"},
+        parse=_path_text,
+    ),
+    Option(
+        "--omfc-edition",
+        "omfc_edition",
+        {
+            "metavar": "NAME",
+            "help": "NC2016, NC2017, MFC2018, MFC2019, OpenMFC2020, OpenMFC2021 (default: from the index name) or "
+            "ForgeryNet",
+        },
+    ),
+    Option(
+        "--omfc-task",
+        "omfc_task",
+        {
+            "metavar": "TASKID",
+            "help": "IMDL, IGMDL, VMD, VGMD, manipulation(-image), manipulation-video, splice, provenancefiltering, "
+            "provenance, eventverification, camera (case-insensitive; default: from the index); ForgeryNet: "
+            "image-classification, spatial, video-classification, temporal",
+        },
+    ),
+    Option(
+        "--omfc-max-findings",
+        "omfc_max_findings",
+        {
+            "metavar": "N",
+            "help": f"findings shown per failing rule, -1 to 1000 (default {DEFAULT_MAX_FINDINGS}; -1 for all kept: "
+            "at most 1000 per rule and severity, the rest counted)",
+        },
+        default=DEFAULT_MAX_FINDINGS,
+        # no more are kept (findings.py); below -1 means nothing
+        parse=bounded(integer, lambda v: -1 <= v <= KEEP_FINDINGS, f"an integer from -1 to {KEEP_FINDINGS}"),
+    ),
+    Option(
+        "--omfc-slices",
+        "omfc_slices",
+        {"metavar": "N", "help": "items per file-heavy rule, each covering a slice of the rows, 1 to 64 (default 4)"},
+        default=4,
+        # 0 would collect no MASK-08 item (a broken mask passes); a huge count never finishes collecting
+        parse=bounded(integer, lambda v: 1 <= v <= 64, "an integer from 1 to 64"),
+    ),
+    Option(
+        "--omfc-jobs",
+        "omfc_jobs",
+        {
+            "metavar": "N",
+            "help": "processes for file-heavy checks within one item, 0 to 64 (default 0: one per CPU; 1 = none)",
+        },
+        default=0,
+        parse=bounded(integer, lambda v: 0 <= v <= 64, "an integer from 0 to 64"),  # each job is a process
+    ),
+    Option(
+        "--omfc-allow-touching-segments",
+        "omfc_allow_touching_segments",
+        {
+            "action": "store_true",
+            "help": "VSEG-07: intervals may share an endpoint, e.g. [[1,10],[10,20]] (MediScore forbids it)",
+        },
+        default=False,
+        parse=flag,
+    ),
+    Option(
+        "--omfc-ignore-overlap",
+        "omfc_ignore_overlap",
+        {
+            "action": "store_true",
+            "help": "VSEG-07: overlapping intervals are warnings, like MediScore's --ignore_overlap",
+        },
+        "--ignore_overlap",
+        default=False,
+        parse=flag,
+    ),
+    Option(
+        "--omfc-classes",
+        "omfc_classes",
+        {
+            "metavar": "K",
+            "help": "ForgeryNet classification: 2, 3 or 16 classes for image-classification, 2, 3 or 9 for "
+            "video-classification (default 2)",
+        },
+        default=2,
+        parse=_classes,
+    ),
+    Option(
+        "--omfc-html",
+        "omfc_html",
+        {
+            "metavar": "PATH",
+            "help": "write one self-contained HTML report here: verdict, rules, findings, scores, ROC/DET, mask "
+            "thumbnails (once, by the xdist controller)",
+        },
+        parse=_path_text,
+    ),
+    Option(
+        "--omfc-html-masks",
+        "omfc_html_masks",
+        {
+            "metavar": "N",
+            "help": "mask thumbnails in the HTML report: the N worst and N best probes, 0 to 100 (default 8)",
+        },
+        default=8,
+        # each probe shown reads its masks in full
+        parse=bounded(integer, lambda v: 0 <= v <= 100, "an integer from 0 to 100"),
+    ),
+)
+
+#: ``--omfc-convention`` choices (:data:`pytest_omfc.scoring.conventions.CONVENTIONS` has their differences;
+#: a test checks they agree).
+CONVENTION_NAMES = ("mediscore", "plan")
+
+#: The scoring set-up shared by every scorer.  ``--omfc-score``'s choices are the registered scorers (filled
+#: in by :func:`pytest_omfc.scoring.families.every_option`).
+SCORING_OPTIONS: tuple[Option, ...] = (
+    Option(
+        "--omfc-reference",
+        "omfc_reference",
+        {
+            "metavar": "PATH",
+            "help": "reference <DataSet>-<TaskID>-ref.csv (absolute, or relative to the dataset root); turns "
+            "scoring on",
+        },
+        "-r",
+        parse=_path_text,
+    ),
+    Option(
+        "--omfc-score",
+        "omfc_score",
+        {"help": "the scorers to run (default all: every scorer the task and reference allow)"},
+        default="all",
+    ),
+    Option(
+        "--omfc-metrics-json",
+        "omfc_metrics_json",
+        {"metavar": "PATH", "help": "write every result as JSON here (once, by the xdist controller)"},
+        "-o (CSV)",
+        parse=_path_text,
+    ),
+    Option(
+        "--omfc-per-probe-csv",
+        "omfc_per_probe_csv",
+        {
+            "metavar": "PATH",
+            "help": "write the mask scorer's per-probe table here, pipe-separated (MediScore's perimage CSV)",
+        },
+        "-o (perimage CSV)",
+        parse=_path_text,
+    ),
+    Option(
+        "--omfc-plots",
+        "omfc_plots",
+        {
+            "metavar": "DIR",
+            "help": "write roc.png, roc.svg, det.png, det.svg into DIR: one curve per result, AUC and trial counts in "
+            "the legend",
+        },
+        "--plotType",
+        parse=_path_text,
+    ),
+    Option(
+        "--omfc-optout",
+        "omfc_optout",
+        {
+            "action": "store_true",
+            "help": "score only trials whose IsOptOut/ProbeStatus says detection was done (METRICS.md 1.2)",
+        },
+        "--optOut",
+        default=False,
+        parse=flag,
+    ),
+    Option(
+        "--omfc-query",
+        "omfc_query",
+        {
+            "action": "append",
+            "metavar": "QUERY",
+            "help": 'pandas query over index, reference and journal columns ("*": every trial, as MediScore\'s VTL '
+            "scorer); repeatable, one result per query",
+        },
+        "-q",
+        parse=texts,
+    ),
+    Option(
+        "--omfc-query-partition",
+        "omfc_query_partition",
+        {
+            "metavar": "QUERY",
+            "help": "Name==['a','b'] & ... expanded into one result per combination (crashes in MediScore)",
+        },
+        "-qp",
+    ),
+    Option(
+        "--omfc-query-manipulation",
+        "omfc_query_manipulation",
+        {
+            "action": "append",
+            "metavar": "QUERY",
+            "help": "keeps targets with at least one matching journal operation and every non-target; repeatable",
+        },
+        "-qm",
+        parse=texts,
+    ),
+    Option(
+        "--omfc-convention",
+        "omfc_convention",
+        {
+            "choices": list(CONVENTION_NAMES),
+            "help": "mediscore (default: the portal's numbers) or plan (the evaluation plans' definitions)",
+        },
+        default="mediscore",
+        parse=bounded(lambda v: str(v).strip().lower(), lambda v: v in CONVENTION_NAMES, "mediscore or plan"),
+    ),
+    Option(
+        "--omfc-require",
+        "omfc_require",
+        {
+            "action": "append",
+            "metavar": "GATE",
+            "help": "a metric gate such as AUC>=0.8, mask:OptimumMCC>0.3 or detection[q1]:EER<=0.2, checked by an "
+            "item <sub>::require::GATE; repeatable",
+        },
+        parse=texts,
+    ),
+)
+
+#: Options naming a file or directory the run writes: refused inside the submission or the dataset and over
+#: a file the run reads.
+OUTPUT_PATHS = ("omfc_html", "omfc_metrics_json", "omfc_plots", "omfc_per_probe_csv")
