@@ -7,7 +7,8 @@ the results **in input order**, whichever executor runs them, so a run gives the
 core, on ``jobs`` processes or on a cluster.  A scorer that maps several times (once per ``-qm`` query)
 opens one :class:`Executor` and calls its :meth:`Executor.map`, so that a cluster is set up only once.
 
-* ``dask=None``: ``jobs <= 1`` runs in this process; ``jobs > 1`` a local process pool of ``jobs``.
+* ``dask=None``: ``jobs <= 1`` runs in this process; ``jobs > 1`` a local process pool of ``jobs``, started
+  as every pool of the plugin (:func:`pytest_omfc.pool.context`: a forkserver, never a fork of this process).
 * ``dask="local"``: a ``dask.distributed.LocalCluster`` on 127.0.0.1 of ``jobs`` worker processes (2 when
   ``jobs`` is None or 1: one worker would only add overhead), one thread each, no dashboard, started on
   the first map and closed with the executor.
@@ -39,6 +40,7 @@ from concurrent.futures.process import BrokenProcessPool
 from itertools import chain, islice
 from typing import Any, Protocol, TypeVar
 
+from ..pool import context
 from .errors import ExecutionError
 
 __all__ = ["DASK_INSTALL", "LOCAL", "Executor", "check_dask", "map_ordered"]
@@ -139,7 +141,7 @@ class Executor:
 
     def _pool_map(self, fn: Callable[[T], R], items: Iterable[T], jobs: int, window: int | None) -> Iterator[R]:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=jobs)
+            self._pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context())
         pool = self._pool
 
         def submit(item: T) -> Future[R]:

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ...paths import resolve_inside
+from ...pool import cpu_count
 from ..errors import QueryError, SetupError, SubmissionError
 from ..executors import Executor, check_dask
 from ..merge import (
@@ -887,4 +888,4 @@ def _score_run(
 
 def default_jobs() -> int:
     """A sensible ``jobs`` value: the CPUs this process may use."""
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+    return cpu_count()
