@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_capped
+from helpers.runs import run_capped
 
 yaml = pytest.importorskip("yaml", reason="PyYAML parses the recipes (pip install pyyaml)")
 

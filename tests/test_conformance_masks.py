@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import run_untouched
+from helpers.runs import run_untouched
 
 V = "validatorTests"
 NC16 = f"{V}/NC2016_Test0516_dfz/indexes"

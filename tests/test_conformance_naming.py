@@ -8,7 +8,7 @@ says why.  The fixtures are read in place (read-only) and never copied.
 from __future__ import annotations
 
 import pytest
-from conftest import run_untouched
+from helpers.runs import run_untouched
 
 EXPID_RULES = [f"SUB-0{i}" for i in range(1, 9)]
 MANIP = "NC2016-manipulation-index.csv"

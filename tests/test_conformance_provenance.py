@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_untouched
+from helpers.runs import run_untouched
 from jsonschema import Draft4Validator
 
 from pytest_omfc.models.provenance import ProvenanceFiltering, ProvenanceGraph, validator_for

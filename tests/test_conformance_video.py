@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import run_untouched
+from helpers.runs import run_untouched
 
 V = "validatorTests"
 INDEX = f"{V}/NC2016_Test0516_dfz/indexes/NC2016-manipulation-video-index.csv"

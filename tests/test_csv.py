@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import psv
-from test_col import IMG_IDX, layout_case
+from helpers.columns import IMG_IDX, layout_case
+from helpers.runs import psv
 
 H = "ProbeFileID|ConfidenceScore|OutputProbeMaskFileName|ProbeStatus|ProbeOptOutPixelValue"
 R = ["0042|0.5||Processed|", "0043|0.5||Processed|", "0044|0.5||Processed|"]

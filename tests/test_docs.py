@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import SHARED, Case
+from helpers.runs import SHARED, Case
 
 from pytest_omfc import REGISTRY, docgen
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import Case, RunOutcome
+from helpers.runs import Case, RunOutcome
 
 from pytest_omfc import REGISTRY
 from pytest_omfc.editions import Edition, infer_from_index_name, parse_task

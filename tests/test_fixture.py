@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_capped
-from test_scoring_plugin import make
+from helpers.detection import make
+from helpers.runs import run_capped
 
 import pytest_omfc.api  # noqa: F401  (imported before the inner runs: pytester drops the modules a run imports)
 

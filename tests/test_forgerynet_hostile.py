@@ -8,9 +8,9 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import run_capped
-from fnet_support import Fnet, fnet, png_bytes  # noqa: F401
-from test_forgerynet_rules import BIN_REF, SPL_FILES, SPL_REF, SPL_REF_FILES, SPL_SUB, TL_REF, TL_SUB
+from helpers.forgerynet import Fnet, png_bytes
+from helpers.forgerynet_cases import BIN_REF, SPL_FILES, SPL_REF, SPL_REF_FILES, SPL_SUB, TL_REF, TL_SUB
+from helpers.runs import run_capped
 
 BIG_ID = "x" * 1_000_000
 
@@ -144,7 +144,7 @@ def test_hostile_run_in_a_capped_subprocess_prints_no_traceback(fnet: Fnet) -> N
 
 
 def test_a_run_writes_nothing_into_the_submission_or_the_dataset(fnet: Fnet) -> None:
-    from conftest import snapshot
+    from helpers.runs import snapshot
 
     case = fnet.case("spatial", reference=SPL_REF, submission=SPL_SUB, files=SPL_FILES, ref_files=SPL_REF_FILES)
     before = snapshot(case.submission, case.reference.parent)

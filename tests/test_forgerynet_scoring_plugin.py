@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fnet_support import Fnet, fnet, png_bytes  # noqa: F401
-from test_forgerynet_rules import BIN_REF, BIN_SUB, K3_REF, K3_SUB, TL_REF, TL_SUB
+from helpers.forgerynet import Fnet, png_bytes
+from helpers.forgerynet_cases import BIN_REF, BIN_SUB, K3_REF, K3_SUB, TL_REF, TL_SUB
 
 # ------------------------------------------------------------------ classification
 

@@ -23,20 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fuzz_support import (
-    EXAMPLES,
-    Built,
-    Runner,
-    RunResult,
-    assert_properties,
-    fresh,  # noqa: F401  (fixture)
-    runner,  # noqa: F401  (fixture)
-    snapshot,
-)
+from helpers.fuzz import EXAMPLES, Built, Runner, RunResult, assert_properties, snapshot
+from helpers.fuzz_cases import ENCODINGS, NEWLINES, apply_bytes, byte_op, mutate_csv, mutate_png, png_mutation
+from helpers.fuzz_cases import mutate_json_doc as mutate_json
 from hypothesis import example, given
 from hypothesis import strategies as st
-from test_fuzz import ENCODINGS, NEWLINES, apply_bytes, byte_op, mutate_csv, mutate_png, png_mutation
-from test_fuzz import mutate_json_doc as mutate_json
 
 pytestmark = pytest.mark.fuzz
 

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
-from test_scoring_plugin import make
+from helpers.detection import make
 
 from pytest_omfc.pytest_glue.gates import Gate, parse_gate, resolve
 from pytest_omfc.pytest_glue.scoring import ScoringSettings

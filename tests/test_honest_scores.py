@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import psv
-from test_mask_scoring_plugin import NOKERN, REF, REF_REL, SHIFTED, MaskCase, png_bytes, props
+from helpers.mask_scoring import NOKERN, REF, REF_REL, SHIFTED, MaskCase, png_bytes, props
+from helpers.runs import psv
 
 BOTH_HEADER = [
     "TaskID",
@@ -137,8 +137,8 @@ def test_query_selecting_no_target_is_not_scored_never_passed(omfc: Any) -> None
 
 def test_forgerynet_classification_with_no_usable_row_fails(pytester: pytest.Pytester) -> None:
     """Every row names an unknown ID: 0 of 4 reference IDs scored fails (it was a skip: a gate-less CI passed)."""
-    from fnet_support import Fnet
-    from test_forgerynet_rules import BIN_REF
+    from helpers.forgerynet import Fnet
+    from helpers.forgerynet_cases import BIN_REF
 
     sub = (["ID", "Score"], [["zz1", 0.2], ["zz2", 0.9]])
     run = Fnet(pytester).case("image-classification", reference=BIN_REF, submission=sub).run()
@@ -149,8 +149,8 @@ def test_forgerynet_classification_with_no_usable_row_fails(pytester: pytest.Pyt
 
 def test_forgerynet_spatial_with_no_usable_mask_fails(pytester: pytest.Pytester) -> None:
     """The only row's mask has the wrong size (FNET-08): 0 of 1 reference images scored fails the score item."""
-    from fnet_support import Fnet
-    from fnet_support import png_bytes as fpng
+    from helpers.forgerynet import Fnet
+    from helpers.forgerynet import png_bytes as fpng
 
     run = (
         Fnet(pytester)

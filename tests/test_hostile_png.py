@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_mask import IDS, IMG_IDX, IMG_OUT, H, W, _chunk, image_case, one_mask, pil_png, raw_png
+from helpers.masks import IDS, IMG_IDX, IMG_OUT, H, W, _chunk, image_case, one_mask, pil_png, raw_png
 
 from pytest_omfc import png
 

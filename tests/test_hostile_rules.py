@@ -16,7 +16,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 import pytest
-from conftest import run_capped as python_capped
+from helpers.runs import run_capped as python_capped
 
 #: Address-space limit of a capped run (pandas, numpy and h5py need ~1 GB of it).
 MEM_LIMIT = 2 * 2**30

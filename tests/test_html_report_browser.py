@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import run_capped
+from helpers.html import REF_REL, example_case, text_of
+from helpers.runs import run_capped
 from PIL import Image
-from test_html_report import REF_REL, example_case, text_of
 
 from pytest_omfc.report import COLOURS
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_col import TRIALS, layout_case
+from helpers.columns import TRIALS, layout_case
 
 IDX_HEADER = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight"]
 OUT_HEADER = ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "ProbeStatus", "ProbeOptOutPixelValue"]

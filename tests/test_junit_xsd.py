@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_capped
+from helpers.runs import run_capped
 
 etree = pytest.importorskip("lxml.etree", reason="lxml validates the XML against the XSDs (pip install lxml)")
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Capped, run_capped
+from helpers.runs import Capped, run_capped
 
 import pytest_omfc
 

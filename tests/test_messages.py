@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from test_col import layout_case
-from test_hostile_csv import HEADER, run_capped
+from helpers.columns import layout_case
+from helpers.hostile import HEADER, run_capped
 
 from pytest_omfc.findings import LINE_WIDTH, Finding, FindingList, quote, render, tame
 

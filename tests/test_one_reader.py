@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_mask_scoring_plugin import NOKERN, REF, SHIFTED, MaskCase, png_bytes, props
-from test_provenance_scoring_plugin import ProvCase, _ranked
+from helpers.mask_scoring import NOKERN, REF, SHIFTED, MaskCase, png_bytes, props
+from helpers.provenance import ProvCase, _ranked
 
 from pytest_omfc.scoring.mask.io import MaskReadError, read_colour_reference, read_system_mask
 

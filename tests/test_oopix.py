@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_mask import IMG_IDX, IMG_OUT, NC_OUT, SPL_IDX, SPL_OUT  # one definition of the layouts
+from helpers.masks import IMG_IDX, IMG_OUT, NC_OUT, SPL_IDX, SPL_OUT
 
 VID_OUT = [
     "ProbeFileID",

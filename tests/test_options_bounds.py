@@ -12,12 +12,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import (
-    Capped,  # noqa: F401  (re-exported: test_security imports it from here)
-    run_capped,
-)
+from helpers.examples import EXAMPLES
+from helpers.runs import run_capped
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 EXAMPLE_SUB = EXAMPLES / "submissions" / "imdl" / "p-baseline_3_imdl"
 EXAMPLE_DATASET = EXAMPLES / "datasets" / "OpenMFC2020"
 INDEX_REL = "OpenMFC2020/indexes/OpenMFC20_Image-IMDL-index.csv"
@@ -152,7 +149,7 @@ def test_bounds_through_the_entry_point(tmp_path):
 )
 def test_bounds_themselves_are_accepted(omfc, extra, items):
     """1 and 64 slices: MASK-08 is collected that many times and the valid case passes."""
-    from test_col import layout_case
+    from helpers.columns import layout_case
 
     res = layout_case(omfc).run(*extra)
     assert res.ret == 0

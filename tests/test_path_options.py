@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_provenance_scoring_plugin import FULL, ProvCase
-from test_temporal_scoring_plugin import VideoCase
+from helpers.provenance import FULL, ProvCase
+from helpers.temporal import VideoCase
 
 from pytest_omfc.paths import resolve_input
 

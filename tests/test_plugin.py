@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DEFAULT_DESCRIPTION, RunOutcome, psv, snapshot
-from test_col import IMG_IDX, MFC_IMG, layout_case
+from helpers.columns import IMG_IDX, MFC_IMG, layout_case
+from helpers.plugin import COUNTER
+from helpers.runs import DEFAULT_DESCRIPTION, RunOutcome, psv, snapshot
 
 IDS = ["0042", "0043", "0044", "0045", "0046"]
 INDEX = "dataset/indexes/OpenMFC20_Image-IMDL-index.csv"
@@ -281,27 +282,6 @@ def test_junit_has_one_testcase_per_rule_with_message_and_warnings(omfc, pyteste
 
 
 # ---------------------------------------------------------------------------- once per process, nothing written
-
-COUNTER = """
-import json
-from pathlib import Path
-import pytest_omfc.submission as submission
-
-def pytest_configure(config):
-    calls = []
-    original = submission.read_psv
-    def counting(path, display, **kw):
-        calls.append(Path(path).name)
-        return original(path, display, **kw)
-    submission.read_psv = counting
-    config._omfc_count = (calls, original)
-
-def pytest_unconfigure(config):
-    calls, original = config._omfc_count
-    submission.read_psv = original
-    who = config.workerinput["workerid"] if hasattr(config, "workerinput") else "main"
-    Path(__file__).with_name(f"calls-{who}.json").write_text(json.dumps(calls))
-"""
 
 
 def test_parsed_once_per_process_and_never_at_collection(omfc, pytester):

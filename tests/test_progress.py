@@ -26,7 +26,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from test_mask_scoring_plugin import REF, SHIFTED, MaskCase
+from helpers.mask_scoring import REF, SHIFTED, MaskCase
 
 from pytest_omfc.pytest_glue.progress import MIN_WORK_ENV, ProgressBar, wanted
 from pytest_omfc.scoring.mask.run import score_masks

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_provenance_scoring_plugin import FULL, PROBE, ProvCase, _file, graph
+from helpers.provenance import FULL, PROBE, ProvCase, _file, graph
 
 
 def _warnings(res: Any) -> list[str]:

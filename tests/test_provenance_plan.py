@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_provenance_scoring_plugin import FULL, ProvCase, _ranked, graph
+from helpers.provenance import FULL, ProvCase, _ranked, graph
 
 from pytest_omfc.scoring.provenance import filter_trial, reference_graph, system_graph
 from pytest_omfc.scoring.provenance.graph import (

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import snapshot
-from test_options_bounds import EXAMPLES, Capped, run_capped
+from helpers.examples import EXAMPLES
+from helpers.runs import Capped, run_capped, snapshot
 
 BAD = EXAMPLES / "submissions" / "imdl" / "p-baseline_3_bad-status"
 INDEX_NAME = "OpenMFC20_Image-IMDL-index.csv"

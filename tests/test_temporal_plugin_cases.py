@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from test_temporal_scoring_plugin import ITEM, SQRT_3_8, VideoCase, mcc, props
+from helpers.temporal import ITEM, SQRT_3_8, VideoCase, mcc, props
 
 from pytest_omfc.scoring.merge import select_query
 
@@ -170,7 +170,7 @@ def test_select_query_star_keeps_every_trial_once(kind: str) -> None:
 def test_query_star_means_all_trials_for_mask_scoring(omfc: Any) -> None:
     """Mask scoring reads "*" alike: 0001 perfect (MCC 1), 0002 shifted by 2 pixels (MCC 5/12, see
     tests/test_mask_scoring_plugin.py), no kernels: OptimumMCC (1 + 5/12) / 2 with and without "*"."""
-    from test_mask_scoring_plugin import NOKERN, REF, SHIFTED, MaskCase
+    from helpers.mask_scoring import NOKERN, REF, SHIFTED, MaskCase
 
     case = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
     res = case.run(*NOKERN, "--omfc-query", "*")

@@ -6,8 +6,8 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from test_col import layout_case
-from test_plugin import COUNTER
+from helpers.columns import layout_case
+from helpers.plugin import COUNTER
 
 IDS = ["0042", "0043", "0044", "0045"]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CONFORMANCE
+from helpers.runs import CONFORMANCE
 from PIL import Image
 
 from pytest_omfc.scoring.mask.io import glymur_usable, read_bitplanes

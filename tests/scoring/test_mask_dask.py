@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from test_mask_pipeline import REF, Data, png_header_only
+from helpers.mask_files import REF, Data, png_header_only
 
 from pytest_omfc.scoring import executors
 from pytest_omfc.scoring.executors import DASK_INSTALL, Executor, map_ordered

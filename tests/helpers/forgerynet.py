@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import RunOutcome, psv, write_file
+
+from helpers.runs import RunOutcome, psv, write_file
 
 TASK_FILE = {"image-classification": "csv", "video-classification": "csv", "spatial": "csv", "temporal": "json"}
 
@@ -121,8 +122,3 @@ class FnetCase:
                 props[rid] = list(rep.user_properties)
         metrics = json.loads(out.read_text()) if out.exists() else None
         return FnetRun(RunOutcome(ret=int(rec.ret), reports=reports, props=props), metrics)
-
-
-@pytest.fixture
-def fnet(pytester: pytest.Pytester) -> Fnet:
-    return Fnet(pytester)

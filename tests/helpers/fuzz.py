@@ -33,7 +33,7 @@ import pytest
 
 import pytest_omfc
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 #: the checkout whose plugin is under test (PYTHONPATH may point at a worktree)
 CODE_ROOT = Path(pytest_omfc.__file__).resolve().parents[1]

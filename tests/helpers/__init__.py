@@ -1,0 +1,1 @@
+"""Builders shared by the tests (no test module imports another)."""
