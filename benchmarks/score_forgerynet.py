@@ -10,7 +10,7 @@ Prints, in one run, with the numbers of both sides compared before the times:
    truth, 1-2 ground-truth segments in the others; distinct scores so that ActivityNet's order is
    defined): ``score_temporal`` against the straightforward per-prediction, per-threshold loop of
    ActivityNet (the transcription of ``compute_average_precision_detection`` and
-   ``average_recall_vs_avg_nr_proposals`` kept in tests/test_forgerynet_metrics_temporal.py).  The
+   ``average_recall_vs_avg_nr_proposals`` kept in tests/scoring/forgerynet/test_forgerynet_metrics_temporal.py).  The
    transcription costs about 12 ms per video, so by default it runs on the first
    ``--baseline-videos`` (2,000) videos, where both are timed and compared; the engine is also timed
    on all of them.  ``--baseline-videos 20000`` compares on the full set (several minutes).

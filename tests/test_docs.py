@@ -13,11 +13,12 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers.paths import REPO
 from helpers.runs import SHARED, Case
 
 from pytest_omfc import REGISTRY, docgen
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 README = ROOT / "README.md"
 RULES_MD = SHARED / "spec" / "RULES.md"
 TEST_COMMAND = "pip install -e '.[test]' && pytest -n 2"

@@ -23,12 +23,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers.paths import REPO
 from helpers.runs import Case, RunOutcome
 
 from pytest_omfc import REGISTRY
 from pytest_omfc.editions import Edition, infer_from_index_name, parse_task
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = REPO / "examples"
 EXPECTED: dict[str, dict[str, Any]] = json.loads((EXAMPLES / "EXPECTED.json").read_text(encoding="utf-8"))
 GENERATOR = EXAMPLES / "make_examples.py"
 _RUNS: dict[str, RunOutcome] = {}

@@ -229,3 +229,32 @@ def test_engines_import_no_presentation_and_report_no_engine_internals() -> None
         if _family(d) is not None and d.count(".") > 2 and not d.endswith(".options")
     ]
     assert inside == []
+
+
+TESTS = PACKAGE.parent / "tests"
+
+
+def test_tests_mirror_the_package_and_never_import_each_other() -> None:
+    """Tests sit where what they test sits (rules, each scorer family, report, glue; hostile input apart);
+    shared builders live in tests/helpers/, and no test module imports another or conftest."""
+    families = {p.parent.name for p in (PACKAGE / "scoring").glob("*/adapter.py")}
+    allowed = {"rules", "scoring", "report", "glue", "hostile", *(f"scoring/{f}" for f in families)}
+    misplaced = []
+    imports = []
+    for path in sorted(TESTS.rglob("test_*.py")):
+        folder = path.parent.relative_to(TESTS).as_posix()
+        if folder != "." and folder not in allowed:
+            misplaced.append(str(path.relative_to(TESTS)))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            imports += [f"{path.name}: {n}" for n in names if n.split(".")[-1].startswith(("test_", "conftest"))]
+    top = sorted(p.name for p in TESTS.glob("test_*.py"))
+    assert misplaced == [] and imports == []
+    assert top == ["test_docs.py", "test_examples.py", "test_layers.py", "test_schemas.py"]  # the whole project
+    assert {f"scoring/{f}" for f in families} <= {p.parent.relative_to(TESTS).as_posix() for p in TESTS.rglob("test_*")}

@@ -13,12 +13,13 @@ from typing import Any
 
 import jsonschema
 import pytest
+from helpers.paths import REPO
 from pydantic import BaseModel, ValidationError
 
 from pytest_omfc import schemagen
 from pytest_omfc.schemagen import SCHEMA_MODELS
 
-SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
+SCHEMAS = REPO / "schemas"
 
 _IMG = {"ProbeFileID": "OpenMFC2020_0101", "ConfidenceScore": 0.93, "OutputProbeMaskFileName": "mask/a.png"}
 _SPL = {

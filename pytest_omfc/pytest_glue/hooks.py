@@ -18,7 +18,7 @@ module level it imports only pytest, the standard library and light modules
 (editions, findings, the scorer registry's option declarations).  The rules,
 the submission (numpy, pandas, pydantic, Pillow) and the engines are imported
 by :func:`pytest_configure` when ``--omfc-submission`` is given
-(CONTRIBUTING.md, "Keeping the plugin light"; ``tests/test_lazy_imports.py``).
+(CONTRIBUTING.md, "Keeping the plugin light"; ``tests/glue/test_lazy_imports.py``).
 """
 
 from __future__ import annotations

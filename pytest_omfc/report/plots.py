@@ -78,7 +78,7 @@ def probit(p: np.ndarray | Sequence[float] | float) -> np.ndarray:
     half r = min(p, 1 - p) is computed (1 - p is exact for p >= 0.5), so the result is exactly
     antisymmetric, probit(1 - p) == -probit(p), and the upper tail keeps its relative precision.
     Acklam's approximation is refined by one Halley step on Phi(x) - r with Phi(x) = erfc(-x/sqrt 2)/2
-    (math.erfc is accurate in the tail): tests/scoring/test_probit.py checks it against known
+    (math.erfc is accurate in the tail): tests/report/test_plots.py checks it against known
     quantiles to 1e-12 and against scipy where scipy is installed.
     """
     p = np.asarray(p, dtype=float)

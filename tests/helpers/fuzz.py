@@ -1,4 +1,4 @@
-"""Helpers for tests/test_fuzz.py: valid base submissions, a capped pytest runner, the properties.
+"""Helpers for tests/hostile/test_fuzz.py: valid base submissions, a capped pytest runner, the properties.
 
 Starting a Python interpreter with pandas, h5py and the plugin costs about a second, far more
 than validating a tiny submission.  So the fuzz tests run the plugin in one long-lived

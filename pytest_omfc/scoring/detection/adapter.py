@@ -143,7 +143,7 @@ def _json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[st
 
 
 #: detection.METRIC_COLUMNS written out, so that registration imports no numpy
-#: (tests/test_lazy_imports.py checks they agree).
+#: (tests/glue/test_lazy_imports.py checks they agree).
 DETECTION_METRICS: tuple[str, ...] = (
     "TRR",
     "AUC",

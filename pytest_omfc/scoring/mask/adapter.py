@@ -213,7 +213,7 @@ def _mask_json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> di
 
 #: The mask aggregate's numeric keys (mask/run.py): per-mask means, AUC averages and thresholds, bookkeeping;
 #: splice prefixes the per-side ones with p (probe) and d (donor).  Written out, not imported from mask.run
-#: (loaded only when masks are scored); tests/test_gates.py checks them against a mask run's keys.
+#: (loaded only when masks are scored); tests/glue/test_gates.py checks them against a mask run's keys.
 _MASK_SIDE_METRICS = (
     "OptimumThreshold",
     "OptimumNMM",

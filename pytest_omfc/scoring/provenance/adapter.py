@@ -46,7 +46,8 @@ PROVENANCE_TASKS: dict[Task, str] = {
 
 
 GRAPH_METRICS = ("MeanSimNLO", "MeanSimNO", "MeanSimLO", "MeanNodeRecall")
-#: filter_metrics() written out for the registration (no engine import; tests/test_lazy_imports.py checks they agree).
+#: filter_metrics() written out for the registration (no engine import; tests/glue/test_lazy_imports.py
+#: checks they agree).
 FILTER_METRICS = ("NodeRecallAt50", "NodeRecallAt100", "NodeRecallAt200", "NodeRecallAt300")
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from helpers.paths import REPO
 
 from pytest_omfc.api import omfc_score
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = REPO / "examples"
 TEMPORAL = EXAMPLES / "submissions/forgerynet/temporal/p-fnet_1_temporal"
 GT = EXAMPLES / "datasets/ForgeryNet/temporal_gt.json"
 IMAGE = EXAMPLES / "submissions/forgerynet/image-classification/p-fnet_1_image"

@@ -5,12 +5,12 @@ Targets: the temporal result JSON (structure, then text and bytes), the classifi
 (2-way video, 3-way image: cells, rows, columns, bytes), the spatial CSV with its PNG masks
 (cells, mask paths, PNG chunks and bytes) and, in a test of its own, the reference files
 (ground-truth JSON, label CSV), since a portal may be handed a broken reference.  Properties are
-those of tests/test_fuzz.py (exit code 0 or 1, no traceback / INTERNALERROR / MemoryError,
+those of tests/hostile/test_fuzz.py (exit code 0 or 1, no traceback / INTERNALERROR / MemoryError,
 bounded RSS, nothing written into the submission or the dataset) plus: "could not run" never
 appears; it is the plugin's catch-all for an exception in a rule or scorer, i.e. a bug.
 
-The mutation strategies are those of tests/test_fuzz.py (imported; its profiles ``default`` and
-``deep`` apply here too): ``HYPOTHESIS_PROFILE=deep pytest tests/test_fuzz_forgerynet.py -n 2``.
+The mutation strategies are those of tests/hostile/test_fuzz.py (imported; its profiles ``default`` and
+``deep`` apply here too): ``HYPOTHESIS_PROFILE=deep pytest tests/hostile/test_fuzz_forgerynet.py -n 2``.
 """
 
 from __future__ import annotations

@@ -33,12 +33,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from helpers.mask_files import REF, Data, png_header_only
+from helpers.paths import REPO
 
 from pytest_omfc.scoring import executors
 from pytest_omfc.scoring.executors import DASK_INSTALL, Executor, map_ordered
 from pytest_omfc.scoring.merge import ScoringError
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 HAVE_DASK = importlib.util.find_spec("distributed") is not None
 needs_dask = pytest.mark.skipif(not HAVE_DASK, reason=f"dask.distributed is not installed ({DASK_INSTALL})")
 #: address-space cap of a child (and of the cluster processes it starts, which inherit it)

@@ -2,7 +2,7 @@
 
 The dataset is test_scoring_plugin's (detection only: its reference has no
 mask column): AUC = 13/16 = 0.8125, EER = 0.25 over all trials; collection A
-AUC = 3/4 = 0.75, collection B AUC = 1 (see tests/test_fixture.py).
+AUC = 3/4 = 0.75, collection B AUC = 1 (see tests/glue/test_fixture.py).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from helpers.detection import make
+from helpers.paths import REPO
 
 from pytest_omfc.pytest_glue.gates import Gate, parse_gate, resolve
 from pytest_omfc.pytest_glue.scoring import ScoringSettings
@@ -199,12 +200,11 @@ def test_a_metric_of_two_scorers_needs_the_prefix() -> None:
 
 def test_declared_metrics_cover_the_engines_results() -> None:
     """Scorer.metrics (what gates accept up front) names every numeric key the engines write."""
-    from pathlib import Path
 
     from pytest_omfc import omfc_score
     from pytest_omfc.scoring.registry import SCORERS
 
-    ex = Path(__file__).resolve().parents[1] / "examples"
+    ex = REPO / "examples"
     scores = omfc_score(
         submission=ex / "submissions" / "imdl" / "p-baseline_3_imdl",
         index=ex / "datasets" / "OpenMFC2020" / "indexes" / "OpenMFC20_Image-IMDL-index.csv",

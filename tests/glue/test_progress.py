@@ -27,12 +27,13 @@ from typing import Any
 
 import pytest
 from helpers.mask_scoring import REF, SHIFTED, MaskCase
+from helpers.paths import REPO
 
 from pytest_omfc.pytest_glue.progress import MIN_WORK_ENV, ProgressBar, wanted
 from pytest_omfc.scoring.mask.run import score_masks
 from pytest_omfc.scoring.provenance import score_filtering, score_graph_building
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 IMDL = ROOT / "examples" / "submissions" / "imdl" / "p-baseline_3_imdl"
 IMDL_DATASET = ROOT / "examples" / "datasets" / "OpenMFC2020"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

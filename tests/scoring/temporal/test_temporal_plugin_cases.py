@@ -1,5 +1,6 @@
 """Temporal scoring through the plugin: the "done when" cases of issue 11 that the engine tests
-(tests/scoring/test_temporal_engine.py) cover but tests/test_temporal_scoring_plugin.py did not, the
+(tests/scoring/temporal/test_temporal_engine.py) cover but
+tests/scoring/temporal/test_temporal_scoring_plugin.py did not, the
 index file named in a FrameCount reason, and ``--omfc-query "*"`` shared by detection and temporal.
 
 Continuous frame coordinates (METRICS.md 4): the video of FrameCount 100 is [1, 100], length 99;
@@ -169,7 +170,7 @@ def test_select_query_star_keeps_every_trial_once(kind: str) -> None:
 
 def test_query_star_means_all_trials_for_mask_scoring(omfc: Any) -> None:
     """Mask scoring reads "*" alike: 0001 perfect (MCC 1), 0002 shifted by 2 pixels (MCC 5/12, see
-    tests/test_mask_scoring_plugin.py), no kernels: OptimumMCC (1 + 5/12) / 2 with and without "*"."""
+    tests/scoring/mask/test_mask_scoring_plugin.py), no kernels: OptimumMCC (1 + 5/12) / 2 with and without "*"."""
     from helpers.mask_scoring import NOKERN, REF, SHIFTED, MaskCase
 
     case = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})

@@ -13,11 +13,11 @@ import hashlib
 import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers.paths import REPO
 from numpy.typing import NDArray
 from PIL import Image
 
@@ -427,7 +427,7 @@ def test_pixel_and_mask_average_auc() -> None:
 
 # --- conformance with MediScore's per-image checkfiles (METRICS.md 6.2) -------------------------
 
-TS = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "mediscore" / "test_suite" / "maskScorerTests"
+TS = REPO.parent / "shared" / "conformance" / "mediscore" / "test_suite" / "maskScorerTests"
 M16 = "B_NC2016_Unittest_Manipulation_ImgOnly_c-me2_1"
 M17 = "B_NC2017_Unittest_Manipulation_ImgOnly_c-me2_1"
 S17 = "B_NC2017_Unittest_Splice_ImgOnly_p-me_1"

@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import TESTS
 from helpers.runs import run_capped
 
 etree = pytest.importorskip("lxml.etree", reason="lxml validates the XML against the XSDs (pip install lxml)")
 
-HERE = Path(__file__).parent
+HERE = TESTS
 EXAMPLES = HERE.parent / "examples"
 SUB_ID = "p-baseline_3_missing-status-column"
 SUBMISSION = EXAMPLES / "submissions/vmd" / SUB_ID

@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import REPO
 from helpers.runs import run_capped
 
 yaml = pytest.importorskip("yaml", reason="PyYAML parses the recipes (pip install pyyaml)")
 
-REPO = Path(__file__).parent.parent
+
 EXAMPLES = REPO / "examples"
 GITHUB = EXAMPLES / "ci/github-actions.yml"
 GITLAB = EXAMPLES / "ci/gitlab-ci.yml"

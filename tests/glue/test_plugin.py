@@ -312,7 +312,7 @@ def test_nothing_is_written_into_the_submission_or_dataset(omfc, pytester, monke
     rec = pytester.inline_run(
         "--omfc-submission", ".", "--omfc-index", str(case.index), "--rootdir", ".", "-p", "no:benchmark"
     )  # pytest-benchmark (not ours) makes ./.benchmarks
-    assert rec.ret == pytest.ExitCode.USAGE_ERROR  # a rootdir inside the submission (tests/test_security.py)
+    assert rec.ret == pytest.ExitCode.USAGE_ERROR  # a rootdir inside the submission (tests/hostile/test_security.py)
     assert snapshot(case.submission, dataset) == before
 
 

@@ -12,11 +12,11 @@ import json
 import math
 import re
 import xml.etree.ElementTree as ET
-from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers.detection import OUT_HEADER, REF_HEADER, REF_REL, TRIALS, make
+from helpers.paths import REPO
 from helpers.runs import psv
 from PIL import Image
 
@@ -271,7 +271,7 @@ def test_unwritable_metrics_json_fails_the_run(omfc):
 def test_readme_quotes_the_convention_table():
     """The README shows convention_table() verbatim (docgen block), four cells a row (a bare '|' would add cells)."""
     table = convention_table()
-    assert table in (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert table in (REPO / "README.md").read_text(encoding="utf-8")
     assert {len(re.split(r"(?<!\\)\|", line)) for line in table.splitlines()} == {6}
 
 

@@ -12,10 +12,10 @@ crashes the run"):
 * nothing in the submission or the dataset changed;
 * on a small sample, ``-n 2`` gives the same verdicts (JUnit XML) and exit code.
 
-Runs go through one capped runner subprocess (tests/fuzz_support.py), a fraction of a second
+Runs go through one capped runner subprocess (tests/helpers/fuzz.py), a fraction of a second
 each.  Profiles (environment variable ``HYPOTHESIS_PROFILE``): ``default``, few examples,
 derandomised so CI is deterministic; ``deep``, many random examples with hypothesis's example
-database, for hunting: ``HYPOTHESIS_PROFILE=deep pytest tests/test_fuzz.py -n 2``.
+database, for hunting: ``HYPOTHESIS_PROFILE=deep pytest tests/hostile/test_fuzz.py -n 2``.
 """
 
 from __future__ import annotations

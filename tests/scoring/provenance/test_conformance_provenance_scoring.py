@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from helpers.paths import REPO
 
 from pytest_omfc.scoring.provenance import (
     MEDISCORE_ALL_NODE_TYPES,
@@ -21,7 +22,7 @@ from pytest_omfc.scoring.provenance import (
     score_graph_building,
 )
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = REPO
 TS = REPO_ROOT.parent / "shared" / "conformance" / "mediscore" / "test_suite" / "provenanceScorerTests"
 
 pytestmark = pytest.mark.skipif(

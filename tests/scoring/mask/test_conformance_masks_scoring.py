@@ -17,15 +17,15 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+from helpers.paths import REPO
 
 from pytest_omfc.scoring.mask.run import MaskReport, score_masks
 
-TS = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "mediscore" / "test_suite" / "maskScorerTests"
+TS = REPO.parent / "shared" / "conformance" / "mediscore" / "test_suite" / "maskScorerTests"
 CHECK = TS / "compcheckfiles"
 
 M16 = (

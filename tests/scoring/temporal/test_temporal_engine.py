@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.paths import REPO
 
 from pytest_omfc.scoring.merge import ScoringError
 from pytest_omfc.scoring.temporal.engine import (
@@ -293,7 +294,7 @@ print("maxrss_kb", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 def _bounded(body: str, cap: int = 1_500_000_000, timeout: float = 60) -> str:
     """Run ``body`` in a subprocess under RLIMIT_AS ``cap`` and ``timeout``; return its stdout."""
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(REPO)
     code = _RUNNER.format(cap=cap, root=root, body=textwrap.dedent(body))
     done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -12,10 +12,11 @@ import csv
 from pathlib import Path
 
 import pytest
+from helpers.paths import REPO
 
 from pytest_omfc.scoring.temporal.engine import TemporalReport, score_temporal
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = REPO
 TS = REPO_ROOT.parent / "shared" / "conformance" / "mediscore" / "test_suite" / "videoTemporalLocalizationScorerTests"
 CHECK = TS / "checkfiles" / "test_1_0"
 INPUTS = {

@@ -16,8 +16,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from helpers.paths import REPO
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = REPO / "examples"
 VALID = EXAMPLES / "submissions" / "imdl" / "p-baseline_3_imdl"
 INDEX = EXAMPLES / "datasets" / "OpenMFC2020" / "indexes" / "OpenMFC20_Image-IMDL-index.csv"
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
+from helpers.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 SECTION = README.split("## ForgeryNet-style benchmarks", 1)[1].split("\n## ", 1)[0]
 COMMANDS = [ln for ln in SECTION.splitlines() if ln.startswith("pytest --omfc-submission examples/")]

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from helpers.paths import REPO
 
 import pytest_omfc.scoring
 from pytest_omfc.editions import Task
@@ -20,7 +21,7 @@ from pytest_omfc.report.views import summary_rows, view_for
 from pytest_omfc.scoring import errors
 from pytest_omfc.scoring.registry import SCORERS, NotScored, ScoreResult, ScoringInput
 
-CONTRIBUTING = Path(__file__).resolve().parents[1] / "CONTRIBUTING.md"
+CONTRIBUTING = REPO / "CONTRIBUTING.md"
 
 
 def _blocks() -> tuple[dict[str, str], str]:

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import REPO
 
 from pytest_omfc.scoring import score_detection
 from pytest_omfc.scoring.detection.engine import CI_COLUMNS
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = REPO
 TS = REPO_ROOT.parent / "shared" / "conformance" / "mediscore" / "test_suite" / "detectionScorerTests"
 
 pytestmark = pytest.mark.skipif(

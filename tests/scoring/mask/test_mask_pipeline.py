@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from helpers.mask_files import NOKERN, REF, Data, png, png_header_only, write_table
+from helpers.paths import REPO
 from PIL import Image
 
 from pytest_omfc.scoring.mask.run import score_masks
@@ -325,7 +326,7 @@ print(df.loc[df.ProbeFileID == "good", "OptimumMCC"].iloc[0])
     ],
 )
 def test_a_decompression_bomb_is_refused_from_its_header(tmp_path: Path, w: int, h: int, reason: str) -> None:
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(REPO)
     code = textwrap.dedent(BOMB.format(root=root, tmp=str(tmp_path), w=w, h=h))
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=root, check=False
