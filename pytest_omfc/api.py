@@ -34,7 +34,7 @@ from .editions import (
     parse_task,
 )
 from .findings import Unavailable
-from .options import OUTPUT_PATHS, SCORING_OPTIONS
+from .options import OUTPUT_PATHS, SCORING_OPTIONS, exclusive_queries
 from .paths import not_regular
 from .scoring.errors import ScoringError
 from .scoring.families import option
@@ -128,8 +128,8 @@ def _queries(query: Any, query_manipulation: Any, query_partition: Any) -> tuple
     """(query, kind) in order, and the error of a partition query that cannot be expanded (as the plugin's)."""
     q, qm = _as_list(query), _as_list(query_manipulation)
     given = [n for n, v in (("query", q), ("query_manipulation", qm), ("query_partition", query_partition)) if v]
-    if len(given) > 1:
-        raise ValueError(f"{' and '.join(given)} are mutually exclusive (as MediScore's -q, -qm and -qp)")
+    if (why := exclusive_queries(given)) is not None:
+        raise ValueError(why)
     queries = [(x, "q") for x in q] + [(x, "qm") for x in qm]
     if query_partition:
         try:

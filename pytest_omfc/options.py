@@ -30,6 +30,7 @@ __all__ = [
     "SCORING_OPTIONS",
     "Option",
     "bounded",
+    "exclusive_queries",
     "flag",
     "integer",
     "one_of",
@@ -79,6 +80,15 @@ def flag(value: Any) -> bool:
 def one_of(choices: Sequence[str]) -> Callable[[Any], str]:
     """A choice among ``choices``, case and surrounding blanks ignored."""
     return bounded(lambda v: str(v).strip().lower(), lambda v: v in choices, "one of " + ", ".join(choices))
+
+
+def exclusive_queries(given: Sequence[str]) -> str | None:
+    """What is wrong when more than one kind of query is given (their names as the caller spells them:
+    flags, keywords or engine arguments), else None.  One result table per query: MediScore's -q, -qm
+    and -qp exclude each other, and so do ours, on the command line, in ``omfc_score()`` and in the engines."""
+    if len(given) <= 1:
+        return None
+    return f"{' and '.join(given)} are mutually exclusive (as MediScore's -q, -qm and -qp)"
 
 
 def text(value: Any) -> str:

@@ -47,7 +47,7 @@ from typing import Any
 import pytest
 
 from ..editions import Task
-from ..options import OUTPUT_PATHS
+from ..options import OUTPUT_PATHS, exclusive_queries
 from ..paths import resolve_input
 from ..report.views import summary_rows, view_for
 from ..scoring import families as _families  # noqa: F401  (registers every scorer, in order)
@@ -177,8 +177,8 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
         for flag, v in (("--omfc-query", q), ("--omfc-query-manipulation", qm), ("--omfc-query-partition", qp))
         if v
     ]
-    if len(several) > 1:
-        raise usage_error(f"{' and '.join(several)} are mutually exclusive (as MediScore's -q, -qm and -qp)")
+    if (why := exclusive_queries(several)) is not None:
+        raise usage_error(why)
     queries = [(str(x), "q") for x in (q or [])] + [(str(x), "qm") for x in (qm or [])]
     query_error = None
     if qp:

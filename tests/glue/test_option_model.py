@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 
 import pytest
 
 from pytest_omfc import cli
 from pytest_omfc.api import COMMON_KEYS, valid_keywords
-from pytest_omfc.options import CHECK_OPTIONS, CONVENTION_NAMES, SCORING_OPTIONS, Option
+from pytest_omfc.options import CHECK_OPTIONS, CONVENTION_NAMES, SCORING_OPTIONS, Option, exclusive_queries
 from pytest_omfc.scoring.conventions import CONVENTIONS
 from pytest_omfc.scoring.families import every_option, option
 from pytest_omfc.scoring.forgerynet.submission import ForgeryNetSettings
@@ -89,3 +90,20 @@ def test_an_option_is_plain_data() -> None:
     o = Option("--omfc-x", "omfc_x", {"metavar": "PATH", "help": "x"})
     assert o.key == "x" and o.reads_file and not o.repeatable and o.ini_type is None
     assert not option("omfc_html").reads_file and option("omfc_reference").reads_file
+
+
+def test_one_rule_and_one_message_for_two_kinds_of_query(tmp_path: Path) -> None:
+    """MediScore's -q, -qm and -qp exclude each other: the command line, omfc_score() and the engines say so
+    with one sentence (it was written four times, three ways)."""
+    from pytest_omfc.scoring.detection import score_detection
+    from pytest_omfc.scoring.errors import QueryError
+    from pytest_omfc.scoring.mask import score_masks
+
+    assert exclusive_queries(["query"]) is None and exclusive_queries([]) is None
+    expected = "query and query_manipulation are mutually exclusive (as MediScore's -q, -qm and -qp)"
+    assert exclusive_queries(["query", "query_manipulation"]) == expected
+    with pytest.raises(QueryError) as detection:
+        score_detection(None, None, None, query=["a"], query_manipulation=["b"])
+    with pytest.raises(QueryError) as mask:
+        score_masks(None, tmp_path / "ref.csv", None, sys_dir=tmp_path, query=["a"], query_manipulation=["b"])
+    assert str(detection.value) == str(mask.value) == expected

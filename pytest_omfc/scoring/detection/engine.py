@@ -73,6 +73,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...options import exclusive_queries
 from ..conventions import CONVENTION_DIFFERENCES, ConventionDifference, convention_table
 from ..errors import QueryError, SetupError, SubmissionError, Undefined
 from ..merge import (
@@ -456,8 +457,8 @@ def score_detection(
         for n, v in (("query", query), ("query_manipulation", query_manipulation), ("query_partition", query_partition))
         if v is not None
     ]
-    if len(given) > 1:
-        raise QueryError(f"{' and '.join(given)} are mutually exclusive (MediScore -q/-qm/-qp)")
+    if (why := exclusive_queries(given)) is not None:
+        raise QueryError(why)
     trials = merge_trials(index, reference, system, task=task, convention=convention)
     sys_response = "tr" if optout else "all"
     far = DEFAULT_FAR_STOP.get(convention, 0.1) if far_stop is None else float(far_stop)

@@ -19,7 +19,7 @@ from ...editions import Group, Task
 from ...findings import Finding, Report, Severity, plural
 from ...registry import rule
 from ...submission import NotApplicable, Submission
-from .submission import MAX_SEGMENTS, SUM_TOLERANCE, ForgeryNetSubmission, json_path, show_json
+from .submission import SUM_TOLERANCE, TOP_PREDICTIONS, ForgeryNetSubmission, json_path, show_json
 
 __all__: list[str] = []
 
@@ -452,7 +452,7 @@ def fnet_11(sub: Submission) -> Report:
 
 @rule(
     "FNET-12",
-    f"At most {MAX_SEGMENTS} predictions per video (only the top {MAX_SEGMENTS} are scored)",
+    f"At most {TOP_PREDICTIONS} predictions per video (only the top {TOP_PREDICTIONS} are scored)",
     groups=FNET,
     tasks={Task.FTL},
     severity=Severity.WARNING,
@@ -465,20 +465,20 @@ def fnet_12(sub: Submission) -> Report:
     counts = Counter(p.video)
     found = [
         Finding(
-            f"should have at most {MAX_SEGMENTS} predictions (got {n}): only the {MAX_SEGMENTS} highest-scored are "
-            "scored",
+            f"should have at most {TOP_PREDICTIONS} predictions (got {n}): only the {TOP_PREDICTIONS} "
+            "highest-scored are scored",
             file=ctx.json_display,
             key=vid,
             column=json_path(vid),
             value=str(n),
         )
         for vid, n in counts.items()
-        if n > MAX_SEGMENTS
+        if n > TOP_PREDICTIONS
     ]
     return Report(
         found,
-        headline=f"{plural(len(found), 'video')} have more than {MAX_SEGMENTS} predictions; "
-        f"only the top {MAX_SEGMENTS} of each are scored"
+        headline=f"{plural(len(found), 'video')} have more than {TOP_PREDICTIONS} predictions; "
+        f"only the top {TOP_PREDICTIONS} of each are scored"
         if found
         else None,
     )

@@ -27,12 +27,12 @@ from ... import png
 from ...csvio import Limits, Table, limits_for, read_psv
 from ...editions import Edition, Task
 from ...findings import DEFAULT_MAX_FINDINGS, Finding, Severity, Unavailable
+from ...jsonio import JsonProblem, load_json
 from ...paths import resolve_inside
 from ...submission import CheckSettings, Submission
-from .io import json_limit, read_json
 
 __all__ = [
-    "MAX_SEGMENTS",
+    "TOP_PREDICTIONS",
     "SUM_TOLERANCE",
     "ForgeryNetSettings",
     "ForgeryNetSubmission",
@@ -44,9 +44,28 @@ __all__ = [
 ]
 
 #: Only the 10 highest-scored predictions of a video are scored (METRICS.md 5.3).
-MAX_SEGMENTS = 10
+TOP_PREDICTIONS = 10
 #: k-way probabilities must sum to 1 within this (a warning, FNET-06).
 SUM_TOLERANCE = 1e-6
+
+#: JSON files are read by the package's one JSON reader (:func:`pytest_omfc.jsonio.load_json`: bounded, no
+#: FIFO, no duplicated key), with NaN and Infinity kept so that FNET-11 can name the value and its JSON path.
+#: A result file may hold this much per reference video (a prediction is ~60 bytes: 1000 of them), ...
+JSON_BYTES_PER_VIDEO = 64 * 1024
+#: ... plus this margin; without a usable reference (and for the reference itself) the bound is
+#: :data:`NO_REFERENCE_BYTES`.
+JSON_BYTES_MARGIN = 1 << 20
+NO_REFERENCE_BYTES = 256 << 20
+
+
+def json_limit(videos: int | None) -> int:
+    """The largest result file a reference of ``videos`` videos justifies (None: no usable reference)."""
+    return NO_REFERENCE_BYTES if videos is None else JSON_BYTES_PER_VIDEO * videos + JSON_BYTES_MARGIN
+
+
+def _why(exc: JsonProblem) -> str:
+    """A JSON problem as a predicate after the file's name: "does not exist", "must be valid JSON (...)"."""
+    return "does not exist" if exc.missing else exc.why
 
 
 def json_path(video: str, index: int | None = None, key: str | None = None, root: str = "results") -> str:
@@ -308,9 +327,10 @@ class ForgeryNetSubmission(Submission):
 
     def _json_reference(self) -> Reference:
         ref = Reference(display=self.ref_display)
-        doc, why = read_json(self.reference_path)
-        if why is not None:
-            ref.fatal = f"{self.ref_display} {why}"
+        try:
+            doc = load_json(self.reference_path, NO_REFERENCE_BYTES, what="JSON file", allow_nan=True)
+        except JsonProblem as exc:
+            ref.fatal = f"{self.ref_display} {_why(exc)}"
             return ref
         db = doc.get("database") if isinstance(doc, dict) else None
         if not isinstance(db, dict):
@@ -475,9 +495,11 @@ class ForgeryNetSubmission(Submission):
             out.fatal = f"{display} {self.sysout_unsafe}"
             return out
         ref = self.reference
-        doc, why = read_json(path, json_limit(len(ref.ids) if ref.fatal is None else None))
-        if why is not None:
-            out.fatal = f"{display} {why}"
+        try:
+            limit = json_limit(len(ref.ids) if ref.fatal is None else None)
+            doc = load_json(path, limit, what="JSON file", allow_nan=True)
+        except JsonProblem as exc:
+            out.fatal = f"{display} {_why(exc)}"
             return out
         results = doc.get("results") if isinstance(doc, dict) else None
         if not isinstance(results, dict):

@@ -40,6 +40,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from ...options import exclusive_queries
 from ...paths import resolve_inside
 from ...pool import cpu_count
 from ..errors import QueryError, SetupError, SubmissionError
@@ -475,9 +476,13 @@ def score_masks(
         opts = MaskOptions(**{**opts.__dict__, "sbin": None})
     _check_options(opts, task)
     check_dask(dask)
-    kinds = [k for k, v in (("q", query), ("qp", query_partition), ("qm", query_manipulation)) if v]
-    if len(kinds) > 1:
-        raise QueryError(f"query, query_partition and query_manipulation are mutually exclusive (got {kinds})")
+    given = [
+        k
+        for k, v in (("query", query), ("query_manipulation", query_manipulation), ("query_partition", query_partition))
+        if v
+    ]
+    if (why := exclusive_queries(given)) is not None:
+        raise QueryError(why)
     splice = task == "splice"
     key = ["ProbeFileID", "DonorFileID"] if splice else ["ProbeFileID"]
     sides = ("p", "d") if splice else ("",)

@@ -20,6 +20,7 @@ from typing import Any, TypeAlias
 
 import pandas as pd
 
+from pytest_omfc.jsonio import MAX_JSON_BYTES, JsonProblem, load_json
 from pytest_omfc.paths import resolve_inside
 from pytest_omfc.scoring.errors import SetupError
 from pytest_omfc.scoring.merge import as_frame, require
@@ -39,11 +40,6 @@ from pytest_omfc.scoring.provenance.graph import (
     reference_graph,
     restrict_direct,
     system_graph,
-)
-from pytest_omfc.scoring.provenance.jsonio import (
-    MAX_JSON_BYTES,
-    JsonReadError,
-    read_json,
 )
 
 __all__ = [
@@ -236,10 +232,10 @@ class _Journals:
         """The parsed journal, or a reason string; a cyclic journal raises ScoringError."""
         if rel not in self.cache:
             try:
-                doc = read_json(self.ref_dir / rel, self.max_bytes)
+                doc = _read(self.ref_dir / rel, self.max_bytes)
                 self.cache[rel] = parse_journal(doc, rel, check_cycles=self.links, links=self.links)
-            except (JsonReadError, GraphInputError) as exc:
-                self.cache[rel] = f"journal {exc}" if isinstance(exc, JsonReadError) else str(exc)
+            except (JsonProblem, GraphInputError) as exc:
+                self.cache[rel] = f"journal {exc}" if isinstance(exc, JsonProblem) else str(exc)
         return self.cache[rel]
 
 
@@ -261,19 +257,28 @@ def _node_groups(node: pd.DataFrame) -> dict[str, list[NodeRow]]:
     return groups
 
 
-class RejectedByRule(JsonReadError):
+class RejectedByRule(JsonProblem):
     """A PROV rule fails this JSON (the text names it): the trial is not scored, as the rules say."""
+
+
+def _read(path: Path, max_bytes: int) -> Any:
+    """The one JSON reader of the package (:func:`pytest_omfc.jsonio.load_json`, as the PROV rules read), its
+    problem named with the file as the per-trial reasons are: ``<path>: must ... (got ...)``."""
+    try:
+        return load_json(path, max_bytes)
+    except JsonProblem as exc:
+        raise JsonProblem(f"{path}: {exc.why}", exc.missing) from None
 
 
 def _read_system(sys_dir: Path, rel: str, max_bytes: int, rejected: Mapping[str, str] | None = None) -> Any:
     if not rel.strip():
-        raise JsonReadError("ProvenanceOutputFileName is blank (PROV-01)")
+        raise JsonProblem("ProvenanceOutputFileName is blank (PROV-01)")
     path, why = resolve_inside(sys_dir, rel)
     if path is None:
-        raise JsonReadError(f"ProvenanceOutputFileName {why}")
+        raise JsonProblem(f"ProvenanceOutputFileName {why}")
     if rejected and os.path.abspath(path) in rejected:
         raise RejectedByRule(rejected[os.path.abspath(path)])
-    return read_json(path, max_bytes)
+    return _read(path, max_bytes)
 
 
 def _unread(pid: str, out: str, exc: Exception) -> TrialReason:
@@ -400,7 +405,7 @@ def score_graph_building(
             )
         try:
             sg = system_graph(_read_system(sys_dir, out, max_json_bytes, rejected), out)
-        except (JsonReadError, GraphInputError) as exc:
+        except (JsonProblem, GraphInputError) as exc:
             reasons.append(_unread(pid, out, exc))
             continue
         rg = reference_graph(journal, present, t.ProvenanceProbeFileName, direct, convention)
@@ -592,7 +597,7 @@ def score_filtering(
         exclude = {t.ProvenanceProbeFileName} if plan else set()
         try:
             files, scores, conf = _sys_nodes(_read_system(sys_dir, out, max_json_bytes, rejected), out)
-        except (JsonReadError, GraphInputError) as exc:
+        except (JsonProblem, GraphInputError) as exc:
             reasons.append(_unread(pid, out, exc))
             continue
         if not files:

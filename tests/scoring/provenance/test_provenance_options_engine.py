@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_omfc.jsonio import JsonProblem, load_json
 from pytest_omfc.scoring.provenance import (
     filter_trial,
     score_filtering,
@@ -27,7 +28,6 @@ from pytest_omfc.scoring.provenance.graph import (
     _has_cycle,
     _reduce,
 )
-from pytest_omfc.scoring.provenance.jsonio import JsonReadError, read_json
 
 
 def _random_dag(rng: random.Random) -> tuple[frozenset[tuple[str, str]], dict[str, str]]:
@@ -160,5 +160,5 @@ def test_huge_numbers_are_reasons_not_tracebacks(tmp_path: Path, score: str, fir
     [reason] = [r for r in res.reasons if not r.scored]
     assert first in reason.reason, reason.reason
     if len(score) > 4300:
-        with pytest.raises(JsonReadError):
-            read_json(tmp_path / "s.json")
+        with pytest.raises(JsonProblem):
+            load_json(tmp_path / "s.json")
