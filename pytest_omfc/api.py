@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from .editions import (
-    FNET_CLASSES,
-    FNET_TASKS,
+    FORGERYNET_CLASSES,
+    FORGERYNET_TASKS,
     Edition,
     EditionTaskError,
     infer_from_index_name,
@@ -239,12 +239,12 @@ def _forgerynet_score(
         tk = parse_task(task) if task else None
     except EditionTaskError as exc:
         raise ValueError(str(exc)) from None
-    if tk not in FNET_TASKS:
+    if tk not in FORGERYNET_TASKS:
         raise ValueError(
-            f"task: must be one of {', '.join(sorted(t.value for t in FNET_TASKS))} for ForgeryNet (got {task!r})"
+            f"task: must be one of {', '.join(sorted(t.value for t in FORGERYNET_TASKS))} for ForgeryNet (got {task!r})"
         )
     classes = options.pop("classes", options.pop("omfc_classes", 2))
-    allowed = FNET_CLASSES.get(tk, (2,))
+    allowed = FORGERYNET_CLASSES.get(tk, (2,))
     if classes not in allowed:
         raise ValueError(f"classes: must be one of {', '.join(map(str, allowed))} for {tk.value} (got {classes!r})")
     jobs = _jobs(jobs)

@@ -17,8 +17,8 @@ __all__ = [
     "Group",
     "Task",
     "TASK_IDS",
-    "FNET_CLASSES",
-    "FNET_TASKS",
+    "FORGERYNET_CLASSES",
+    "FORGERYNET_TASKS",
     "NIST_GROUPS",
     "NIST_TASKS",
     "EditionTaskError",
@@ -86,10 +86,10 @@ class Task(str, enum.Enum):
 
 #: The NIST edition groups and tasks (a rule's default scope: "all" in the README means these).
 NIST_GROUPS: frozenset[Group] = frozenset(g for g in Group if g is not Group.FNET)
-FNET_TASKS: frozenset[Task] = frozenset({Task.FIC, Task.FSL, Task.FVC, Task.FTL})
+FORGERYNET_TASKS: frozenset[Task] = frozenset({Task.FIC, Task.FSL, Task.FVC, Task.FTL})
 #: ``--omfc-classes`` per classification task (METRICS.md 5.1: 16-way images, 9-way videos); 2 is the default.
-FNET_CLASSES: dict[Task, tuple[int, ...]] = {Task.FIC: (2, 3, 16), Task.FVC: (2, 3, 9)}
-NIST_TASKS: frozenset[Task] = frozenset(t for t in Task if t not in FNET_TASKS)
+FORGERYNET_CLASSES: dict[Task, tuple[int, ...]] = {Task.FIC: (2, 3, 16), Task.FVC: (2, 3, 9)}
+NIST_TASKS: frozenset[Task] = frozenset(t for t in Task if t not in FORGERYNET_TASKS)
 
 
 #: TaskIDs accepted on the command line and in index names (lower case).

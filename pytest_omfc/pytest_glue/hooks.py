@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from ..editions import (
-    FNET_CLASSES,
-    FNET_TASKS,
+    FORGERYNET_CLASSES,
+    FORGERYNET_TASKS,
     Edition,
     EditionTaskError,
     Task,
@@ -111,9 +111,9 @@ def resolve_settings(config: pytest.Config) -> CheckSettings | None:
     dataset = _path(config, "omfc_dataset")
     if dataset is not None and not dataset.is_dir():
         raise UsageProblem(f"--omfc-dataset: no such directory: {dataset}")
-    if edition is Edition.ForgeryNet or (edition is None and task in FNET_TASKS):
+    if edition is Edition.ForgeryNet or (edition is None and task in FORGERYNET_TASKS):
         return _forgerynet_settings(config, sub, task, dataset)
-    if task in FNET_TASKS:
+    if task in FORGERYNET_TASKS:
         raise UsageProblem(f"--omfc-task: task {task.value} is a ForgeryNet task; add --omfc-edition ForgeryNet")
     if index is None:
         if dataset is None:
@@ -153,10 +153,10 @@ def _forgerynet_settings(
     config: pytest.Config, sub: Path, task: Task | None, dataset: Path | None
 ) -> ForgeryNetSettings:
     """ForgeryNet: no index, the reference lists the IDs; ``--omfc-reference`` is needed to validate."""
-    names = ", ".join(t.value for t in sorted(FNET_TASKS, key=list(Task).index))
+    names = ", ".join(t.value for t in sorted(FORGERYNET_TASKS, key=list(Task).index))
     if task is None:
         raise UsageProblem(f"--omfc-task: give the ForgeryNet task: {names}")
-    if task not in FNET_TASKS:
+    if task not in FORGERYNET_TASKS:
         raise UsageProblem(f"--omfc-task: task {task.value} is not offered in ForgeryNet (must be one of {names})")
     if _option(config, "omfc_index")[0] is not None:
         raise UsageProblem("--omfc-index: ForgeryNet takes no index (the reference lists the IDs); drop it")
@@ -173,7 +173,7 @@ def _forgerynet_settings(
     classes_text, _ = _option(config, "omfc_classes")
     classes = 2
     if classes_text is not None:
-        allowed = FNET_CLASSES.get(task)
+        allowed = FORGERYNET_CLASSES.get(task)
         if allowed is None:
             raise UsageProblem(
                 f"--omfc-classes: only for image-classification and video-classification (got task {task.value})"

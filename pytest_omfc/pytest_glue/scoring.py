@@ -118,7 +118,7 @@ class ScoringSettings:
         out: dict[str, Any] = {}
         common = self.common()
         for name in self.scorers or tuple(SCORERS)[:1]:
-            out.update(SCORERS[name].json_options(self.options_for(name), common))
+            out.update(view_for(name, SCORERS[name].metrics).json_options(self.options_for(name), common))
         out.update(
             {
                 "optout": self.optout,

@@ -191,7 +191,6 @@ class Scorer:
     * ``switch_columns``: reference columns of which one must be present (empty: always on);
     * ``run(inp) -> [outcome per position]``: raises nothing on bad input (the pytest layer still
       turns an unexpected exception into failed items, never an INTERNALERROR);
-    * ``json_options(opts, common)``: the scorer's part of the metrics JSON ``options``;
     * ``null_keys``: the entry keys a not-scored result carries as null (beside ``skipped``);
     * ``metrics``: the names of its numeric results (the metrics JSON's ``metrics`` keys), known before
       scoring so that ``--omfc-require`` can refuse an unknown name up front (exit 4) and list the valid ones.
@@ -204,7 +203,6 @@ class Scorer:
     run: Callable[[ScoringInput], Sequence[Outcome]]
     switch_columns: tuple[str, ...] = ()
     options: tuple[Option, ...] = ()
-    json_options: Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]] = lambda opts, common: {}
     null_keys: tuple[str, ...] = ("metrics",)  # entry keys set to null when a result is not scored
     metrics: tuple[str, ...] = ()  # the metric names of its results (metrics-JSON keys), for gates and the fixture
     progress_unit: str = "steps"

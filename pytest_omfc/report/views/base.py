@@ -59,7 +59,8 @@ class View:
     * ``footer(opts, common)``: the line under the table (None: none);
     * ``finish(entries, opts, title)``: extra outputs written once by the controller, returning
       ``(written, errors)`` texts (``opts`` then also holds the common ``plots``/``per_probe_csv`` paths);
-    * ``html``: the HTML report's extra sections.
+    * ``html``: the HTML report's extra sections;
+    * ``json_options(opts, common)``: the scorer's part of the metrics JSON's ``options`` (what was in effect).
     """
 
     columns: Callable[[Options], list[str]]
@@ -68,6 +69,7 @@ class View:
     footer: Callable[[Options, Options], str | None] = lambda opts, common: None
     finish: Callable[[list[dict[str, Any]], Options, str], tuple[list[str], list[str]]] | None = None
     html: HtmlSection | None = None
+    json_options: Callable[[Options, Options], dict[str, Any]] = lambda opts, common: {}
 
 
 def generic_view(metrics: Sequence[str], shown: int = 6) -> View:

@@ -77,4 +77,22 @@ def detection_plots(data: ReportData, entries: list[dict[str, Any]], ctx: ViewCo
     ]
 
 
-DETECTION = View(columns=_columns, row=_row, header=_header, footer=_footer, finish=_finish, html=detection_plots)
+def _json_options(opts: Options, common: Options) -> dict[str, Any]:
+    return {
+        "far_stop": far_stop(opts, str(common.get("convention", "mediscore"))),
+        "ci": bool(opts.get("ci")),
+        "ci_level": opts.get("ci_level", 0.9),
+        "ci_iterations": opts.get("ci_iterations", 500),
+        "seed": opts.get("seed", 77),
+    }
+
+
+DETECTION = View(
+    json_options=_json_options,
+    columns=_columns,
+    row=_row,
+    header=_header,
+    footer=_footer,
+    finish=_finish,
+    html=detection_plots,
+)

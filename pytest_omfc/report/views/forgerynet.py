@@ -60,7 +60,12 @@ def _temporal_row(entry: dict[str, Any], opts: Options) -> list[str]:
     ]
 
 
-CLASSIFICATION = View(columns=_classification_columns, row=_classification_row, footer=_classification_footer)
+CLASSIFICATION = View(
+    json_options=lambda opts, common: {"forgerynet": {"threshold": opts.get("threshold", 0.5)}},
+    columns=_classification_columns,
+    row=_classification_row,
+    footer=_classification_footer,
+)
 SPATIAL = View(
     columns=_spatial_columns,
     row=_spatial_row,

@@ -118,7 +118,12 @@ def mask_thumbnails(data: ReportData, entries: list[dict[str, Any]], ctx: ViewCo
     )
 
 
+def _json_options(opts: Options, common: Options) -> dict[str, Any]:
+    return {"mask": {k: opts.get(k) for k in ("kernel", "eks", "dks", "ntdks", "sbin", "nspx", "pppns", "jpeg2000")}}
+
+
 MASK = View(
+    json_options=_json_options,
     columns=_mask_columns,
     row=_mask_row,
     header=_mask_header,

@@ -49,4 +49,17 @@ def _footer(opts: Options, common: Options) -> str:
     )
 
 
-PROVENANCE = View(columns=_columns, row=_row, header=_header, footer=_footer)
+def _json_options(opts: Options, common: Options) -> dict[str, Any]:
+    return {
+        "provenance": {
+            "direct": bool(opts.get("direct")),
+            "undirected": bool(opts.get("undirected")),
+            "node_types": list(opts.get("node_types") or ("all",)),
+            "mappings": bool(opts.get("mappings")),
+            "node": None if opts.get("node") is None else str(opts["node"]),
+            "world": None if opts.get("world") is None else str(opts["world"]),
+        }
+    }
+
+
+PROVENANCE = View(json_options=_json_options, columns=_columns, row=_row, header=_header, footer=_footer)

@@ -37,4 +37,13 @@ def _row(entry: dict[str, Any], opts: Options) -> list[str]:
     ]
 
 
-TEMPORAL = View(columns=_columns, row=_row, header=_header, footer=_footer)
+def _json_options(opts: Options, common: Options) -> dict[str, Any]:
+    return {
+        "temporal": {
+            k: opts.get(k)
+            for k in ("collar", "no_video_optout", "no_optout_filter", "journal_mask", "probe_journal_join")
+        }
+    }
+
+
+TEMPORAL = View(json_options=_json_options, columns=_columns, row=_row, header=_header, footer=_footer)

@@ -4,13 +4,12 @@ per query position, and its registration.  Light at import (the engine is import
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...editions import Task
 from ...findings import Unavailable
 from ..registry import NotScored, Outcome, Scorer, ScoreResult, ScoringInput, common_errors, not_scored, register
-from .options import DETECTION_OPTIONS, far_stop
+from .options import DETECTION_OPTIONS
 
 if TYPE_CHECKING:  # annotations only; the adapter imports the engine when it runs
     import pandas as pd
@@ -132,16 +131,6 @@ def run_detection(inp: ScoringInput) -> list[Outcome]:
     return out
 
 
-def _json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "far_stop": far_stop(opts, str(common.get("convention", "mediscore"))),
-        "ci": bool(opts.get("ci")),
-        "ci_level": opts.get("ci_level", 0.9),
-        "ci_iterations": opts.get("ci_iterations", 500),
-        "seed": opts.get("seed", 77),
-    }
-
-
 #: detection.METRIC_COLUMNS written out, so that registration imports no numpy
 #: (tests/glue/test_lazy_imports.py checks they agree).
 DETECTION_METRICS: tuple[str, ...] = (
@@ -168,7 +157,6 @@ DETECTION = register(
         tasks=DETECTION_TASKS,
         run=run_detection,
         options=DETECTION_OPTIONS,
-        json_options=_json_options,
         null_keys=("metrics", "counts", "roc"),
         metrics=DETECTION_METRICS,
     )

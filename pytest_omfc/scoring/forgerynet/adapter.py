@@ -130,7 +130,6 @@ CLASSIFICATION = register(
         tasks={Task.FIC: "image-classification", Task.FVC: "video-classification"},
         run=run_classification,
         options=(THRESHOLD,),
-        json_options=lambda opts, common: {"forgerynet": {"threshold": opts.get("threshold", 0.5)}},
         null_keys=("metrics", "per_class", "counts", "notes"),
         metrics=_CLASS_METRICS,
     )

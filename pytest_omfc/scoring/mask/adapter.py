@@ -4,7 +4,7 @@ query position, and its registration.  Light at import (the engine is imported w
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...editions import Task
@@ -207,10 +207,6 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
     return out
 
 
-def _mask_json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:
-    return {"mask": {k: opts.get(k) for k in ("kernel", "eks", "dks", "ntdks", "sbin", "nspx", "pppns", "jpeg2000")}}
-
-
 #: The mask aggregate's numeric keys (mask/run.py): per-mask means, AUC averages and thresholds, bookkeeping;
 #: splice prefixes the per-side ones with p (probe) and d (donor).  Written out, not imported from mask.run
 #: (loaded only when masks are scored); tests/glue/test_gates.py checks them against a mask run's keys.
@@ -262,7 +258,6 @@ MASK = register(
         run=run_masks,
         switch_columns=MASK_REFERENCE_COLUMNS,
         options=MASK_OPTIONS,
-        json_options=_mask_json_options,
         null_keys=("metrics", "stddev", "per_probe"),
         metrics=MASK_METRICS,
         progress_unit="masks",

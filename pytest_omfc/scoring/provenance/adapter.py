@@ -333,19 +333,6 @@ def _filtering_result(res: Any, types: Sequence[str], opts: Mapping[str, Any]) -
     return ScoreResult({"entries": entries}, props + _warnings(res.reasons), _failure(res.reasons), tally)
 
 
-def _json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "provenance": {
-            "direct": bool(opts.get("direct")),
-            "undirected": bool(opts.get("undirected")),
-            "node_types": list(opts.get("node_types") or ("all",)),
-            "mappings": bool(opts.get("mappings")),
-            "node": None if opts.get("node") is None else str(opts["node"]),
-            "world": None if opts.get("world") is None else str(opts["world"]),
-        }
-    }
-
-
 PROVENANCE = register(
     Scorer(
         name="provenance",
@@ -354,7 +341,6 @@ PROVENANCE = register(
         run=run_provenance,
         switch_columns=("JournalFileName",),
         options=PROVENANCE_OPTIONS,
-        json_options=_json_options,
         null_keys=("metrics", "per_trial"),
         metrics=(*GRAPH_METRICS, *FILTER_METRICS),  # graph building (PG) and filtering (PF) respectively
         progress_unit="trials",

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -186,15 +185,6 @@ def run_temporal(inp: ScoringInput) -> list[Outcome]:
     return out
 
 
-def _json_options(opts: Mapping[str, Any], common: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "temporal": {
-            k: opts.get(k)
-            for k in ("collar", "no_video_optout", "no_optout_filter", "journal_mask", "probe_journal_join")
-        }
-    }
-
-
 TEMPORAL = register(
     Scorer(
         name="temporal",
@@ -202,7 +192,6 @@ TEMPORAL = register(
         tasks=TEMPORAL_TASKS,
         run=run_temporal,
         options=TEMPORAL_OPTIONS,
-        json_options=_json_options,
         null_keys=("metrics", "counts", "per_trial"),
         metrics=("MCC",),
     )
