@@ -24,6 +24,7 @@ from typing import Any, Literal
 from .findings import DEFAULT_MAX_FINDINGS, KEEP_FINDINGS
 
 __all__ = [
+    "ARCHIVE_OPTIONS",
     "CHECK_OPTIONS",
     "CONVENTION_NAMES",
     "OUTPUT_PATHS",
@@ -164,8 +165,8 @@ def _classes(value: Any) -> int:
     return int(str(value).strip())
 
 
-#: What is checked and how.
-CHECK_OPTIONS: tuple[Option, ...] = (
+#: What is checked and how (the archive limits follow, :data:`ARCHIVE_OPTIONS`).
+_CHECK_OPTIONS: tuple[Option, ...] = (
     Option(
         "--omfc-submission",
         "omfc_submission",
@@ -291,6 +292,38 @@ CHECK_OPTIONS: tuple[Option, ...] = (
 #: ``--omfc-convention`` choices (:data:`pytest_omfc.scoring.conventions.CONVENTIONS` has their differences;
 #: a test checks they agree).
 CONVENTION_NAMES = ("mediscore", "plan")
+
+#: Limits of an uploaded archive (ARC-06), as check options.
+ARCHIVE_OPTIONS: tuple[Option, ...] = (
+    Option(
+        "--omfc-archive-max-entries",
+        "omfc_archive_max_entries",
+        {"metavar": "N", "help": "members an archive may hold, 1 to 10000000 (default 200000)"},
+        default=200_000,
+        parse=bounded(integer, lambda v: 1 <= v <= 10_000_000, "an integer from 1 to 10000000"),
+    ),
+    Option(
+        "--omfc-archive-max-bytes",
+        "omfc_archive_max_bytes",
+        {"metavar": "BYTES", "help": "bytes an archive may unpack to, 1 MiB to 1 TiB (default 16 GiB = 17179869184)"},
+        default=16 << 30,
+        parse=bounded(integer, lambda v: 1 << 20 <= v <= 1 << 40, f"an integer from {1 << 20} to {1 << 40}"),
+    ),
+    Option(
+        "--omfc-archive-max-ratio",
+        "omfc_archive_max_ratio",
+        {
+            "metavar": "R",
+            "help": "times an archive may expand (unpacked bytes per archive byte, judged past 64 MiB), 1 to 100000 "
+            "(default 200)",
+        },
+        default=200.0,
+        parse=bounded(float, lambda v: 1.0 <= v <= 100_000.0, "a number from 1 to 100000"),
+    ),
+)
+
+#: What is checked and how, the archive limits included.
+CHECK_OPTIONS: tuple[Option, ...] = (*_CHECK_OPTIONS, *ARCHIVE_OPTIONS)
 
 #: The scoring set-up shared by every scorer.  ``--omfc-score``'s choices are the registered scorers (filled
 #: in by :func:`pytest_omfc.scoring.families.every_option`).

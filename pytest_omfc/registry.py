@@ -50,6 +50,7 @@ class Rule:
     severity_by_group: dict[Group, Severity] = field(default_factory=dict)
     sliced: bool = False  # one item per slice of rows (Part passed to check)
     not_checked: str | None = None  # why there is no check (tool options, protocol)
+    archive_only: bool = False  # checks the uploaded archive: collected only when the submission is one
 
     @property
     def family(self) -> str:
@@ -84,6 +85,7 @@ def rule(
     requires: Iterable[str] = (),
     severity_by_group: dict[Group, Severity] | None = None,
     sliced: bool = False,
+    archive_only: bool = False,
 ) -> Callable[[CheckFn], CheckFn]:
     """Register ``fn`` as the check of ``rule_id``.
 
@@ -103,6 +105,7 @@ def rule(
                 requires=tuple(requires),
                 severity_by_group=dict(severity_by_group or {}),
                 sliced=sliced,
+                archive_only=archive_only,
             )
         )
         return fn
@@ -132,6 +135,7 @@ def not_checked(
     )
 
 
-def rules_for(group: Group, task: Task) -> list[Rule]:
-    """Applicable rules, in a stable order (xdist needs the same collection on every worker)."""
-    return [r for r in REGISTRY.values() if r.applies(group, task)]
+def rules_for(group: Group, task: Task, archive: bool = False) -> list[Rule]:
+    """Applicable rules, in a stable order (xdist needs the same collection on every worker); the archive
+    rules only for a submission that came as an archive."""
+    return [r for r in REGISTRY.values() if r.applies(group, task) and (archive or not r.archive_only)]

@@ -20,6 +20,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 import pandas as pd
 
+from .archive import ArchiveReport
 from .csvio import Limits, ParseResult, Table, limits_for, read_psv
 from .editions import Edition, Group, Task
 from .findings import (
@@ -88,6 +89,7 @@ class CheckSettings:
     max_findings: int = DEFAULT_MAX_FINDINGS  # --omfc-max-findings
     slices: int = 4  # --omfc-slices: items per file-heavy rule
     jobs: int = 0  # --omfc-jobs: processes within one item (0: one per CPU)
+    archive: ArchiveReport | None = None  # the archive the submission came in (ARC rules), unpacked privately
 
     @property
     def listing(self) -> tuple[str, Path]:
@@ -180,11 +182,14 @@ class Submission:
         return key_columns(self.task)
 
     def display(self, path: Path) -> str:
-        """A path as shown in findings: relative to the submission's parent, else as given."""
+        """A path as shown in findings: relative to the submission's parent, else as given; for an uploaded
+        archive, the member (``x.tar:x/mask/a.png``)."""
         try:
-            return str(path.relative_to(self.dir.parent))
+            rel = str(path.relative_to(self.dir.parent))
         except ValueError:
             return str(path)
+        archive = self.settings.archive
+        return rel if archive is None else f"{archive.archive}:{rel}"
 
     # ------------------------------------------------------------------ files
 

@@ -127,7 +127,7 @@ class OmfcSession:
         from ..registry import REGISTRY, Part, rules_for
 
         sub = submission_for(self._config)
-        rules = rules_for(sub.group, sub.task)
+        rules = rules_for(sub.group, sub.task, archive=sub.settings.archive is not None)
         if rule_id is not None:
             if rule_id not in REGISTRY:
                 raise KeyError(f"unknown rule {rule_id!r}; applicable rules: {', '.join(r.id for r in rules)}")

@@ -23,12 +23,14 @@ by :func:`pytest_configure` when ``--omfc-submission`` is given
 
 from __future__ import annotations
 
+import atexit
 import hashlib
+import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -54,6 +56,7 @@ from .state import (
 )
 
 if TYPE_CHECKING:  # imported when a submission is checked (see the module docstring)
+    from ..archive import ArchiveReport
     from ..scoring.forgerynet.submission import ForgeryNetSettings
     from ..submission import CheckSettings
 
@@ -91,7 +94,11 @@ def resolve_settings(config: pytest.Config) -> CheckSettings | None:
     from ..submission import Settings
 
     csv: Path | None
-    if sub.is_file():
+    archive = _unpacked(config, sub)
+    if archive is not None:
+        sub_dir, csv = _archived_submission(archive), None
+        csv = _find_csv(sub_dir)
+    elif sub.is_file():
         sub_dir, csv = sub.parent, sub
     else:
         sub_dir, csv = sub, _find_csv(sub)
@@ -146,7 +153,77 @@ def resolve_settings(config: pytest.Config) -> CheckSettings | None:
         jobs=resolved(config, "omfc_jobs"),
         allow_touching_segments=resolved(config, "omfc_allow_touching_segments"),
         ignore_overlap=resolved(config, "omfc_ignore_overlap"),
+        archive=archive,
     )
+
+
+#: The archive report a controller hands to its xdist workers (they never unpack again).
+ARCHIVE_INPUT = "omfc_archive"
+
+
+def _is_archive(path: Path) -> bool:
+    from ..archive import kind_of
+
+    return path.is_file() and kind_of(path) is not None
+
+
+def _unpacked(config: pytest.Config, sub: Path) -> ArchiveReport | None:
+    """An uploaded archive (ARC rules): unpacked once, by the controller (or the only process), member by
+    member into a private directory removed when the session ends; xdist workers read the controller's
+    report.  None for a directory or a system output file."""
+    from ..archive import ArchiveLimits, ArchiveReport, private_dir, remove, unpack
+
+    if not _is_archive(sub):
+        return None
+    worker = getattr(config, "workerinput", None)
+    if worker is not None and ARCHIVE_INPUT in worker:
+        return ArchiveReport.from_dict(json.loads(worker[ARCHIVE_INPUT]))
+    dest = private_dir()
+    config.add_cleanup(lambda: remove(dest))
+    atexit.register(remove, dest)  # also when pytest never reaches its cleanup
+    limits = ArchiveLimits(
+        entries=resolved(config, "omfc_archive_max_entries"),
+        total_bytes=resolved(config, "omfc_archive_max_bytes"),
+        ratio=resolved(config, "omfc_archive_max_ratio"),
+    )
+    report = unpack(sub, dest, limits)
+    config.pluginmanager.register(_ArchiveToWorkers(report), "omfc-archive-to-workers")
+    return report
+
+
+class _ArchiveToWorkers:
+    """Hands the controller's archive report to every xdist worker (an optional hook: xdist may be absent)."""
+
+    def __init__(self, report: ArchiveReport) -> None:
+        self.text = json.dumps(report.as_dict())
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[ARCHIVE_INPUT] = self.text
+
+
+def _archived_submission(report: ArchiveReport) -> Path:
+    """The submission folder inside the private directory: the archive's one top folder; when the members
+    were packed without one (from inside the folder), a folder named after the archive gathers them (ARC-02
+    says so)."""
+    root = Path(report.root)
+    dirs = [t for t in report.tops if (root / t).is_dir()]
+    if len(report.tops) == 1 and dirs:
+        folder = root / dirs[0]
+        while True:  # a prefix (home/user/<SubID>/): the first folder that holds more than one folder
+            inside = list(folder.iterdir())
+            if len(inside) != 1 or not inside[0].is_dir():
+                return folder
+            folder = inside[0]
+    name = Path(report.archive).name
+    for suffix in (".tgz", ".tbz2", ".txz", ".gz", ".bz2", ".xz", ".tar"):
+        name = name.removesuffix(suffix)
+    folder = root / (name or "submission")
+    folder.mkdir(exist_ok=True)
+    for top in report.tops:
+        if top != folder.name and (root / top).exists():
+            (root / top).rename(folder / top)
+    return folder
 
 
 def _forgerynet_settings(
@@ -275,7 +352,7 @@ def _guarded(config: pytest.Config) -> list[tuple[str, Path, bool]]:
     out: list[tuple[str, Path, bool]] = []
     try:
         sub = _path(config, "omfc_submission")
-        if sub is not None:
+        if sub is not None and not _is_archive(sub):  # an archive's folder is the uploader's, not the submission
             out.append(("submission", sub.parent if sub.is_file() else sub, True))
         dataset = _path(config, "omfc_dataset")
         index = _path(config, "omfc_index")

@@ -33,7 +33,7 @@ class SubmissionDir(FSCollector):
         settings = self.config.stash[SETTINGS_KEY]
         assert settings is not None
         slices = settings.slices
-        for rule in rules_for(settings.edition.group, settings.task):
+        for rule in rules_for(settings.edition.group, settings.task, archive=settings.archive is not None):
             parts: list[Part | None] = [Part(i, slices) for i in range(slices)] if rule.sliced else [None]
             for part in parts:
                 name = f"{settings.submission.name}::{rule.id}" + (f"[{part}]" if part else "")

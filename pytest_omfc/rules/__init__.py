@@ -6,6 +6,7 @@ rule table), so it follows RULES.md section 2.
 
 from __future__ import annotations
 
+from . import arc  # noqa: F401  ARC: the uploaded archive (archives only)
 from . import sub  # noqa: F401  SUB: submission identifier
 from . import pkg  # noqa: F401  PKG: directory layout
 from . import desc  # noqa: F401  DESC: system description

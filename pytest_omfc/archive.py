@@ -1,0 +1,332 @@
+"""Reading an uploaded submission archive safely: recognised by content, unpacked member by member into one
+private directory, never where the archive says.
+
+Participants upload an archive, not a directory: OpenMFC's plan says ``tar cvf <SubID>.tar <SubID>``, NC2017's
+``tar -cvf - ./<TEAM>_<YEAR>_<DATA>_<SUBNUM> | gzip > <TEAM>_<YEAR>_<DATA>_<SUBNUM>.tgz``.  :func:`unpack`
+streams a tar (plain, gzip, bzip2 or xz: told by the first bytes, not the file name) once, and for each
+member decides before writing a byte:
+
+* **unsafe** (ARC-03): an absolute name, a ``..`` component, a name that is not UTF-8 or too long for a
+  file system, a symbolic or hard link, a device, a FIFO or any other special member: named, never followed,
+  never unpacked;
+* **repeated** (ARC-04): a name given twice, or two names that are one file on a case-insensitive file
+  system (macOS, Windows): the later one is not unpacked;
+* **junk** (ARC-05, a warning): ``__MACOSX/``, ``._*``, ``.DS_Store``, ``Thumbs.db``: not unpacked;
+* **nested** (ARC-07): a member whose content is itself an archive (tar, gzip, bzip2, xz, zip): not unpacked.
+
+The rest is written below the private directory through :func:`tarfile.data_filter` as a second guard.
+Limits are enforced while streaming (ARC-06): the number of members, the total unpacked size and the
+expansion ratio (unpacked bytes per archive byte); reaching one stops the unpacking with a finding that
+names it.  Memory stays at one read buffer whatever the archive holds; time is bounded by the archive's
+size and the limits.  An archive that cannot be read (a zip, a truncated gzip, a corrupt header) is ARC-01.
+No pytest import; nothing here raises on bad input.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tarfile
+import tempfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import IO, Any
+
+__all__ = [
+    "ArchiveLimits",
+    "ArchiveProblem",
+    "ArchiveReport",
+    "DEFAULT_LIMITS",
+    "kind_of",
+    "private_dir",
+    "remove",
+    "unpack",
+]
+
+#: First bytes of the formats a submission may arrive in ("tar" sits at offset 257).
+_MAGIC = (
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"PK\x03\x04", "zip"),
+    (b"PK\x05\x06", "zip"),
+)
+_CHUNK = 1 << 20
+#: A name component longer than this (bytes) cannot be created on common file systems.
+MAX_COMPONENT = 255
+MAX_NAME = 4096
+#: The expansion ratio is judged only past this many unpacked bytes (a small archive of text may compress 100x).
+RATIO_FLOOR = 64 << 20
+JUNK_NAMES = (".DS_Store", "Thumbs.db", "desktop.ini")
+
+
+@dataclass(frozen=True)
+class ArchiveLimits:
+    """What one archive may hold (``--omfc-archive-max-*``)."""
+
+    entries: int = 200_000  # a 16,000-probe submission with masks has about 16,000 members
+    total_bytes: int = 16 << 30  # 16 GiB unpacked
+    ratio: float = 200.0  # unpacked bytes per archive byte (PNG masks barely compress: about 1)
+
+
+DEFAULT_LIMITS = ArchiveLimits()
+
+
+@dataclass(frozen=True)
+class ArchiveProblem:
+    """One finding of the archive rules: its rule, the member it names ("" for the archive) and the message."""
+
+    rule: str
+    member: str
+    message: str
+    warning: bool = False
+
+
+@dataclass(frozen=True)
+class ArchiveReport:
+    """What unpacking found (plain data: it crosses to xdist workers as JSON)."""
+
+    archive: str  # the archive's file name, as findings show it
+    kind: str  # tar, tar.gz, tar.bz2, tar.xz (or zip, unread)
+    root: str  # the private directory the members went to (empty when none was unpacked)
+    members: int = 0
+    unpacked_bytes: int = 0
+    tops: tuple[str, ...] = ()  # the first name components of the unpacked members, in order
+    problems: tuple[ArchiveProblem, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "archive": self.archive,
+            "kind": self.kind,
+            "root": self.root,
+            "members": self.members,
+            "unpacked_bytes": self.unpacked_bytes,
+            "tops": list(self.tops),
+            "problems": [[p.rule, p.member, p.message, p.warning] for p in self.problems],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ArchiveReport:
+        return cls(
+            archive=d["archive"],
+            kind=d["kind"],
+            root=d["root"],
+            members=d["members"],
+            unpacked_bytes=d["unpacked_bytes"],
+            tops=tuple(d["tops"]),
+            problems=tuple(ArchiveProblem(*p) for p in d["problems"]),
+        )
+
+    def of(self, rule: str) -> list[ArchiveProblem]:
+        return [p for p in self.problems if p.rule == rule]
+
+
+def kind_of(path: Path) -> str | None:
+    """``tar``, ``gzip``, ``bzip2``, ``xz`` or ``zip`` by the file's first bytes; None for anything else (a CSV)."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return None
+    for magic, name in _MAGIC:
+        if head.startswith(magic):
+            return name
+    return "tar" if len(head) >= 262 and head[257:262] == b"ustar" else None
+
+
+def private_dir() -> Path:
+    """A new private directory (mode 0700) for one archive's members."""
+    return Path(tempfile.mkdtemp(prefix="pytest-omfc-archive-"))
+
+
+class _Counting:
+    """A read-only file wrapper that counts the compressed bytes read (for the expansion ratio)."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        self.fh = fh
+        self.read_bytes = 0
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.fh.read(n)
+        self.read_bytes += len(data)
+        return data
+
+
+def _why_unsafe(name: str, member: tarfile.TarInfo) -> str | None:
+    """Why a member must not be unpacked (ARC-03), or None."""
+    if "\x00" in name:
+        return "has a NUL byte in its name"
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return "has a name that is not UTF-8"
+    if len(name.encode()) > MAX_NAME or any(len(c.encode()) > MAX_COMPONENT for c in name.split("/")):
+        return f"has a name longer than a file system takes ({MAX_COMPONENT} bytes a component, {MAX_NAME} in all)"
+    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        return "has an absolute name"
+    if ".." in PurePosixPath(name).parts:
+        return "has a '..' component (it would be written outside the submission)"
+    if member.issym():
+        return f"is a symbolic link (to {member.linkname!r}): links are never followed"
+    if member.islnk():
+        return f"is a hard link (to {member.linkname!r}): links are never followed"
+    if member.ischr() or member.isblk():
+        return "is a device"
+    if member.isfifo():
+        return "is a FIFO"
+    if not (member.isreg() or member.isdir()):
+        return f"is a special member (tar type {member.type!r})"
+    return None
+
+
+def _is_junk(name: str) -> bool:
+    parts = PurePosixPath(name).parts
+    return bool(parts) and (parts[0] == "__MACOSX" or parts[-1].startswith("._") or parts[-1] in JUNK_NAMES)
+
+
+def _nested(head: bytes) -> str | None:
+    for magic, kind in _MAGIC:
+        if head.startswith(magic):
+            return kind
+    return "tar" if len(head) >= 262 and head[257:262] == b"ustar" else None
+
+
+def _members(tf: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
+    while True:
+        member = tf.next()
+        if member is None:
+            return
+        yield member
+
+
+def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> ArchiveReport:
+    """Stream the archive at ``path`` into ``dest`` (a private directory), checking every member first."""
+    kind = kind_of(path)
+    display = path.name
+    if kind == "zip":
+        return ArchiveReport(
+            display,
+            "zip",
+            str(dest),
+            problems=(ArchiveProblem("ARC-01", "", "must be a tar archive as the plans ask (tar cvf ...; got a zip)"),),
+        )
+    if kind is None:
+        return ArchiveReport(
+            display, "unknown", str(dest), problems=(ArchiveProblem("ARC-01", "", "is not an archive"),)
+        )
+    problems: list[ArchiveProblem] = []
+    seen: dict[str, str] = {}  # casefolded name -> the name unpacked
+    tops: dict[str, None] = {}
+    total = members = 0
+    try:
+        raw = path.open("rb")
+    except OSError as exc:
+        return ArchiveReport(
+            display, kind, str(dest), problems=(ArchiveProblem("ARC-01", "", f"cannot be read ({exc})"),)
+        )
+    counting = _Counting(raw)
+    names = {"tar": "tar", "gzip": "tar.gz", "bzip2": "tar.bz2", "xz": "tar.xz"}
+    try:
+        with raw, tarfile.open(fileobj=counting, mode="r|*") as tf:  # type: ignore[call-overload]
+            for member in _members(tf):
+                members += 1
+                if members > limits.entries:
+                    problems.append(
+                        ArchiveProblem(
+                            "ARC-06",
+                            "",
+                            f"must hold at most {limits.entries} members (--omfc-archive-max-entries; "
+                            "unpacking stopped there)",
+                        )
+                    )
+                    break
+                name = member.name.removeprefix("./")
+                if not name or name == ".":
+                    continue
+                why = _why_unsafe(name, member)
+                if why is not None:
+                    problems.append(ArchiveProblem("ARC-03", name, f"{why}; not unpacked"))
+                    continue
+                if _is_junk(name):
+                    problems.append(
+                        ArchiveProblem(
+                            "ARC-05", name, "is operating-system clutter, not part of a submission; not unpacked", True
+                        )
+                    )
+                    continue
+                norm = name.rstrip("/")
+                folded = norm.casefold()
+                if folded in seen:
+                    other = seen[folded]
+                    what = (
+                        "is in the archive twice"
+                        if other == norm
+                        else f"is the same file as {other!r} on a case-insensitive file system (macOS, Windows)"
+                    )
+                    if not (member.isdir() and other == norm):
+                        problems.append(ArchiveProblem("ARC-04", norm, f"{what}; the later one is not unpacked"))
+                    continue
+                seen[folded] = norm
+                tops.setdefault(PurePosixPath(norm).parts[0], None)
+                target = dest / norm
+                try:
+                    tarfile.data_filter(member, str(dest))  # the standard library's guard, after ours
+                except tarfile.FilterError as exc:
+                    problems.append(ArchiveProblem("ARC-03", name, f"is refused by tarfile's data filter ({exc})"))
+                    continue
+                if member.isdir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                src = tf.extractfile(member)
+                if src is None:
+                    continue
+                head = src.read(min(_CHUNK, 512))
+                nested = _nested(head)
+                if nested is not None:
+                    problems.append(
+                        ArchiveProblem(
+                            "ARC-07",
+                            name,
+                            f"must not be an archive inside the archive (got {nested}); not unpacked: pack the "
+                            "submission folder itself",
+                        )
+                    )
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                stop = None
+                with open(target, "xb") as out:
+                    chunk = head
+                    while chunk:
+                        total += len(chunk)
+                        if total > limits.total_bytes:
+                            stop = (
+                                f"must unpack to at most {limits.total_bytes} bytes "
+                                "(--omfc-archive-max-bytes; unpacking stopped there)"
+                            )
+                            break
+                        if total > RATIO_FLOOR and total > limits.ratio * max(counting.read_bytes, 1):
+                            stop = (
+                                f"must expand at most {limits.ratio:g} times its size (--omfc-archive-max-ratio; "
+                                f"{total} bytes unpacked from {counting.read_bytes} read: a compression bomb? "
+                                "unpacking stopped there)"
+                            )
+                            break
+                        out.write(chunk)
+                        chunk = src.read(_CHUNK)
+                os.chmod(target, 0o644)
+                if stop is not None:
+                    problems.append(ArchiveProblem("ARC-06", name, stop))
+                    break
+    except (tarfile.TarError, EOFError, zlib.error, OSError, ValueError) as exc:
+        text = str(exc) or type(exc).__name__
+        problems.append(
+            ArchiveProblem("ARC-01", "", f"must be a complete, readable {names[kind]} archive (got: {text})")
+        )
+    return ArchiveReport(display, names[kind], str(dest), members, total, tuple(tops), tuple(problems))
+
+
+def remove(root: str | Path) -> None:
+    """Remove a private directory and everything in it (never fails)."""
+    shutil.rmtree(root, ignore_errors=True)
