@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 import shutil
 import subprocess
+import sys
 import tarfile
 import tempfile
 import zipfile
@@ -19,6 +21,7 @@ from typing import Any
 
 import pytest
 from helpers.columns import layout_case
+from helpers.paths import REPO
 from helpers.runs import Case, RunOutcome
 
 SUB = "p-test_1"
@@ -243,3 +246,21 @@ def test_arc07_an_archive_inside_the_archive(omfc: Any) -> None:
 def test_a_directory_submission_collects_no_archive_rule(omfc: Any) -> None:
     res = layout_case(omfc).run()
     assert not [r for r in res.reports if r.startswith("ARC")]
+
+
+def test_the_readme_archive_commands_run_as_shown(tmp_path: Path) -> None:
+    """README, "Checking the archive you upload": GNU tar as the plan says, then the portal's entry point."""
+    if shutil.which("tar") is None:
+        pytest.skip("GNU tar is not installed")
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("### Checking the archive you upload") :]
+    block = section[section.index("```\n") + 4 : section.index("\n```", section.index("```\n") + 4)]
+    tar_cmd, check_cmd = block.splitlines()
+    assert tar_cmd.startswith("tar cvf ") and check_cmd.startswith("pytest-omfc --omfc-submission ")
+    (tmp_path / "examples").symlink_to(REPO / "examples")
+    subprocess.run(tar_cmd, shell=True, cwd=tmp_path, check=True, capture_output=True)  # noqa: S602  (our README)
+    exe = Path(sys.executable).with_name("pytest-omfc")
+    cmd = check_cmd.replace("pytest-omfc", str(exe) if exe.exists() else f"{sys.executable} -m pytest_omfc", 1)
+    out = subprocess.run(cmd, shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=300)  # noqa: S602
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert re.search(r"\b51 passed\b", out.stdout) and "ARC" not in out.stdout  # 44 rules + 7 ARC, all pass
