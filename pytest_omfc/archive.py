@@ -66,7 +66,7 @@ JUNK_NAMES = (".DS_Store", "Thumbs.db", "desktop.ini")
 class ArchiveLimits:
     """What one archive may hold (``--omfc-archive-max-*``)."""
 
-    entries: int = 200_000  # a 16,000-probe submission with masks has about 16,000 members
+    entries: int = 100_000  # a 16,000-probe submission with masks has about 16,000 members
     total_bytes: int = 16 << 30  # 16 GiB unpacked
     ratio: float = 200.0  # unpacked bytes per archive byte (PNG masks barely compress: about 1)
 
@@ -218,6 +218,7 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
         )
     problems: list[ArchiveProblem] = []
     seen: dict[str, str] = {}  # casefolded name -> the name unpacked
+    made: set[Path] = set()  # folders created
     tops: dict[str, None] = {}
     total = members = 0
     try:
@@ -278,6 +279,7 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
                     continue
                 if member.isdir():
                     target.mkdir(parents=True, exist_ok=True)
+                    made.add(target)
                     continue
                 src = tf.extractfile(member)
                 if src is None:
@@ -294,9 +296,12 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
                         )
                     )
                     continue
-                target.parent.mkdir(parents=True, exist_ok=True)
+                if target.parent not in made:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    made.add(target.parent)
                 stop = None
-                with open(target, "xb") as out:
+                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                with os.fdopen(fd, "wb") as out:
                     chunk = head
                     while chunk:
                         total += len(chunk)
@@ -315,7 +320,6 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
                             break
                         out.write(chunk)
                         chunk = src.read(_CHUNK)
-                os.chmod(target, 0o644)
                 if stop is not None:
                     problems.append(ArchiveProblem("ARC-06", name, stop))
                     break

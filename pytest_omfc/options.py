@@ -298,8 +298,8 @@ ARCHIVE_OPTIONS: tuple[Option, ...] = (
     Option(
         "--omfc-archive-max-entries",
         "omfc_archive_max_entries",
-        {"metavar": "N", "help": "members an archive may hold, 1 to 10000000 (default 200000)"},
-        default=200_000,
+        {"metavar": "N", "help": "members an archive may hold, 1 to 10000000 (default 100000)"},
+        default=100_000,
         parse=bounded(integer, lambda v: 1 <= v <= 10_000_000, "an integer from 1 to 10000000"),
     ),
     Option(
