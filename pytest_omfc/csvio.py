@@ -498,7 +498,8 @@ def _check_header(header: list[str], display: str, line: int, result: ParseResul
                     ),
                 )
             else:
-                error(f"column names must not be empty (got an empty name in column {pos + 1})", pos)
+                hint = ": a pandas row index? write the file with to_csv(..., index=False)" if pos == 0 else ""
+                error(f"column names must not be empty (got an empty name in column {pos + 1}{hint})", pos)
         elif name != name.strip():
             error(
                 f"column names must be exact (got {shorten(name, 60)!r} with surrounding white space; "

@@ -28,7 +28,7 @@ def _required_present(ctx: Submission) -> Report:
     found = []
     for c in missing:
         near = [h for h in table.header if h.strip().lower() == c.lower()]
-        got = f"got {near[0]!r}" if near else f"the header is {' | '.join(table.header)}"
+        got = f"got {near[0]!r}, which differs only in case" if near else f"the header is {' | '.join(table.header)}"
         found.append(
             Finding(
                 f"the required column {c} must be present ({got})", file=table.display, line=table.header_line, column=c

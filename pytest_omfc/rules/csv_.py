@@ -64,8 +64,24 @@ def csv_08(ctx: Submission) -> Report:
         f = Finding(f"the system output must be a readable file ({res.fatal[1]})", file=res.display)
     else:
         got = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "") if names else "an empty directory"
+        deeper = _one_level_down(ctx)
+        if deeper is not None:
+            got += f"; {deeper} is one folder too deep: move it to {ctx.sub_id}/{ctx.sub_id}.csv"
         f = Finding(f"the system output {ctx.sub_id}/{ctx.sub_id}.csv must exist (got {got})", file=f"{ctx.sub_id}/")
     return Report([f], headline=res.fatal[1])
+
+
+def _one_level_down(ctx: Submission) -> str | None:
+    """``<ID>/out/<ID>.csv``: the system output one folder too deep (a writer's own layout), as shown."""
+    try:
+        folders = sorted(p for p in ctx.dir.iterdir() if p.is_dir() and not p.is_symlink())
+    except OSError:
+        return None
+    for folder in folders[:50]:  # a submission has a few folders (mask/); never list a mask folder
+        candidate = folder / f"{ctx.sub_id}.csv"
+        if candidate.is_file():
+            return ctx.display(candidate)
+    return None
 
 
 @rule("CSV-01", "Fields are separated by '|'", requires=("CSV-08",))
