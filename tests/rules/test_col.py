@@ -155,8 +155,8 @@ def test_col_names_are_exact(omfc):
     res = layout_case(omfc, header=header).run()
     assert res.first_line("COL-02") == "COL-02: the required column ProbeFileID is absent (showing 1)"
     assert (
-        "p-test_1/p-test_1.csv:1 ProbeFileID: the required column ProbeFileID must be present (got 'probefileid', which differs only in case)"
-        in res.text("COL-02")
+        "p-test_1/p-test_1.csv:1 ProbeFileID: the required column ProbeFileID must be present "
+        "(got 'probefileid', which differs only in case)" in res.text("COL-02")
     )
     assert res.text("IDX-06") == "IDX-06 skipped: COL-02 failed: key column ProbeFileID is absent"
 
