@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shlex
 import shutil
+import tarfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,10 @@ def run_recipe(argv: list[str], root: Path, submission: str = VALID) -> int:
     index.parent.mkdir(parents=True)
     shutil.copy(INDEX, index)
     args[args.index(given)] = submission
+    if given.endswith(".tar"):  # the recipe checks the archive it packs, as the participant uploads it
+        with tarfile.open(root / f"{submission}.tar", "w") as tf:
+            tf.add(root / submission, arcname=submission)
+        args[args.index(submission)] = f"{submission}.tar"
     run = run_capped(["-m", "pytest_omfc", *args], cwd=root, timeout=120, cap=2 * 1024**3)
     assert run.ret is not None, "timed out"
     assert "Traceback" not in run.out + run.err and "INTERNALERROR" not in run.out + run.err
@@ -102,6 +107,9 @@ def test_github_actions_structure() -> None:
     assert any(r.split()[-1] == "pytest-omfc" and "pip install" in r for r in runs), runs
     (check,) = [s for s in steps if "pytest-omfc --" in s.get("run", "")]
     argv = command(check["run"])
+    (pack,) = [s for s in steps if s.get("run", "").startswith("tar cvf ")]
+    archive, folder = shlex.split(pack["run"])[2:4]
+    assert value(argv, "--omfc-submission") == archive == f"{folder}.tar" and steps.index(pack) < steps.index(check)
     (upload,) = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
     assert upload["if"] == "always()", "reports are uploaded when the check fails too"
     paths = {p.strip() for p in upload["with"]["path"].splitlines() if p.strip()}
