@@ -247,8 +247,9 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
                 if not name or name == ".":
                     continue
                 why = _why_unsafe(name, member)
-                if why is not None:
-                    problems.append(ArchiveProblem("ARC-03", name, f"{why}; not unpacked"))
+                if why is not None:  # a name that is not UTF-8 is shown with its bytes escaped (\udce9)
+                    shown = name.encode("utf-8", "backslashreplace").decode("utf-8")
+                    problems.append(ArchiveProblem("ARC-03", shown, f"{why}; not unpacked"))
                     continue
                 if _is_junk(name):
                     problems.append(

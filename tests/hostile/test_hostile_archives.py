@@ -1,0 +1,142 @@
+"""Hostile archives through the portal's entry point, in a capped subprocess: each is a failing ARC rule with
+a clear message, exit 1, no traceback, peak memory under 300 MB, nothing written outside the private
+directory (which is gone afterwards)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import shutil
+import tarfile
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from helpers.paths import EXAMPLES
+from helpers.runs import run_capped
+
+SUB = "p-baseline_3_imdl"
+FOLDER = EXAMPLES / "submissions" / "imdl" / SUB
+INDEX = EXAMPLES / "datasets" / "OpenMFC2020" / "indexes" / "OpenMFC20_Image-IMDL-index.csv"
+
+#: Runs the entry point in this process and prints its peak resident memory (the unpacking happens here).
+PEAK = (
+    "import json, resource, sys\n"
+    "from pytest_omfc.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "print(json.dumps({'peak_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}), file=sys.stderr)\n"
+    "sys.exit(code)\n"
+)
+
+
+def _add(tf: tarfile.TarFile, name: str, data: bytes = b"", **attrs: object) -> None:
+    info = tarfile.TarInfo(name)
+    for k, v in attrs.items():
+        setattr(info, k, v)
+    info.size = len(data) if info.type == tarfile.REGTYPE else 0
+    tf.addfile(info, io.BytesIO(data) if info.size else None)
+
+
+def _archive(path: Path, mode: str, extra: Callable[[tarfile.TarFile], None]) -> Path:
+    with tarfile.open(path, mode, format=tarfile.GNU_FORMAT, encoding="utf-8", errors="surrogateescape") as tf:
+        tf.add(FOLDER, arcname=SUB)
+        extra(tf)
+    return path
+
+
+class _Zeros(io.RawIOBase):
+    def __init__(self, n: int) -> None:
+        self.left = n
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: memoryview) -> int:  # type: ignore[override]
+        n = min(len(b), self.left)
+        b[:n] = bytes(n)
+        self.left -= n
+        return n
+
+
+def bomb(path: Path) -> Path:
+    """100 MiB of zeros in about 100 KiB: expands 1000 times."""
+    with gzip.open(path, "wb", compresslevel=6) as gz, tarfile.open(fileobj=gz, mode="w") as tf:
+        tf.add(FOLDER, arcname=SUB)
+        info = tarfile.TarInfo(f"{SUB}/zeros.bin")
+        info.size = 100 << 20
+        tf.addfile(info, io.BufferedReader(_Zeros(info.size)))
+    return path
+
+
+def links(path: Path) -> Path:
+    def extra(tf: tarfile.TarFile) -> None:
+        _add(tf, f"{SUB}/mask/passwd.png", type=tarfile.SYMTYPE, linkname="/etc/passwd")
+        _add(tf, f"{SUB}/pipe", type=tarfile.FIFOTYPE)
+        _add(tf, f"{SUB}/null", type=tarfile.CHRTYPE, devmajor=1, devminor=3)
+        _add(tf, f"{SUB}/../../escaped.txt", b"x")
+
+    return _archive(path, "w", extra)
+
+
+def names(path: Path) -> Path:
+    def extra(tf: tarfile.TarFile) -> None:
+        _add(tf, f"{SUB}/" + "n" * 4000, b"x")
+        _add(tf, f"{SUB}/caf\udce9.png", b"x")  # the byte 0xE9 alone: not UTF-8
+
+    return _archive(path, "w", extra)
+
+
+def truncated(path: Path) -> Path:
+    whole = _archive(path.with_suffix(".whole"), "w:gz", lambda tf: None).read_bytes()
+    path.write_bytes(whole[: len(whole) // 2])
+    return path
+
+
+def nested(path: Path) -> Path:
+    inner = _archive(path.with_suffix(".inner"), "w", lambda tf: None).read_bytes()
+    return _archive(path, "w", lambda tf: _add(tf, f"{SUB}/mask/inner.png", inner))
+
+
+def many(path: Path) -> Path:
+    return _archive(path, "w:gz", lambda tf: [_add(tf, f"{SUB}/e/{k}") for k in range(20_000)])
+
+
+CASES = [
+    ("bomb.tgz", bomb, "ARC-06", []),
+    ("links.tar", links, "ARC-03", []),
+    ("names.tar", names, "ARC-03", []),
+    ("truncated.tgz", truncated, "ARC-01", []),
+    ("nested.tar", nested, "ARC-07", []),
+    ("many.tgz", many, "ARC-06", ["--omfc-archive-max-entries", "1000"]),
+]
+
+
+@pytest.mark.parametrize(("name", "make", "rule", "extra"), CASES, ids=[c[0] for c in CASES])
+def test_hostile_archive_is_a_failing_rule_within_bounds(
+    tmp_path: Path, name: str, make: Callable[[Path], Path], rule: str, extra: list[str]
+) -> None:
+    upload = tmp_path / "upload"
+    upload.mkdir()
+    archive = make(upload / name)
+    private = tmp_path / "tmp"
+    private.mkdir()
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    args = ["--omfc-submission", str(archive), "--omfc-index", str(INDEX), "-q", f"--junitxml={tmp_path / 'j.xml'}"]
+    env = {**__import__("os").environ, "TMPDIR": str(private)}
+    res = run_capped(["-c", PEAK, *args, *extra], cwd=tmp_path, env=env, timeout=120, cap=2 * 1024**3)
+    assert res.ret == 1, (res.ret, res.out[-2000:], res.err[-2000:])
+    assert "Traceback" not in res.out + res.err and "INTERNALERROR" not in res.out + res.err
+    failed = {
+        tc.get("name"): (tc.find("failure").get("message") or "")  # type: ignore[union-attr]
+        for tc in ET.parse(tmp_path / "j.xml").iter("testcase")
+        if tc.find("failure") is not None
+    }
+    assert rule in failed, failed
+    peak = json.loads(res.err.strip().splitlines()[-1])["peak_mb"]
+    assert peak < 300, f"peak {peak:.0f} MB"
+    after = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    assert [p for p in after if p not in before] == [Path("j.xml")]  # the private directory is gone too
+    assert not (tmp_path.parent / "escaped.txt").exists() and not (upload.parent / "escaped.txt").exists()
+    shutil.rmtree(upload)
