@@ -15,12 +15,16 @@ Run: ``python benchmarks/validate_archive.py [--probes N] [--distinct] [--repeat
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tarfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the scripts run from this folder
 from validate_scale import SUB_ID, best_run, cache_root, generate  # noqa: E402
+
+from pytest_omfc.archive import private_dir, remove, unpack  # noqa: E402
 
 
 def pack(sub: Path, mode: str, name: str) -> Path:
@@ -55,6 +59,23 @@ def main() -> None:
         base = wall if base is None else base
         print(f"{name:<8}{size / 2**20:>9.1f}{wall:>9.2f}{cpu:>8.2f}{wall / base:>11.2f}x  {line}")
     print("target: an archive costs at most 1.3x its folder; CPU of the subprocess tree as reaped (RUSAGE_CHILDREN)")
+    for name in ("tar", "tgz"):  # where the difference goes: unpacking alone, and creating the files in it
+        dest = private_dir()
+        t0 = time.perf_counter()
+        report = unpack(forms[name], dest)
+        wall = time.perf_counter() - t0
+        files = [p for p in dest.rglob("*") if p.is_file()]
+        probe = private_dir()
+        t0 = time.perf_counter()
+        for k in range(len(files)):
+            os.close(os.open(probe / str(k), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+        create = time.perf_counter() - t0
+        remove(dest)
+        remove(probe)
+        print(
+            f"unpacking the {name} alone: {wall:.2f} s for {report.members} members; creating {len(files)} empty "
+            f"files in one folder here: {create:.2f} s ({1000 * create / max(len(files), 1):.2f} ms a file)"
+        )
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ __all__ = [
     "ArchiveProblem",
     "ArchiveReport",
     "DEFAULT_LIMITS",
+    "archive_stem",
     "kind_of",
     "private_dir",
     "remove",
@@ -123,17 +124,32 @@ class ArchiveReport:
         return [p for p in self.problems if p.rule == rule]
 
 
-def kind_of(path: Path) -> str | None:
-    """``tar``, ``gzip``, ``bzip2``, ``xz`` or ``zip`` by the file's first bytes; None for anything else (a CSV)."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(512)
-    except OSError:
-        return None
+def _kind(head: bytes) -> str | None:
+    """The format of a file from its first 512 bytes (see :func:`kind_of`)."""
     for magic, name in _MAGIC:
         if head.startswith(magic):
             return name
     return "tar" if len(head) >= 262 and head[257:262] == b"ustar" else None
+
+
+def kind_of(path: Path) -> str | None:
+    """``tar``, ``gzip``, ``bzip2``, ``xz`` or ``zip`` by the file's first bytes; None for anything else (a CSV,
+    a directory, a FIFO: only a regular file is opened)."""
+    try:
+        if not path.is_file():
+            return None
+        with path.open("rb") as fh:
+            return _kind(fh.read(512))
+    except OSError:
+        return None
+
+
+def archive_stem(name: str) -> str:
+    """An archive's file name without its tar suffixes: ``p-x_1.tar.gz`` -> ``p-x_1``."""
+    for suffix in (".tar.gz", ".tar.bz2", ".tar.xz", ".tgz", ".tbz2", ".txz", ".tar"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
 
 
 def private_dir() -> Path:
@@ -186,18 +202,14 @@ def _is_junk(name: str) -> bool:
     return bool(parts) and (parts[0] == "__MACOSX" or parts[-1].startswith("._") or parts[-1] in JUNK_NAMES)
 
 
-def _nested(head: bytes) -> str | None:
-    for magic, kind in _MAGIC:
-        if head.startswith(magic):
-            return kind
-    return "tar" if len(head) >= 262 and head[257:262] == b"ustar" else None
-
-
 def _members(tf: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
+    """The members of a stream, each forgotten once passed (tarfile keeps every TarInfo it read otherwise)."""
     while True:
         member = tf.next()
         if member is None:
             return
+        # the attribute exists (tarfile appends every TarInfo to it); typeshed does not declare it
+        tf.members = []  # type: ignore[attr-defined]
         yield member
 
 
@@ -271,13 +283,13 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
                         problems.append(ArchiveProblem("ARC-04", norm, f"{what}; the later one is not unpacked"))
                     continue
                 seen[folded] = norm
-                tops.setdefault(PurePosixPath(norm).parts[0], None)
                 target = dest / norm
                 try:
                     tarfile.data_filter(member, str(dest))  # the standard library's guard, after ours
                 except tarfile.FilterError as exc:
                     problems.append(ArchiveProblem("ARC-03", name, f"is refused by tarfile's data filter ({exc})"))
                     continue
+                tops.setdefault(PurePosixPath(norm).parts[0], None)
                 if member.isdir():
                     target.mkdir(parents=True, exist_ok=True)
                     made.add(target)
@@ -286,7 +298,7 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
                 if src is None:
                     continue
                 head = src.read(min(_CHUNK, 512))
-                nested = _nested(head)
+                nested = _kind(head)
                 if nested is not None:
                     problems.append(
                         ArchiveProblem(

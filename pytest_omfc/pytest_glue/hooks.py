@@ -76,10 +76,15 @@ def _option(config: pytest.Config, name: str) -> tuple[str | None, Path]:
 
 
 def _path(config: pytest.Config, name: str) -> Path | None:
-    value, base = _option(config, name)
+    """A path option (parsed by its declaration), relative paths taken from where it was given."""
+    value, base = given(config, name)
     if value is None:
         return None
-    p = Path(resolved(config, name)).expanduser()
+    try:
+        text = option(name).parse(value)
+    except ValueError as exc:
+        raise UsageProblem(f"{option(name).flag}: {exc}") from None
+    p = Path(text).expanduser()
     return (p if p.is_absolute() else base / p).resolve()
 
 
@@ -96,7 +101,7 @@ def resolve_settings(config: pytest.Config) -> CheckSettings | None:
     csv: Path | None
     archive = _unpacked(config, sub)
     if archive is not None:
-        sub_dir, csv = _archived_submission(archive), None
+        sub_dir = _archived_submission(archive)
         csv = _find_csv(sub_dir)
     elif sub.is_file():
         sub_dir, csv = sub.parent, sub
@@ -164,7 +169,7 @@ ARCHIVE_INPUT = "omfc_archive"
 def _is_archive(path: Path) -> bool:
     from ..archive import kind_of
 
-    return path.is_file() and kind_of(path) is not None
+    return kind_of(path) is not None
 
 
 def _unpacked(config: pytest.Config, sub: Path) -> ArchiveReport | None:
@@ -206,19 +211,18 @@ def _archived_submission(report: ArchiveReport) -> Path:
     """The submission folder inside the private directory: the archive's one top folder; when the members
     were packed without one (from inside the folder), a folder named after the archive gathers them (ARC-02
     says so)."""
+    from ..archive import archive_stem
+
     root = Path(report.root)
     dirs = [t for t in report.tops if (root / t).is_dir()]
     if len(report.tops) == 1 and dirs:
         folder = root / dirs[0]
-        while True:  # a prefix (home/user/<SubID>/): the first folder that holds more than one folder
+        while True:  # a prefix (home/user/<SubID>/): down to the first folder holding a file, a second folder or mask/
             inside = list(folder.iterdir())
-            if len(inside) != 1 or not inside[0].is_dir():
+            if len(inside) != 1 or not inside[0].is_dir() or inside[0].name == "mask":
                 return folder
             folder = inside[0]
-    name = Path(report.archive).name
-    for suffix in (".tgz", ".tbz2", ".txz", ".gz", ".bz2", ".xz", ".tar"):
-        name = name.removesuffix(suffix)
-    folder = root / (name or "submission")
+    folder = root / (archive_stem(Path(report.archive).name) or "submission")
     folder.mkdir(exist_ok=True)
     for top in report.tops:
         if top != folder.name and (root / top).exists():

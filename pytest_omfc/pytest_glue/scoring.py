@@ -223,9 +223,9 @@ def run_inputs(config: pytest.Config) -> list[Path]:
     reference kept outside the dataset)."""
     sub = config.stash.get(SETTINGS_KEY, None)
     files: list[Path] = [sub.listing[1]] if sub is not None else []
-    upload = config.getoption("omfc_submission")
-    if sub is not None and sub.archive is not None and upload:  # the uploaded archive itself
-        files.append((config.invocation_params.dir / str(upload)).resolve())
+    upload, base = given(config, "omfc_submission")
+    if sub is not None and sub.archive is not None and upload is not None:  # the uploaded archive itself
+        files.append((base / Path(str(upload)).expanduser()).resolve())
     settings = config.stash.get(SCORING_KEY, None)
     if settings is not None:
         ref = settings.reference

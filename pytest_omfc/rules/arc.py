@@ -9,9 +9,10 @@ once (:func:`pytest_omfc.archive.unpack`); each rule reports its share of what t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import PurePosixPath
 
-from ..archive import ArchiveProblem, ArchiveReport
+from ..archive import ArchiveProblem, ArchiveReport, archive_stem
 from ..editions import NIST_GROUPS, Group
 from ..findings import Finding, Report, Severity, plural
 from ..registry import rule
@@ -38,18 +39,17 @@ def _findings(report: ArchiveReport, problems: list[ArchiveProblem]) -> list[Fin
     ]
 
 
-def _simple(ctx: Submission, rule_id: str, headline: str) -> Report:
+def _simple(ctx: Submission, rule_id: str, headline: Callable[[ArchiveReport, int], str]) -> Report:
+    """The rule's share of what unpacking found, with its headline for ``n`` problems."""
     report = _report(ctx)
     problems = report.of(rule_id)
-    return Report(_findings(report, problems), headline=f"{plural(len(problems), headline)}" if problems else None)
+    return Report(_findings(report, problems), headline=headline(report, len(problems)) if problems else None)
 
 
 @rule("ARC-01", "The upload is a complete, readable tar archive", groups=NIST_GROUPS, archive_only=True)
 def arc_01(ctx: Submission) -> Report:
     """A zip, a truncated gzip or a corrupt tar header: what was read before stays checked by the others."""
-    report = _report(ctx)
-    problems = report.of("ARC-01")
-    return Report(_findings(report, problems), headline=f"{report.archive} cannot be read" if problems else None)
+    return _simple(ctx, "ARC-01", lambda report, n: f"{report.archive} cannot be read")
 
 
 @rule("ARC-02", "The archive holds one folder named after the submission", groups=NIST_GROUPS, archive_only=True)
@@ -86,12 +86,7 @@ def arc_02(ctx: Submission) -> Report:
             )
         )
     if ctx.group is Group.O2X:
-        stem = report.archive
-        for suffix in (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar"):
-            if stem.endswith(suffix):
-                stem = stem[: -len(suffix)]
-                break
-        if stem != folder:
+        if archive_stem(report.archive) != folder:
             found.append(
                 Finding(
                     f"the archive should be named {folder}.tar as the plan's tar cvf {folder}.tar {folder} makes it "
@@ -114,7 +109,7 @@ def arc_03(ctx: Submission) -> Report:
     """Absolute names, ``..``, symbolic and hard links, devices, FIFOs, names a file system cannot hold:
     a portal's ``tar xf`` would write outside its directory, hang on a FIFO or follow a link to
     ``/etc/passwd``.  Never followed and never unpacked here."""
-    return _simple(ctx, "ARC-03", "unsafe member")
+    return _simple(ctx, "ARC-03", lambda report, n: plural(n, "unsafe member"))
 
 
 @rule(
@@ -123,7 +118,7 @@ def arc_03(ctx: Submission) -> Report:
 def arc_04(ctx: Submission) -> Report:
     """A repeated name, or ``mask/A.png`` beside ``mask/a.png``: unpacked on macOS or Windows, one file
     silently replaces the other."""
-    return _simple(ctx, "ARC-04", "repeated member")
+    return _simple(ctx, "ARC-04", lambda report, n: plural(n, "repeated member"))
 
 
 @rule(
@@ -135,7 +130,7 @@ def arc_04(ctx: Submission) -> Report:
 )
 def arc_05(ctx: Submission) -> Report:
     """macOS's Archive Utility and Finder, Windows' Explorer add files no plan asks for; they are left out."""
-    return _simple(ctx, "ARC-05", "clutter member")
+    return _simple(ctx, "ARC-05", lambda report, n: plural(n, "clutter member"))
 
 
 @rule(
@@ -147,15 +142,10 @@ def arc_05(ctx: Submission) -> Report:
 def arc_06(ctx: Submission) -> Report:
     """A compression bomb or a million empty members must not take a portal's disk or time; the limits
     are options (``--omfc-archive-max-entries``, ``-bytes``, ``-ratio``) and each finding names its own."""
-    report = _report(ctx)
-    problems = report.of("ARC-06")
-    return Report(
-        _findings(report, problems),
-        headline=f"{report.archive} exceeds a limit: unpacking stopped" if problems else None,
-    )
+    return _simple(ctx, "ARC-06", lambda report, n: f"{report.archive} exceeds a limit: unpacking stopped")
 
 
 @rule("ARC-07", "No archive inside the archive", groups=NIST_GROUPS, archive_only=True)
 def arc_07(ctx: Submission) -> Report:
     """The plans pack the submission folder once; a nested archive hides its members from every check."""
-    return _simple(ctx, "ARC-07", "nested archive")
+    return _simple(ctx, "ARC-07", lambda report, n: plural(n, "nested archive"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import shutil
 import tarfile
 import xml.etree.ElementTree as ET
@@ -124,7 +125,7 @@ def test_hostile_archive_is_a_failing_rule_within_bounds(
     private.mkdir()
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     args = ["--omfc-submission", str(archive), "--omfc-index", str(INDEX), "-q", f"--junitxml={tmp_path / 'j.xml'}"]
-    env = {**__import__("os").environ, "TMPDIR": str(private)}
+    env = {**os.environ, "TMPDIR": str(private)}
     res = run_capped(["-c", PEAK, *args, *extra], cwd=tmp_path, env=env, timeout=120, cap=2 * 1024**3)
     assert res.ret == 1, (res.ret, res.out[-2000:], res.err[-2000:])
     assert "Traceback" not in res.out + res.err and "INTERNALERROR" not in res.out + res.err

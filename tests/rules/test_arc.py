@@ -264,3 +264,16 @@ def test_the_readme_archive_commands_run_as_shown(tmp_path: Path) -> None:
     out = subprocess.run(cmd, shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=300)  # noqa: S602
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     assert re.search(r"\b51 passed\b", out.stdout) and "ARC" not in out.stdout  # 44 rules + 7 ARC, all pass
+
+
+def test_a_submission_holding_only_its_mask_folder_keeps_its_name(omfc: Any) -> None:
+    """The prefix search (home/user/<SubID>/) stops at <SubID>/ when all it holds is mask/: the checks speak
+    of p-test_1, not of a submission called "mask"."""
+    case = layout_case(omfc)
+    for name in ("p-test_1.csv", "p-test_1.txt"):
+        (case.submission / name).unlink()
+    (case.submission / "mask").mkdir(exist_ok=True)
+    (case.submission / "mask" / "a.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    res = _run(case, _pack(case, f"{SUB}.tar"))
+    assert res.outcome("ARC-02") == "passed"
+    assert res.first_line("CSV-08") == "CSV-08: p-test_1/p-test_1.csv is missing (showing 1)"
