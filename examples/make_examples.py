@@ -757,8 +757,94 @@ def forgerynet_readme(examples: list[FnetExample]) -> list[str]:
     return lines
 
 
+# -------------------------------------------------------------- NC2017 package (two EXPIDs)
+
+NC17_ROOT = "datasets/NC2017"
+NC17_MANIP_INDEX = f"{NC17_ROOT}/indexes/NC2017-manipulation-index.csv"
+NC17_SPLICE_INDEX = f"{NC17_ROOT}/indexes/NC2017-splice-index.csv"
+NC17_MANIP_IDS = ["NC2017_0301", "NC2017_0302", "NC2017_0303"]
+NC17_SPLICE_PAIRS = [("NC2017_0401", "NC2017_0501"), ("NC2017_0402", "NC2017_0502")]
+#: The plan's example (NC17 A-b): NIST's fifth submission, a package folder holding EXPID folders.
+NC17_PACKAGE = "NIST_NC17_DRYRUN17_5"
+NC17_PACKAGE_PATH = f"submissions/nc2017/{NC17_PACKAGE}"
+NC17_BROKEN = "NIST_NC17_DRYRUN17_6"
+
+DESCRIPTION_NC17 = DESCRIPTION_MFC19.replace("MFC2019", "Nimble Challenge 2017").replace(
+    "Section 1 Submission Identifier(s)", "Section 1 Experiment Identifier(s)"
+)
+
+
+def nc17_manipulation_index() -> str:
+    header = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight"]
+    return psv(header, [["manipulation", pid, f"probe/{pid}.jpg", W, H] for pid in NC17_MANIP_IDS])
+
+
+def nc17_splice_index() -> str:
+    header = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight"]
+    header += ["DonorFileID", "DonorFileName", "DonorWidth", "DonorHeight"]
+    rows = [["splice", p, f"probe/{p}.jpg", W, H, d, f"world/{d}.jpg", W, H] for p, d in NC17_SPLICE_PAIRS]
+    return psv(header, rows)
+
+
+def nc17_examples() -> list[Example]:
+    """The two EXPIDs of the plan's package; each also checks alone, as MediScore checks an EXPID."""
+    manip = "NIST_NC17_DRYRUN17_Manipulation_ImgOnly_p-baseline_3"
+    splice = "NIST_NC17_DRYRUN17_Splice_ImgOnly_p-baseline_3"
+    m1 = f"mask/{NC17_MANIP_IDS[0]}.png"
+    manip_rows = [
+        [NC17_MANIP_IDS[0], "0.88", m1, "N"],
+        [NC17_MANIP_IDS[1], "0.12", "", "N"],
+        [NC17_MANIP_IDS[2], "0", "", "Y"],  # opted out (IsOptOut=Y): below every processed score (SCORE-06)
+    ]
+    p1, d1 = NC17_SPLICE_PAIRS[0]
+    pm, dm = f"mask/{p1}_{d1}-probemask.png", f"mask/{p1}_{d1}-donormask.png"
+    splice_rows = [[p1, d1, "0.77", pm, dm, "N"], [*NC17_SPLICE_PAIRS[1], "0.05", "", "", "N"]]
+    family = f"nc2017/{NC17_PACKAGE}"
+    valid = [
+        Example(
+            family,
+            manip,
+            NC17_MANIP_INDEX,
+            ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "IsOptOut"],
+            manip_rows,
+            DESCRIPTION_NC17.format(sub_id=manip),
+            {m1: png(mask())},
+            breaks="nothing: the package's valid manipulation EXPID",
+        ),
+        Example(
+            family,
+            splice,
+            NC17_SPLICE_INDEX,
+            ["ProbeFileID", "DonorFileID", "ConfidenceScore", "OutputProbeMaskFileName", "OutputDonorMaskFileName"]
+            + ["IsOptOut"],
+            splice_rows,
+            DESCRIPTION_NC17.format(sub_id=splice),
+            {pm: png(mask()), dm: png(mask(box=(4, 4, 20, 16)))},
+            breaks="nothing: the package's valid splice EXPID",
+        ),
+    ]
+    # the sixth submission: both EXPIDs broken (the package fails, each EXPID naming its own rules)
+    broken = f"nc2017/{NC17_BROKEN}"
+    return valid + [
+        valid[0].variant(
+            manip.replace("_3", "_4"),
+            "an opted-out trial scores 0.40, above the processed trial's 0.12",
+            {"SCORE-06": [NC17_MANIP_IDS[2], "0.40"]},
+            family=broken,
+            rows=_set(manip_rows, 2, 1, "0.40"),
+        ),
+        valid[1].variant(
+            splice.replace("_3", "_4"),
+            "the second probe-donor pair has no row",
+            {"IDX-04": [NC17_SPLICE_PAIRS[1][0]], "IDX-06": [NC17_SPLICE_PAIRS[1][0]], "IDX-02": ["1", "2"]},
+            family=broken,
+            rows=splice_rows[:1],
+        ),
+    ]
+
+
 def all_examples() -> list[Example]:
-    return imdl_examples() + vmd_examples() + video_examples()
+    return imdl_examples() + vmd_examples() + video_examples() + nc17_examples()
 
 
 def datasets() -> dict[str, str]:
@@ -767,6 +853,8 @@ def datasets() -> dict[str, str]:
         IMDL_REFERENCE: imdl_reference(),
         VMD_INDEX: vmd_index(),
         VIDEO_INDEX: video_index(),
+        NC17_MANIP_INDEX: nc17_manipulation_index(),
+        NC17_SPLICE_INDEX: nc17_splice_index(),
     }
 
 

@@ -40,6 +40,7 @@ __all__ = [
     "ArchiveReport",
     "DEFAULT_LIMITS",
     "archive_stem",
+    "is_junk",
     "kind_of",
     "private_dir",
     "remove",
@@ -197,7 +198,7 @@ def _why_unsafe(name: str, member: tarfile.TarInfo) -> str | None:
     return None
 
 
-def _is_junk(name: str) -> bool:
+def is_junk(name: str) -> bool:
     parts = PurePosixPath(name).parts
     return bool(parts) and (parts[0] == "__MACOSX" or parts[-1].startswith("._") or parts[-1] in JUNK_NAMES)
 
@@ -263,7 +264,7 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
                     shown = name.encode("utf-8", "backslashreplace").decode("utf-8")
                     problems.append(ArchiveProblem("ARC-03", shown, f"{why}; not unpacked"))
                     continue
-                if _is_junk(name):
+                if is_junk(name):
                     problems.append(
                         ArchiveProblem(
                             "ARC-05", name, "is operating-system clutter, not part of a submission; not unpacked", True

@@ -273,6 +273,27 @@ def render(rule_id: str, headline: str, findings: list[Finding], limit: int) -> 
     return "\n".join(line if len(line) <= LINE_WIDTH else shorten_counted(line, LINE_WIDTH - 30) for line in lines)
 
 
+def sum_slices(rule_id: str, parts: list[tuple[str, int]], limit: int, headline: str | None = None) -> str:
+    """One report of a sliced rule's items (each slice rendered by :func:`render`, with its finding count):
+    the findings together, counted together, under ``headline`` (the rule's wording for the total; else
+    "N warnings").  So two slices' "1 mask is entirely black" read "2 masks are entirely black"."""
+    if len(parts) == 1:
+        return parts[0][0]
+    total = sum(n for _, n in parts)
+    lines = [
+        line
+        for text, _ in parts
+        for line in text.splitlines()[1:]
+        if not (line.startswith("  ... and ") and line.endswith(" in all)"))
+    ]
+    shown = lines[:limit] if limit >= 0 else lines
+    head = tame(headline or plural(total, "warning"), HEADLINE_WIDTH)
+    out = [f"{rule_id}: {head} (showing {len(shown)})", *shown]
+    if total > len(shown):
+        out.append(f"  ... and {total - len(shown)} more ({total} in all)")
+    return "\n".join(out)
+
+
 def plural(n: int, noun: str, nouns: str | None = None) -> str:
     """``1 row``, ``2 rows``; ``nouns`` for irregular plurals (``1 key is``/``2 keys are`` via :func:`count_is`)."""
     return f"{n} {noun}" if n == 1 else f"{n} {nouns or noun + 's'}"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from .editions import NIST_GROUPS, NIST_TASKS, Group, Task
 from .findings import Finding, Report, Severity
 
-__all__ = ["Rule", "Part", "REGISTRY", "rule", "not_checked", "rules_for", "ALL_GROUPS", "ALL_TASKS"]
+__all__ = ["Rule", "Part", "REGISTRY", "rule", "not_checked", "package_rules", "rules_for", "ALL_GROUPS", "ALL_TASKS"]
 
 #: A rule's default scope: every NIST edition group and task (ForgeryNet rules name their own).
 ALL_GROUPS: frozenset[Group] = NIST_GROUPS
@@ -51,6 +51,9 @@ class Rule:
     sliced: bool = False  # one item per slice of rows (Part passed to check)
     not_checked: str | None = None  # why there is no check (tool options, protocol)
     archive_only: bool = False  # checks the uploaded archive: collected only when the submission is one
+    package_only: bool = False  # checks an NC2017 package folder: collected only for a package
+    #: a sliced rule's headline for ``n`` findings: the slices' reports summed read as one
+    summary: Callable[[int], str] | None = None
 
     @property
     def family(self) -> str:
@@ -86,6 +89,8 @@ def rule(
     severity_by_group: dict[Group, Severity] | None = None,
     sliced: bool = False,
     archive_only: bool = False,
+    package_only: bool = False,
+    summary: Callable[[int], str] | None = None,
 ) -> Callable[[CheckFn], CheckFn]:
     """Register ``fn`` as the check of ``rule_id``.
 
@@ -106,6 +111,8 @@ def rule(
                 severity_by_group=dict(severity_by_group or {}),
                 sliced=sliced,
                 archive_only=archive_only,
+                package_only=package_only,
+                summary=summary,
             )
         )
         return fn
@@ -137,5 +144,19 @@ def not_checked(
 
 def rules_for(group: Group, task: Task, archive: bool = False) -> list[Rule]:
     """Applicable rules, in a stable order (xdist needs the same collection on every worker); the archive
-    rules only for a submission that came as an archive."""
-    return [r for r in REGISTRY.values() if r.applies(group, task) and (archive or not r.archive_only)]
+    rules only for a submission that came as an archive; never a package's own rules."""
+    return [
+        r
+        for r in REGISTRY.values()
+        if r.applies(group, task) and (archive or not r.archive_only) and not r.package_only
+    ]
+
+
+def package_rules(group: Group, archive: bool = False) -> list[Rule]:
+    """The rules of an NC2017 package folder itself (its EXPIDs get :func:`rules_for`): the package
+    rules, and the archive rules when the package was uploaded as one."""
+    return [
+        r
+        for r in REGISTRY.values()
+        if r.check is not None and group in r.groups and (r.package_only or (archive and r.archive_only))
+    ]

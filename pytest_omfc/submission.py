@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -42,7 +42,7 @@ from .registry import REGISTRY, Part, Rule
 
 T = TypeVar("T")
 
-__all__ = ["CheckSettings", "Settings", "Submission", "Outcome", "NotApplicable", "COLUMN_RULE"]
+__all__ = ["CheckSettings", "Checked", "Settings", "Submission", "Outcome", "NotApplicable", "COLUMN_RULE"]
 
 
 class NotApplicable(Exception):
@@ -90,6 +90,9 @@ class CheckSettings:
     slices: int = 4  # --omfc-slices: items per file-heavy rule
     jobs: int = 0  # --omfc-jobs: processes within one item (0: one per CPU)
     archive: ArchiveReport | None = None  # the archive the submission came in (ARC rules), unpacked privately
+    shown_from: Path | None = None  # paths in findings are relative to this (default: the submission's parent)
+    #: an NC2017 package (``pytest_omfc.package.PackageSettings``): its EXPIDs are each checked as a submission
+    is_package: ClassVar[bool] = False
 
     @property
     def listing(self) -> tuple[str, Path]:
@@ -146,8 +149,11 @@ class Outcome:
         return self.errors.total > 0 or self.crashed is not None
 
 
-class Submission:
-    """Lazily parsed submission + index, shared by all rule items of a process."""
+class Checked:
+    """What rules run on: a folder with its settings, and the outcomes of the rules run on it (each once).
+
+    :class:`Submission` (one ``<ID>/``) is one; an NC2017 package's own rules (PKG-07 and, for an upload,
+    ARC) run on ``pytest_omfc.package.Package``."""
 
     def __init__(self, settings: CheckSettings) -> None:
         self.settings = settings
@@ -167,6 +173,66 @@ class Submission:
             self._memo[key] = build()
         return cast(T, self._memo[key])
 
+    def display(self, path: Path) -> str:
+        """A path as shown in findings: relative to the submission's parent (a package's parent for its EXPIDs),
+        else as given; for an uploaded archive, the member (``x.tar:x/mask/a.png``)."""
+        try:
+            rel = str(path.relative_to(self.settings.shown_from or self.dir.parent))
+        except ValueError:
+            return str(path)
+        archive = self.settings.archive
+        return rel if archive is None else f"{archive.archive}:{rel}"
+
+    # ------------------------------------------------------------------ evaluation
+
+    def outcome(self, rule: Rule, part: Part | None = None) -> Outcome:
+        """Run ``rule`` once (per slice) and cache it; prerequisites are evaluated first."""
+        cache_key = (rule.id, part)
+        if cache_key in self._outcomes:
+            return self._outcomes[cache_key]
+        out = Outcome(rule=rule)
+        try:
+            for dep_id in rule.requires:
+                dep = REGISTRY.get(dep_id)
+                if dep is None or not dep.applies(self.group, self.task):
+                    continue
+                dep_out = self.outcome(dep)
+                if dep_out.failed:
+                    raise Unavailable(dep.id, dep_out.headline)
+            assert rule.check is not None
+            result = rule.check(self, part) if rule.sliced else rule.check(self)
+            report: Report = collect(result)
+            sev = rule.severity_for(self.group)
+            findings, dropped = report.findings, dict(report.dropped)
+            if sev is not rule.severity:
+                findings = [f if f.severity else _with_severity(f, sev) for f in findings]
+                if None in dropped:
+                    dropped[sev] = dropped.get(sev, 0) + dropped.pop(None)
+            out.findings = FindingList(findings, report.total)
+            out.dropped = dropped
+            out.headline = tame(report.headline or _default_headline(rule, report.total), HEADLINE_WIDTH)
+            out.warning_headline = tame(report.warning_headline or "", HEADLINE_WIDTH)
+        except Unavailable as exc:
+            out.skipped = tame(f"{exc.rule_id} failed: {exc.reason}", HEADLINE_WIDTH)
+            out.headline = out.skipped
+        except NotApplicable as exc:
+            out.skipped = tame(exc, HEADLINE_WIDTH)
+            out.headline = out.skipped
+        except Exception as exc:  # a bug in a check must not become a traceback or INTERNALERROR
+            last = traceback.extract_tb(exc.__traceback__)[-1]
+            out.crashed = tame(
+                f"{type(exc).__name__}: {exc} (at {Path(last.filename).name}:{last.lineno})", HEADLINE_WIDTH
+            )
+            out.headline = tame(
+                f"the check could not run: {out.crashed}; please report this as a pytest-omfc bug", HEADLINE_WIDTH
+            )
+        self._outcomes[cache_key] = out
+        return out
+
+
+class Submission(Checked):
+    """Lazily parsed submission + index, shared by all rule items of a process."""
+
     # ------------------------------------------------------------------ layout
 
     @functools.cached_property
@@ -180,16 +246,6 @@ class Submission:
     @property
     def keys(self) -> tuple[str, ...]:
         return key_columns(self.task)
-
-    def display(self, path: Path) -> str:
-        """A path as shown in findings: relative to the submission's parent, else as given; for an uploaded
-        archive, the member (``x.tar:x/mask/a.png``)."""
-        try:
-            rel = str(path.relative_to(self.dir.parent))
-        except ValueError:
-            return str(path)
-        archive = self.settings.archive
-        return rel if archive is None else f"{archive.archive}:{rel}"
 
     # ------------------------------------------------------------------ files
 
@@ -336,52 +392,6 @@ class Submission:
         """Trial key -> row position in the index (first occurrence)."""
         keys = self.index_keys
         return {k: i for i, k in reversed(list(enumerate(keys)))}
-
-    # ------------------------------------------------------------------ evaluation
-
-    def outcome(self, rule: Rule, part: Part | None = None) -> Outcome:
-        """Run ``rule`` once (per slice) and cache it; prerequisites are evaluated first."""
-        cache_key = (rule.id, part)
-        if cache_key in self._outcomes:
-            return self._outcomes[cache_key]
-        out = Outcome(rule=rule)
-        try:
-            for dep_id in rule.requires:
-                dep = REGISTRY.get(dep_id)
-                if dep is None or not dep.applies(self.group, self.task):
-                    continue
-                dep_out = self.outcome(dep)
-                if dep_out.failed:
-                    raise Unavailable(dep.id, dep_out.headline)
-            assert rule.check is not None
-            result = rule.check(self, part) if rule.sliced else rule.check(self)
-            report: Report = collect(result)
-            sev = rule.severity_for(self.group)
-            findings, dropped = report.findings, dict(report.dropped)
-            if sev is not rule.severity:
-                findings = [f if f.severity else _with_severity(f, sev) for f in findings]
-                if None in dropped:
-                    dropped[sev] = dropped.get(sev, 0) + dropped.pop(None)
-            out.findings = FindingList(findings, report.total)
-            out.dropped = dropped
-            out.headline = tame(report.headline or _default_headline(rule, report.total), HEADLINE_WIDTH)
-            out.warning_headline = tame(report.warning_headline or "", HEADLINE_WIDTH)
-        except Unavailable as exc:
-            out.skipped = tame(f"{exc.rule_id} failed: {exc.reason}", HEADLINE_WIDTH)
-            out.headline = out.skipped
-        except NotApplicable as exc:
-            out.skipped = tame(exc, HEADLINE_WIDTH)
-            out.headline = out.skipped
-        except Exception as exc:  # a bug in a check must not become a traceback or INTERNALERROR
-            last = traceback.extract_tb(exc.__traceback__)[-1]
-            out.crashed = tame(
-                f"{type(exc).__name__}: {exc} (at {Path(last.filename).name}:{last.lineno})", HEADLINE_WIDTH
-            )
-            out.headline = tame(
-                f"the check could not run: {out.crashed}; please report this as a pytest-omfc bug", HEADLINE_WIDTH
-            )
-        self._outcomes[cache_key] = out
-        return out
 
 
 def _with_severity(f: Finding, sev: Severity) -> Finding:

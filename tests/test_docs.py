@@ -94,8 +94,10 @@ def test_docgen_check_and_rewrite(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_registry_ids_exist_in_rules_md(rules_md: str) -> None:
     known = _table_ids(_section(rules_md, 2))
     assert len(known) == 143, "RULES.md section 2 is expected to define 143 rule IDs"
-    # FNET (ForgeryNet) and ARC (the uploaded archive) are this project's own families, not in RULES.md
-    nist = {rid for rid, r in REGISTRY.items() if r.family not in ("FNET", "ARC")}
+    # FNET (ForgeryNet), ARC (the uploaded archive) and PKG-10 (the NC2017 package folder, which RULES.md's
+    # PKG-07 leaves "not checked") are this project's own, not in RULES.md
+    own = {"PKG-10"}
+    nist = {rid for rid, r in REGISTRY.items() if r.family not in ("FNET", "ARC") and rid not in own}
     assert sorted(nist - known) == []
     assert sorted(known - nist) == [], "every RULES.md rule is checked or listed as not checkable"
 

@@ -150,7 +150,8 @@ def test_every_family_has_one_valid_and_several_invalid() -> None:
     families: dict[str, list[bool]] = {}
     for path, exp in EXPECTED.items():
         parts = path.split("/")
-        family = "/".join(parts[1:3]) if parts[1] == "forgerynet" else parts[1]  # forgerynet/<task>
+        # forgerynet/<task>; nc2017/<package>: a package's EXPIDs are valid together or broken together
+        family = "/".join(parts[1:3]) if parts[1] in ("forgerynet", "nc2017") else parts[1]
         families.setdefault(family, []).append(not exp["fails"])
     assert sorted(families) == [
         "forgerynet/image-classification",
@@ -159,11 +160,32 @@ def test_every_family_has_one_valid_and_several_invalid() -> None:
         "forgerynet/video-classification",
         "imdl",
         "mfc19-video",
+        "nc2017/NIST_NC17_DRYRUN17_5",
+        "nc2017/NIST_NC17_DRYRUN17_6",
         "vmd",
     ]
+    assert families.pop("nc2017/NIST_NC17_DRYRUN17_5") == [True, True]
+    assert families.pop("nc2017/NIST_NC17_DRYRUN17_6") == [False, False]
     for name, valid in families.items():
         assert valid.count(True) == 1, name
         assert valid.count(False) >= 3, name
+
+
+@pytest.mark.parametrize("package", ["NIST_NC17_DRYRUN17_5", "NIST_NC17_DRYRUN17_6"])
+def test_nc2017_packages_fail_as_their_expids(pytester: pytest.Pytester, package: str) -> None:
+    """The whole package (NC17 A-b): the rules its EXPIDs fail alone, under <package>/<EXPID>::, and no other."""
+    members = {path.rsplit("/", 1)[-1]: exp for path, exp in EXPECTED.items() if f"/{package}/" in path}
+    rec = pytester.inline_run(
+        "--omfc-submission", str(EXAMPLES / "submissions" / "nc2017" / package),
+        "--omfc-dataset", str(EXAMPLES / "datasets" / "NC2017"), "-p", "no:cacheprovider",
+    )  # fmt: skip
+    failed = {  # plain pytest names the package by its path from the rootdir: compare from the package on
+        package + r.nodeid.split(package, 1)[1]
+        for r in rec.getreports("pytest_runtest_logreport")
+        if r.when == "call" and r.outcome == "failed"
+    }
+    assert failed == {f"{package}/{expid}::{rule}" for expid, exp in members.items() for rule in exp["fails"]}
+    assert rec.ret == (1 if failed else 0)
 
 
 def test_masks_decode_as_described() -> None:

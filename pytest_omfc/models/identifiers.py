@@ -40,6 +40,9 @@ __all__ = [
     "mfc19_problem",
     "openmfc_bad_chars",
     "task_matches",
+    "expid_task",
+    "PACKAGE_FIELDS",
+    "package_problem",
 ]
 
 #: NC17 App. A conditions (SUB-06).
@@ -162,6 +165,38 @@ def openmfc_bad_chars(sub_id: str) -> str | None:
     if OPENMFC_RE.match(sub_id):
         return None
     return _bad_chars(sub_id, r"[A-Za-z0-9_-]")
+
+
+#: The fields of an NC2017 package folder ``<TEAM>_<YEAR>_<DATA>_<SUBNUM>`` (NC17 A-b, PKG-07).
+PACKAGE_FIELDS = ("TEAM", "YEAR", "DATA", "SUBNUM")
+
+
+def expid_task(expid: str) -> Task | None:
+    """The task an EXPID names (its <TASK> field; ``Manipulation`` under a ``Vid*`` <CONDITION> is the video
+    task), or None when the name is no 7-field EXPID or names no task: what a package's EXPID is checked as."""
+    fields = split_expid(expid)
+    if len(fields) != len(EXPID_FIELDS):
+        return None
+    task, condition = fields[3].lower(), fields[4].lower()
+    if task == "manipulation":
+        return Task.VID if condition.startswith("vid") else Task.IMG
+    return {"splice": Task.SPL, "provenancefiltering": Task.PF, "provenance": Task.PG}.get(task)
+
+
+def package_problem(name: str) -> str | None:
+    """Why ``name`` is not an NC2017 package name ``<TEAM>_<YEAR>_<DATA>_<SUBNUM>`` (PKG-07), or None."""
+    fields = name.split("_")
+    if len(fields) != len(PACKAGE_FIELDS):
+        return (
+            f"the package folder must be named <TEAM>_<YEAR>_<DATA>_<SUBNUM>, e.g. NIST_NC17_DRYRUN17_5 "
+            f"(got {name!r}: {len(fields)} '_'-separated fields, not 4)"
+        )
+    empty = [f for f, v in zip(PACKAGE_FIELDS, fields, strict=True) if not v]
+    if empty:
+        return f"the package name {name!r} has an empty {empty[0]} field"
+    if not VERSION_RE.match(fields[3]):
+        return f"SUBNUM, the submission number, must be an integer >= 1 (got {fields[3]!r} in {name!r})"
+    return None
 
 
 def task_matches(field: str, task: Task) -> bool:

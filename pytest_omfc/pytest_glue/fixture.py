@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .state import SETTINGS_KEY, submission_for
+from .state import SETTINGS_KEY, single_submission
 
 if TYPE_CHECKING:  # the heavy modules are imported on first use
     import pandas as pd
@@ -114,7 +114,7 @@ class OmfcSession:
 
     @property
     def submission(self) -> SubmissionView:
-        return SubmissionView(submission_for(self._config))
+        return SubmissionView(single_submission(self._config))
 
     def findings(self, rule_id: str | None = None) -> list[FindingView]:
         """Findings (errors and warnings) of every applicable rule, or of ``rule_id`` ([] when it does not apply).
@@ -126,7 +126,7 @@ class OmfcSession:
         """
         from ..registry import REGISTRY, Part, rules_for
 
-        sub = submission_for(self._config)
+        sub = single_submission(self._config)
         rules = rules_for(sub.group, sub.task, archive=sub.settings.archive is not None)
         if rule_id is not None:
             if rule_id not in REGISTRY:

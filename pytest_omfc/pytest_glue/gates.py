@@ -173,6 +173,11 @@ def configure(config: pytest.Config, usage_error: type[Exception]) -> tuple[Gate
         raise usage_error("--omfc-require: needs --omfc-reference PATH (nothing is scored without a reference)")
     sub = config.stash[SETTINGS_KEY]
     assert sub is not None
+    if sub.is_package:  # each EXPID has its own task and scores: a gate names one
+        raise usage_error(
+            f"--omfc-require: {sub.submission.name} is an NC2017 package; gate one EXPID at a time "
+            "(--omfc-submission <package>/<EXPID>)"
+        )
     gates: list[Gate] = []
     for text in texts:
         try:

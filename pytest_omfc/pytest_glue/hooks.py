@@ -57,8 +57,9 @@ from .state import (
 
 if TYPE_CHECKING:  # imported when a submission is checked (see the module docstring)
     from ..archive import ArchiveReport
+    from ..package import PackageLayout, PackageSettings
     from ..scoring.forgerynet.submission import ForgeryNetSettings
-    from ..submission import CheckSettings
+    from ..submission import CheckSettings, Settings
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -89,14 +90,13 @@ def _path(config: pytest.Config, name: str) -> Path | None:
 
 
 def resolve_settings(config: pytest.Config) -> CheckSettings | None:
-    """Turn the options into :class:`Settings`; :class:`UsageProblem` names the flag to fix."""
+    """Turn the options into :class:`Settings` (or, for an NC2017 package, ``PackageSettings`` holding one
+    per EXPID); :class:`UsageProblem` names the flag to fix."""
     sub = _path(config, "omfc_submission")
     if sub is None:
         return None
     if not sub.exists():
         raise UsageProblem(f"--omfc-submission: no such file or directory: {sub}")
-    from ..models import LAYOUTS
-    from ..submission import Settings
 
     csv: Path | None
     archive = _unpacked(config, sub)
@@ -127,15 +127,34 @@ def resolve_settings(config: pytest.Config) -> CheckSettings | None:
         return _forgerynet_settings(config, sub, task, dataset)
     if task in FORGERYNET_TASKS:
         raise UsageProblem(f"--omfc-task: task {task.value} is a ForgeryNet task; add --omfc-edition ForgeryNet")
-    if index is None:
-        if dataset is None:
-            raise UsageProblem("--omfc-index: give the task index file (or --omfc-dataset ROOT with --omfc-task)")
-        index = _find_index(dataset, task_text)
-    elif not index.is_file():
+    if index is None and dataset is None:
+        raise UsageProblem("--omfc-index: give the task index file (or --omfc-dataset ROOT with --omfc-task)")
+    if index is not None and not index.is_file():
         raise UsageProblem(f"--omfc-index: {'not a regular file' if index.exists() else 'no such file'}: {index}")
+    if csv is None and (archive is not None or not sub.is_file()):
+        from ..package import find_package
+
+        layout = find_package(sub_dir)
+        if layout is not None:
+            return _package_settings(config, layout, edition, task, index, dataset, archive)
+    if index is None:
+        assert dataset is not None
+        from ..models.identifiers import expid_task
+
+        # an EXPID's name gives its task (SUB-05): the dataset's index of that task, unless --omfc-task says
+        index = _find_index(dataset, task_text, None if task_text else expid_task(sub_dir.name))
+    edition, task, dataset = _edition_and_task(index, edition, task, dataset)
+    return _nist_settings(config, sub_dir, csv, index, edition, task, dataset, archive)
+
+
+def _edition_and_task(
+    index: Path, edition: Edition | None, task: Task | None, dataset: Path | None
+) -> tuple[Edition, Task, Path]:
+    """What the index's name (and TaskID column) tells, where the options did not; the dataset root."""
+    from ..models import LAYOUTS
+
     if dataset is None:
         dataset = index.parent.parent if index.parent.name == "indexes" else index.parent
-
     inferred_edition, inferred_task = infer_from_index_name(index)
     edition = edition or inferred_edition
     task = task or inferred_task or _task_from_column(index)
@@ -145,6 +164,21 @@ def resolve_settings(config: pytest.Config) -> CheckSettings | None:
         raise UsageProblem(f"--omfc-task: cannot infer the task from {index.name}; add --omfc-task TASKID")
     if (edition.group, task) not in LAYOUTS:
         raise UsageProblem(f"--omfc-task: task {task.value} is not offered in {edition.value}")
+    return edition, task, dataset
+
+
+def _nist_settings(
+    config: pytest.Config,
+    sub_dir: Path,
+    csv: Path | None,
+    index: Path,
+    edition: Edition,
+    task: Task,
+    dataset: Path,
+    archive: ArchiveReport | None,
+    shown_from: Path | None = None,
+) -> Settings:
+    from ..submission import Settings
 
     return Settings(
         submission=sub_dir,
@@ -159,6 +193,93 @@ def resolve_settings(config: pytest.Config) -> CheckSettings | None:
         allow_touching_segments=resolved(config, "omfc_allow_touching_segments"),
         ignore_overlap=resolved(config, "omfc_ignore_overlap"),
         archive=archive,
+        shown_from=shown_from,
+    )
+
+
+def _package_settings(
+    config: pytest.Config,
+    layout: PackageLayout,
+    edition: Edition | None,
+    task: Task | None,
+    index: Path | None,
+    dataset: Path | None,
+    archive: ArchiveReport | None,
+) -> PackageSettings:
+    """An NC2017 package: each EXPID folder checked as a submission of the task its name gives (else
+    ``--omfc-task``), against ``--omfc-index`` when that is the task's, else the task's index under
+    ``--omfc-dataset``.  What cannot be checked so is PKG-10's to report (the upload decides it, not the
+    command line): nothing here is a usage error but a missing index and dataset."""
+    from ..models import LAYOUTS
+    from ..models.identifiers import expid_task
+    from ..package import PackageSettings
+
+    members: list[Settings] = []
+    unchecked: list[tuple[str, str]] = [
+        (name, "the package holds only EXPID folders <EXPID>/ with <EXPID>/<EXPID>.csv") for name in layout.others
+    ]
+    given_index = (index, *_edition_and_task(index, edition, task, dataset)) if index is not None else None
+    for name in layout.expids:
+        want = expid_task(name) or task or (given_index[2] if given_index is not None else None)
+        if want is None:
+            unchecked.append(
+                (
+                    name,
+                    "its name gives no task: <TASK>, the 4th of its 7 '_'-separated fields, must be "
+                    "Manipulation, Splice, ProvenanceFiltering or Provenance",
+                )
+            )
+            continue
+        if given_index is not None and given_index[2] is not want:
+            unchecked.append(
+                (
+                    name,
+                    f"an EXPID of task {want.value}, and the check was given the {given_index[2].value} "
+                    f"index {given_index[0].name} only: give --omfc-dataset ROOT so that each EXPID finds "
+                    "its task's index",
+                )
+            )
+            continue
+        if given_index is not None:
+            member_index, member_edition, _, root = given_index
+        else:
+            assert dataset is not None
+            try:
+                member_index = _find_index(dataset, None, want)
+            except UsageProblem as exc:
+                unchecked.append((name, str(exc).removeprefix("--omfc-dataset: ")))
+                continue
+            member_edition = edition or infer_from_index_name(member_index)[0] or Edition.NC2017
+            root = dataset
+        if (member_edition.group, want) not in LAYOUTS:
+            unchecked.append((name, f"task {want.value} is not offered in {member_edition.value}"))
+            continue
+        members.append(
+            _nist_settings(
+                config,
+                layout.folder / name,
+                layout.folder / name / f"{name}.csv",
+                member_index,
+                member_edition,
+                want,
+                root,
+                archive,
+                shown_from=layout.folder.parent,
+            )
+        )
+    first = members[0] if members else None
+    return PackageSettings(
+        submission=layout.folder,
+        csv=None,
+        edition=first.edition if first else (edition or Edition.NC2017),
+        task=first.task if first else (task or Task.IMG),
+        dataset_root=first.dataset_root if first else dataset,
+        max_findings=resolved(config, "omfc_max_findings"),
+        slices=resolved(config, "omfc_slices"),
+        jobs=resolved(config, "omfc_jobs"),
+        archive=archive,
+        members=tuple(members),
+        unchecked=tuple(sorted(unchecked)),
     )
 
 
@@ -212,14 +333,19 @@ def _archived_submission(report: ArchiveReport) -> Path:
     were packed without one (from inside the folder), a folder named after the archive gathers them (ARC-02
     says so)."""
     from ..archive import archive_stem
+    from ..models.identifiers import expid_task, package_problem
+    from ..package import find_package
 
     root = Path(report.root)
     dirs = [t for t in report.tops if (root / t).is_dir()]
     if len(report.tops) == 1 and dirs:
         folder = root / dirs[0]
-        while True:  # a prefix (home/user/<SubID>/): down to the first folder holding a file, a second folder or mask/
+        while True:  # a prefix (home/user/<SubID>/): down to the first folder holding a file, a second folder or
+            # mask/, or an NC2017 package holding one EXPID folder (named as one: home/user/<SubID>/ is no package)
             inside = list(folder.iterdir())
             if len(inside) != 1 or not inside[0].is_dir() or inside[0].name == "mask":
+                return folder
+            if find_package(folder) and (expid_task(inside[0].name) or package_problem(folder.name) is None):
                 return folder
             folder = inside[0]
     folder = root / (archive_stem(Path(report.archive).name) or "submission")
@@ -295,27 +421,27 @@ def _find_csv(sub_dir: Path) -> Path | None:
     return None
 
 
-def _find_index(dataset: Path, task_text: str | None) -> Path:
+def _find_index(dataset: Path, task_text: str | None, want: Task | None = None) -> Path:
+    """The task's index under ``<dataset>/indexes/``: the one named ``-<task_text>-index.csv``, else the one
+    whose name gives the task (``want``, else ``task_text``'s); the one index there when no task is known."""
     indexes = dataset / "indexes"
     if not indexes.is_dir():
         raise UsageProblem(f"--omfc-dataset: {dataset} has no indexes/ directory")
     every = sorted(p for p in indexes.iterdir() if p.is_file() and p.name.lower().endswith("-index.csv"))
     found = every
-    if task_text:
-        want = parse_task(task_text)
-        exact = [p for p in every if p.name.lower().endswith(f"-{task_text.strip().lower()}-index.csv")]
+    if task_text or want is not None:
+        want = want or parse_task(str(task_text))
+        suffix = f"-{task_text.strip().lower()}-index.csv" if task_text else None
+        exact = [p for p in every if suffix and p.name.lower().endswith(suffix)]
         found = exact or [p for p in every if infer_from_index_name(p)[1] is want]
     if len(found) == 1:
         return found[0]
     names = ", ".join(p.name for p in (found or every)) or "none"
+    told = task_text.strip() if task_text else (want.value if want is not None else None)
     if not found:
-        what = (
-            f"no index file for task {task_text.strip()}"
-            if task_text
-            else "no index file (<DataSet>-<TaskID>-index.csv)"
-        )
+        what = f"no index file for task {told}" if told else "no index file (<DataSet>-<TaskID>-index.csv)"
         raise UsageProblem(f"--omfc-dataset: {what} in {indexes} (found: {names}); add --omfc-index PATH")
-    hint = "add --omfc-task TASKID" if not task_text else "add --omfc-index PATH"
+    hint = "add --omfc-task TASKID" if not told else "add --omfc-index PATH"
     raise UsageProblem(f"--omfc-dataset: {len(found)} index files match in {indexes} ({names}); {hint}")
 
 
@@ -537,6 +663,16 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     settings = config.stash.get(SETTINGS_KEY, None)
     if settings is None:
         return None
+    from ..package import PackageSettings
+
+    if isinstance(settings, PackageSettings):
+        lines = [f"omfc: package {settings.submission.name}: {len(settings.members)} EXPID(s) to check"]
+        for member in settings.members:
+            lines.append(
+                f"omfc:   {member.submission.name} ({member.edition.value}, task {member.task.value}), "
+                f"index {member.index}"
+            )
+        return lines + [f"omfc:   {name}: not checked (PKG-10)" for name, _ in settings.unchecked]
     source, path = settings.listing
     return [
         f"omfc: submission {settings.submission.name} ({settings.edition.value}, task {settings.task.value})",
@@ -550,8 +686,11 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
         # outside the rootdir (pytest-omfc's is a private directory) pytest would name it ".": use its name
         aliased = path != settings.submission
         nodeid = None if path.is_relative_to(parent.config.rootpath) and not aliased else settings.submission.name
-        from .items import SubmissionDir
+        from ..package import PackageSettings
+        from .items import PackageDir, SubmissionDir
 
+        if isinstance(settings, PackageSettings):
+            return PackageDir.from_parent(parent, path=path, nodeid=nodeid)
         return SubmissionDir.from_parent(parent, path=path, nodeid=nodeid)
     return None
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from ..findings import sum_slices
 from ..submission import CheckSettings
 
 __all__ = ["HtmlReporter", "configure"]
@@ -51,8 +52,10 @@ class HtmlReporter:
         self.settings = settings
         self.path = path
         self.masks = masks
-        self.rules: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}  # rule ID -> (outcome, text, props) per item
-        self.scores: dict[tuple[str, int], tuple[str, str, Any]] = {}  # (scorer, position) -> (outcome, text, result)
+        # (EXPID in a package, else "", rule ID) -> (outcome, text, props) per item
+        self.rules: dict[tuple[str, str], list[tuple[str, str, dict[str, Any]]]] = {}
+        # (EXPID in a package, else "", scorer, position) -> (outcome, text, result)
+        self.scores: dict[tuple[str, str, int], tuple[str, str, Any]] = {}
         self.done: str | None = None
         self.error: str | None = None
 
@@ -67,10 +70,12 @@ class HtmlReporter:
             longrepr = report.longrepr
             text = str(longrepr[2] if isinstance(longrepr, tuple) else longrepr).removeprefix("Skipped: ")
         if "omfc.rule" in props:
-            self.rules.setdefault(str(props["omfc.rule"]), []).append((report.outcome, text, props))
+            key = (str(props.get("omfc.expid", "")), str(props["omfc.rule"]))
+            self.rules.setdefault(key, []).append((report.outcome, text, props))
         elif "omfc.score" in props:
-            key = (str(props["omfc.score"]), int(getattr(report, "omfc_position", 0) or 0))
-            self.scores[key] = (report.outcome, text, getattr(report, "omfc_result", None))
+            where = str(props.get("omfc.expid", ""))
+            score_key = (where, str(props["omfc.score"]), int(getattr(report, "omfc_position", 0) or 0))
+            self.scores[score_key] = (report.outcome, text, getattr(report, "omfc_result", None))
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -116,9 +121,10 @@ class HtmlReporter:
         from ..report import RuleRow
 
         order = {rid: i for i, rid in enumerate(REGISTRY)}
+        places = list(dict.fromkeys(where for where, _ in self.rules))  # the package first: its items come first
         rows = []
-        for rid in sorted(self.rules, key=lambda r: (order.get(r, len(order)), r)):
-            items = self.rules[rid]
+        for where, rid in sorted(self.rules, key=lambda k: (places.index(k[0]), order.get(k[1], len(order)), k[1])):
+            items = self.rules[(where, rid)]
             rule = REGISTRY.get(rid)
             statuses = {
                 ("warning" if outcome == "passed" and "omfc.warning" in props else outcome)
@@ -131,7 +137,12 @@ class HtmlReporter:
             )
             failures = [t for o, t, _ in items if o == "failed"]
             skips = [t for o, t, _ in items if o == "skipped"]
-            warnings = [str(p["omfc.warning"]) for _, _, p in items if "omfc.warning" in p]
+            parts = [
+                (str(p["omfc.warning"]), int(p.get("omfc.warnings", 1))) for _, _, p in items if "omfc.warning" in p
+            ]
+            total = sum(n for _, n in parts)
+            summary = rule.summary(total) if rule is not None and rule.summary is not None else None
+            warnings = [sum_slices(rid, parts, self.settings.max_findings, summary)] if parts else []
             text = (
                 "\n".join(failures)
                 if status == "failed"
@@ -146,45 +157,49 @@ class HtmlReporter:
                     status=status,
                     text=text,
                     warning="\n".join(warnings),
+                    where=where,
                 )
             )
         return rows
 
     def _add_scores(self, data: Any) -> None:
-        from .scoring import SCORING_KEY
+        from .scoring import every_scoring
 
-        scoring = self.config.stash.get(SCORING_KEY, None)
-        if scoring is None:
+        scored = every_scoring(self.config)
+        if not scored:
             return
         from ..report import ScoreTable
         from ..report.views import ViewContext, summary_rows, view_for
         from ..scoring.registry import SCORERS
 
         data.scored = True
-        data.score_failures = [
-            text for (_, _), (outcome, text, _) in sorted(self.scores.items()) if outcome == "failed"
-        ]
-        title = f"{data.submission} ({data.edition} {data.task})"
-        for name in scoring.scorers:
-            scorer = SCORERS[name]
-            entries: list[tuple[int, dict[str, Any]]] = []
-            for (sname, pos), (_, _, result) in sorted(self.scores.items()):
-                if sname == name and result is not None:
-                    entries += [(pos, r) for r in (result if isinstance(result, list) else [result])]
-            if not entries:
-                continue
-            opts = scoring.options_for(name)
-            view = view_for(name, scorer.metrics)
-            columns = view.columns(opts)
-            # a result that scored nothing fails its item, so it is already among the failures above
-            rows, notes, _alarms = summary_rows(view, entries, opts)
-            data.tables.append(ScoreTable(f"{scorer.title} scores", ("result", *columns), tuple(rows), tuple(notes)))
-            if view.html is not None:
-                context = ViewContext(
-                    title=title,
-                    options=opts,
-                    ref_root=self.settings.dataset_root,
-                    sys_root=self.settings.submission,
-                    masks=self.masks,
-                )
-                view.html(data, [r for _, r in entries], context)
+        data.score_failures = [text for _, (outcome, text, _) in sorted(self.scores.items()) if outcome == "failed"]
+        for (where, _, _), (outcome, text, _) in sorted(self.scores.items()):
+            if where and outcome == "failed":
+                data.expid_score_failures.setdefault(where, []).append(text)
+        for where, folder, scoring in scored:
+            title = f"{where or data.submission} ({data.edition} {data.task})"
+            for name in scoring.scorers:
+                scorer = SCORERS[name]
+                entries: list[tuple[int, dict[str, Any]]] = []
+                for (w, sname, pos), (_, _, result) in sorted(self.scores.items()):
+                    if w == where and sname == name and result is not None:
+                        entries += [(pos, r) for r in (result if isinstance(result, list) else [result])]
+                if not entries:
+                    continue
+                opts = scoring.options_for(name)
+                view = view_for(name, scorer.metrics)
+                columns = view.columns(opts)
+                # a result that scored nothing fails its item, so it is already among the failures above
+                rows, notes, _alarms = summary_rows(view, entries, opts)
+                heading = f"{scorer.title} scores" + (f": {where}" if where else "")
+                data.tables.append(ScoreTable(heading, ("result", *columns), tuple(rows), tuple(notes)))
+                if view.html is not None:
+                    context = ViewContext(
+                        title=title,
+                        options=opts,
+                        ref_root=self.settings.dataset_root,
+                        sys_root=folder,
+                        masks=self.masks,
+                    )
+                    view.html(data, [r for _, r in entries], context)

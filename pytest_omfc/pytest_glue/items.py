@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .. import rules as _rules  # noqa: F401  (registers every rule)
-from ..findings import render
-from ..registry import Part, Rule, rules_for
+from ..findings import render, sum_slices
+from ..registry import REGISTRY, Part, Rule, package_rules, rules_for
+from ..report.page import RuleRow, expid_verdicts
 from . import scoring as _scoring
 from .compat import FSCollector, TerminalRepr, failure_repr, skip_here
 from .state import EXTRA_ITEMS_KEY, SETTINGS_KEY, submission_for
 
-__all__ = ["OmfcReporter", "RuleFailed", "RuleItem", "SubmissionDir", "failure_repr"]
+if TYPE_CHECKING:
+    from ..submission import CheckSettings
+
+__all__ = ["OmfcReporter", "PackageDir", "RuleFailed", "RuleItem", "SubmissionDir", "failure_repr"]
 
 
 # ---------------------------------------------------------------------------- nodes
@@ -27,20 +32,56 @@ class SubmissionDir(FSCollector):
     Not a :class:`pytest.Directory`: pytest imports the ``conftest.py`` of every
     Directory it collects (running a participant's code and possibly writing
     ``__pycache__`` into the submission); nothing in a submission may run.
+
+    An EXPID of an NC2017 package is one too, below its :class:`PackageDir`: its items are named
+    ``<package>/<EXPID>::<RULE>`` (JUnit classname ``<package>.<EXPID>``) and the archive rules are the
+    package's.
     """
 
+    def __init__(self, *, settings: CheckSettings | None = None, packaged: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        found = settings or self.config.stash[SETTINGS_KEY]
+        assert found is not None
+        self.settings: CheckSettings = found
+        self.packaged = packaged
+
     def collect(self) -> Iterator[pytest.Item]:
-        settings = self.config.stash[SETTINGS_KEY]
-        assert settings is not None
+        settings = self.settings
         slices = settings.slices
-        for rule in rules_for(settings.edition.group, settings.task, archive=settings.archive is not None):
+        prefix = "" if self.packaged else f"{settings.submission.name}::"
+        archive = settings.archive is not None and not self.packaged
+        for rule in rules_for(settings.edition.group, settings.task, archive=archive):
             parts: list[Part | None] = [Part(i, slices) for i in range(slices)] if rule.sliced else [None]
             for part in parts:
-                name = f"{settings.submission.name}::{rule.id}" + (f"[{part}]" if part else "")
+                name = f"{prefix}{rule.id}" + (f"[{part}]" if part else "")
                 yield RuleItem.from_parent(self, name=name, rule=rule, part=part)
-        yield from _scoring.score_items(self, settings.submission.name, settings.task)
+        yield from _scoring.score_items(self, settings, prefix)
+        if self.packaged:
+            return
         for make in self.config.stash.get(EXTRA_ITEMS_KEY, []):
             yield from make(self)
+
+
+class PackageDir(FSCollector):
+    """An NC2017 package folder: its own rules (PKG-10; ARC-* for an upload), ``<package>::<RULE>``, then
+    one :class:`SubmissionDir` per EXPID (never its files: as :class:`SubmissionDir`)."""
+
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        from ..package import PackageSettings
+
+        settings = self.config.stash[SETTINGS_KEY]
+        assert isinstance(settings, PackageSettings)
+        for rule in package_rules(settings.edition.group, archive=settings.archive is not None):
+            yield RuleItem.from_parent(self, name=rule.id, rule=rule)
+        for member in settings.members:
+            name = member.submission.name
+            yield SubmissionDir.from_parent(
+                self, path=member.submission, nodeid=f"{self.nodeid}/{name}", settings=member, packaged=True
+            )
+
+
+#: The slice of a sliced rule's item in its node ID (``...::MASK-08[2/4]``).
+_SLICE = re.compile(r"\[\d+/\d+\]$")
 
 
 class RuleFailed(Exception):
@@ -69,9 +110,22 @@ class RuleItem(pytest.Item):
         self.part = part
         self.add_marker("omfc")
         self.user_properties.append(("omfc.rule", rule.id))
+        where = self.parent
+        if isinstance(where, PackageDir) or (isinstance(where, SubmissionDir) and where.packaged):
+            # in an NC2017 package: which EXPID (or the package itself) this rule checks
+            self.user_properties.append(("omfc.expid", self.settings.submission.name))
+
+    @property
+    def settings(self) -> CheckSettings:
+        """The settings of what this rule checks: its submission (or EXPID), or its package."""
+        if isinstance(self.parent, SubmissionDir):
+            return self.parent.settings
+        settings = self.config.stash[SETTINGS_KEY]
+        assert settings is not None
+        return settings
 
     def runtest(self) -> None:
-        sub = submission_for(self.config)
+        sub = submission_for(self.config, self.settings)
         out = sub.outcome(self.rule, self.part)
         limit = sub.settings.max_findings
         self.user_properties.append(("omfc.severity", self.rule.severity_for(sub.group).value))
@@ -86,6 +140,7 @@ class RuleItem(pytest.Item):
             head = out.warning_headline or _headline(out.headline, out.warnings, out.findings, warn=True)
             text = render(self.rule.id, head, out.warnings, limit)
             self.user_properties.append(("omfc.warning", text))
+            self.user_properties.append(("omfc.warnings", out.warnings.total))
             self.add_report_section("call", "omfc warning", text)
         if out.failed:
             if out.crashed:
@@ -101,9 +156,11 @@ class RuleItem(pytest.Item):
         return failure_repr(self.reportinfo()[0], text)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        settings = self.config.stash[SETTINGS_KEY]
-        path = settings.csv if settings and settings.csv else self.path
-        return path, 0, f"[omfc] {self.name}: {self.rule.title}"
+        settings = self.settings
+        path = settings.csv if settings.csv else self.path
+        where = dict(self.user_properties).get("omfc.expid")
+        name = f"{where}::{self.name}" if where else self.name
+        return path, 0, f"[omfc] {name}: {self.rule.title}"
 
 
 def _headline(headline: str, shown: list[Any], all_findings: list[Any], warn: bool = False) -> str:
@@ -126,18 +183,58 @@ class OmfcReporter:
     """
 
     def __init__(self) -> None:
-        self.warnings: dict[str, str] = {}
+        self.warnings: dict[str, tuple[str, int]] = {}  # nodeid -> (text, number of warnings)
+        self.places: dict[str, list[RuleRow]] = {}  # in an NC2017 package: EXPID -> its rules' outcomes
+        self.failed_scores: dict[str, list[str]] = {}  # ... and its failed score items
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when != "call":
+        if not (report.when == "call" or (report.when == "setup" and not report.passed)):
             return
-        for name, value in report.user_properties:
-            if name == "omfc.warning":
-                self.warnings[report.nodeid] = str(value)
+        props = dict(report.user_properties)
+        if "omfc.warning" in props:
+            self.warnings[report.nodeid] = (str(props["omfc.warning"]), int(str(props.get("omfc.warnings", 1))))
+        if "omfc.expid" in props and "omfc.score" in props and report.failed:
+            self.failed_scores.setdefault(str(props["omfc.expid"]), []).append(f"score::{props['omfc.score']}")
+        elif "omfc.expid" in props and "omfc.rule" in props:
+            where = str(props["omfc.expid"])
+            status = "warning" if report.passed and "omfc.warning" in props else report.outcome
+            self.places.setdefault(where, []).append(
+                RuleRow(
+                    str(props.get("omfc.rule", "")),
+                    "",
+                    "",
+                    "",
+                    status,
+                    warning=str(props.get("omfc.warning", "")),
+                    where=where,
+                )
+            )
 
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-        if hasattr(config, "workerinput") or not self.warnings:
+        if hasattr(config, "workerinput"):
+            return
+        if self.places:
+            terminalreporter.section("omfc package: the verdict of each EXPID", sep="=")
+            rows = [row for rows in self.places.values() for row in rows]
+            for where, ok, text in expid_verdicts(rows, self.failed_scores):
+                failed = sorted({r.rule for r in self.places[where] if r.status == "failed"})
+                failed += self.failed_scores.get(where, [])
+                detail = f" ({', '.join(failed)})" if failed else ""
+                terminalreporter.line(f"{where}: {text}{detail}", green=ok, red=not ok)
+        if not self.warnings:
             return
         terminalreporter.section("omfc warnings (they do not fail the run)", sep="=", yellow=True)
-        for text in sorted(self.warnings.values()):
+        settings = config.stash.get(SETTINGS_KEY, None)
+        limit = settings.max_findings if settings is not None else -1
+        slices: dict[str, list[tuple[str, int]]] = {}  # a sliced rule's items summed: one report
+        for nodeid, part in sorted(self.warnings.items()):
+            slices.setdefault(_SLICE.sub("", nodeid), []).append(part)
+        texts = []
+        for parts in slices.values():
+            rule_id = parts[0][0].split(":", 1)[0]
+            rule = REGISTRY.get(rule_id)
+            total = sum(n for _, n in parts)
+            summary = rule.summary(total) if rule is not None and rule.summary is not None else None
+            texts.append(sum_slices(rule_id, parts, limit, summary))
+        for text in sorted(texts):
             terminalreporter.line(text)

@@ -40,13 +40,13 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from ..editions import Task
+from ..editions import EditionTaskError, Task, parse_task
 from ..options import OUTPUT_PATHS, exclusive_queries
 from ..paths import resolve_input
 from ..report.views import summary_rows, view_for
@@ -62,6 +62,9 @@ from ..scoring.registry import (
 from .progress import progress_for
 from .state import SETTINGS_KEY, given, resolved, submission_for
 
+if TYPE_CHECKING:
+    from ..submission import CheckSettings, Settings
+
 __all__ = [
     "NotScored",
     "ScoreItem",
@@ -75,7 +78,9 @@ SCORING_KEY = pytest.StashKey["ScoringSettings | None"]()
 
 #: The output paths of scoring (the HTML report's is the report's own).
 SCORING_OUTPUTS = tuple(name for name in OUTPUT_PATHS if name != "omfc_html")
-OUTCOMES_KEY = pytest.StashKey["dict[str, list[Outcome]]"]()
+OUTCOMES_KEY = pytest.StashKey["dict[tuple[Path, str], list[Outcome]]"]()
+#: An NC2017 package: each EXPID's scoring (None: no reference fits its task).
+MEMBERS_KEY = pytest.StashKey["dict[Path, ScoringSettings | None]"]()
 
 
 @dataclass(frozen=True)
@@ -166,8 +171,11 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
         config.stash[SCORING_KEY] = None
         return None
     ref = resolve_input(str(ref_value), ref_base, dataset_root).resolve()
-    if not ref.is_file():
-        raise usage_error(f"--omfc-reference: no such file: {ref} (a relative path is taken from the dataset root)")
+    sub = config.stash.get(SETTINGS_KEY, None)
+    package = sub is not None and sub.is_package
+    if not (ref.is_file() or (package and ref.is_dir())):
+        what = "file (or, for a package, directory)" if package else "file"
+        raise usage_error(f"--omfc-reference: no such {what}: {ref} (a relative path is taken from the dataset root)")
 
     q, _ = given(config, "omfc_query")
     qm, _ = given(config, "omfc_query_manipulation")
@@ -192,9 +200,8 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
     convention = resolved(config, "omfc_convention")
     only = resolved(config, "omfc_score")
     selected = None if only in (None, "all") else (str(only),)
-    sub = config.stash.get(SETTINGS_KEY, None)
-    columns = reference_columns(ref)
-    running = tuple(s.name for s in scorers_for(sub.task, columns, selected)) if sub is not None else ()
+    columns = reference_columns(ref) if ref.is_file() else ()
+    running = tuple(s.name for s in scorers_for(sub.task, columns, selected)) if sub and not package else ()
     paths = {name: _as_path(*given(config, name)) for name in SCORING_OUTPUTS}
     settings = ScoringSettings(
         reference=ref,
@@ -211,9 +218,82 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
         extra=(("per_probe_csv", paths["omfc_per_probe_csv"]),),
     )
     config.stash[SCORING_KEY] = settings
+    if sub is not None and sub.is_package:
+        members: tuple[Settings, ...] = getattr(sub, "members")  # noqa: B009  (PackageSettings: not imported here)
+        config.stash[MEMBERS_KEY] = {m.submission: _member_scoring(settings, m, selected) for m in members}
     _guard_outputs(config, settings, dataset_root, usage_error)
     config.pluginmanager.register(ScoringReporter(config, settings, only=selected), "omfc-scoring-reporter")
     return settings
+
+
+def _member_scoring(
+    base: ScoringSettings, member: Settings, selected: tuple[str, ...] | None
+) -> ScoringSettings | None:
+    """An NC2017 package's EXPID scored: against the reference of its task (a reference file whose name
+    gives another task is not its; a directory is searched for ``[<task>/]<DataSet>-<task>-ref.csv``), its
+    plots in ``<plots>/<EXPID>/`` and its per-probe CSV ``<stem>-<EXPID>.csv``.  None: no reference."""
+    ref = reference_for(base.reference, member.task)
+    if ref is None:
+        return None
+    columns = reference_columns(ref)
+    expid = member.submission.name
+    extra = dict(base.extra)
+    csv = extra.get("per_probe_csv")
+    if csv is not None:
+        extra["per_probe_csv"] = csv.with_name(f"{csv.stem}-{expid}{csv.suffix}")
+    return replace(
+        base,
+        reference=ref,
+        plots=base.plots / expid if base.plots is not None else None,
+        scorers=tuple(s.name for s in scorers_for(member.task, columns, selected)),
+        reference_columns=columns,
+        extra=tuple(extra.items()),
+    )
+
+
+def reference_for(given: Path, task: Task) -> Path | None:
+    """The reference of ``task`` from what ``--omfc-reference`` names: a file (None when its name,
+    ``<DataSet>-<task>-ref.csv``, gives another task), or a directory holding ``<DataSet>-<task>-ref.csv``
+    directly or in a subfolder (NC2017: ``reference/manipulation/NC2017-manipulation-ref.csv``)."""
+    if given.is_file():
+        named = _reference_task(given)
+        return given if named in (None, task) else None
+    try:
+        found = sorted(p for p in [*given.glob("*-ref.csv"), *given.glob("*/*-ref.csv")] if _reference_task(p) is task)
+    except OSError:
+        return None
+    return found[0] if len(found) == 1 else None
+
+
+def _reference_task(path: Path) -> Task | None:
+    m = re.match(r"^(?P<ds>[^-]+)-(?P<task>.+?)-ref\.csv$", path.name, re.IGNORECASE)
+    if m is None:
+        return None
+    try:
+        return parse_task(m.group("task"))
+    except EditionTaskError:
+        return None
+
+
+def scoring_of(config: pytest.Config, settings: CheckSettings | None = None) -> ScoringSettings | None:
+    """The scoring of ``settings`` (default: the run's submission); an NC2017 package's EXPIDs each have
+    their own (None when no reference fits its task)."""
+    members = config.stash.get(MEMBERS_KEY, None)
+    if members is not None and settings is not None and settings.submission in members:
+        return members[settings.submission]
+    return config.stash.get(SCORING_KEY, None)
+
+
+def every_scoring(config: pytest.Config) -> list[tuple[str, Path, ScoringSettings]]:
+    """(label, submission folder, scoring) of what is scored: the submission, or each scored EXPID."""
+    members = config.stash.get(MEMBERS_KEY, None)
+    if members is not None:
+        return [(path.name, path, sc) for path, sc in members.items() if sc is not None]
+    settings = config.stash.get(SCORING_KEY, None)
+    sub = config.stash.get(SETTINGS_KEY, None)
+    if settings is None or sub is None:
+        return []
+    return [("", sub.submission, settings)]
 
 
 def run_inputs(config: pytest.Config) -> list[Path]:
@@ -222,12 +302,14 @@ def run_inputs(config: pytest.Config) -> list[Path]:
     (``<reference stem>-*.csv``).  No output may be one of them (``--omfc-html`` once overwrote a
     reference kept outside the dataset)."""
     sub = config.stash.get(SETTINGS_KEY, None)
-    files: list[Path] = [sub.listing[1]] if sub is not None else []
+    files: list[Path] = []
+    if sub is not None:
+        members: tuple[Settings, ...] = getattr(sub, "members", ())
+        files += [m.index for m in members] if sub.is_package else [sub.listing[1]]
     upload, base = given(config, "omfc_submission")
     if sub is not None and sub.archive is not None and upload is not None:  # the uploaded archive itself
         files.append((base / Path(str(upload)).expanduser()).resolve())
-    settings = config.stash.get(SCORING_KEY, None)
-    if settings is not None:
+    for _, _, settings in every_scoring(config):
         ref = settings.reference
         files.append(ref)
         for name in settings.scorers:
@@ -280,44 +362,49 @@ def _guard_outputs(
             refuse_input_overwrite(config, flag, path, usage_error)
 
 
-def score_items(parent: pytest.Collector, sub_name: str, task: Task) -> Iterator[pytest.Item]:
-    """The scoring items of a submission: one per running scorer and query (none without ``--omfc-reference``)."""
-    settings = parent.config.stash.get(SCORING_KEY, None)
-    if settings is None:
+def score_items(parent: pytest.Collector, settings: CheckSettings, prefix: str) -> Iterator[pytest.Item]:
+    """The scoring items of a submission (or of an EXPID of a package): one per running scorer and query
+    (none without ``--omfc-reference``), named ``<prefix>score::<scorer>[<query>]``."""
+    scoring = scoring_of(parent.config, settings)
+    if scoring is None:
         return
-    for name in settings.scorers:
-        if not settings.queries:
-            yield ScoreItem.from_parent(parent, name=f"{sub_name}::score::{name}", scorer=name, position=0)
+    for name in scoring.scorers:
+        if not scoring.queries:
+            yield ScoreItem.from_parent(parent, name=f"{prefix}score::{name}", scorer=name, position=0)
             continue
-        for i, (_query, kind) in enumerate(settings.queries):
-            yield ScoreItem.from_parent(
-                parent, name=f"{sub_name}::score::{name}[{kind}{i + 1}]", scorer=name, position=i
-            )
+        for i, (_query, kind) in enumerate(scoring.queries):
+            yield ScoreItem.from_parent(parent, name=f"{prefix}score::{name}[{kind}{i + 1}]", scorer=name, position=i)
 
 
 # ---------------------------------------------------------------------------- scoring
 
 
-def outcomes_for(config: pytest.Config, name: str = "detection") -> list[Outcome]:
-    """Run one scorer once per process; one outcome per item position."""
+def outcomes_for(config: pytest.Config, name: str = "detection", sub: CheckSettings | None = None) -> list[Outcome]:
+    """Run one scorer once per process (and EXPID of a package); one outcome per item position."""
     cache = config.stash.get(OUTCOMES_KEY, None)
     if cache is None:
         cache = config.stash[OUTCOMES_KEY] = {}
-    if name not in cache:
-        settings = config.stash[SCORING_KEY]
+    sub = sub or config.stash[SETTINGS_KEY]
+    assert sub is not None
+    key = (sub.submission, name)
+    if key not in cache:
+        settings = scoring_of(config, sub)
         assert settings is not None
-        cache[name] = _score(config, settings, SCORERS[name])
-    return cache[name]
+        cache[key] = _score(config, settings, SCORERS[name], sub)
+    return cache[key]
 
 
-def _score(config: pytest.Config, settings: ScoringSettings, scorer: Scorer) -> list[Outcome]:
+def _score(config: pytest.Config, settings: ScoringSettings, scorer: Scorer, sub: CheckSettings) -> list[Outcome]:
     """One scorer's outcomes through :func:`pytest_omfc.api.run_scorer` (shared with ``omfc_score``), with a bar."""
     from ..api import run_scorer  # the submission and its libraries: only when scoring
+    from ..submission import Submission
 
     bar = progress_for(config, f"score::{scorer.name}", scorer.progress_unit)
+    parsed = submission_for(config, sub)
+    assert isinstance(parsed, Submission)
     try:
         return run_scorer(
-            submission_for(config),
+            parsed,
             scorer,
             reference=settings.reference,
             queries=settings.queries,
@@ -349,12 +436,21 @@ class ScoreItem(pytest.Item):
         self.position = position
         self.add_marker("omfc")
 
+    @property
+    def checked(self) -> CheckSettings:
+        """The settings of the submission (or EXPID) this item scores."""
+        settings = getattr(self.parent, "settings", None) or self.config.stash[SETTINGS_KEY]
+        assert settings is not None
+        return cast("CheckSettings", settings)
+
     def runtest(self) -> None:
-        settings = self.config.stash[SCORING_KEY]
+        settings = scoring_of(self.config, self.checked)
         assert settings is not None
         query, kind = settings.queries[self.position] if settings.queries else (None, "all")
         self.user_properties += [("omfc.score", self.scorer), ("query", query or ""), ("query_kind", kind)]
-        outcome = outcomes_for(self.config, self.scorer)[self.position]
+        if getattr(self.parent, "packaged", False):
+            self.user_properties.append(("omfc.expid", self.checked.submission.name))
+        outcome = outcomes_for(self.config, self.scorer, self.checked)[self.position]
         self.omfc_result: dict[str, Any] | list[dict[str, Any]]
         if isinstance(outcome, NotScored):
             self.omfc_result = _unscored_entry(SCORERS[self.scorer], query, kind, outcome.reason)
@@ -377,8 +473,9 @@ class ScoreItem(pytest.Item):
         return f"score::{self.scorer}: scoring could not run: {excinfo.exconly()}"
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        settings = self.config.stash[SCORING_KEY]
-        return (settings.reference if settings else self.path), None, f"[omfc] {self.name}"
+        settings = scoring_of(self.config, self.checked)
+        name = f"{self.checked.submission.name}::{self.name}" if getattr(self.parent, "packaged", False) else self.name
+        return (settings.reference if settings else self.path), None, f"[omfc] {name}"
 
 
 def _unscored_entry(scorer: Scorer, query: str | None, kind: str, reason: str) -> dict[str, Any]:
@@ -395,13 +492,16 @@ def _unscored_entry(scorer: Scorer, query: str | None, kind: str, reason: str) -
 
 
 class ScoringReporter:
-    """Controller-side (or single-process) writer of the metrics JSON, extra outputs and summary tables."""
+    """Controller-side (or single-process) writer of the metrics JSON, extra outputs and summary tables.
+
+    In an NC2017 package each scored EXPID has its own results, tables and outputs (``where`` is its name;
+    "" for a single submission)."""
 
     def __init__(self, config: pytest.Config, settings: ScoringSettings, only: tuple[str, ...] | None = None) -> None:
         self.config = config
         self.settings = settings
         self.only = only
-        self.results: dict[tuple[int, int, int], dict[str, Any]] = {}
+        self.results: dict[tuple[str, int, int, int], dict[str, Any]] = {}
         self.written: list[str] = []
         self.errors: list[str] = []
 
@@ -424,12 +524,29 @@ class ScoringReporter:
             )
             order = list(SCORERS).index(name) if name in SCORERS else len(SCORERS)
             pos = int(getattr(report, "omfc_position", 0))
+            where = str(dict(report.user_properties).get("omfc.expid", ""))
             for k, entry in enumerate(result if isinstance(result, list) else [result]):
-                self.results[(order, pos, k)] = entry
+                self.results[(where, order, pos, k)] = entry
+
+    def _scored(self) -> list[tuple[str, Path, ScoringSettings]]:
+        return every_scoring(self.config)
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         """Say what is scored, or why nothing is (provenance has no scoring here)."""
         sub = config.stash.get(SETTINGS_KEY, None)
+        if sub is not None and sub.is_package:
+            members = config.stash.get(MEMBERS_KEY, {})
+            lines = []
+            for path, scoring in members.items():
+                if scoring is None:
+                    lines.append(
+                        f"omfc: {path.name}: not scored: no reference of its task in {self.settings.reference}"
+                    )
+                elif not scoring.scorers:
+                    lines.append(f"omfc: {path.name}: not scored: nothing to score against {scoring.reference.name}")
+                else:
+                    lines.append(f"omfc: {path.name}: scored against {scoring.reference}")
+            return lines
         if sub is not None and not self.settings.scorers:
             if not any(sub.task in s.tasks for s in SCORERS.values()):
                 return [f"omfc: --omfc-reference ignored: task {sub.task.value} has no detection scoring"]
@@ -446,35 +563,48 @@ class ScoringReporter:
     def _is_writer(self) -> bool:
         return not hasattr(self.config, "workerinput")
 
-    def _labels(self) -> tuple[str, str, str]:
+    def _labels(self, folder: Path) -> tuple[str, str, str]:
         """Submission name, edition and the human TaskID (as the index names it, e.g. IMDL or manipulation)."""
-        sub = self.config.stash[SETTINGS_KEY]
-        assert sub is not None
+        run = self.config.stash[SETTINGS_KEY]
+        assert run is not None
+        members: tuple[CheckSettings, ...] = getattr(run, "members", ())
+        sub = next((m for m in members if m.submission == folder), run)
         task = self.config.getoption("omfc_task") or None
-        if task is None:
+        if task is None or sub is not run:
             m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", sub.listing[1].name, re.IGNORECASE)
             first = next((s.tasks[sub.task] for s in SCORERS.values() if sub.task in s.tasks), sub.task.value)
             task = m.group("task") if m else first
         return sub.submission.name, sub.edition.value, str(task)
 
-    def document(self) -> dict[str, Any]:
-        """The metrics JSON (shape in the README, section Metrics JSON)."""
+    def _document_of(self, where: str, folder: Path, scoring: ScoringSettings) -> dict[str, Any]:
         from .. import __version__
 
-        name, edition, task = self._labels()
+        name, edition, task = self._labels(folder)
         return {
             "plugin_version": __version__,
             "edition": edition,
             "task": task,
             "submission": name,
-            "reference": str(self.settings.reference),
-            "options": self.settings.as_dict(),
-            "results": [self.results[k] for k in sorted(self.results)],
+            "reference": str(scoring.reference),
+            "options": scoring.as_dict(),
+            "results": [r for (w, *_), r in sorted(self.results.items()) if w == where],
         }
 
-    def _entries(self, name: str) -> list[tuple[int, dict[str, Any]]]:
+    def document(self) -> dict[str, Any]:
+        """The metrics JSON (shape in the README, section Metrics JSON); for an NC2017 package, the package's
+        name and one such document per scored EXPID under ``expids``."""
+        from .. import __version__
+
+        run = self.config.stash[SETTINGS_KEY]
+        assert run is not None
+        docs = [self._document_of(where, folder, sc) for where, folder, sc in self._scored()]
+        if not run.is_package:
+            return docs[0]
+        return {"plugin_version": __version__, "package": run.submission.name, "expids": docs}
+
+    def _entries(self, name: str, where: str = "") -> list[tuple[int, dict[str, Any]]]:
         order = list(SCORERS).index(name)
-        return [(pos, r) for (o, pos, _), r in sorted(self.results.items()) if o == order]
+        return [(pos, r) for (w, o, pos, _), r in sorted(self.results.items()) if o == order and w == where]
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -489,15 +619,17 @@ class ScoringReporter:
                 self.written.append(f"metrics JSON: {path}")
             except (OSError, ValueError) as exc:
                 self.errors.append(f"--omfc-metrics-json: cannot write {path}: {exc}")
-        if self.results:
-            name, edition, task = self._labels()
-            for scorer_name in self.settings.scorers:
+        for where, folder, scoring in self._scored():
+            if not any(w == where for w, *_ in self.results):
+                continue
+            name, edition, task = self._labels(folder)
+            for scorer_name in scoring.scorers:
                 view = view_for(scorer_name, SCORERS[scorer_name].metrics)
                 if view.finish is None:
                     continue
-                opts = {**self.settings.common(), **self.settings.options_for(scorer_name)}
+                opts = {**scoring.common(), **scoring.options_for(scorer_name)}
                 written, errors = view.finish(
-                    [r for _, r in self._entries(scorer_name)], opts, f"{name} ({edition} {task})"
+                    [r for _, r in self._entries(scorer_name, where)], opts, f"{name} ({edition} {task})"
                 )
                 self.written += written
                 self.errors += errors
@@ -507,26 +639,35 @@ class ScoringReporter:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self._is_writer() or not (self.results or self.errors):
             return
-        common = self.settings.common()
-        for name in self.settings.scorers:
-            entries = self._entries(name)
-            if entries:
-                self._table(terminalreporter, SCORERS[name], entries, common)
+        for where, _, scoring in self._scored():
+            common = scoring.common()
+            for name in scoring.scorers:
+                entries = self._entries(name, where)
+                if entries:
+                    self._table(terminalreporter, SCORERS[name], entries, common, scoring, where)
         for line in [f"omfc: wrote {w}" for w in self.written]:
             terminalreporter.write_line(line)
         for line in self.errors:
             terminalreporter.write_line(f"omfc: ERROR {line}", red=True, bold=True)
 
     def _table(
-        self, terminalreporter: Any, scorer: Scorer, entries: list[tuple[int, dict[str, Any]]], common: dict[str, Any]
+        self,
+        terminalreporter: Any,
+        scorer: Scorer,
+        entries: list[tuple[int, dict[str, Any]]],
+        common: dict[str, Any],
+        scoring: ScoringSettings,
+        where: str,
     ) -> None:
         from rich import box
         from rich.console import Console
         from rich.table import Table
 
-        opts = self.settings.options_for(scorer.name)
+        opts = scoring.options_for(scorer.name)
+        title = f"omfc {scorer.title} scores" + (f": {where}" if where else "")
         table = Table(
-            title=f"omfc {scorer.title} scores",
+            title=title,
+            min_width=len(title),
             title_justify="left",
             box=box.SIMPLE_HEAD,
             pad_edge=False,

@@ -17,7 +17,7 @@ import pytest
 from ..editions import Edition
 
 if TYPE_CHECKING:  # submission imports numpy and pandas: only when a submission is checked
-    from ..submission import CheckSettings, Submission
+    from ..submission import Checked, CheckSettings, Submission
 
 __all__ = [
     "EXTRA_ITEMS_KEY",
@@ -27,11 +27,12 @@ __all__ = [
     "given",
     "resolved",
     "settings_of",
+    "single_submission",
     "submission_for",
 ]
 
 SETTINGS_KEY = pytest.StashKey["CheckSettings | None"]()
-SUBMISSION_KEY = pytest.StashKey["Submission"]()
+SUBMISSION_KEY = pytest.StashKey["dict[Path, Checked]"]()
 #: Further item factories of a submission, collected after the rule and score items (the --omfc-require gates).
 EXTRA_ITEMS_KEY = pytest.StashKey[list[Callable[[pytest.Collector], Iterator[pytest.Item]]]]()
 
@@ -73,20 +74,42 @@ def settings_of(config: pytest.Config) -> CheckSettings | None:
     return config.stash.get(SETTINGS_KEY, None)
 
 
-def submission_for(config: pytest.Config) -> Submission:
-    """The process-wide parsed submission (built on first use, never at collection)."""
-    sub = config.stash.get(SUBMISSION_KEY, None)
-    if sub is None:
-        from ..submission import Submission
-
+def submission_for(config: pytest.Config, settings: CheckSettings | None = None) -> Checked:
+    """The process-wide parsed submission of ``settings`` (default: the run's), built on first use, never
+    at collection; one per EXPID of an NC2017 package, and the package itself for its own rules."""
+    cache = config.stash.get(SUBMISSION_KEY, None)
+    if cache is None:
+        cache = config.stash[SUBMISSION_KEY] = {}
+    if settings is None:
         settings = config.stash[SETTINGS_KEY]
         assert settings is not None
-        if settings.edition is Edition.ForgeryNet:  # no index: the reference lists the IDs
+    sub = cache.get(settings.submission)
+    if sub is None:
+        from ..package import Package, PackageSettings
+        from ..submission import Submission
+
+        if isinstance(settings, PackageSettings):
+            sub = Package(settings)
+        elif settings.edition is Edition.ForgeryNet:  # no index: the reference lists the IDs
             from ..scoring.forgerynet.submission import ForgeryNetSettings, ForgeryNetSubmission
 
             assert isinstance(settings, ForgeryNetSettings)
             sub = ForgeryNetSubmission(settings)
         else:
             sub = Submission(settings)
-        config.stash[SUBMISSION_KEY] = sub
+        cache[settings.submission] = sub
+    return sub
+
+
+def single_submission(config: pytest.Config) -> Submission:
+    """The run's one submission (the fixture and scoring of a single ``<ID>/``); LookupError for an NC2017
+    package, whose EXPIDs each have their own."""
+    from ..submission import Submission
+
+    sub = submission_for(config)
+    if not isinstance(sub, Submission):
+        raise LookupError(
+            f"{sub.sub_id} is an NC2017 package: its EXPIDs are checked one by one; give one EXPID folder "
+            "with --omfc-submission to use the omfc fixture on it"
+        )
     return sub

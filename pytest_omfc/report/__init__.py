@@ -13,7 +13,9 @@ from ..lazy import lazy_exports
 #: the page and the thumbnails only when a report is written).
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("COLOURS", "MaskCard", "mask_cards", "pick_probes", "primary_metric"), "masks"),
-    **dict.fromkeys(("Plot", "ReportData", "RuleRow", "ScoreTable", "render_page", "verdict"), "page"),
+    **dict.fromkeys(
+        ("Plot", "ReportData", "RuleRow", "ScoreTable", "expid_verdicts", "render_page", "verdict"), "page"
+    ),
 }
 
 __all__ = sorted(_EXPORTS)

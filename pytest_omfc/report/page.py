@@ -15,13 +15,13 @@ import base64
 import hashlib
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..findings import reveal
 from .masks import COLOURS, MaskCard
 
-__all__ = ["Plot", "ReportData", "RuleRow", "ScoreTable", "render_page", "verdict"]
+__all__ = ["Plot", "ReportData", "RuleRow", "ScoreTable", "expid_verdicts", "render_page", "verdict"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,7 @@ class RuleRow:
     status: str
     text: str = ""  # the failure text as the terminal shows it (truncated, with the total), or the skip reason
     warning: str = ""  # the warnings' text, when any
+    where: str = ""  # in an NC2017 package: the EXPID (or the package) the rule checked
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class ReportData:
     task: str
     rules: list[RuleRow] = field(default_factory=list)
     score_failures: list[str] = field(default_factory=list)  # "score::mask: ..." texts of failed score items
+    expid_score_failures: dict[str, list[str]] = field(default_factory=dict)  # the same per EXPID of a package
     tables: list[ScoreTable] = field(default_factory=list)
     plots: list[Plot] = field(default_factory=list)
     worst: list[MaskCard] = field(default_factory=list)
@@ -144,8 +146,13 @@ fam.addEventListener('change',apply);st.addEventListener('change',apply);apply()
 _SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()
 
 
-def _anchor(rule: str) -> str:
-    return "f-" + re.sub(r"[^A-Za-z0-9_-]", "_", rule)
+def _anchor(rule: str, where: str = "") -> str:
+    """The id of a rule's findings (per EXPID in a package: the digest keeps names apart that differ only in
+    characters an id cannot hold)."""
+    if not where:
+        return "f-" + re.sub(r"[^A-Za-z0-9_-]", "_", rule)
+    digest = hashlib.sha1(where.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"f-{digest}-" + re.sub(r"[^A-Za-z0-9_-]", "_", rule)
 
 
 def _rules(data: ReportData) -> list[str]:
@@ -163,18 +170,54 @@ def _rules(data: ReportData) -> list[str]:
         f'value="">all</option>{options}</select></label>'
         f'<label>Status <select id="f-status"><option value="">all</option>{statuses}</select></label></div>'
     )
+    packaged = any(r.where for r in data.rules)
     out.append(
-        '<table id="rules"><thead><tr><th>Rule</th><th>Title</th><th>Family</th><th>Severity</th><th>Status</th>'
-        "</tr></thead><tbody>"
+        '<table id="rules"><thead><tr>' + ("<th>Checked</th>" if packaged else "") + "<th>Rule</th><th>Title</th>"
+        "<th>Family</th><th>Severity</th><th>Status</th></tr></thead><tbody>"
     )
     for r in data.rules:
         rid = _e(r.rule)
         if r.status == "failed" or r.warning:
-            rid = f'<a href="#{_anchor(r.rule)}">{rid}</a>'
+            rid = f'<a href="#{_anchor(r.rule, r.where)}">{rid}</a>'
+        where = f"<td>{_e(r.where)}</td>" if packaged else ""
         out.append(
-            f'<tr data-family="{_e(r.family)}" data-status="{_e(r.status)}"><td>{rid}</td><td>{_e(r.title)}</td>'
+            f'<tr data-family="{_e(r.family)}" data-status="{_e(r.status)}">{where}<td>{rid}</td><td>{_e(r.title)}</td>'
             f'<td>{_e(r.family)}</td><td>{_e(r.severity)}</td><td class="st st-{_e(r.status)}">{_e(r.status)}</td></tr>'
         )
+    out.append("</tbody></table>")
+    return out
+
+
+def _label(r: RuleRow) -> str:
+    return f"{r.where}::{r.rule}" if r.where else r.rule
+
+
+def expid_verdicts(
+    rules: list[RuleRow], failed_scores: Mapping[str, list[str]] | None = None
+) -> list[tuple[str, bool, str]]:
+    """(EXPID or package, passed, text) in an NC2017 package, in order of appearance: the terminal and the
+    page say each EXPID's verdict as :func:`verdict` says the run's (``failed_scores``: EXPID -> the texts of
+    its failed score items)."""
+    out = []
+    scores = failed_scores or {}
+    for where in dict.fromkeys(r.where for r in rules if r.where):
+        mine = [r for r in rules if r.where == where]
+        ok, text = verdict(ReportData(where, "", "", rules=mine, score_failures=list(scores.get(where, []))))
+        out.append((where, ok, text))
+    return out
+
+
+def _expids(data: ReportData) -> list[str]:
+    rows = expid_verdicts(data.rules, data.expid_score_failures)
+    if not rows:
+        return []
+    out = [
+        '<h2 id="expids">EXPIDs of the package</h2><table><thead><tr><th>Checked</th><th>Verdict</th></tr></thead>'
+        "<tbody>"
+    ]
+    for where, ok, text in rows:
+        status = "passed" if ok else "failed"
+        out.append(f'<tr><td>{_e(where)}</td><td class="st st-{status}">{_e(text)}</td></tr>')
     out.append("</tbody></table>")
     return out
 
@@ -186,22 +229,24 @@ def _findings(data: ReportData) -> list[str]:
         out.append('<h2 id="findings">Findings of the failing rules</h2>')
         for r in failing:
             out.append(
-                f'<details open id="{_anchor(r.rule)}"><summary>{_e(r.rule)}: {_e(r.title)}</summary>'
+                f'<details open id="{_anchor(r.rule, r.where)}"><summary>{_e(_label(r))}: {_e(r.title)}</summary>'
                 f"<pre>{_e(r.text)}</pre></details>"
             )
     warned = [r for r in data.rules if r.warning]
     if warned:
         out.append('<h2 id="warnings">Warnings (they do not fail the run)</h2>')
         for r in warned:
-            ident = "" if r.status == "failed" else f' id="{_anchor(r.rule)}"'
+            ident = "" if r.status == "failed" else f' id="{_anchor(r.rule, r.where)}"'
             out.append(
-                f"<details{ident}><summary>{_e(r.rule)}: {_e(r.title)}</summary><pre>{_e(r.warning)}</pre></details>"
+                f"<details{ident}><summary>{_e(_label(r))}: {_e(r.title)}</summary><pre>{_e(r.warning)}</pre></details>"
             )
     return out
 
 
 def _nav(data: ReportData) -> str:
     parts = []
+    if any(r.where for r in data.rules):
+        parts.append('<a href="#expids">EXPIDs</a>')
     if any(r.status == "failed" for r in data.rules):
         parts.append('<a href="#findings">findings</a>')
     if any(r.warning for r in data.rules):
@@ -308,8 +353,8 @@ def render_page(data: ReportData) -> str:
     for err in data.errors:
         body.append(f"<pre class=err>{_e(err)}</pre>")
     body.append(_nav(data))
-    # what needs attention first (failures, scores, masks); the full rules table, filterable, last
-    body += _findings(data) + _scores(data) + _masks(data) + _rules(data)
+    # what needs attention first (each EXPID's verdict, failures, scores, masks); the full rules table last
+    body += _expids(data) + _findings(data) + _scores(data) + _masks(data) + _rules(data)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

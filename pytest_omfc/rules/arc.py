@@ -15,13 +15,14 @@ from pathlib import PurePosixPath
 from ..archive import ArchiveProblem, ArchiveReport, archive_stem
 from ..editions import NIST_GROUPS, Group
 from ..findings import Finding, Report, Severity, plural
+from ..package import Package
 from ..registry import rule
-from ..submission import NotApplicable, Submission
+from ..submission import Checked, NotApplicable
 
 __all__: list[str] = []
 
 
-def _report(ctx: Submission) -> ArchiveReport:
+def _report(ctx: Checked) -> ArchiveReport:
     report = ctx.settings.archive
     if report is None:  # collected only for archives; kept for the fixture's direct calls
         raise NotApplicable("the submission is a directory, not an archive")
@@ -39,7 +40,7 @@ def _findings(report: ArchiveReport, problems: list[ArchiveProblem]) -> list[Fin
     ]
 
 
-def _simple(ctx: Submission, rule_id: str, headline: Callable[[ArchiveReport, int], str]) -> Report:
+def _simple(ctx: Checked, rule_id: str, headline: Callable[[ArchiveReport, int], str]) -> Report:
     """The rule's share of what unpacking found, with its headline for ``n`` problems."""
     report = _report(ctx)
     problems = report.of(rule_id)
@@ -47,13 +48,13 @@ def _simple(ctx: Submission, rule_id: str, headline: Callable[[ArchiveReport, in
 
 
 @rule("ARC-01", "The upload is a complete, readable tar archive", groups=NIST_GROUPS, archive_only=True)
-def arc_01(ctx: Submission) -> Report:
+def arc_01(ctx: Checked) -> Report:
     """A zip, a truncated gzip or a corrupt tar header: what was read before stays checked by the others."""
     return _simple(ctx, "ARC-01", lambda report, n: f"{report.archive} cannot be read")
 
 
 @rule("ARC-02", "The archive holds one folder named after the submission", groups=NIST_GROUPS, archive_only=True)
-def arc_02(ctx: Submission) -> Report:
+def arc_02(ctx: Checked) -> Report:
     """OpenMFC, MFC2019, MFC2018: ``<SubID>/`` at the top and nothing beside it (``tar cvf <SubID>.tar
     <SubID>``); packed from inside the folder, or with a ``home/user/...`` prefix, a portal finds no
     submission.  OpenMFC also names the archive ``<SubID>.tar`` (A-c): a warning otherwise."""
@@ -85,6 +86,26 @@ def arc_02(ctx: Submission) -> Report:
                 file=where,
             )
         )
+    if ctx.group is Group.N17 and not isinstance(ctx, Package):
+        fields = folder.split("_")  # the package name from the EXPID's <TEAM>_<YEAR>_<DATA> and SUBNUM 1
+        package = "_".join(fields[:3] if len(fields) == 7 else ["TEAM", "NC17", "DATA"]) + "_1"
+        found.append(
+            Finding(
+                f"the NC2017 plan packs EXPID folders inside a package folder <TEAM>_<YEAR>_<DATA>_<SUBNUM>/ "
+                f"(got the EXPID {folder}/ at the top); e.g. mkdir {package}; mv {folder} "
+                f"{package}/; tar -cvf - ./{package} | gzip > {package}.tgz",
+                file=where,
+            )
+        )
+    if ctx.group is Group.N17 and isinstance(ctx, Package) and archive_stem(report.archive) != folder:
+        found.append(
+            Finding(
+                f"the archive should be named {folder}.tgz as the plan's tar -cvf - ./{folder} | gzip > "
+                f"{folder}.tgz makes it (got {report.archive})",
+                file=where,
+                severity=Severity.WARNING,
+            )
+        )
     if ctx.group is Group.O2X:
         if archive_stem(report.archive) != folder:
             found.append(
@@ -105,7 +126,7 @@ def arc_02(ctx: Submission) -> Report:
     groups=NIST_GROUPS,
     archive_only=True,
 )
-def arc_03(ctx: Submission) -> Report:
+def arc_03(ctx: Checked) -> Report:
     """Absolute names, ``..``, symbolic and hard links, devices, FIFOs, names a file system cannot hold:
     a portal's ``tar xf`` would write outside its directory, hang on a FIFO or follow a link to
     ``/etc/passwd``.  Never followed and never unpacked here."""
@@ -115,7 +136,7 @@ def arc_03(ctx: Submission) -> Report:
 @rule(
     "ARC-04", "No member is given twice, also on a case-insensitive file system", groups=NIST_GROUPS, archive_only=True
 )
-def arc_04(ctx: Submission) -> Report:
+def arc_04(ctx: Checked) -> Report:
     """A repeated name, or ``mask/A.png`` beside ``mask/a.png``: unpacked on macOS or Windows, one file
     silently replaces the other."""
     return _simple(ctx, "ARC-04", lambda report, n: plural(n, "repeated member"))
@@ -128,7 +149,7 @@ def arc_04(ctx: Submission) -> Report:
     severity=Severity.WARNING,
     archive_only=True,
 )
-def arc_05(ctx: Submission) -> Report:
+def arc_05(ctx: Checked) -> Report:
     """macOS's Archive Utility and Finder, Windows' Explorer add files no plan asks for; they are left out."""
     return _simple(ctx, "ARC-05", lambda report, n: plural(n, "clutter member"))
 
@@ -139,13 +160,13 @@ def arc_05(ctx: Submission) -> Report:
     groups=NIST_GROUPS,
     archive_only=True,
 )
-def arc_06(ctx: Submission) -> Report:
+def arc_06(ctx: Checked) -> Report:
     """A compression bomb or a million empty members must not take a portal's disk or time; the limits
     are options (``--omfc-archive-max-entries``, ``-bytes``, ``-ratio``) and each finding names its own."""
     return _simple(ctx, "ARC-06", lambda report, n: f"{report.archive} exceeds a limit: unpacking stopped")
 
 
 @rule("ARC-07", "No archive inside the archive", groups=NIST_GROUPS, archive_only=True)
-def arc_07(ctx: Submission) -> Report:
+def arc_07(ctx: Checked) -> Report:
     """The plans pack the submission folder once; a nested archive hides its members from every check."""
     return _simple(ctx, "ARC-07", lambda report, n: plural(n, "nested archive"))

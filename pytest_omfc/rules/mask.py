@@ -526,6 +526,11 @@ def _too_deep(facts: MaskFacts) -> list[tuple[Any, str]]:
 # ---------------------------------------------------------------------------- MASK-08 (pixels)
 
 
+def _black_masks(n: int) -> str:
+    """MASK-08's headline for ``n`` masks (also for its slices summed)."""
+    return f"{plural(n, 'mask')} {'is' if n == 1 else 'are'} entirely black (every pixel claimed manipulated)"
+
+
 @rule(
     "MASK-08",
     "Pixel semantics: 0 is manipulated, 255 not (no all-black masks)",
@@ -533,6 +538,7 @@ def _too_deep(facts: MaskFacts) -> list[tuple[Any, str]]:
     severity=Severity.WARNING,
     requires=_REQ,
     sliced=True,
+    summary=_black_masks,
 )
 def mask_08(ctx: Submission, part: Part) -> Report:
     """Lower values mean manipulated.  What a file can show about that is an entirely black mask: it claims
@@ -562,13 +568,7 @@ def mask_08(ctx: Submission, part: Part) -> Report:
         )
         for ref in refs[black].itertuples(index=False)
     ]
-    n = len(found)
-    return Report(
-        found,
-        headline=f"{plural(n, 'mask')} {'is' if n == 1 else 'are'} entirely black (every pixel claimed manipulated)"
-        if found
-        else None,
-    )
+    return Report(found, headline=_black_masks(len(found)) if found else None)
 
 
 def _opt_out_zero(ctx: Submission, refs: pd.DataFrame) -> np.ndarray:

@@ -12,10 +12,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..archive import is_junk
 from ..editions import Group, Task
 from ..findings import Finding, Report, Severity, Unavailable, plural
+from ..models.identifiers import package_problem
+from ..package import Package
 from ..paths import not_regular, resolve_inside
-from ..registry import ALL_TASKS, rule
+from ..registry import ALL_GROUPS, ALL_TASKS, rule
 from ..submission import Submission
 
 N17, M18, M19, O2X = Group.N17, Group.M18, Group.M19, Group.O2X
@@ -174,12 +177,10 @@ def _layout(ctx: Submission) -> Report:
     return Report(errors + warnings, headline=head)
 
 
-# NC2017 A-b/A-c also prescribe the enclosing <TEAM>_<YEAR>_<DATA>_<SUBNUM>/ folder, the .tgz
-# (named as D-13 resolves), the FTP upload and the e-mail with the md5: none of that is visible
-# from a submission directory, so only the directory's content is checked.
-rule(
-    "PKG-07", "NC2017: <EXPID>/ holds <EXPID>.txt, <EXPID>.csv and mask/ (archive and FTP not checkable)", groups={N17}
-)(_layout)
+# NC2017 A-b/A-c also prescribe the enclosing <TEAM>_<YEAR>_<DATA>_<SUBNUM>/ folder (PKG-10, when the
+# package is what is checked), the .tgz named as D-13 resolves (ARC-02, for an upload), the FTP upload and
+# the e-mail with the md5 (not checkable).
+rule("PKG-07", "NC2017: <EXPID>/ holds <EXPID>.txt, <EXPID>.csv and mask/", groups={N17})(_layout)
 # MFC2019 A-b: the same content; transmission is not specified.
 rule("PKG-08", "MFC2019: <SubID>/ holds <SubID>.txt, <SubID>.csv and mask/", groups={M19})(_layout)
 # OMFC A-b/A-c: the same content; the tar file, its public URL and the web form are not checkable.
@@ -190,3 +191,61 @@ rule(
     groups={O2X, M18},
     tasks=ALL_TASKS,
 )(_layout)
+
+
+@rule(
+    "PKG-10",
+    "NC2017: the package <TEAM>_<YEAR>_<DATA>_<SUBNUM>/ holds EXPID folders, each checked",
+    groups=ALL_GROUPS,
+    package_only=True,
+)
+def pkg_10(ctx: Package) -> Report:
+    """NC17 A-b ("all system output submissions must be formatted according to the following directory
+    structure: <TEAM>_<YEAR>_<DATA>_<SUBNUM>/<EXPID>/...") and A-c ("a submission file can contain
+    multiple EXPIDs").  Collected only for a package: a folder with no system output of its own and
+    EXPID folders inside.  Every entry that is not checked as an EXPID is an error naming why (clutter
+    such as ``.DS_Store`` a warning, as ARC-05); an EXPID whose TEAM, YEAR and DATA differ from the
+    package's a warning (the plan composes the package name from them and the submission number).
+    Another edition's plan has one ``<SubID>/`` per submission: a package there is an error."""
+    name = ctx.sub_id
+    where = f"{name}/"
+    found: list[Finding] = []
+    if ctx.group is not N17:
+        found.append(
+            Finding(
+                f"only NC2017 packs several EXPID folders in one package folder; {ctx.edition.value} takes one "
+                f"<SubID>/ per submission: check each folder by itself (got {plural(len(ctx.expids), 'EXPID')})",
+                file=where,
+            )
+        )
+    why = package_problem(name)
+    if why is not None:
+        found.append(Finding(why, file=where, value=name))
+    for entry, reason in ctx.settings.unchecked:
+        junk = is_junk(entry)
+        found.append(
+            Finding(
+                f"{entry!r} is left out: {reason}" if junk else f"{entry!r} is not checked: {reason}",
+                file=f"{where}{entry}",
+                severity=Severity.WARNING if junk else None,
+            )
+        )
+    prefix = name.split("_")[:3]
+    if why is None:
+        for expid in ctx.expids:
+            fields = expid.split("_")
+            if len(fields) == 7 and fields[:3] != prefix:
+                found.append(
+                    Finding(
+                        f"the EXPID's <TEAM>_<YEAR>_<DATA> should be the package's {'_'.join(prefix)} "
+                        f"(got {'_'.join(fields[:3])})",
+                        file=f"{where}{expid}/",
+                        severity=Severity.WARNING,
+                    )
+                )
+    errors = [f for f in found if f.severity is None]
+    if not errors:
+        return Report(found, headline=None)
+    return Report(
+        found, headline=f"the package {where} does not have the NC2017 layout: {plural(len(errors), 'error')}"
+    )

@@ -198,3 +198,20 @@ def test_mediscore_mask_case(pytester: pytest.Pytester, conformance: Path, conf:
         assert res.ret == 1
     ours = [r for r in res.reports if r.split("-")[0] in ("MASK", "OOPIX") or r == "PKG-04"]
     assert ours and not [r for r in ours if "the check could not run" in res.text(r)]
+
+
+def test_mask08_warnings_are_summed_across_its_slices(pytester: pytest.Pytester, conformance: Path) -> None:
+    """MediScore's ``lorem`` splice output has 4 all-black masks spread over MASK-08's 4 slices: the run's
+    warning summary and the HTML report say "4 masks" once, not "1 mask" per slice."""
+    submission, index = conformance / f"{V}/lorem", conformance / SPL_INDEX
+    page = pytester.path / "report.html"
+    result = pytester.runpytest(
+        "--omfc-submission", str(submission), "--omfc-index", str(index), "--rootdir", str(pytester.path),
+        "--omfc-html", str(page), "-p", "no:cacheprovider",
+    )  # fmt: skip
+    summary = result.outlines[next(i for i, x in enumerate(result.outlines) if "omfc warnings" in x) :]
+    mask08 = [x for x in summary if x.startswith("MASK-08: ")]
+    assert mask08 == ["MASK-08: 4 masks are entirely black (every pixel claimed manipulated) (showing 4)"]
+    assert len([x for x in summary if "should be white (255) where not manipulated" in x]) == 4
+    html = page.read_text(encoding="utf-8")
+    assert html.count("MASK-08: 4 masks are entirely black") == 1 and "MASK-08: 1 mask is" not in html
