@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import TypeVar
 
 import numpy as np
 
-__all__ = ["context", "cpu_count", "map_slices", "resolve_jobs"]
+__all__ = ["context", "cpu_count", "map_slices", "resolve_jobs", "warm_up"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -111,3 +112,25 @@ def map_slices(
     for part in parts:
         out.extend(part)
     return out
+
+
+def warm_up(jobs: int | None) -> threading.Thread | None:
+    """Start the forkserver (and its :data:`PRELOAD` imports, about 0.35 s) in the background, so that the
+    first pool of a large check finds it ready instead of waiting for it; None when no pool will run here
+    (``jobs`` resolves to 1, as under xdist on few CPUs, or there is no forkserver).  The caller decides
+    that the check is large enough to need a pool: a small one never starts a process."""
+    if resolve_jobs(jobs) <= 1 or "forkserver" not in multiprocessing.get_all_start_methods():
+        return None
+    context()  # the preload list, before the forkserver starts
+
+    def start() -> None:
+        from multiprocessing import forkserver
+
+        try:
+            forkserver.ensure_running()
+        except Exception:  # noqa: BLE001  the first pool starts it (or falls back to this process) as before
+            pass
+
+    thread = threading.Thread(target=start, name="pytest-omfc-forkserver", daemon=True)
+    thread.start()
+    return thread
