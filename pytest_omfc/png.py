@@ -58,6 +58,7 @@ __all__ = [
     "raw_size",
     "decode_pixels",
     "decode_many",
+    "blackness_many",
     "BLACK",
     "NOT_BLACK",
     "BAD_DATA",
@@ -351,7 +352,7 @@ def _zero_samples(out: bytes, seen: int, passes: list[tuple[int, int, int]]) -> 
 
 
 def decode_pixels(
-    path: str, width: int, height: int, bit_depth: int, colour: int, interlace: int, idat: int
+    path: str, width: int, height: int, bit_depth: int, colour: int, interlace: int, idat: int, full: bool = True
 ) -> tuple[str, str]:
     """Inflate the image data once: is the zlib stream complete, and is every sample 0 (black)?
 
@@ -360,6 +361,9 @@ def decode_pixels(
     pieces of :data:`_BLOCK` bytes, and inflating stops once the stream gives more than the image
     needs (a zlib bomb; decoders ignore the excess).  The stream ends where the consecutive IDAT
     chunks end, as for libpng.  Returns ``(BLACK | NOT_BLACK | BAD_DATA, message)``.
+
+    ``full=False`` answers only "black?": it stops at the first sample above 0 (a white background shows
+    one within the first row), so NOT_BLACK then says nothing of the rest of the stream (MASK-08 alone).
     """
     passes = _passes(width, height, bit_depth, colour, interlace)
     total = passes[-1][2] if passes else 0
@@ -391,6 +395,8 @@ def decode_pixels(
                     if out:
                         if black and seen < total and not _zero_samples(out[: total - seen], seen, passes):
                             black = False
+                            if not full:
+                                return NOT_BLACK, ""
                         seen += len(out)
                     if inflater.eof or seen > total or (not data and len(out) < _STEP):
                         break
@@ -417,6 +423,11 @@ def decode_pixels(
 def decode_many(items: list[tuple[str, int, int, int, int, int, int]]) -> list[tuple[str, str]]:
     """:func:`decode_pixels` over a slice of masks (a unit of work for the process pool)."""
     return [decode_pixels(*item) for item in items]
+
+
+def blackness_many(items: list[tuple[str, int, int, int, int, int, int]]) -> list[tuple[str, str]]:
+    """:func:`decode_pixels` with ``full=False`` over a slice of masks: black or not, stopping early."""
+    return [decode_pixels(*item, full=False) for item in items]
 
 
 # ---------------------------------------------------------------------------- decoding through the same reading

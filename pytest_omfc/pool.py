@@ -27,7 +27,7 @@ from typing import TypeVar
 
 import numpy as np
 
-__all__ = ["context", "cpu_count", "map_slices", "resolve_jobs", "warm_up"]
+__all__ = ["context", "cpu_count", "map_slices", "resolve_jobs", "warm_up", "xdist_worker"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -42,6 +42,11 @@ def cpu_count() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
+
+def xdist_worker() -> bool:
+    """Is this process a pytest-xdist worker (the other items of the run go to other processes)?"""
+    return bool(os.environ.get("PYTEST_XDIST_WORKER"))
 
 
 def resolve_jobs(jobs: int | None) -> int:

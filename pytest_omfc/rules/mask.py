@@ -34,7 +34,7 @@ from .. import png
 from ..editions import Group, Task
 from ..findings import Finding, Report, Severity, Unavailable, plural, shorten
 from ..paths import WINDOWS_ABS, resolve_inside
-from ..pool import map_slices
+from ..pool import map_slices, xdist_worker
 from ..registry import Part, not_checked, rule
 from ..submission import NotApplicable, Submission
 
@@ -69,6 +69,7 @@ class MaskFacts:
     total: int  # number of rows of the system output
     dims: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # side -> expected (w, h) per ref
     decoded: dict[int, tuple[str, str]] = field(default_factory=dict)  # fid -> png.decode_pixels verdict (this process)
+    blackness: dict[int, tuple[str, str]] = field(default_factory=dict)  # fid -> black or not only (MASK-08 alone)
 
 
 def mask_facts(ctx: Submission) -> MaskFacts:
@@ -219,6 +220,8 @@ _ABSENT = (png.MISSING, png.NOT_FILE)
 #: counts inflated bytes).
 HEADERS_PER_JOB = 50_000
 SCANS_PER_JOB = 1 << 28
+#: Masks per process for MASK-08's early-stopping scan (a few kilobytes each): a pool only for many.
+BLACKNESS_PER_JOB = 20_000
 
 
 def _checked(facts: MaskFacts) -> pd.DataFrame:
@@ -359,24 +362,35 @@ def mask_03(ctx: Submission) -> Report:
     return Report(found, headline=f"{_of_total(len(found), facts)} referenced masks do not exist" if found else None)
 
 
-@rule("MASK-04", "The mask is a readable PNG file (by its signature, not its name)", tasks=MASK_TASKS, requires=_REQ)
-def mask_04(ctx: Submission) -> Report:
+@rule(
+    "MASK-04",
+    "The mask is a readable PNG file (by its signature, not its name)",
+    tasks=MASK_TASKS,
+    requires=_REQ,
+    sliced=True,
+)
+def mask_04(ctx: Submission, part: Part) -> Report:
     """RULES.md MASK-04: OpenCV must decode the mask.  The PNG signature is required (JPEG bytes named .png
     fail here, unlike in MediScore, which lets OpenCV sniff the format), every chunk must match its CRC
     (libpng rejects a damaged critical chunk, Pillow one before the image data), the file must end with
     IEND, and the image data must be one complete zlib stream holding the whole image (decoders stop with
     "Not enough image data" / "image file is truncated").  The image data is inflated only for masks of
-    the index size (a mask failing MASK-06 is not decoded: the index bounds the work)."""
+    the index size (a mask failing MASK-06 is not decoded: the index bounds the work).  Sliced as MASK-08
+    is (rows by position), so that xdist workers share the inflating."""
     facts = mask_facts(ctx)
-    found = [_finding(ctx, ref, f"{_show(ref.name)} {why}") for ref, why in _unreadable(ctx, facts)]
+    found = [_finding(ctx, ref, f"{_show(ref.name)} {why}") for ref, why in _unreadable(ctx, facts, part)]
     return Report(found, headline=f"{_of_total(len(found), facts)} masks are not readable PNG files" if found else None)
 
 
-def _unreadable(ctx: Submission, facts: MaskFacts) -> list[tuple[Any, str]]:
-    """MASK-04's files, (reference row, why): a bad header, or image data that is not one complete stream."""
+def _unreadable(ctx: Submission, facts: MaskFacts, part: Part | None = None) -> list[tuple[Any, str]]:
+    """MASK-04's files, (reference row, why): a bad header, or image data that is not one complete stream
+    (the rows of ``part``, else all)."""
     refs = _checked(facts)
+    # one process runs every slice: one pass over every file (one pool); an xdist worker inflates its slice
+    decoded = _decoded(ctx, facts, refs if part is None or not xdist_worker() else _in(refs, part))
+    if part is not None:
+        refs = _in(refs, part)
     header_bad = refs["state"].isin([png.UNREADABLE, png.NOT_PNG, png.CORRUPT]).to_numpy()
-    decoded = _decoded(ctx, facts, refs)
     data_bad = np.array([decoded.get(f, ("", ""))[0] == png.BAD_DATA for f in refs["fid"].tolist()], dtype=bool)
     return [
         (ref, ref.msg if ref.msg else decoded[ref.fid][1])
@@ -445,15 +459,23 @@ def _sized(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame) -> np.ndarray:
     return out
 
 
-def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame) -> dict[int, tuple[str, str]]:
+def _in(refs: pd.DataFrame, part: Part) -> pd.DataFrame:
+    """The references of the rows of ``part`` (by position in the system output, as every sliced rule)."""
+    return refs[(refs["pos"] % part.count == part.index).to_numpy()]
+
+
+def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame, full: bool = True) -> dict[int, tuple[str, str]]:
     """The :func:`png.decode_pixels` verdicts (by fid) of the files of ``refs`` with a sound header and the index size.
 
     Each file (by device and inode) is inflated at most once per process: MASK-04 inflates every file
-    and the MASK-08 slices reuse its verdicts (or inflate what their rows need when they run alone).
+    and the MASK-08 slices reuse its verdicts.  Where MASK-04 did not run in this process (another xdist
+    worker had that slice, or MASK-08 runs alone), MASK-08 asks ``full=False``: black or not, stopping
+    at the first sample above 0, a few kilobytes into a mask with a white background.
     """
     refs = refs[(refs["state"] == png.OK).to_numpy()]
     refs = refs[_sized(ctx, facts, refs)]
-    todo = refs[~refs["fid"].isin(list(facts.decoded)).to_numpy()].drop_duplicates("fid")
+    known = list(facts.decoded) if full else [*facts.decoded, *facts.blackness]
+    todo = refs[~refs["fid"].isin(known).to_numpy()].drop_duplicates("fid")
     if not todo.empty:
         items = list(
             zip(
@@ -461,10 +483,12 @@ def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame) -> dict[int,
                 strict=False,
             )
         )
-        work = [png.raw_size(*item[1:6]) for item in items]
-        verdicts = map_slices(png.decode_many, items, ctx.settings.jobs, min_per_job=SCANS_PER_JOB, weights=work)
-        facts.decoded.update(zip(todo["fid"].tolist(), verdicts, strict=False))
-    return facts.decoded
+        fn, into = (png.decode_many, facts.decoded) if full else (png.blackness_many, facts.blackness)
+        work = [png.raw_size(*item[1:6]) for item in items] if full else None
+        min_per_job = SCANS_PER_JOB if full else BLACKNESS_PER_JOB
+        verdicts = map_slices(fn, items, ctx.settings.jobs, min_per_job=min_per_job, weights=work)
+        into.update(zip(todo["fid"].tolist(), verdicts, strict=False))
+    return facts.decoded if full else {**facts.blackness, **facts.decoded}
 
 
 @rule("MASK-06", "The mask has the size of its probe (or donor) in the index", tasks=MASK_TASKS, requires=_REQ)
@@ -553,11 +577,11 @@ def mask_08(ctx: Submission, part: Part) -> Report:
     facts = mask_facts(ctx)
     refs = _headers_ok(facts)
     refs = refs[((refs["colour"] == 0) & ~refs["trns"] & (refs["bit_depth"] <= 8)).to_numpy()]
-    refs = refs[(refs["pos"] % part.count == part.index).to_numpy()]
+    refs = _in(refs, part)
     refs = refs[~_opt_out_zero(ctx, refs)]
     if refs.empty:
         return Report()
-    decoded = _decoded(ctx, facts, refs)
+    decoded = _decoded(ctx, facts, refs, full=False)
     black = np.array([decoded.get(f, ("", ""))[0] == png.BLACK for f in refs["fid"].tolist()], dtype=bool)
     found = [
         _finding(

@@ -148,9 +148,10 @@ def test_bounds_through_the_entry_point(tmp_path):
     ("extra", "items"), [(["--omfc-slices", "1"], 1), (["--omfc-slices", "64"], 64)], ids=["1", "64"]
 )
 def test_bounds_themselves_are_accepted(omfc, extra, items):
-    """1 and 64 slices: MASK-08 is collected that many times and the valid case passes."""
+    """1 and 64 slices: MASK-04 and MASK-08 are collected that many times each and the valid case passes."""
     from helpers.columns import layout_case
 
     res = layout_case(omfc).run(*extra)
     assert res.ret == 0
-    assert len([r for r in res.reports if r.startswith("MASK-08")]) == items
+    for rule_id in ("MASK-04", "MASK-08"):
+        assert len([r for r in res.reports if r.startswith(f"{rule_id}[")]) == items

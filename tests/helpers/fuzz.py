@@ -381,6 +381,13 @@ def verdicts(junit: Path) -> dict[str, tuple[str, str, bool]]:
                 outcome, message = tag, (node.get("message") or "").split("\n", 1)[0]
         warned = any(p.get("name") == "omfc.warning" for p in tc.iter("property"))
         out[tc.get("name", "")] = (outcome, message, warned)
+    slices: dict[str, list[tuple[str, str, bool]]] = {}  # a sliced rule's items also under its ID
+    for name, verdict in out.items():
+        if name.endswith("]") and "[" in name:
+            slices.setdefault(name.split("[", 1)[0], []).append(verdict)
+    for base, parts in slices.items():
+        worst = next((v for tag in ("failure", "error", "passed") for v in parts if v[0] == tag), parts[0])
+        out[base] = (worst[0], worst[1], any(v[2] for v in parts))
     return out
 
 

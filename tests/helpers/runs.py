@@ -111,7 +111,23 @@ class Case:
                     text = text.removeprefix("Skipped: ")
                 reports[rid] = (rep.outcome, text)
                 props[rid] = list(rep.user_properties)
+        merge_slices(reports, props)
         return RunOutcome(ret=int(rec.ret), reports=reports, props=props)
+
+
+def merge_slices(reports: dict[str, tuple[str, str]], props: dict[str, list[tuple[str, Any]]]) -> None:
+    """A sliced rule's items (``MASK-04[2/4]``) also under the rule's ID: failed when a slice failed (the
+    failing slices' texts), else passed when one passed, else skipped; the slices' properties together."""
+    slices: dict[str, list[str]] = {}
+    for rid in reports:
+        if rid.endswith("]") and "[" in rid:
+            slices.setdefault(rid.split("[", 1)[0], []).append(rid)
+    for base, parts in slices.items():
+        outcomes = [reports[p][0] for p in parts]
+        outcome = next((o for o in ("failed", "passed") if o in outcomes), "skipped")
+        text = "\n".join(reports[p][1] for p in parts if reports[p][0] == outcome and reports[p][1])
+        reports[base] = (outcome, text)
+        props[base] = [prop for p in parts for prop in props.get(p, [])]
 
 
 def run_untouched(pytester: pytest.Pytester, submission: Path, index: Path, *extra: str) -> RunOutcome:
