@@ -117,8 +117,8 @@ def colour_reference(
     if img.dtype != np.uint8:
         raise ValueError(f"reference image must be uint8 (got {img.dtype})")
     if img.ndim == 2:
-        agg = img.astype(np.uint32) * np.uint32(65793)
-    elif img.ndim == 3 and img.shape[2] == 3:
+        return _grey_reference(img, selected, mode)
+    if img.ndim == 3 and img.shape[2] == 3:
         agg = (
             (img[:, :, 0].astype(np.uint32) << np.uint32(16))
             | (img[:, :, 1].astype(np.uint32) << np.uint32(8))
@@ -126,20 +126,43 @@ def colour_reference(
         )
     else:
         raise ValueError(f"reference image must be (H, W, 3) BGR or (H, W) grey (got shape {img.shape})")
-    if mode == "manipulation":
-        codes = sorted({aggregate_colour(c) for c in selected}) if selected is not None else [0]
-    elif mode in ("splice_probe", "splice_donor"):
-        codes = [0]
-    else:
-        raise ValueError(f"mode must be manipulation, splice_probe or splice_donor (got {mode!r})")
+    codes = _gt_codes(selected, mode)
     gt = np.zeros(agg.shape, dtype=np.bool_)
     for code in codes:
         gt |= agg == code
+    return _reference(gt, agg != WHITE, mode)
+
+
+def _gt_codes(selected: Iterable[str | int | tuple[int, int, int]] | None, mode: ReferenceMode) -> list[int]:
+    """The colour codes that are GT: the selected colours (black when none) for manipulation, black for splice."""
+    if mode == "manipulation":
+        return sorted({aggregate_colour(c) for c in selected}) if selected is not None else [0]
+    if mode in ("splice_probe", "splice_donor"):
+        return [0]
+    raise ValueError(f"mode must be manipulation, splice_probe or splice_donor (got {mode!r})")
+
+
+def _reference(gt: NDArray[np.bool_], not_white: NDArray[np.bool_], mode: ReferenceMode) -> Reference:
     bw = np.where(gt, np.uint8(0), np.uint8(255))
     if mode == "splice_probe":
         return Reference(bw, None)
-    unselected = (agg != WHITE) & ~gt
+    unselected = not_white & ~gt
     return Reference(bw, unselected if unselected.any() else None)
+
+
+def _grey_reference(
+    img: NDArray[np.uint8], selected: Iterable[str | int | tuple[int, int, int]] | None, mode: ReferenceMode
+) -> Reference:
+    """:func:`colour_reference` of a (H, W) grey image without its uint32 colour codes: a pixel of grey
+    ``g`` has the code ``65793 * g`` (B = G = R = g), so a selected colour matches only if it is a grey,
+    and "not white" is ``g != 255``.  The same result on the uint8 image, a quarter of the memory traffic
+    (benchmarks/score_masks.py, stage "reference -> GT")."""
+    codes = _gt_codes(selected, mode)
+    greys = [c // 65793 for c in codes if c % 65793 == 0 and c // 65793 <= 255]
+    gt = np.zeros(img.shape, dtype=np.bool_)
+    for g in greys:
+        gt |= img == np.uint8(g)
+    return _reference(gt, img != np.uint8(255), mode)
 
 
 def _bit_planes(bits: Iterable[int | str]) -> list[int]:

@@ -13,6 +13,7 @@ import hashlib
 import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -706,3 +707,20 @@ def test_conformance_maximum_actual_and_average_aucs(name: str, side: str) -> No
         assert (got.tp, got.tn, got.fp, got.fn) == tuple(
             int(row[f"{side}MaximumPixel{c}"]) for c in ("TP", "TN", "FP", "FN")
         )
+
+
+@pytest.mark.parametrize("mode", ["manipulation", "splice_probe", "splice_donor"])
+@pytest.mark.parametrize(
+    "selected", [None, ["0 0 0"], ["128 128 128", "0 0 0"], ["255 0 0", "7 7 7"], [(255, 255, 255)], []]
+)
+def test_grey_reference_equals_its_three_channel_reading(mode: str, selected: Any) -> None:
+    """A (H, W) grey reference (the uint8 path, no colour codes) gives the GT and distractions of the same
+    image read as B = G = R, for grey and non-grey selected colours, white, and no selection."""
+    rng = np.random.default_rng(7)
+    grey = rng.choice(np.array([0, 7, 128, 200, 255], dtype=np.uint8), size=(37, 53))
+    bgr = np.repeat(grey[:, :, None], 3, axis=2)
+    a, b = colour_reference(grey, selected, mode=mode), colour_reference(bgr, selected, mode=mode)
+    assert np.array_equal(a.bw, b.bw)
+    assert (a.unselected is None) == (b.unselected is None)
+    if a.unselected is not None:
+        assert np.array_equal(a.unselected, b.unselected)
