@@ -102,7 +102,8 @@ from pytest_omfc.scoring.mask.run import score_masks
 submitted = []
 _submit = distributed.Client.submit
 def counting_submit(self, fn, *args, **kw):
-    submitted.append(fn.__name__)
+    inner = fn.args[0] if hasattr(fn, "func") else fn  # a batch: functools.partial(_apply_all, fn)
+    submitted.extend([inner.__name__] * (len(args[0]) if hasattr(fn, "func") else 1))
     return _submit(self, fn, *args, **kw)
 distributed.Client.submit = counting_submit
 tmp = {tmp!r}
@@ -120,7 +121,7 @@ def test_a_local_cluster_scores_exactly_as_the_local_run(tmp_path: Path) -> None
     local = d.score(jobs=1, **OPTIONS)  # also writes the tables the child reads
     out = run_child(CLUSTER.format(root=str(ROOT), tmp=str(tmp_path), options=OPTIONS), cap=CAP)
     assert out.returncode == 0, out.stderr[-3000:]
-    # 9 trials, 8 distinct (mask, reference) pairs: each sent once to the cluster, as paths
+    # 9 trials, 8 distinct (mask, reference) pairs: each sent once to the cluster, as paths (in one batch)
     assert out.stdout.splitlines()[-1] == "8 ['_score_job']"
     with open(tmp_path / "dask.pickle", "rb") as fh:
         remote = pickle.load(fh)
@@ -266,6 +267,18 @@ def test_map_ordered_runs_in_order_locally_and_starts_nothing_for_no_items(jobs:
         list(map_ordered(math.sqrt, [4, -1, 9], jobs=jobs))
     with pytest.raises(ScoringError, match=r"jobs must be >= 1 \(got 0\)"):
         list(map_ordered(operator.neg, range(3), jobs=0))
+
+
+@pytest.mark.parametrize("batch", [1, 3, 16, 100])
+def test_batched_tasks_yield_every_item_in_order(batch: int) -> None:
+    """Items go to the workers ``batch`` at a time (the default on dask: a task's own cost is paid once per
+    batch); what comes back is every result in input order, whatever the last batch's size."""
+    with Executor(jobs=2) as ex:
+        assert list(ex.map(operator.neg, range(50), window=2, batch=batch)) == [-i for i in range(50)]
+        with pytest.raises(ValueError, match="math domain error"):
+            list(ex.map(math.sqrt, [4, 9, -1, 16], batch=batch))
+        with pytest.raises(ScoringError, match=r"batch must be >= 1 \(got 0\)"):
+            list(ex.map(operator.neg, range(3), batch=0))
 
 
 @needs_dask

@@ -1,0 +1,168 @@
+"""Mask scoring on a dask.distributed cluster against local processes, on the same masks, in one run.
+
+Uses ``score_masks.py``'s whole-run case (N probes of 1920x1080 PNG reference and system masks, cached
+under the same directory) and scores it with ``pytest_omfc.scoring.mask.score_masks``:
+
+* one local process (``jobs=1``) and a local pool (``jobs=2``), each in a subprocess measured as a
+  process tree (``benchmarks/_tree.py``);
+* ``dask=tcp://127.0.0.1:<port>``: a ``dask scheduler`` and a ``dask worker --nworkers 2 --nthreads 1``
+  started here on 127.0.0.1 as the README tells a portal to start them (a dask config file that unsets
+  ``MALLOC_TRIM_THRESHOLD_`` for the workers; ``--dask-default-allocator`` leaves dask's setting), left
+  running across the repeats; the workers' CPU is read from ``/proc`` before and after each run and
+  added to the client's.
+
+Prints wall time, CPU time, CPU per mask, the per-mask overhead of the cluster (its CPU per mask minus
+one local process's) and the speed-up of two dask workers over one local process.  Targets (issue):
+overhead <= 2 ms per mask, two workers >= 1.7x one local process.  Asserts nothing.
+
+Run: ``python benchmarks/score_cluster.py [--probes N] [--repeat R]`` (needs pytest-omfc[dask])
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _tree import run_tree  # benchmarks/_tree.py: the scripts run from this folder
+from score_masks import cache_root, run_inputs
+
+_TICK = os.sysconf("SC_CLK_TCK")
+#: What the README tells a portal to put in the workers' dask configuration (``DASK_CONFIG`` directory).
+DASK_CONFIG = """\
+distributed:
+  nanny:
+    pre-spawn-environ:
+      MALLOC_TRIM_THRESHOLD_: null
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _cpu_of(pids: list[int]) -> float:
+    total = 0.0
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        total += (int(fields[11]) + int(fields[12])) / _TICK
+    return total
+
+
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for tid in os.listdir(f"/proc/{p}/task"):
+                todo.extend(int(c) for c in Path(f"/proc/{p}/task/{tid}/children").read_text().split())
+        except OSError:
+            pass
+    return out
+
+
+def child(case: Path, jobs: int, dask: str | None) -> None:
+    """Inside the measured subprocess: score the case, print one JSON line."""
+    from pytest_omfc.scoring.mask import score_masks
+
+    t0 = time.perf_counter()
+    report = score_masks(
+        case / "index.csv", case / "ref.csv", case / "sys.csv", sys_dir=case, ref_dir=case, jobs=jobs, dask=dask
+    )
+    agg = report.results[0].aggregate
+    print(json.dumps({"wall": time.perf_counter() - t0, "mcc": agg.get("OptimumMCC"), "n": agg.get("ScoreableTrials")}))
+
+
+def measure(case: Path, jobs: int, dask: str | None, workers: list[int]) -> tuple[float, float, float, dict]:
+    """(wall, score wall, CPU of the client tree plus the cluster's workers, result) of one scoring run."""
+    before = _cpu_of(workers)
+    cmd = [sys.executable, __file__, "--child", str(case), "--jobs", str(jobs)] + (["--dask", dask] if dask else [])
+    run = run_tree(cmd, cwd=Path(__file__).parent)
+    if run.returncode != 0:
+        raise RuntimeError(run.stderr[-2000:])
+    data = json.loads(run.stdout.strip().splitlines()[-1])
+    return run.wall, float(data["wall"]), run.cpu + _cpu_of(workers) - before, data
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--probes", type=int, default=300)
+    ap.add_argument("--variants", type=int, default=16)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--child", type=Path)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--dask")
+    ap.add_argument(
+        "--dask-default-allocator", action="store_true", help="start the workers with dask's MALLOC_TRIM_THRESHOLD_"
+    )
+    args = ap.parse_args()
+    if args.child is not None:
+        child(args.child, args.jobs, args.dask)
+        return
+    case = run_inputs(cache_root(), args.probes, args.variants)
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    # dask's nanny starts each worker with MALLOC_TRIM_THRESHOLD_=65536, which turns glibc's dynamic mmap
+    # threshold off: every mask-sized array is then a fresh mmap and its page faults.  The README's dask
+    # section: a config file that unsets it (an environment variable of any value would set it).
+    conf = Path(tempfile.mkdtemp(prefix="omfc-dask-config-"))
+    (conf / "omfc.yaml").write_text(DASK_CONFIG)
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_TRIM_THRESHOLD_"}
+    if not args.dask_default_allocator:
+        env["DASK_CONFIG"] = str(conf)
+    scheduler = subprocess.Popen(
+        ["dask", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    worker = subprocess.Popen(
+        ["dask", "worker", address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        time.sleep(4)  # the workers connect
+        workers = _descendants(worker.pid)
+        rows = []
+        for label, jobs, dask in (
+            ("one local process (jobs=1)", 1, None),
+            ("local pool (jobs=2)", 2, None),
+            ("dask, 2 workers x 1 thread", 1, address),
+        ):
+            runs = [measure(case, jobs, dask, workers if dask else []) for _ in range(args.repeat)]
+            rows.append((label, min(runs, key=lambda r: r[0])))
+        n = args.probes
+        print(f"score_masks on {n} probes of 1920x1080 PNG masks; best of {args.repeat}; {os.cpu_count()} CPUs")
+        print(f"  {'':<30} {'wall s':>7} {'scoring s':>9} {'CPU s':>7} {'CPU ms/mask':>11}")
+        for label, (wall, score, cpu, _) in rows:
+            print(f"  {label:<30} {wall:7.2f} {score:9.2f} {cpu:7.2f} {1000 * cpu / n:11.1f}")
+        one, dask_row = rows[0][1], rows[2][1]
+        print(
+            f"  cluster overhead: {1000 * (dask_row[2] - one[2]) / n:+.1f} ms of CPU per mask (target <= 2 ms); "
+            f"two dask workers are {one[1] / dask_row[1]:.2f}x one local process in scoring time (target >= 1.7x)"
+        )
+    finally:
+        for proc in (worker, scheduler):
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
