@@ -15,7 +15,8 @@ Prints wall time, CPU time, CPU per mask, the per-mask overhead of the cluster (
 one local process's) and the speed-up of two dask workers over one local process.  Targets (issue):
 overhead <= 2 ms per mask, two workers >= 1.7x one local process.  Asserts nothing.
 
-Run: ``python benchmarks/score_cluster.py [--probes N] [--repeat R]`` (needs pytest-omfc[dask])
+Run: ``python benchmarks/score_cluster.py [--probes N] [--repeat R] [--batch B] [--dask-default-allocator]``
+(needs pytest-omfc[dask]; ``--batch 1`` is one task per mask)
 """
 
 from __future__ import annotations
@@ -75,9 +76,13 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
-def child(case: Path, jobs: int, dask: str | None) -> None:
+def child(case: Path, jobs: int, dask: str | None, batch: int | None) -> None:
     """Inside the measured subprocess: score the case, print one JSON line."""
+    from pytest_omfc.scoring import executors
     from pytest_omfc.scoring.mask import score_masks
+
+    if batch is not None:  # masks per dask task (the shipped default: executors.DASK_BATCH)
+        executors.DASK_BATCH = batch
 
     t0 = time.perf_counter()
     report = score_masks(
@@ -87,10 +92,13 @@ def child(case: Path, jobs: int, dask: str | None) -> None:
     print(json.dumps({"wall": time.perf_counter() - t0, "mcc": agg.get("OptimumMCC"), "n": agg.get("ScoreableTrials")}))
 
 
-def measure(case: Path, jobs: int, dask: str | None, workers: list[int]) -> tuple[float, float, float, dict]:
+def measure(
+    case: Path, jobs: int, dask: str | None, workers: list[int], batch: int | None
+) -> tuple[float, float, float, dict]:
     """(wall, score wall, CPU of the client tree plus the cluster's workers, result) of one scoring run."""
     before = _cpu_of(workers)
     cmd = [sys.executable, __file__, "--child", str(case), "--jobs", str(jobs)] + (["--dask", dask] if dask else [])
+    cmd += ["--batch", str(batch)] if batch is not None else []
     run = run_tree(cmd, cwd=Path(__file__).parent)
     if run.returncode != 0:
         raise RuntimeError(run.stderr[-2000:])
@@ -106,12 +114,13 @@ def main() -> None:
     ap.add_argument("--child", type=Path)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--dask")
+    ap.add_argument("--batch", type=int, help="masks per dask task (default: the shipped DASK_BATCH)")
     ap.add_argument(
         "--dask-default-allocator", action="store_true", help="start the workers with dask's MALLOC_TRIM_THRESHOLD_"
     )
     args = ap.parse_args()
     if args.child is not None:
-        child(args.child, args.jobs, args.dask)
+        child(args.child, args.jobs, args.dask, args.batch)
         return
     case = run_inputs(cache_root(), args.probes, args.variants)
     port = _free_port()
@@ -146,7 +155,7 @@ def main() -> None:
             ("local pool (jobs=2)", 2, None),
             ("dask, 2 workers x 1 thread", 1, address),
         ):
-            runs = [measure(case, jobs, dask, workers if dask else []) for _ in range(args.repeat)]
+            runs = [measure(case, jobs, dask, workers if dask else [], args.batch) for _ in range(args.repeat)]
             rows.append((label, min(runs, key=lambda r: r[0])))
         n = args.probes
         print(f"score_masks on {n} probes of 1920x1080 PNG masks; best of {args.repeat}; {os.cpu_count()} CPUs")

@@ -50,8 +50,8 @@ T = TypeVar("T")
 R = TypeVar("R")
 R_co = TypeVar("R_co", covariant=True)
 
-#: Items per dask task: one task per mask cost the scheduler, the network and the workers 16 ms of CPU a
-#: mask, batches of 16 about 2.5 ms (benchmarks/score_cluster.py, 1920x1080 masks of about 35 ms each).
+#: Items per dask task: with one task per mask the cluster cost 6.6 ms of CPU a mask more than one local
+#: process, with 16 per task 2.5 ms (benchmarks/score_cluster.py, 1920x1080 masks of about 35 ms each).
 DASK_BATCH = 16
 #: the ``dask`` value that starts a LocalCluster for the call
 LOCAL = "local"
