@@ -12,6 +12,8 @@ Target: <= 1 s for scoring with CI on a 2-core machine.
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -54,6 +56,19 @@ def write_files(tmp: Path, s: np.ndarray, y: np.ndarray) -> tuple[Path, Path, Pa
     return paths
 
 
+def _peak_mb(trials: int, ci: bool) -> float:
+    """The peak resident memory (VmHWM) of a fresh process that scores ``trials`` trials, with or without the
+    500-iteration bootstrap: the difference is what the bootstrap holds."""
+    here = str(Path(__file__).resolve().parent)
+    code = (
+        f"import sys; sys.path.insert(0, {here!r}); from score_detection import synthetic, score_trials; "
+        f"s, y = synthetic({trials}); score_trials(s, y, ci={ci}); "
+        "print([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return int(out.stdout.strip().splitlines()[-1]) / 1024
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=16_000)
@@ -91,6 +106,12 @@ def main() -> None:
         print(f"{name:46s} {t:9.4f} {t / t_sk:10.1f}")
     verdict = "meets" if t_file <= 1.0 else "misses"
     print(f"target <= 1 s with CI (file pipeline): {t_file:.3f} s -> {verdict} the target")
+    for n in sorted({2_000, args.trials, 10 * args.trials}):
+        with_ci, without = _peak_mb(n, True), _peak_mb(n, False)
+        print(
+            f"peak memory, {n} trials, fresh process: {with_ci:.0f} MB with the bootstrap, {without:.0f} MB without "
+            f"(the bootstrap holds {with_ci - without:.0f} MB)"
+        )
 
 
 if __name__ == "__main__":

@@ -26,7 +26,10 @@ __all__ = ["BOOTSTRAP_METHODS", "ci_bounds_index", "bootstrap_ci"]
 
 BOOTSTRAP_METHODS = ("mediscore",)
 
-_CHUNK_ELEMENTS = 4_000_000  # counts matrix chunk size, keeps memory around 32 MB
+#: Drawn trial positions per chunk: the draws, their tie groups and the per-group counts of a chunk are a few
+#: arrays of this many int64 (about 30 MB in all at 500,000; 4,000,000 held 241 MB for 16,000 trials and
+#: was no faster: benchmarks/score_detection.py prints the peak with and without the bootstrap).
+_CHUNK_ELEMENTS = 500_000
 
 
 def ci_bounds_index(ci_level: float, n_iter: int) -> tuple[int, int]:
