@@ -36,7 +36,7 @@ class TreeRun:
     stderr: str
 
 
-def _tree(root: int) -> list[int]:
+def descendants(root: int) -> list[int]:
     """``root`` and its descendants, from each thread's ``children`` list (no scan of all of /proc)."""
     todo, seen = [root], []
     while todo:
@@ -52,6 +52,15 @@ def _tree(root: int) -> list[int]:
             except (OSError, ValueError):
                 pass
     return seen
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """The user + system CPU seconds the processes ``pids`` have used so far (those still alive)."""
+    total = 0.0
+    for pid in pids:
+        got = _sample(pid)
+        total += got[0] if got is not None else 0.0
+    return total
 
 
 def _sample(pid: int) -> tuple[float, int, int] | None:
@@ -90,7 +99,7 @@ def run_tree(
         r.start()
     while proc.poll() is None:
         rss = pss = 0
-        for pid in _tree(proc.pid):
+        for pid in descendants(proc.pid):
             got = _sample(pid)
             if got is None:
                 continue

@@ -32,10 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from _tree import run_tree  # benchmarks/_tree.py: the scripts run from this folder
+from _tree import cpu_seconds, descendants, run_tree  # benchmarks/_tree.py: the scripts run from this folder
 from score_masks import cache_root, run_inputs
 
-_TICK = os.sysconf("SC_CLK_TCK")
 #: What the README tells a portal to put in the workers' dask configuration (``DASK_CONFIG`` directory).
 DASK_CONFIG = """\
 distributed:
@@ -49,31 +48,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def _cpu_of(pids: list[int]) -> float:
-    total = 0.0
-    for pid in pids:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        total += (int(fields[11]) + int(fields[12])) / _TICK
-    return total
-
-
-def _descendants(pid: int) -> list[int]:
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        try:
-            for tid in os.listdir(f"/proc/{p}/task"):
-                todo.extend(int(c) for c in Path(f"/proc/{p}/task/{tid}/children").read_text().split())
-        except OSError:
-            pass
-    return out
 
 
 def child(case: Path, jobs: int, dask: str | None, batch: int | None) -> None:
@@ -96,14 +70,14 @@ def measure(
     case: Path, jobs: int, dask: str | None, workers: list[int], batch: int | None
 ) -> tuple[float, float, float, dict]:
     """(wall, score wall, CPU of the client tree plus the cluster's workers, result) of one scoring run."""
-    before = _cpu_of(workers)
+    before = cpu_seconds(workers)
     cmd = [sys.executable, __file__, "--child", str(case), "--jobs", str(jobs)] + (["--dask", dask] if dask else [])
     cmd += ["--batch", str(batch)] if batch is not None else []
     run = run_tree(cmd, cwd=Path(__file__).parent)
     if run.returncode != 0:
         raise RuntimeError(run.stderr[-2000:])
     data = json.loads(run.stdout.strip().splitlines()[-1])
-    return run.wall, float(data["wall"]), run.cpu + _cpu_of(workers) - before, data
+    return run.wall, float(data["wall"]), run.cpu + cpu_seconds(workers) - before, data
 
 
 def main() -> None:
@@ -148,7 +122,7 @@ def main() -> None:
     )
     try:
         time.sleep(4)  # the workers connect
-        workers = _descendants(worker.pid)
+        workers = descendants(worker.pid)
         rows = []
         for label, jobs, dask in (
             ("one local process (jobs=1)", 1, None),
