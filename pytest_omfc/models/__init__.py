@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel
 
-from . import description, identifiers, provenance, segments, status, tabular
+from . import description, identifiers, segments, status, tabular
 from .tabular import (
     INDEX_MODELS,
     LAYOUTS,
@@ -36,6 +38,8 @@ __all__ = [
 def _schema_models() -> dict[str, type[BaseModel]]:
     """Schema file stem -> model (the NIST editions' models; ForgeryNet's live with its family and
     :mod:`pytest_omfc.schemagen` adds them)."""
+    from . import provenance  # jsonschema and the provenance models: only for the schemas and PF/PG checks
+
     out: dict[str, type[BaseModel]] = {}
     for model in {m for m in INDEX_MODELS.values()}:
         out[f"index.{model.__name__}"] = model
@@ -51,5 +55,10 @@ def _schema_models() -> dict[str, type[BaseModel]]:
     return dict(sorted(out.items()))
 
 
-#: The NIST editions' models with a JSON Schema in ``schemas/``, by file stem.
-SCHEMA_MODELS: dict[str, type[BaseModel]] = _schema_models()
+def __getattr__(name: str) -> Any:
+    """``SCHEMA_MODELS``: the NIST editions' models with a JSON Schema in ``schemas/``, by file stem (built on
+    first use: it imports the provenance models and jsonschema, which a check of another task never needs)."""
+    if name == "SCHEMA_MODELS":
+        models = globals()["SCHEMA_MODELS"] = _schema_models()
+        return models
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

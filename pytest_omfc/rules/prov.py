@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import BaseModel
@@ -33,11 +33,13 @@ from ..csvio import read_psv
 from ..editions import EditionTaskError, Group, Task, parse_task
 from ..findings import Finding, Report, Severity, Unavailable, plural, shorten
 from ..jsonio import MAX_JSON_BYTES, JsonProblem, load_json
-from ..models.provenance import ProvenanceFiltering, ProvenanceGraph, SchemaError, validator_for
 from ..paths import resolve_inside
 from ..pool import map_slices
 from ..registry import not_checked, rule
 from ..submission import NotApplicable, Submission
+
+if TYPE_CHECKING:
+    from ..models.provenance import SchemaError
 
 __all__ = ["Entry", "Facts", "ProvData", "Tally", "prov_data"]
 
@@ -274,6 +276,8 @@ def _scalar(value: Any) -> Any:
 
 def _schema_model(task: Task) -> type[BaseModel]:
     """PROV-05: the graph schema for ``provenance``, the filtering schema otherwise (B-05 not copied)."""
+    from ..models.provenance import ProvenanceFiltering, ProvenanceGraph  # jsonschema: only for PF/PG checks
+
     return ProvenanceGraph if task is PG else ProvenanceFiltering
 
 
@@ -315,6 +319,8 @@ def _analyse(
     node_list = nodes if isinstance(nodes, list) else None
     n = len(node_list) if node_list is not None else None
     facts = Facts(n_nodes=n)
+
+    from ..models.provenance import ProvenanceFiltering, validator_for
 
     errors = sorted(validator_for(_schema_model(task)).iter_errors(doc), key=_err_order)
     for err in errors:
