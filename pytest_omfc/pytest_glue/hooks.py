@@ -219,9 +219,10 @@ def _package_settings(
     unchecked: list[tuple[str, str]] = [
         (name, "the package holds only EXPID folders <EXPID>/ with <EXPID>/<EXPID>.csv") for name in layout.others
     ]
-    given_index = (index, *_edition_and_task(index, edition, task, dataset)) if index is not None else None
+    # --omfc-index: the edition, task and dataset root it gives, for the EXPIDs of that task
+    given = _edition_and_task(index, edition, task, dataset) if index is not None else None
     for name in layout.expids:
-        want = expid_task(name) or task or (given_index[2] if given_index is not None else None)
+        want = expid_task(name) or task or (given[1] if given is not None else None)
         if want is None:
             unchecked.append(
                 (
@@ -231,18 +232,18 @@ def _package_settings(
                 )
             )
             continue
-        if given_index is not None and given_index[2] is not want:
+        if given is not None and index is not None and given[1] is not want:
             unchecked.append(
                 (
                     name,
-                    f"an EXPID of task {want.value}, and the check was given the {given_index[2].value} "
-                    f"index {given_index[0].name} only: give --omfc-dataset ROOT so that each EXPID finds "
+                    f"an EXPID of task {want.value}, and the check was given the {given[1].value} "
+                    f"index {index.name} only: give --omfc-dataset ROOT so that each EXPID finds "
                     "its task's index",
                 )
             )
             continue
-        if given_index is not None:
-            member_index, member_edition, _, root = given_index
+        if given is not None and index is not None:
+            member_index, (member_edition, _, root) = index, given
         else:
             assert dataset is not None
             try:
