@@ -13,9 +13,20 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .editions import NIST_GROUPS, NIST_TASKS, Group, Task
-from .findings import Finding, Report, Severity
+from .findings import Finding, Report, Severity, sum_slices
 
-__all__ = ["Rule", "Part", "REGISTRY", "rule", "not_checked", "package_rules", "rules_for", "ALL_GROUPS", "ALL_TASKS"]
+__all__ = [
+    "Rule",
+    "Part",
+    "REGISTRY",
+    "rule",
+    "not_checked",
+    "package_rules",
+    "rules_for",
+    "summed_warnings",
+    "ALL_GROUPS",
+    "ALL_TASKS",
+]
 
 #: A rule's default scope: every NIST edition group and task (ForgeryNet rules name their own).
 ALL_GROUPS: frozenset[Group] = NIST_GROUPS
@@ -160,3 +171,11 @@ def package_rules(group: Group, archive: bool = False) -> list[Rule]:
         for r in REGISTRY.values()
         if r.check is not None and group in r.groups and (r.package_only or (archive and r.archive_only))
     ]
+
+
+def summed_warnings(rule_id: str, parts: list[tuple[str, int]], limit: int) -> str:
+    """A rule's warning reports of its slices (rendered text, number of warnings) as one, under the rule's
+    :attr:`Rule.summary` for the total: what the terminal summary and the HTML report show."""
+    rule = REGISTRY.get(rule_id)
+    total = sum(n for _, n in parts)
+    return sum_slices(rule_id, parts, limit, rule.summary(total) if rule and rule.summary else None)

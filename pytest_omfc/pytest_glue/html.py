@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from ..findings import sum_slices
 from ..submission import CheckSettings
 
 __all__ = ["HtmlReporter", "configure"]
@@ -117,7 +116,7 @@ class HtmlReporter:
         return render_page(data)
 
     def _rule_rows(self) -> list[Any]:
-        from ..registry import REGISTRY
+        from ..registry import REGISTRY, summed_warnings
         from ..report import RuleRow
 
         order = {rid: i for i, rid in enumerate(REGISTRY)}
@@ -140,9 +139,7 @@ class HtmlReporter:
             parts = [
                 (str(p["omfc.warning"]), int(p.get("omfc.warnings", 1))) for _, _, p in items if "omfc.warning" in p
             ]
-            total = sum(n for _, n in parts)
-            summary = rule.summary(total) if rule is not None and rule.summary is not None else None
-            warnings = [sum_slices(rid, parts, self.settings.max_findings, summary)] if parts else []
+            warnings = [summed_warnings(rid, parts, self.settings.max_findings)] if parts else []
             text = (
                 "\n".join(failures)
                 if status == "failed"

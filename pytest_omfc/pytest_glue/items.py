@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .. import rules as _rules  # noqa: F401  (registers every rule)
-from ..findings import render, sum_slices
-from ..registry import REGISTRY, Part, Rule, package_rules, rules_for
+from ..findings import render
+from ..registry import Part, Rule, package_rules, rules_for, summed_warnings
 from ..report.page import RuleRow, expid_verdicts
 from . import scoring as _scoring
 from .compat import FSCollector, TerminalRepr, failure_repr, skip_here
@@ -183,7 +183,7 @@ class OmfcReporter:
     """
 
     def __init__(self) -> None:
-        self.warnings: dict[str, tuple[str, int]] = {}  # nodeid -> (text, number of warnings)
+        self.warnings: dict[str, tuple[str, str, int]] = {}  # nodeid -> (rule ID, text, number of warnings)
         self.places: dict[str, list[RuleRow]] = {}  # in an NC2017 package: EXPID -> its rules' outcomes
         self.failed_scores: dict[str, list[str]] = {}  # ... and its failed score items
 
@@ -192,7 +192,8 @@ class OmfcReporter:
             return
         props = dict(report.user_properties)
         if "omfc.warning" in props:
-            self.warnings[report.nodeid] = (str(props["omfc.warning"]), int(str(props.get("omfc.warnings", 1))))
+            count = int(str(props.get("omfc.warnings", 1)))
+            self.warnings[report.nodeid] = (str(props.get("omfc.rule", "")), str(props["omfc.warning"]), count)
         if "omfc.expid" in props and "omfc.score" in props and report.failed:
             self.failed_scores.setdefault(str(props["omfc.expid"]), []).append(f"score::{props['omfc.score']}")
         elif "omfc.expid" in props and "omfc.rule" in props:
@@ -226,15 +227,9 @@ class OmfcReporter:
         terminalreporter.section("omfc warnings (they do not fail the run)", sep="=", yellow=True)
         settings = config.stash.get(SETTINGS_KEY, None)
         limit = settings.max_findings if settings is not None else -1
-        slices: dict[str, list[tuple[str, int]]] = {}  # a sliced rule's items summed: one report
-        for nodeid, part in sorted(self.warnings.items()):
-            slices.setdefault(_SLICE.sub("", nodeid), []).append(part)
-        texts = []
-        for parts in slices.values():
-            rule_id = parts[0][0].split(":", 1)[0]
-            rule = REGISTRY.get(rule_id)
-            total = sum(n for _, n in parts)
-            summary = rule.summary(total) if rule is not None and rule.summary is not None else None
-            texts.append(sum_slices(rule_id, parts, limit, summary))
+        slices: dict[tuple[str, str], list[tuple[str, int]]] = {}  # a sliced rule's items summed: one report
+        for nodeid, (rule_id, text, count) in sorted(self.warnings.items()):
+            slices.setdefault((_SLICE.sub("", nodeid), rule_id), []).append((text, count))
+        texts = [summed_warnings(rule_id, parts, limit) for (_, rule_id), parts in slices.items()]
         for text in sorted(texts):
             terminalreporter.line(text)
