@@ -30,6 +30,7 @@ class TreeRun:
     cpu: float  # seconds, user + system, every process of the tree
     peak_rss_mb: float  # the largest sum of the processes' resident sizes
     peak_pss_mb: float  # the largest sum of their proportional set sizes
+    largest_rss_mb: float  # the largest resident size of one process
     processes: int  # how many processes were seen
     returncode: int
     stdout: str
@@ -88,7 +89,7 @@ def run_tree(
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     cpu_of: dict[int, float] = {}
-    peak_rss = peak_pss = 0
+    peak_rss = peak_pss = largest = 0
     out: list[str] = []
     err: list[str] = []
     readers = [
@@ -106,6 +107,7 @@ def run_tree(
             cpu_of[pid] = max(cpu_of.get(pid, 0.0), got[0])
             rss += got[1]
             pss += got[2]
+            largest = max(largest, got[1])
         peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss)
         time.sleep(interval)
     wall = time.perf_counter() - t0
@@ -118,6 +120,7 @@ def run_tree(
         cpu=max(sum(cpu_of.values()), waited),
         peak_rss_mb=peak_rss / 2**20,
         peak_pss_mb=peak_pss / 2**20,
+        largest_rss_mb=largest / 2**20,
         processes=len(cpu_of),
         returncode=proc.returncode,
         stdout="".join(out),

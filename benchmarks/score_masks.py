@@ -18,10 +18,9 @@ Generates its inputs once (cached under ``$XDG_CACHE_HOME/pytest-omfc-bench`` or
    PNG; per mask, including the JP2 decode.  Target <= 1 s (MediScore 5-40 s).
 3. **Whole runs**: ``score_masks`` on N/4, N/2 and N probes of 1920x1080
    (default N = 2,000) with ``jobs=J`` (default 2) in a subprocess: wall time,
-   CPU time of the process tree (sampled every 10 ms, forkserver workers included), peak memory of the
-   process tree (sum of RSS
-   and sum of PSS of the scorer and its workers, sampled every 10 ms with
-   psutil; and the scorer's own VmHWM, exact), and growth per 1,000 probes.
+   CPU time of the process tree (``benchmarks/_tree.py``: sampled from /proc, forkserver workers
+   included), peak memory of the process tree (sum of RSS and sum of PSS of the scorer and its workers;
+   and the scorer's own VmHWM, exact), and growth per 1,000 probes.
    Target <= 300 MB.  The masks are ``--variants`` distinct
    pairs hard-linked under distinct names (each file is still read and
    decoded: the scorer deduplicates by path only).
@@ -55,7 +54,6 @@ import os
 import pstats
 import resource
 import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -66,6 +64,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _tree import run_tree  # benchmarks/_tree.py: the scripts run from this folder
 from numpy.typing import NDArray
 from PIL import Image, features
 
@@ -516,29 +515,6 @@ def child_run(case: Path, jobs: int) -> None:
     )
 
 
-def _tree_memory(proc: Any, cpu: dict[int, float] | None = None) -> tuple[int, int, int]:
-    """(sum of RSS, sum of PSS, largest RSS) in bytes of a psutil process and its descendants; each one's own
-    CPU seconds so far go into ``cpu`` by pid (workers of a forkserver are not children this process reaps,
-    so ``RUSAGE_CHILDREN`` never sees them: sampling the tree does)."""
-    rss = pss = largest = 0
-    try:
-        family = [proc, *proc.children(recursive=True)]
-    except Exception:  # noqa: BLE001  the process just ended
-        return 0, 0, 0
-    for p in family:
-        try:
-            full = p.memory_full_info()
-            if cpu is not None:
-                times = p.cpu_times()
-                cpu[p.pid] = times.user + times.system
-        except Exception:  # noqa: BLE001, S112  a worker just ended
-            continue
-        rss += full.rss
-        pss += getattr(full, "pss", full.rss)
-        largest = max(largest, full.rss)
-    return rss, pss, largest
-
-
 @dataclass(frozen=True)
 class RunFigures:
     n: int
@@ -546,7 +522,7 @@ class RunFigures:
     wall: float  # s, the whole subprocess (imports included)
     score_wall: float  # s, inside score_masks
     cpu: float  # s, user+sys of the process tree
-    peak_rss: float  # MB, sum over the tree (0 without psutil)
+    peak_rss: float  # MB, sum over the tree
     peak_pss: float  # MB, sum over the tree
     largest: float  # MB, the largest single process as sampled
     scorer_hwm: float  # MB, the scoring process's own peak (VmHWM), exact
@@ -554,39 +530,21 @@ class RunFigures:
 
 
 def measure_run(case: Path, n: int, jobs: int) -> RunFigures:
-    try:
-        import psutil  # type: ignore[import-untyped]
-    except ImportError:
-        psutil = None  # type: ignore[assignment]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cmd = [sys.executable, __file__, "--child-run", str(case), "--jobs", str(jobs)]
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak_rss = peak_pss = largest = 0
-    sampled: dict[int, float] = {}
-    if psutil is not None:
-        ps = psutil.Process(proc.pid)
-        while proc.poll() is None:
-            rss, pss, big = _tree_memory(ps, sampled)
-            peak_rss, peak_pss, largest = max(peak_rss, rss), max(peak_pss, pss), max(largest, big)
-            time.sleep(0.01)
-    out, err = proc.communicate()
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise RuntimeError(f"score_masks subprocess failed ({proc.returncode}):\n{err[-2000:]}")
-    data = json.loads(out.strip().splitlines()[-1])
-    # the reaped children's exact figure, or the sampled tree's when larger (forkserver workers)
-    cpu = max((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), sum(sampled.values()))
+    """One whole run in a subprocess, its process tree measured by ``benchmarks/_tree.py`` (forkserver
+    workers included: they are not children this process reaps, so ``RUSAGE_CHILDREN`` misses them)."""
+    run = run_tree([sys.executable, __file__, "--child-run", str(case), "--jobs", str(jobs)])
+    if run.returncode != 0:
+        raise RuntimeError(f"score_masks subprocess failed ({run.returncode}):\n{run.stderr[-2000:]}")
+    data = json.loads(run.stdout.strip().splitlines()[-1])
     return RunFigures(
         n,
         str(n),
-        wall,
+        run.wall,
         data["wall"],
-        cpu,
-        peak_rss / 2**20,
-        peak_pss / 2**20,
-        largest / 2**20,
+        run.cpu,
+        run.peak_rss_mb,
+        run.peak_pss_mb,
+        run.largest_rss_mb,
         float(data["hwm"]),
         int(data["scoreable"] or 0),
     )
@@ -669,12 +627,7 @@ def section_jp2(root: Path, repeat: int) -> None:
 def section_run(root: Path, probes: int, jobs: int, variants: int, plugin_cpu: float, baseline_cpu: float) -> None:
     ladder = sorted({max(1, probes // 4), max(1, probes // 2), probes})
     figures = [measure_run(run_inputs(root, n, variants), n, jobs) for n in ladder]
-    try:
-        import psutil  # type: ignore[import-untyped]  # noqa: F401
-
-        mem_note = "tree = scorer + workers, sampled every 10 ms; PSS counts shared pages once"
-    except ImportError:
-        mem_note = "psutil not installed: tree and largest columns are 0; see the scorer's own peak"
+    mem_note = "tree = scorer + workers, sampled from /proc every 20 ms; PSS counts shared pages once"
     print(
         f"\nscore_masks, 1920x1080 PNG masks ({variants} distinct pairs, hard-linked), jobs={jobs}, "
         f"{len(os.sched_getaffinity(0))} CPUs, load {os.getloadavg()[0]:.1f} (target <= 300 MB)"
