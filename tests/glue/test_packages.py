@@ -184,7 +184,7 @@ def test_an_expid_uploaded_without_its_package_folder(pytester: pytest.Pytester,
         [
             "*the NC2017 plan packs EXPID folders inside a package folder <TEAM>_<YEAR>_<DATA>_<SUBNUM>/*"
             f"mv {MANIP} NIST_NC17_DRYRUN17_1/; tar -cvf - ./NIST_NC17_DRYRUN17_1 | gzip > NIST_NC17_DRYRUN17_1.tgz",
-            f"FAILED {MANIP}::{MANIP}::ARC-02",
+            f"FAILED {MANIP}::{MANIP}::ARC-02*",
         ]
     )
 
