@@ -10,10 +10,15 @@ whatever sizes a file declares:
   mask) but never inflates it.
 * :func:`decode_pixels` (MASK-04's image data, MASK-08's black masks) inflates
   the IDAT stream once, discarding the output as it goes, and says whether the
-  zlib stream ends properly with all the image data and whether every sample
-  is 0.  Its caller only asks for masks whose header size equals the index
-  size (MASK-06), so the work is bounded by the index, not by the upload: a
-  67-byte file declaring 1 x 2147483647 pixels is never inflated.
+  zlib stream ends properly with all the image data, whether every row's filter
+  type is valid and whether every sample is 0.  Its caller only asks for masks
+  whose header size equals the index size (MASK-06), so the work is bounded by
+  the index, not by the upload: a 67-byte file declaring 1 x 2147483647 pixels
+  is never inflated.
+* :func:`read_image_data` (the mask scorer) inflates the same stream through the
+  same function (:func:`_inflated`) and keeps it, for
+  :func:`pytest_omfc.unfilter.unfilter`: a rule and a scorer refuse the same
+  files with the same words.
 
 Nothing here raises on bad input: every function returns a state code and a
 message in the "must be X (got Y)" form.  Special files (FIFOs, devices) are
@@ -27,6 +32,7 @@ import os
 import re
 import stat
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -57,6 +63,8 @@ __all__ = [
     "colour_name",
     "raw_size",
     "decode_pixels",
+    "read_image_data",
+    "PixelError",
     "decode_many",
     "blackness_many",
     "BLACK",
@@ -64,6 +72,7 @@ __all__ = [
     "BAD_DATA",
     "CriticalChunks",
     "open_checked",
+    "open_critical",
 ]
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -351,30 +360,34 @@ def _zero_samples(out: bytes, seen: int, passes: list[tuple[int, int, int]]) -> 
     return not block.any()
 
 
-def decode_pixels(
-    path: str, width: int, height: int, bit_depth: int, colour: int, interlace: int, idat: int, full: bool = True
-) -> tuple[str, str]:
-    """Inflate the image data once: is the zlib stream complete, and is every sample 0 (black)?
+class PixelError(Exception):
+    """The image data is unusable; ``str(err)`` is MASK-04's message ("pixel data must ...")."""
 
-    The caller passes a header whose size equals the index (MASK-06), which bounds the work.  The
-    output is dropped as it comes (at most :data:`_STEP` bytes at a time), compressed data is read in
-    pieces of :data:`_BLOCK` bytes, and inflating stops once the stream gives more than the image
-    needs (a zlib bomb; decoders ignore the excess).  The stream ends where the consecutive IDAT
-    chunks end, as for libpng.  Returns ``(BLACK | NOT_BLACK | BAD_DATA, message)``.
 
-    ``full=False`` answers only "black?": it stops at the first sample above 0 (a white background shows
-    one within the first row), so NOT_BLACK then says nothing of the rest of the stream (MASK-08 alone).
+def _filter_types(out: bytes | bytearray, seen: int, passes: list[tuple[int, int, int]]) -> str:
+    """MASK-04's words for the first filter-type byte above 4 in ``out`` (stream bytes ``seen...``), else ""."""
+    for start, stride, end in passes:
+        lo, hi = max(seen, start), min(seen + len(out), end)
+        if lo < hi:
+            first = lo + (start - lo) % stride
+            types = out[first - seen : hi - seen : stride]  # a bytes slice: a few microseconds per piece
+            bad = _SAMPLE.search(types)
+            if bad:
+                row = (first - start) // stride + bad.start()
+                return f"pixel data must use PNG filter types 0 to 4 (got {types[bad.start()]} on row {row})"
+    return ""
+
+
+def _inflated(fd: int, idat: int, total: int, step: int, image: str) -> Iterator[bytes]:
+    """The inflated image data, in pieces of at most ``step`` bytes, from the first run of IDAT chunks at
+    ``idat``; stops once it gives more than ``total`` bytes (a zlib bomb: decoders ignore the excess).
+
+    Raises :class:`PixelError` with MASK-04's message for a broken or short stream: rules and scorers
+    read image data through this one function, so they agree on every file.
     """
-    passes = _passes(width, height, bit_depth, colour, interlace)
-    total = passes[-1][2] if passes else 0
     inflater = zlib.decompressobj()
-    seen, black = 0, True
+    seen, pos = 0, idat
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        return BAD_DATA, f"must be readable (got {exc.strerror or exc})"
-    try:
-        pos = idat
         while not inflater.eof and seen <= total:
             hdr = os.pread(fd, 8, pos)
             if len(hdr) < 8:
@@ -387,37 +400,99 @@ def decode_pixels(
             while at < end and not inflater.eof and seen <= total:
                 data = os.pread(fd, min(_BLOCK, end - at), at)
                 if not data:
-                    return BAD_DATA, "pixel data must be complete (got a file truncated inside an IDAT chunk)"
+                    raise PixelError("pixel data must be complete (got a file truncated inside an IDAT chunk)")
                 at += len(data)
                 while True:
-                    out = inflater.decompress(data, _STEP)
+                    out = inflater.decompress(data, step)
                     data = inflater.unconsumed_tail
                     if out:
-                        if black and seen < total and not _zero_samples(out[: total - seen], seen, passes):
-                            black = False
-                            if not full:
-                                return NOT_BLACK, ""
                         seen += len(out)
-                    if inflater.eof or seen > total or (not data and len(out) < _STEP):
+                        yield out
+                    if inflater.eof or seen > total or (not data and len(out) < step):
                         break
     except _ZLIB_ERROR as exc:
-        return BAD_DATA, f"pixel data must be a valid zlib stream (got {exc})"
+        raise PixelError(f"pixel data must be a valid zlib stream (got {exc})") from None
+    if seen < total:
+        how = "ends" if inflater.eof else "breaks off where the IDAT chunks end"
+        raise PixelError(
+            f"pixel data must hold the whole image (got a zlib stream that {how} after {seen} of the "
+            f"{total} bytes {image} needs: truncated)"
+        )
+    if not inflater.eof and seen == total:
+        raise PixelError(
+            f"pixel data must be a complete zlib stream (got all {total} bytes of the image but no end "
+            "of stream and checksum where the IDAT chunks end: truncated)"
+        )
+
+
+def _open_fd(path: str) -> int:
+    return os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+
+
+def decode_pixels(
+    path: str, width: int, height: int, bit_depth: int, colour: int, interlace: int, idat: int, full: bool = True
+) -> tuple[str, str]:
+    """Inflate the image data once: is the zlib stream complete, are its filter types valid, and is every
+    sample 0 (black)?
+
+    The caller passes a header whose size equals the index (MASK-06), which bounds the work.  The
+    output is dropped as it comes (at most :data:`_STEP` bytes at a time), compressed data is read in
+    pieces of :data:`_BLOCK` bytes, and inflating stops once the stream gives more than the image
+    needs.  The stream ends where the consecutive IDAT chunks end, as for libpng.  Returns
+    ``(BLACK | NOT_BLACK | BAD_DATA, message)``.
+
+    ``full=False`` answers only "black?": it stops at the first sample above 0 (a white background shows
+    one within the first row), so NOT_BLACK then says nothing of the rest of the stream (MASK-08 alone).
+    """
+    passes = _passes(width, height, bit_depth, colour, interlace)
+    total = passes[-1][2] if passes else 0
+    seen, black = 0, True
+    try:
+        fd = _open_fd(path)
+    except OSError as exc:
+        return BAD_DATA, f"must be readable (got {exc.strerror or exc})"
+    try:
+        for out in _inflated(fd, idat, total, _STEP, f"a {width}x{height} image"):
+            if seen < total:
+                piece = out[: total - seen]
+                if full and (bad := _filter_types(piece, seen, passes)):
+                    return BAD_DATA, bad
+                if black and not _zero_samples(piece, seen, passes):
+                    black = False
+                    if not full:
+                        return NOT_BLACK, ""
+            seen += len(out)
+    except PixelError as exc:
+        return BAD_DATA, str(exc)
     except OSError as exc:
         return BAD_DATA, f"must be readable (got {exc.strerror or exc})"
     finally:
         os.close(fd)
-    if seen < total:
-        how = "ends" if inflater.eof else "breaks off where the IDAT chunks end"
-        return BAD_DATA, (
-            f"pixel data must hold the whole image (got a zlib stream that {how} after {seen} of the "
-            f"{total} bytes a {width}x{height} image needs: truncated)"
-        )
-    if not inflater.eof and seen == total:
-        return BAD_DATA, (
-            f"pixel data must be a complete zlib stream (got all {total} bytes of the image but no end "
-            "of stream and checksum where the IDAT chunks end: truncated)"
-        )
     return (BLACK if black else NOT_BLACK), ""
+
+
+def read_image_data(path: str, header: HeaderResult) -> bytearray:
+    """The whole inflated image data of a file whose ``header`` is ``OK`` (filter-type bytes included):
+    what :func:`decode_pixels` inflates, read the same way, kept in one buffer of :func:`raw_size` bytes.
+
+    Raises :class:`PixelError` with MASK-04's message where MASK-04 fails the file, ``OSError`` when
+    unreadable.
+    """
+    passes = _passes(header.width, header.height, header.bit_depth, header.colour, header.interlace)
+    total = passes[-1][2] if passes else 0
+    buf = bytearray(total)
+    seen = 0
+    fd = _open_fd(path)
+    try:
+        for out in _inflated(fd, header.idat, total, total + 1, f"a {header.width}x{header.height} image"):
+            take = out[: total - seen]
+            buf[seen : seen + len(take)] = take
+            seen += len(out)
+    finally:
+        os.close(fd)
+    if bad := _filter_types(buf, 0, passes):
+        raise PixelError(bad)
+    return buf
 
 
 def decode_many(items: list[tuple[str, int, int, int, int, int, int]]) -> list[tuple[str, str]]:
@@ -501,6 +576,11 @@ class CriticalChunks(io.RawIOBase):
         super().close()
 
 
+def open_critical(path: str, header: HeaderResult) -> io.BufferedReader:
+    """A stream of the critical chunks (:class:`CriticalChunks`) of a file whose ``header`` is ``OK``."""
+    return io.BufferedReader(CriticalChunks(path, header), buffer_size=_BLOCK)
+
+
 def open_checked(path: str, follow: bool = True) -> tuple[HeaderResult, io.BufferedReader | None]:
     """The header pass of the rules (:func:`read_header`), then, for an ``OK`` file, a stream of its
     critical chunks (:class:`CriticalChunks`) for a decoder.  Special files are never opened."""
@@ -508,6 +588,6 @@ def open_checked(path: str, follow: bool = True) -> tuple[HeaderResult, io.Buffe
     if header.state != OK:
         return header, None
     try:
-        return header, io.BufferedReader(CriticalChunks(path, header), buffer_size=_BLOCK)
+        return header, open_critical(path, header)
     except OSError as exc:
         return HeaderResult(UNREADABLE, f"must be readable (got {exc.strerror or exc})"), None

@@ -29,6 +29,7 @@ from PIL import Image
 
 from ... import png
 from ...paths import not_regular
+from ...unfilter import unfilter
 
 __all__ = [
     "MAX_PIXELS",
@@ -83,22 +84,45 @@ def _signature(path: Path) -> bytes:
         os.close(fd)
 
 
-def _checked_png(path: Path, expected: tuple[int, int] | None, max_pixels: int) -> Image.Image:
-    """A PNG read exactly as the rules read it (:func:`pytest_omfc.png.open_checked`): the header pass
-    (signature, IHDR, every chunk's CRC, IEND) refuses what MASK-04 refuses, with MASK-04's words; the
-    declared size is checked before decoding; Pillow then sees only the critical chunks, so an ancillary
-    chunk of any size costs no memory and a large zTXt cannot fail the decode."""
-    header, stream = png.open_checked(str(path))
-    if header.state != png.OK or stream is None:
+def _checked_png(
+    path: Path, expected: tuple[int, int] | None, max_pixels: int, colours: tuple[int, ...] = ()
+) -> Image.Image | NDArray[np.uint8]:
+    """A PNG read exactly as the rules read it: the header pass (:func:`pytest_omfc.png.read_header`:
+    signature, IHDR, every chunk's CRC, IEND) and the image data (:func:`pytest_omfc.png.read_image_data`:
+    the zlib stream and filter types) refuse what MASK-04 refuses, with MASK-04's words; the declared
+    size is checked before anything is inflated.
+
+    An 8-bit, non-interlaced file of a colour type in ``colours`` comes back as pixels, unfiltered with
+    numpy (:mod:`pytest_omfc.unfilter`: each file inflated once, by zlib-ng): (H, W) grey or (H, W, 3)
+    RGB.  Anything else, or an image :func:`~pytest_omfc.unfilter.unfilter` declines, comes back as a
+    Pillow image reading only the critical chunks, so an ancillary chunk of any size costs no memory.
+    """
+    name = str(path)
+    header = png.read_header(name, follow=True)
+    if header.state != png.OK:
         raise MaskReadError(f"{_label(path)}: {header.message}")
+    _check_size(_label(path), header.height, header.width, expected, max_pixels)
     try:
-        _check_size(_label(path), header.height, header.width, expected, max_pixels)
+        raw = png.read_image_data(name, header)
+    except png.PixelError as exc:
+        raise MaskReadError(f"{_label(path)}: {exc}") from None
+    except MemoryError:
+        raise MaskReadError(f"{_label(path)}: out of memory while decoding") from None
+    except OSError as exc:
+        raise MaskReadError(f"{_label(path)}: cannot read ({exc.strerror or exc})") from None
+    if header.bit_depth == 8 and header.interlace == 0 and header.colour in colours:
+        pixels = unfilter(raw, header.height, header.width, 3 if header.colour == 2 else 1)
+        if pixels is not None:
+            return pixels
+    del raw
+    try:
+        stream = png.open_critical(name, header)
+    except OSError as exc:
+        raise MaskReadError(f"{_label(path)}: cannot read ({exc.strerror or exc})") from None
+    try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # max_pixels decided above
             im = Image.open(stream, formats=("PNG",))
-    except MaskReadError:
-        stream.close()
-        raise
     except Exception as exc:  # noqa: BLE001  Pillow raises many types
         stream.close()
         raise MaskReadError(f"{_label(path)}: unreadable image ({type(exc).__name__}: {exc})") from None
@@ -172,7 +196,9 @@ def read_system_mask(
     if not sig.startswith(_PNG):
         raise MaskReadError(f"{_label(p)}: must be a PNG file (got {png.sniff(sig[:16])})")
     _png_header(sig, _label(p), expected, max_pixels)
-    im = _checked_png(p, expected, max_pixels)
+    im = _checked_png(p, expected, max_pixels, colours=(0,))
+    if isinstance(im, np.ndarray):
+        return im
     if im.mode in ("I", "I;16", "I;16B", "I;16L", "F"):
         # a 16-bit PNG: cv2.imread(IMREAD_GRAYSCALE) keeps the high byte
         arr = _decode(im, p, None).astype(np.uint32)
@@ -201,6 +227,19 @@ def _bgr(im: Image.Image, path: Path) -> NDArray[np.uint8]:
     return np.frombuffer(data, dtype=np.uint8).reshape(height, width, 3)
 
 
+def _from_pixels(pixels: NDArray[np.uint8], grey: bool) -> NDArray[np.uint8]:
+    """What :func:`read_colour_reference` returns, from unfiltered grey (H, W) or RGB (H, W, 3) pixels."""
+    if pixels.ndim == 3:
+        bgr = pixels[:, :, ::-1]
+    elif grey:
+        return pixels
+    else:
+        bgr = np.broadcast_to(pixels[:, :, None], (*pixels.shape, 3))
+    out = np.ascontiguousarray(bgr)
+    out.flags.writeable = False
+    return out
+
+
 def read_colour_reference(
     path: str | Path, expected: tuple[int, int] | None = None, *, max_pixels: int = MAX_PIXELS, grey: bool = False
 ) -> NDArray[np.uint8]:
@@ -215,7 +254,10 @@ def read_colour_reference(
     sig = _signature(p)
     if sig.startswith(_PNG):
         _png_header(sig, _label(p), expected, max_pixels)
-        im = _checked_png(p, expected, max_pixels)
+        read = _checked_png(p, expected, max_pixels, colours=(0, 2))
+        if isinstance(read, np.ndarray):
+            return _from_pixels(read, grey)
+        im = read
     else:  # MediScore reads references with OpenCV: any format it reads (the file is regular: _signature)
         im = _open(p, expected, max_pixels)
     if im.mode in _GREY_MODES:
@@ -279,7 +321,8 @@ def read_bitplanes(
             raise MaskReadError(f"{_label(p)}: neither JPEG 2000 nor PNG")
         if sig.startswith(_PNG):
             _png_header(sig, _label(p), expected, max_pixels)
-            arr = _decode(_checked_png(p, expected, max_pixels), p, None)
+            read = _checked_png(p, expected, max_pixels)
+            arr = read if isinstance(read, np.ndarray) else _decode(read, p, None)
         else:
             arr = _decode(_open(p, expected, max_pixels), p, None)
     if arr.dtype.kind == "b":

@@ -10,8 +10,9 @@ How: the kernel is covered by rectangles (contiguous rows with the same runs of
 ones: one rectangle for ``box``, a handful for ``disc``/``diamond``).  A
 rectangle is separable, and a sliding-window "any" of length L costs
 ``ceil(log2 L) + 1`` vectorised ORs by doubling (window 2m = window m OR window m
-shifted by m).  The horizontal doubling table is shared by all rectangles, so a
-box 15 dilation of a 1920x1080 mask is about ten whole-array boolean ORs.
+shifted by m).  The horizontal doubling table is shared by all rectangles.  Rows
+are bit-packed (64 pixels per word), so a box 15 dilation of a 1920x1080 mask is
+about ten ORs over 260 KB.
 """
 
 from __future__ import annotations
@@ -106,105 +107,123 @@ def _rectangles(kbytes: bytes, kh: int, kw: int) -> tuple[tuple[int, int, int, i
     return tuple(rects)
 
 
-def _shifted(src: NDArray[np.bool_], axis: int, lo: int, length: int) -> NDArray[np.bool_]:
-    """P[k] = src[k + lo] along ``axis`` for k in [0, length); False outside ``src``."""
-    n = src.shape[axis]
-    shape = list(src.shape)
-    shape[axis] = length
-    out = np.zeros(shape, dtype=np.bool_)
-    k0, k1 = max(0, -lo), min(length, n - lo)
-    if k1 > k0:
-        dst = [slice(None)] * src.ndim
-        sl = [slice(None)] * src.ndim
-        dst[axis], sl[axis] = slice(k0, k1), slice(k0 + lo, k1 + lo)
-        out[tuple(dst)] = src[tuple(sl)]
+def _pack(src: NDArray[np.bool_]) -> NDArray[np.uint64]:
+    """Rows of pixels as rows of 64-bit words, pixel 0 in the most significant bit; padding bits 0."""
+    h, w = src.shape
+    nbytes = 8 * ((w + 63) // 64)
+    packed = np.zeros((h, nbytes), dtype=np.uint8)
+    packed[:, : (w + 7) // 8] = np.packbits(src, axis=1)
+    return packed.view(">u8").astype(np.uint64)
+
+
+def _unpack(words: NDArray[np.uint64], w: int) -> NDArray[np.bool_]:
+    return np.unpackbits(words.astype(">u8").view(np.uint8), axis=1, count=w).view(np.bool_)
+
+
+def _shift_bits(a: NDArray[np.uint64], j: int) -> NDArray[np.uint64]:
+    """out[:, x] = a[:, x + j] over bit positions x, 0 outside the row."""
+    if j == 0:
+        return a
+    n = a.shape[1]
+    q, r = divmod(abs(j), 64)
+    out = np.zeros_like(a)
+    if q >= n:
+        return out
+    hi, lo = np.uint64(r), np.uint64(64 - r)
+    if j > 0:  # later pixels move to earlier positions: towards the most significant bit
+        if r:
+            out[:, : n - q] = a[:, q:] << hi
+            out[:, : n - q - 1] |= a[:, q + 1 :] >> lo
+        else:
+            out[:, : n - q] = a[:, q:]
+    elif r:
+        out[:, q:] = a[:, : n - q] >> hi
+        out[:, q + 1 :] |= a[:, : n - q - 1] << lo
+    else:
+        out[:, q:] = a[:, : n - q]
+    return out
+
+
+def _shift_rows(a: NDArray[np.uint64], i: int) -> NDArray[np.uint64]:
+    """out[y] = a[y + i], 0 outside the image."""
+    if i == 0:
+        return a
+    h = a.shape[0]
+    out = np.zeros_like(a)
+    if abs(i) < h:
+        if i > 0:
+            out[: h - i] = a[i:]
+        else:
+            out[-i:] = a[: h + i]
     return out
 
 
 class _Windows:
-    """Sliding "any" windows along one axis of a padded array, by doubling (shared table)."""
+    """Sliding "any" windows along rows (``bits=True``: bit positions) or columns of packed rows, by
+    doubling: level ``p`` holds ``any(P[k .. k + p - 1])``, kept and shared by every window asked for."""
 
-    def __init__(self, padded: NDArray[np.bool_], axis: int) -> None:
-        self.axis = axis
-        self.table: dict[int, NDArray[np.bool_]] = {1: padded}
+    def __init__(self, packed: NDArray[np.uint64], bits: bool) -> None:
+        self.shift = _shift_bits if bits else _shift_rows
+        self.table: dict[int, NDArray[np.uint64]] = {1: packed}
 
-    def _take(self, arr: NDArray[np.bool_], start: int, n: int) -> NDArray[np.bool_]:
-        sl = [slice(None)] * arr.ndim
-        sl[self.axis] = slice(start, start + n)
-        return arr[tuple(sl)]
-
-    def level(self, p: int) -> NDArray[np.bool_]:
-        """D_p[k] = any(P[k .. k+p-1]), p a power of two."""
+    def level(self, p: int) -> NDArray[np.uint64]:
         m = max(q for q in self.table if q <= p)
         d = self.table[m]
         while m < p:
-            n = d.shape[self.axis] - m
-            d = self._take(d, 0, n) | self._take(d, m, n)
+            d = d | self.shift(d, m)
             m *= 2
             self.table[m] = d
         return d
 
-    def window(self, start: int, length: int, n: int, out: NDArray[np.bool_] | None = None) -> NDArray[np.bool_]:
-        """W[x] = any(P[start + x .. start + x + length - 1]) for x in [0, n); OR-ed into ``out`` if given."""
+    def window(self, start: int, length: int) -> NDArray[np.uint64]:
+        """W[x] = any(P[x + start .. x + start + length - 1])."""
         p = 1 << (length.bit_length() - 1)
         d = self.level(p)
-        a = self._take(d, start, n)
-        if out is None:
-            out = a.copy()
-        else:
-            out |= a
+        out = self.shift(d, start)
         if length > p:
-            out |= self._take(d, start + length - p, n)
+            out = out | self.shift(d, start + length - p)
         return out
-
-
-#: pixels per horizontal stripe: small enough that a stripe's temporaries stay in cache
-STRIPE_PIXELS = 1 << 18
 
 
 def _dilate_bool(src: NDArray[np.bool_], kern: NDArray[np.bool_]) -> NDArray[np.bool_]:
     """OpenCV dilation of a boolean image: out[y,x] = any K[i,j] & src[y+i-ay, x+j-ax], outside = False.
 
-    Large images are done in stripes of rows (with the kernel's halo), which
-    keeps the dozen temporaries in cache: 3x faster on a 5312x2693 mask.
+    On bit-packed rows (64 pixels per word): a horizontal window is a few word shifts and ORs, a
+    vertical one a few row slices, so a 15x15 disc on a 1920x1080 mask works on 260 KB instead of 2 MB.
+    The image is placed at offset ``-lo`` (columns) and ``-vlo`` (rows) of a zero margin, so every
+    window looks forward only and zeros beyond the ends are "outside the image".  Padding bits of a
+    row only reach padding bits, which unpacking drops.
     """
     h, w = src.shape
-    kh = kern.shape[0]
-    ay = kh // 2
-    rows = max(4 * kh, STRIPE_PIXELS // max(w, 1))
-    if h <= rows + kh:
-        return _dilate_block(src, kern)
-    out = np.empty_like(src)
-    for r0 in range(0, h, rows):
-        r1 = min(h, r0 + rows)
-        a0, a1 = max(0, r0 - ay), min(h, r1 + kh - 1 - ay)
-        out[r0:r1] = _dilate_block(src[a0:a1], kern)[r0 - a0 : r1 - a0]
-    return out
-
-
-def _dilate_block(src: NDArray[np.bool_], kern: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    """:func:`_dilate_bool` on one block, rows outside it taken as False."""
     kh, kw = kern.shape
     ay, ax = kh // 2, kw // 2
     rects = _rectangles(np.ascontiguousarray(kern).tobytes(), kh, kw)
-    h, w = src.shape
-    out = np.zeros((h, w), dtype=np.bool_)
     if not rects or h == 0 or w == 0:
-        return out
-    lo = min(r[2] for r in rects) - ax
-    hi = max(r[3] for r in rects) - ax
-    horiz = _Windows(_shifted(src, 1, lo, w + hi - lo), axis=1)
+        return np.zeros((h, w), dtype=np.bool_)
+    lo = min(0, min(r[2] for r in rects) - ax)
+    hi = max(0, max(r[3] for r in rects) - ax)
+    if lo or hi:
+        wide = np.zeros((h, w + hi - lo), dtype=np.bool_)
+        wide[:, -lo : w - lo] = src
+    else:
+        wide = src
+    horiz = _Windows(_pack(wide), bits=True)
     by_run: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for i0, i1, j0, j1 in rects:
         by_run.setdefault((j0, j1), []).append((i0, i1))
+    out: NDArray[np.uint64] | None = None
     for (j0, j1), spans in by_run.items():
-        hrow = horiz.window(j0 - ax - lo, j1 - j0 + 1, w)
-        vlo = min(i0 for i0, _ in spans) - ay
-        vhi = max(i1 for _, i1 in spans) - ay
-        vert = _Windows(_shifted(hrow, 0, vlo, h + vhi - vlo), axis=0)
+        run = horiz.window(j0 - ax - lo, j1 - j0 + 1)
+        vlo = min(0, min(i0 for i0, _ in spans) - ay)
+        vhi = max(0, max(i1 for _, i1 in spans) - ay)
+        tall = np.zeros((h + vhi - vlo, run.shape[1]), dtype=np.uint64)
+        tall[-vlo : h - vlo] = run
+        vert = _Windows(tall, bits=False)
         for i0, i1 in spans:
-            vert.window(i0 - ay - vlo, i1 - i0 + 1, h, out=out)
-    return out
+            part = vert.window(i0 - ay - vlo, i1 - i0 + 1)[:h]
+            out = part.copy() if out is None else np.bitwise_or(out, part, out=out)
+    assert out is not None
+    return _unpack(out, w)
 
 
 def binary_dilate(mask: NDArray[np.bool_], kern: NDArray[np.integer] | NDArray[np.bool_]) -> NDArray[np.bool_]:
