@@ -30,8 +30,43 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 import pytest_omfc
+
+# Hypothesis profiles of every test module (loaded here, with the fixtures, so that a fuzz module run alone
+# gets them too; before, tests/hostile/test_fuzz.py loaded them at import and a lone module had a 200 ms deadline).
+_COMMON: dict[str, Any] = {
+    "deadline": None,
+    "print_blob": True,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
+#: CI: deterministic and bounded; no shrinking (it may take minutes), the failing example is printed as found.
+settings.register_profile(
+    "default",
+    max_examples=12,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    **_COMMON,
+)
+#: Hunting: random, shrinking, with an example database outside the repository so a failure is replayed first
+#: next time; it leaves the explicit examples (the issue's known cases) to the default profile, so that on a
+#: build that still fails them the generated examples are explored all the same.
+settings.register_profile(
+    "deep",
+    max_examples=400,
+    phases=[Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+    database=DirectoryBasedExampleDatabase(
+        Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "pytest-omfc-hypothesis"
+    ),
+    **_COMMON,
+)
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
+settings.load_profile(PROFILE)
+#: examples of the (costly: one -n 2 subprocess each) xdist comparison
+XDIST_EXAMPLES = {"default": 2, "deep": 30}.get(PROFILE, 2)
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"

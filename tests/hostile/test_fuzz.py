@@ -35,6 +35,7 @@ from helpers.fuzz import (
     IMDL_MASK,
     PROV_PROBES,
     VIDEO_MASK,
+    XDIST_EXAMPLES,
     Built,
     Runner,
     RunResult,
@@ -57,42 +58,10 @@ from helpers.fuzz_cases import (
     mutate_png,
     png_mutation,
 )
-from hypothesis import HealthCheck, Phase, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from hypothesis.database import DirectoryBasedExampleDatabase
 
 pytestmark = pytest.mark.fuzz
-
-_COMMON: dict[str, Any] = {
-    "deadline": None,
-    "print_blob": True,
-    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
-}
-#: CI: deterministic and bounded; no shrinking (it may take minutes), the failing example is printed as found.
-settings.register_profile(
-    "default",
-    max_examples=12,
-    derandomize=True,
-    database=None,
-    phases=[Phase.explicit, Phase.reuse, Phase.generate],
-    **_COMMON,
-)
-#: Hunting: random, shrinking, with an example database outside the repository so a failure is replayed first
-#: next time; it leaves the explicit examples (the issue's known cases) to the default profile, so that on a
-#: build that still fails them the generated examples are explored all the same.
-settings.register_profile(
-    "deep",
-    max_examples=400,
-    phases=[Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
-    database=DirectoryBasedExampleDatabase(
-        Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "pytest-omfc-hypothesis"
-    ),
-    **_COMMON,
-)
-PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
-settings.load_profile(PROFILE)
-#: examples of the (costly: one -n 2 subprocess each) xdist comparison
-XDIST_EXAMPLES = {"default": 2, "deep": 30}.get(PROFILE, 2)
 
 
 def judge(runner: Runner, built: Built, *extra: str) -> RunResult:

@@ -2,7 +2,7 @@
 outside its private directory and never unpacks a link, a device or a FIFO (the ARC rules' reader).
 
 Runs at the reader's level (thousands of archives a second); the plugin's handling of its report is
-covered by tests/rules/test_arc.py.  ``HYPOTHESIS_PROFILE=deep`` (tests/hostile/test_fuzz.py registers
+covered by tests/rules/test_arc.py.  ``HYPOTHESIS_PROFILE=deep`` (tests/helpers/fuzz.py registers
 the profiles) runs hundreds of examples.
 """
 

@@ -141,17 +141,32 @@ CLASSIFICATION = register(
 
 def _grey_map(path: Path, size: tuple[int, int]) -> np.ndarray | str:
     """The decoded map (uint8 grey, or bool for 1-bit), or why it cannot be used.  The header was
-    checked (FNET-07/08), so the decode is bounded by the reference's size."""
+    checked (FNET-07/08), so the decode is bounded by the reference's size.  Read as the mask scorer
+    reads masks: the rules' header pass, one zlib-ng inflate, numpy unfilter for 8-bit grey
+    (:mod:`pytest_omfc.unfilter`); other PNG kinds through Pillow on the critical chunks."""
     import numpy as np
     from PIL import Image
 
     from ... import png
+    from ...unfilter import unfilter
 
-    header, stream = png.open_checked(str(path))  # the FNET rules' header pass; critical chunks only
-    if stream is None:
+    header = png.read_header(str(path), follow=True)  # the FNET rules' header pass
+    if header.state != png.OK:
         return header.message
+    if (header.width, header.height) != size:
+        kind = png.colour_name(header.colour, header.trns)
+        return f"must be a {size[0]}x{size[1]} grey or 1-bit PNG (got {kind}, {header.width}x{header.height})"
+    if header.bit_depth == 8 and header.colour == 0 and header.interlace == 0:
+        try:
+            pixels = unfilter(png.read_image_data(str(path), header), header.height, header.width, 1)
+        except png.PixelError as exc:
+            return str(exc)
+        except OSError as exc:
+            return f"cannot be read ({exc.strerror or exc})"
+        if pixels is not None:
+            return pixels
     try:
-        with stream, Image.open(stream, formats=("PNG",)) as im:
+        with png.open_critical(str(path), header) as stream, Image.open(stream, formats=("PNG",)) as im:
             if im.mode not in ("L", "1") or im.size != size:
                 return (
                     f"must be a {size[0]}x{size[1]} grey or 1-bit PNG (got mode {im.mode}, {im.size[0]}x{im.size[1]})"
