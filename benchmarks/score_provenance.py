@@ -48,6 +48,8 @@ import os
 import pstats
 import random
 import resource
+import shutil
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable, Iterable
@@ -57,6 +59,7 @@ from typing import Any
 
 import pandas as pd
 from _timing import best  # benchmarks/_timing.py: the scripts run from this folder
+from _tree import run_tree
 
 from pytest_omfc.scoring.provenance import (
     MEDISCORE_ALL_NODE_TYPES,
@@ -503,6 +506,63 @@ def _on(fn: Callable[..., object], p: dict[str, Path], **kw: Any) -> object:
     return fn(p, **kw)
 
 
+SUB_ID = "p-bench_1"
+
+
+def plugin_layout(root: Path, trials: int) -> dict[str, Path]:
+    """The generated data as a participant and a portal have it (cached in ``plugin/``): a dataset with
+    ``indexes/`` and ``reference/provenance/`` (reference, node table, world index, journals) and a
+    submission ``p-bench_1/`` (its CSV, description and ``jsons/``); files are hard links to the cache."""
+    d = root / "plugin"
+    ds, sub, prov = d / "dataset", d / SUB_ID, d / "dataset" / "reference" / "provenance"
+    if not (d / ".done").exists():
+        for folder in (ds / "indexes", prov / "journals", sub / "jsons"):
+            folder.mkdir(parents=True, exist_ok=True)
+        tables = subset(root, trials)
+        shutil.copy(tables["index"], ds / "indexes" / "MFC2019-provenance-index.csv")
+        shutil.copy(tables["ref"], prov / "MFC2019-provenance-ref.csv")
+        shutil.copy(tables["node"], prov / "MFC2019-provenance-node.csv")
+        shutil.copy(tables["world"], prov / "MFC2019-provenance-world.csv")
+        shutil.copy(tables["system"], sub / f"{SUB_ID}.csv")
+        (sub / f"{SUB_ID}.txt").write_text(
+            f"1. Submission Identifier(s): {SUB_ID}\n2. System Description: a benchmark system. Opt-out criteria: "
+            "none.\n3. OptOut Criteria: none\n4. System Hardware Description and Runtime Computation: 2 CPUs.\n"
+            "5. Training Data and Knowledge Sources: none.\n6. References: none.\n"
+        )
+        for src, dst in ((root / "journals", prov / "journals"), (root / "jsons", sub / "jsons")):
+            for f in src.iterdir():
+                os.link(f, dst / f.name)
+        (d / ".done").write_text("")
+    return {"dataset": ds, "submission": sub, "reference": prov / "MFC2019-provenance-ref.csv", "out": d / "out"}
+
+
+def whole_runs(root: Path, trials: int) -> None:
+    """``pytest-omfc`` on the plugin layout, in a subprocess: with and without ``--omfc-provenance-mappings``;
+    wall, CPU and peak memory of the process tree (benchmarks/_tree.py), and the size of what it writes."""
+    lay = plugin_layout(root, trials)
+    print(
+        f"\nwhole runs (pytest-omfc --omfc-score provenance on {trials} trials, process tree; "
+        "MediScore with its mappings: 256 MB peak, 16 MB of CSV, quoted from the issue, not run here)"
+    )
+    print(f"{'run':<16}{'wall':>8}{'CPU':>8}{'peak RSS':>10}{'peak PSS':>10}{'largest':>10}  written")
+    for name, extra in (("scores only", []), ("with mappings", ["--omfc-provenance-mappings"])):
+        out = lay["out"] / name.replace(" ", "-")
+        shutil.rmtree(out, ignore_errors=True)
+        cmd = [
+            sys.executable, "-m", "pytest_omfc", "-q",
+            "--omfc-submission", str(lay["submission"]), "--omfc-dataset", str(lay["dataset"]),
+            "--omfc-task", "provenance", "--omfc-reference", str(lay["reference"]),
+            "--omfc-score", "provenance", "--omfc-metrics-json", str(out / "metrics.json"), *extra,
+        ]  # fmt: skip
+        run = run_tree(cmd)
+        if run.returncode not in (0, 1):
+            raise SystemExit(f"{name}: exit {run.returncode}\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}")
+        files = sorted(out.glob("*")) if out.is_dir() else []
+        written = ", ".join(f"{f.name} {f.stat().st_size / 1e6:.1f} MB" for f in files)
+        memory = f"{run.peak_rss_mb:>7.0f} MB{run.peak_pss_mb:>7.0f} MB{run.largest_rss_mb:>7.0f} MB"
+        print(f"{name:<16}{run.wall:>7.2f}s{run.cpu:>7.2f}s{memory}  {written}  ({run.processes} processes)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="200 trials, 1 repeat (a smoke run)")
@@ -510,6 +570,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=None, help="best of R runs (default 3; --quick 1)")
     ap.add_argument("--cache", type=Path, default=None, help=f"input cache (default {cache_root()})")
     ap.add_argument("--profile", action="store_true", help="also cProfile one engine graph run (top 12 by own time)")
+    ap.add_argument("--only-whole", action="store_true", help="only the whole plugin runs (memory and files)")
     args = ap.parse_args()
     trials = args.trials or (200 if args.quick else 1000)
     repeat = args.repeat or (1 if args.quick else 3)
@@ -525,6 +586,9 @@ def main() -> None:
         f"({trials} trials, {n_node_rows} node-table rows; ready in {time.perf_counter() - t0:.1f} s); best of {repeat}"
     )
 
+    if args.only_whole:
+        whole_runs(root, trials)
+        return
     n_cmp, what = check(full, root)
     print(
         f"conformance: engine == baseline to 1e-9 on {n_cmp} values (4 graph modes + filtering, nodetype all); {what}"
@@ -582,6 +646,7 @@ def main() -> None:
         he, hb = heap_peak(partial(eng, full)), heap_peak(partial(base, full))
         print(f"  {name:<14} engine {he:7.1f} MB   baseline {hb:7.1f} MB")
     print(f"process peak RSS (VmHWM): {vm_hwm():.0f} MB")
+    whole_runs(root, trials)
     if args.profile:
         prof = cProfile.Profile()
         prof.runcall(engine_graph, full, root, False, False)

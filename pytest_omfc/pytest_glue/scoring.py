@@ -360,6 +360,15 @@ def _guard_outputs(
             raise usage_error(f"{flag}: must be a file path (got the directory {path})")
         if name != "omfc_plots":
             refuse_input_overwrite(config, flag, path, usage_error)
+    if settings.options_for("provenance").get("mappings"):
+        if settings.metrics_json is None:
+            raise usage_error(
+                "--omfc-provenance-mappings: must be given with --omfc-metrics-json (the node and link mapping "
+                "tables are written beside it, as <stem>.node_mapping.csv and <stem>.link_mapping.csv)"
+            )
+        for table in ("node_mapping", "link_mapping"):
+            side = settings.metrics_json.with_name(f"{settings.metrics_json.stem}.{table}.csv")
+            refuse_input_overwrite(config, "--omfc-metrics-json", side, usage_error)
 
 
 def score_items(parent: pytest.Collector, settings: CheckSettings, prefix: str) -> Iterator[pytest.Item]:
@@ -614,7 +623,8 @@ class ScoringReporter:
         if path is not None:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                text = json.dumps(self.document(), indent=2, allow_nan=False, default=_json_default)
+                document = _side_tables(self.document(), path, self.written)
+                text = json.dumps(document, indent=2, allow_nan=False, default=_json_default)
                 path.write_text(text + "\n", encoding="utf-8")
                 self.written.append(f"metrics JSON: {path}")
             except (OSError, ValueError) as exc:
@@ -695,6 +705,29 @@ class ScoringReporter:
             terminalreporter.write_line(line)
         for line in alarms:
             terminalreporter.write_line(f"  {line}", red=True, bold=True)
+
+
+def _side_tables(document: dict[str, Any], path: Path, written: list[str]) -> dict[str, Any]:
+    """Write each result's ``tables`` (name -> CSV text, e.g. provenance's ``node_mapping``) beside the metrics
+    JSON as ``<stem>[-<EXPID>].<name>.csv`` and put the file names in their place: a table of 100,000 rows
+    stays a compact file instead of a JSON record per row.  Returns the document to dump (entries copied)."""
+    docs = document.get("expids") if "expids" in document else [document]
+    for doc in docs:
+        stem = path.stem if doc is document else f"{path.stem}-{doc['submission']}"
+        results = []
+        for entry in doc["results"]:
+            tables = entry.get("tables")
+            if isinstance(tables, dict) and tables and all(isinstance(v, str) for v in tables.values()):
+                names = {}
+                for name, text in tables.items():
+                    target = path.with_name(f"{stem}.{name}.csv")
+                    target.write_text(text, encoding="utf-8")
+                    written.append(f"{name} table: {target}")
+                    names[name] = target.name
+                entry = {**entry, "tables": names}
+            results.append(entry)
+        doc["results"] = results
+    return document
 
 
 def _json_default(obj: Any) -> Any:

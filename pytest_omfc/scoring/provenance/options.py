@@ -78,7 +78,8 @@ PROVENANCE_OPTIONS: tuple[Option, ...] = (
         "omfc_provenance_mappings",
         {
             "action": "store_true",
-            "help": "put each trial's node (and link) mapping in the metrics JSON per_trial[i].mapping",
+            "help": "write MediScore's node (and link) mapping tables beside --omfc-metrics-json "
+            "(<stem>.node_mapping.csv, <stem>.link_mapping.csv)",
         },
         "(node_mapping.csv, link_mapping.csv)",
         False,

@@ -21,6 +21,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from helpers.provenance import FULL, PROBE, ProvCase, _ranked, graph
 from helpers.runs import psv
@@ -66,23 +67,40 @@ def test_graph_building_hand_computed_numbers(omfc: Any) -> None:
     out.stdout.fnmatch_lines(["*omfc provenance scores*", "*graph*1*0.8333*0.8571*0.8000*1.0000*"])
 
 
-def test_mappings_option_adds_node_and_link_mappings(omfc: Any) -> None:
+def test_mappings_option_writes_node_and_link_mapping_tables_beside_the_metrics_json(omfc: Any) -> None:
     c = ProvCase(omfc, "provenance", FULL)
-    _, doc = c.json("--omfc-provenance-mappings")
-    mapping = doc["results"][0]["per_trial"][0]["mapping"]
-    nodes = {(m["WorldFileID"], m["Mapping"]) for m in mapping["nodes"]}
-    assert nodes == {
+    out = c.root / "out"
+    res = c.case.pytester.runpytest(
+        *c.args, "--omfc-metrics-json", str(out / "metrics.json"), "--omfc-provenance-mappings"
+    )
+    assert res.ret == 0
+    doc = json.loads((out / "metrics.json").read_text())
+    entry = doc["results"][0]
+    assert entry["tables"] == {"node_mapping": "metrics.node_mapping.csv", "link_mapping": "metrics.link_mapping.csv"}
+    assert all("mapping" not in trial for trial in entry["per_trial"])  # no JSON record per mapping row
+    node = pd.read_csv(out / "metrics.node_mapping.csv", sep="|", dtype=str)
+    link = pd.read_csv(out / "metrics.link_mapping.csv", sep="|", dtype=str)
+    assert set(node.columns) >= {"ProvenanceProbeFileID", "ProvenanceOutputFileName", "WorldFileID", "Mapping"}
+    assert set(zip(node["WorldFileID"], node["Mapping"], strict=True)) == {
         ("wA", "Correct"),
         ("wB", "Correct"),
         (PROBE, "Correct"),
         ("wD", "FalseAlarm"),
     }
-    links = sorted((m["SourceWorldFileID"], m["TargetWorldFileID"], m["Mapping"]) for m in mapping["links"])
+    links = sorted(zip(link["SourceWorldFileID"], link["TargetWorldFileID"], link["Mapping"], strict=True))
     assert links == [
         ("wA", "wB", "Correct"),
         ("wB", PROBE, "Correct"),
         ("wD", PROBE, "FalseAlarm"),
     ]
+    res.stdout.fnmatch_lines([f"*node_mapping table: {out / 'metrics.node_mapping.csv'}*"])
+
+
+def test_mappings_need_the_metrics_json(omfc: Any) -> None:
+    c = ProvCase(omfc, "provenance", FULL)
+    res = c.case.pytester.runpytest(*c.args, "--omfc-provenance-mappings")
+    assert res.ret == 4
+    res.stderr.fnmatch_lines(["*--omfc-provenance-mappings: must be given with --omfc-metrics-json*"])
 
 
 def test_undirected_option(omfc: Any) -> None:
@@ -236,10 +254,10 @@ def test_filtering_node_types_end_to_end(omfc: Any) -> None:
 def test_filtering_mappings_and_bad_node_type(omfc: Any) -> None:
     c = ProvCase(omfc, "provenancefiltering", _ranked(55))
     _, doc = c.json("--omfc-provenance-mappings")
-    nodes = doc["results"][0]["per_trial"][0]["mapping"]["nodes"]
-    assert {
-        (m["WorldFileID"], m["Mapping"]) for m in nodes if m["Measure"] == "NodeRecallAt50" and m["WorldFileID"] == "wD"
-    } == {("wD", "Missing")}
+    assert doc["results"][0]["tables"] == {"node_mapping": "metrics.node_mapping.csv"}
+    nodes = pd.read_csv(c.root / "out" / "metrics.node_mapping.csv", sep="|", dtype=str)
+    at50 = nodes[(nodes["Measure"] == "NodeRecallAt50") & (nodes["WorldFileID"] == "wD")]
+    assert set(at50["Mapping"]) == {"Missing"}
     out = c.case.pytester.runpytest(*c.args, "--omfc-node-type", "probe")
     assert out.ret == 4
     out.stderr.fnmatch_lines(["*--omfc-node-type: invalid choice: 'probe'*"])
