@@ -711,7 +711,7 @@ def _side_tables(document: dict[str, Any], path: Path, written: list[str]) -> di
     """Write each result's ``tables`` (name -> CSV text, e.g. provenance's ``node_mapping``) beside the metrics
     JSON as ``<stem>[-<EXPID>].<name>.csv`` and put the file names in their place: a table of 100,000 rows
     stays a compact file instead of a JSON record per row.  Returns the document to dump (entries copied)."""
-    docs = document.get("expids") if "expids" in document else [document]
+    docs: list[dict[str, Any]] = document["expids"] if "expids" in document else [document]
     for doc in docs:
         stem = path.stem if doc is document else f"{path.stem}-{doc['submission']}"
         results = []
