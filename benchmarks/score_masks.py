@@ -624,6 +624,23 @@ def section_png(root: Path, repeat: int, profile: bool) -> float:
     return plugin_cpu
 
 
+def jp2_floor(ref: Path, repeat: int) -> list[tuple[str, Timing | None, str]]:
+    """The OpenJPEG decode alone (through glymur, MediScore's library, when usable; Pillow's bundled OpenJPEG),
+    against the plugin's whole reference read (decode, checks, bit planes to GT and distractions)."""
+    rows: list[tuple[str, Timing | None, str]] = []
+    read = best(lambda: bitplane_reference(read_bitplanes(ref), JP2_LISTED, JP2_EVALUATED), repeat)
+    floors: list[tuple[str, Callable[[], Any]]] = [("Pillow (bundled OpenJPEG)", lambda: np.asarray(Image.open(ref)))]
+    if glymur_usable():
+        import glymur
+
+        floors.insert(0, ("glymur (libopenjp2)", lambda: glymur.Jp2k(str(ref))[:]))
+    for name, fn in floors:
+        t = best(fn, repeat)
+        rows.append((f"OpenJPEG decode alone, {name}", t, f"plugin's reference read = x{read.cpu / t.cpu:.2f} this"))
+    rows.append(("plugin's reference read (decode + bit planes)", read, ""))
+    return rows
+
+
 def section_jp2(root: Path, repeat: int) -> None:
     d = jp2_inputs(root)
     ref, sys_path = d / "ref.jp2", d / "sys.png"
@@ -639,6 +656,7 @@ def section_jp2(root: Path, repeat: int) -> None:
         ("plugin", p, note),
         ("baseline", b, f"x{b.cpu / p.cpu:.1f} the plugin's CPU time"),
         *stages(ref, sys_path, repeat, reader="jp2"),
+        *jp2_floor(ref, repeat),
     ]
     table(
         rows,
