@@ -760,7 +760,10 @@ def main() -> None:
     probes = args.probes or (200 if args.quick else 2000)
     root = args.cache or cache_root()
     root.mkdir(parents=True, exist_ok=True)
-    print(f"pytest-omfc mask scoring benchmark; inputs cached in {root}; baseline morphology: {MORPH_NAME}")
+    print(
+        f"pytest-omfc mask scoring benchmark; inputs cached in {root}; baseline morphology: {MORPH_NAME}; "
+        f"{len(os.sched_getaffinity(0))} CPUs, load average {os.getloadavg()[0]:.2f} at the start"
+    )
     plugin_cpu = baseline_cpu = math.nan
     if args.only in (None, "png", "run"):
         if args.only == "run":  # the ratios of the run table need the per-mask figures
