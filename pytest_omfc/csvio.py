@@ -61,7 +61,7 @@ import pandas as pd
 from .findings import KEEP_FINDINGS, Dropped, Finding, Severity, plural, shorten
 from .paths import mode_kind
 
-__all__ = ["Table", "ParseResult", "Limits", "limits_for", "read_psv", "size_text"]
+__all__ = ["Table", "ParseResult", "Limits", "limits_for", "read_psv", "read_text", "size_text"]
 
 BOM = "\ufeff"
 _SEPARATORS = {",": "comma-separated", "\t": "tab-separated", ";": "semicolon-separated"}
@@ -214,6 +214,13 @@ def read_psv(path: Path, display: str, *, strip_values: bool = False, limits: Li
         return result.fail(
             "CSV-03", f"cannot be parsed ({type(exc).__name__}: {exc}; please report this as a pytest-omfc bug)"
         )
+
+
+def read_text(path: Path, display: str, limits: Limits | None, result: ParseResult) -> str | None:
+    """The text of a file read as :func:`read_psv` reads it (regular files only, non-blocking, bounded by
+    ``limits``, UTF-8 with bad bytes kept as surrogates), or None with the reason filed in ``result``: for
+    readers of other line formats (the ForgeryNet lists)."""
+    return _load(path, display, limits, result)
 
 
 def _load(path: Path, display: str, limits: Limits | None, result: ParseResult) -> str | None:

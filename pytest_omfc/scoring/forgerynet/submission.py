@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ... import png
-from ...csvio import Limits, Table, limits_for, read_psv
+from ...csvio import Limits, ParseResult, Table, limits_for, read_psv
 from ...editions import Edition, Task
 from ...findings import DEFAULT_MAX_FINDINGS, Finding, Severity, Unavailable
 from ...jsonio import JsonProblem, load_json
@@ -226,8 +226,36 @@ class ForgeryNetSubmission(Submission):
 
     @functools.cached_property
     def reference(self) -> Reference:
-        """The reference, parsed once; its problems are FNET-02's findings."""
-        return self._json_reference() if self.is_temporal else self._csv_reference()
+        """The reference, parsed once; its problems are FNET-02's findings.  A classification reference may
+        be the benchmark's own image or video list (recognised by content, :func:`.lists.sniff`)."""
+        if self.is_temporal:
+            return self._json_reference()
+        kind = self.reference_kind
+        if kind in ("image-list", "video-list") and self.task is not Task.FSL:
+            return self._list_reference(kind)
+        return self._csv_reference()
+
+    @functools.cached_property
+    def reference_kind(self) -> str:
+        """``json``, ``psv``, ``image-list`` or ``video-list``, from the reference's first non-blank line."""
+        from .lists import sniff
+
+        return sniff(_head(self.reference_path))
+
+    def _list_reference(self, kind: str) -> Reference:
+        from .lists import read_image_list, read_video_list
+
+        read = read_image_list if kind == "image-list" else read_video_list
+        parsed = read(self.reference_path, self.ref_display, self.classes)
+        return Reference(
+            display=self.ref_display,
+            ids=parsed.ids,
+            lines=parsed.lines,
+            labels=parsed.labels,
+            segments=parsed.segments,
+            problems=parsed.problems,
+            fatal=parsed.fatal,
+        )
 
     def reference_or_skip(self) -> Reference:
         """The reference; :class:`Unavailable` naming FNET-02 when it cannot be used at all."""
@@ -399,6 +427,18 @@ class ForgeryNetSubmission(Submission):
         """``<SubID>/<SubID>.csv`` (or ``.json``) if it exists in any form, else None (FNET-01: missing)."""
         path = self.settings.csv
         return path if path is not None and os.path.lexists(path) else None
+
+    @functools.cached_property
+    def sysout_parse(self) -> ParseResult:
+        """The system output, parsed once: pipe-separated, or the plain ``<name> <score...>`` lines a model
+        prints (:func:`.lists.read_plain_predictions`), recognised by content."""
+        path = self.sysout_path
+        if path is not None and not self.is_temporal and not self.sysout_unsafe and os.path.isfile(path):
+            from .lists import is_plain, read_plain_predictions
+
+            if is_plain(_head(path)) and self.task is not Task.FSL:
+                return read_plain_predictions(path, self.display(path), self.prob_columns, self.sysout_limits)
+        return super().sysout_parse
 
     def sysout(self) -> Table:
         """The system output table; :class:`Unavailable` names FNET-01 (which reports the reader's findings)."""
@@ -575,6 +615,17 @@ class ForgeryNetSubmission(Submission):
     def json_display(self) -> str:
         path = self.sysout_path
         return self.display(path) if path is not None else f"{self.sub_id}/{self.sub_id}.json"
+
+
+def _head(path: Path, size: int = 64 * 1024) -> str:
+    """The first bytes of a regular file as text ("" for anything else: the readers say why)."""
+    try:
+        if not path.is_file():
+            return ""
+        with open(path, "rb", opener=lambda p, f: os.open(p, f | os.O_NONBLOCK)) as fh:
+            return fh.read(size).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def show_json(value: Any) -> str:

@@ -1,0 +1,316 @@
+"""The ForgeryNet benchmark's own files, read as they are published (issue 21).
+
+* **Image lists** (``image_list.txt``, ``val_list``...): one image per line,
+  ``<image> <binary_cls_label> <triple_cls_label> <16cls_label>``, whitespace-separated, no header.
+* **Video lists** (``video_list.txt``): one video per line,
+  ``<n> <video> [<start frame> <frame count> <fake/real>] x n <binary> <triple> <n-way>``, e.g.
+  ``3 val_video_release/4/7f89/718e/video.mp4 0 10 0 10 35 1 45 30 0 1 2 4``: frames 0-9 real,
+  10-44 fake, 45-74 real; labels 1 (fake), 2, 4.  Segments are a start frame and a length in frames;
+  the list gives no duration (the segments need not cover the video: a 91-frame video may list 73).
+* **Plain predictions**: what a model prints, one item per line, ``<name> <score>`` or
+  ``<name> <p0> ... <pk-1>``, whitespace-separated, with or without a header line.
+
+``--omfc-classes`` picks the label level of a list: 2 the binary label, 3 the triple one, 16 (images)
+or 9 (videos) the n-way one.  Each list is recognised by its content (:func:`sniff`), never by its
+name.  Every problem is a :class:`~pytest_omfc.findings.Finding` naming the file, line and value;
+nothing here raises on bad input.  A line is at most :data:`MAX_LINE` characters and a video at most
+:data:`MAX_SEGMENTS` segments, so a hostile line costs bounded memory.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from ...csvio import Limits, ParseResult, Table, read_text
+from ...findings import Finding
+
+__all__ = [
+    "MAX_LINE",
+    "MAX_SEGMENTS",
+    "LEVELS",
+    "ParsedList",
+    "level_of",
+    "read_image_list",
+    "read_plain_predictions",
+    "read_video_list",
+    "sniff",
+]
+
+#: longest line read as a list entry (characters); a longer one is a finding, never split
+MAX_LINE = 1 << 20
+#: most segments one video may list
+MAX_SEGMENTS = 100_000
+#: label columns of a list line, in order: binary, triple, n-way (16 for images, 9 for videos)
+LEVELS = ("binary", "triple", "n-way")
+
+Kind = Literal["json", "psv", "image-list", "video-list"]
+_INT = re.compile(r"[+-]?\d+\Z")
+
+
+def level_of(classes: int) -> int:
+    """The label column ``--omfc-classes`` picks: 2 -> binary (0), 3 -> triple (1), anything else n-way (2)."""
+    return {2: 0, 3: 1}.get(classes, 2)
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line
+    return ""
+
+
+def sniff(head: str) -> Kind:
+    """What a reference is, from its first non-blank line: JSON, pipe-separated, an image or a video list."""
+    line = _first_line(head).lstrip("\ufeff")
+    if line.lstrip().startswith(("{", "[")):
+        return "json"
+    if "|" in line:
+        return "psv"
+    tokens = line.split()
+    if len(tokens) >= 5 and _INT.match(tokens[0]) and all(_INT.match(t) for t in tokens[-3:]):
+        n = int(tokens[0])
+        if 0 <= n <= MAX_SEGMENTS and len(tokens) == 2 + 3 * n + 3:
+            return "video-list"
+    if len(tokens) >= 4 and all(_INT.match(t) for t in tokens[-3:]):
+        return "image-list"
+    return "psv"
+
+
+@dataclass
+class ParsedList:
+    """A list, parsed: IDs in file order (valid lines only) with their line, label and fake segments."""
+
+    ids: list[str] = field(default_factory=list)
+    lines: dict[str, int] = field(default_factory=dict)
+    labels: dict[str, int] = field(default_factory=dict)
+    segments: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # fake segments, frames
+    problems: list[Finding] = field(default_factory=list)
+    fatal: str | None = None
+
+
+def _text(path: Path, display: str, limits: Limits | None) -> tuple[str | None, str | None, list[Finding]]:
+    """The file's text, or the reason it cannot be read (the CSV reader's checks: regular file, size, UTF-8)."""
+    res = ParseResult(table=None, display=display)
+    text = read_text(path, display, limits, res)
+    if text is None:
+        found = [f for issues in res.issues.values() for f in issues]
+        return None, res.fatal[1] if res.fatal else f"{display} cannot be read", found
+    return text, None, []
+
+
+def _label_problem(value: str, k: int, level: str) -> str | None:
+    if not _INT.match(value):
+        return f"the {level} label must be an integer from 0 to {k - 1} (got {value!r})"
+    if not 0 <= int(value) < k:
+        return f"the {level} label must be from 0 to {k - 1} (got {value})"
+    return None
+
+
+def _finish(out: ParsedList, display: str, seen: dict[str, int], rid: str, line: int, label: int) -> None:
+    first = seen.get(rid)
+    if first is not None:
+        out.problems.append(
+            Finding(
+                f"each name must appear once (got it again; first on line {first})",
+                file=display,
+                line=line,
+                key=rid,
+                value=rid,
+            )
+        )
+        return
+    seen[rid] = line
+    out.ids.append(rid)
+    out.lines[rid] = line
+    out.labels[rid] = label
+
+
+def read_image_list(path: Path, display: str, classes: int, limits: Limits | None = None) -> ParsedList:
+    """An image list at the level ``classes`` picks: each line ``<image> <binary> <triple> <16-way>``."""
+    out = ParsedList()
+    text, fatal, found = _text(path, display, limits)
+    if text is None:
+        out.fatal, out.problems = fatal, found
+        return out
+    level = level_of(classes)
+    what = f"<image> <binary> <triple> <16-way> (--omfc-classes {classes} reads the {LEVELS[level]} label)"
+    seen: dict[str, int] = {}
+    for no, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        if len(line) > MAX_LINE:
+            out.problems.append(
+                Finding(f"a line must be at most {MAX_LINE} characters (got {len(line)})", file=display, line=no)
+            )
+            continue
+        tokens = line.split()
+        if len(tokens) != 4:
+            hint = ": a name with spaces?" if len(tokens) > 4 else ": a truncated line?"
+            out.problems.append(
+                Finding(
+                    f"each line must be {what}: 4 fields (got {len(tokens)}{hint})",
+                    file=display,
+                    line=no,
+                    value=line.strip()[:200],
+                )
+            )
+            continue
+        bad = _label_problem(tokens[1 + level], classes, LEVELS[level])
+        if bad is not None:
+            out.problems.append(Finding(bad, file=display, line=no, key=tokens[0], value=tokens[1 + level]))
+            continue
+        _finish(out, display, seen, tokens[0], no, int(tokens[1 + level]))
+    if not out.ids and out.fatal is None:
+        out.fatal = f"{display} holds no usable line"
+    return out
+
+
+def _video_line(tokens: list[str], classes: int, level: int) -> tuple[list[tuple[float, float]], int] | str:
+    """The fake segments (start, end) in frames and the label of a video line, or what is wrong with it."""
+    if not _INT.match(tokens[0]) or int(tokens[0]) < 0:
+        return f"must start with the number of segments (got {tokens[0]!r})"
+    n = int(tokens[0])
+    if n > MAX_SEGMENTS:
+        return f"must list at most {MAX_SEGMENTS} segments (got a count of {n})"
+    want = 2 + 3 * n + 3
+    if len(tokens) != want:
+        return (
+            f"must have {want} fields for {n} segment{'s' if n != 1 else ''} (count, name, 3 per segment, "
+            f"3 labels; got {len(tokens)}: a segment count that disagrees with the segments, a name with spaces "
+            "or a truncated line?)"
+        )
+    fakes: list[tuple[float, float]] = []
+    for i in range(n):
+        start, length, flag = tokens[2 + 3 * i : 5 + 3 * i]
+        if not (_INT.match(start) and _INT.match(length) and flag in ("0", "1")):
+            return (
+                f"segment {i + 1} must be <start frame> <frame count> <0 real | 1 fake> (got {start} {length} {flag})"
+            )
+        if int(start) < 0 or int(length) < 0:
+            return f"segment {i + 1} must have a start and a frame count of 0 or more (got {start} {length})"
+        if flag == "1":
+            fakes.append((float(start), float(int(start) + int(length))))
+    bad = _label_problem(tokens[-3 + level], classes, LEVELS[level])
+    if bad is not None:
+        return bad
+    return fakes, int(tokens[-3 + level])
+
+
+def read_video_list(path: Path, display: str, classes: int, limits: Limits | None = None) -> ParsedList:
+    """A video list at the level ``classes`` picks, with each video's fake segments in frames.
+
+    A segment ``<start> <count> 1`` covers frames ``start .. start + count - 1``, i.e. the continuous
+    interval ``[start, start + count)`` of frame time: its ActivityNet segment is ``[start, start + count]``
+    (two adjacent segments share an end point, as ActivityNet's do), in frames.
+    """
+    out = ParsedList()
+    text, fatal, found = _text(path, display, limits)
+    if text is None:
+        out.fatal, out.problems = fatal, found
+        return out
+    level = level_of(classes)
+    seen: dict[str, int] = {}
+    for no, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        if len(line) > MAX_LINE:
+            out.problems.append(
+                Finding(f"a line must be at most {MAX_LINE} characters (got {len(line)})", file=display, line=no)
+            )
+            continue
+        tokens = line.split()
+        got = (
+            _video_line(tokens, classes, level)
+            if len(tokens) >= 5
+            else f"must have at least 5 fields (got {len(tokens)}: a truncated line?)"
+        )
+        if isinstance(got, str):
+            out.problems.append(
+                Finding(
+                    f"each video line {got}",
+                    file=display,
+                    line=no,
+                    key=tokens[1] if len(tokens) > 1 else None,
+                    value=line.strip()[:200],
+                )
+            )
+            continue
+        fakes, label = got
+        _finish(out, display, seen, tokens[1], no, label)
+        if seen.get(tokens[1]) == no:
+            out.segments[tokens[1]] = fakes
+    if not out.ids and out.fatal is None:
+        out.fatal = f"{display} holds no usable line"
+    return out
+
+
+def is_plain(head: str) -> bool:
+    """A prediction file in the plain per-line form: its first non-blank line is two or more fields separated
+    by white space, with no ``|``, ``,`` or ``;`` (a comma-separated file stays the CSV reader's: it names
+    the separator), and it is not JSON."""
+    line = _first_line(head)
+    return len(line.split()) >= 2 and not any(c in line for c in "|,;") and not line.lstrip().startswith(("{", "["))
+
+
+def read_plain_predictions(path: Path, display: str, columns: list[str], limits: Limits | None) -> ParseResult:
+    """``<name> <score>`` or ``<name> <p0> ... <pk-1>`` lines as the table ``ID|<columns>`` the FNET rules read.
+
+    An optional first line whose values are not numbers is a header.  A line with another number of
+    fields is a CSV-03 finding naming it (a name with spaces, a truncated last line); its row is left out.
+    """
+    res = ParseResult(table=None, display=display)
+    text = read_text(path, display, limits, res)
+    if text is None:
+        return res
+    width = 1 + len(columns)
+    ids: list[str] = []
+    values: list[list[str]] = []
+    lines: list[int] = []
+    header_line = 0
+    for no, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        if len(line) > MAX_LINE:
+            res.add(
+                "CSV-03",
+                Finding(f"a line must be at most {MAX_LINE} characters (got {len(line)})", file=display, line=no),
+            )
+            continue
+        tokens = line.split()
+        if not ids and not header_line and not any(_number(t) for t in tokens[1:]):
+            header_line = no  # "image score", "name p0 p1 p2": a header
+            continue
+        if len(tokens) != width:
+            hint = ": a name with spaces?" if len(tokens) > width else ": a truncated line?"
+            res.add(
+                "CSV-03",
+                Finding(
+                    f"each line must be <name> {' '.join(c.lower() for c in columns)}: {width} fields "
+                    f"(got {len(tokens)}{hint})",
+                    file=display,
+                    line=no,
+                    value=line.strip()[:200],
+                ),
+            )
+            continue
+        ids.append(tokens[0])
+        values.append(tokens[1:])
+        lines.append(no)
+    df = pd.DataFrame(values, columns=columns, dtype=object) if values else pd.DataFrame(columns=columns, dtype=object)
+    df.insert(0, "ID", pd.Series(ids, dtype=object))
+    res.table = Table(path, display, ["ID", *columns], df, np.asarray(lines, dtype=np.int64), header_line or 1)
+    return res
+
+
+def _number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True

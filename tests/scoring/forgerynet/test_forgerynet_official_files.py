@@ -1,0 +1,147 @@
+"""The benchmark's own files (issue 21): image and video lists as references, plain prediction lines as the
+system output.  Each is scored against the same data written in this project's pipe-separated formats,
+and the metrics must be equal (a conversion by hand, compared)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.forgerynet import Fnet
+
+from pytest_omfc.scoring.forgerynet.lists import read_video_list, sniff
+
+IMAGES = [  # name, binary, triple, 16-way (the benchmark's line form)
+    ("train_release/1/a1/b1/frame00001.jpg", 1, 1, 1),
+    ("train_release/7/a2/b2/frame00038.jpg", 1, 2, 7),
+    ("train_release/real/a3/frame00002.jpg", 0, 0, 0),
+    ("train_release/real/a4/frame00003.jpg", 0, 0, 0),
+    ("train_release/3/a5/b5/frame00009.jpg", 1, 1, 3),
+]
+SCORES = [0.9, 0.4, 0.2, 0.6, 0.7]
+PROBS3 = [[0.1, 0.7, 0.2], [0.2, 0.3, 0.5], [0.8, 0.1, 0.1], [0.5, 0.4, 0.1], [0.3, 0.3, 0.4]]
+
+VIDEOS = [  # the issue's real lines: a 91-frame video whose list stops at frame 73, segments from 79
+    "3 train_video_release/1/ddce/247c/video.mp4 0 14 0 14 15 1 29 44 0 1 2 1",
+    "2 train_video_release/1/9870/47d6/video.mp4 79 17 1 96 64 0 1 2 1",
+    "1 val_video_release/real/v3/video.mp4 0 50 0 0 0 0",
+    "3 val_video_release/4/7f89/718e/video.mp4 0 10 0 10 35 1 45 30 0 1 1 4",
+]
+
+
+def image_list(level_rows: list[tuple[str, int, int, int]] = IMAGES) -> str:
+    return "".join(f"{n} {b} {t} {k}\n" for n, b, t, k in level_rows)
+
+
+def psv_reference(level: int) -> tuple[list[str], list[list[Any]]]:
+    return ["ID", "Label"], [[n, labels[level]] for n, *labels in IMAGES]
+
+
+def metrics(fnet: Fnet, task: str, reference: Any, submission: Any, *extra: str) -> dict[str, Any]:
+    run = fnet.case(task, reference=reference, submission=submission).run(*extra)
+    assert run.outcome.outcome("FNET-02") == "passed", run.outcome.text("FNET-02")
+    assert run.outcome.outcome("score::forgerynet-classification") == "passed", run.outcome.text(
+        "score::forgerynet-classification"
+    )
+    return dict(run.entry()["metrics"])
+
+
+@pytest.fixture
+def fnet(pytester: pytest.Pytester) -> Fnet:
+    return Fnet(pytester)
+
+
+def test_an_image_list_scores_as_its_pipe_separated_conversion(fnet: Fnet) -> None:
+    sub = (["ID", "Score"], [[n, s] for (n, *_), s in zip(IMAGES, SCORES, strict=True)])
+    official = metrics(fnet, "image-classification", image_list(), sub)
+    converted = metrics(fnet, "image-classification", psv_reference(0), sub)
+    assert official == converted
+    # by hand: fake iff Score >= 0.5: fakes 0.9 yes, 0.4 no, 0.7 yes (recall 2/3); reals 0.2 no, 0.6 yes (1/2)
+    assert official["Acc"] == pytest.approx((2 / 3 + 1 / 2) / 2)
+    # AUC: fake scores {0.9, 0.4, 0.7} against real {0.2, 0.6}: pairs won 2 + 1 + 2 = 5 of 6
+    assert official["AUC"] == pytest.approx(5 / 6)
+
+
+def test_classes_picks_the_level_of_the_list(fnet: Fnet) -> None:
+    probs = [[n, *p] for (n, *_), p in zip(IMAGES, PROBS3, strict=True)]
+    sub = (["ID", "P0", "P1", "P2"], probs)
+    official = metrics(fnet, "image-classification", image_list(), sub, "--omfc-classes", "3")
+    converted = metrics(fnet, "image-classification", psv_reference(1), sub, "--omfc-classes", "3")
+    assert official == converted
+    # argmax: 1, 2, 0, 0, 2 against triple labels 1, 2, 0, 0, 1: class 0 2/2, class 1 1/2, class 2 1/1
+    assert official["Acc"] == pytest.approx((1 + 0.5 + 1) / 3)
+
+
+def test_plain_prediction_lines_score_as_the_pipe_separated_file(fnet: Fnet) -> None:
+    plain = "image score\n" + "".join(f"{n} {s}\n" for (n, *_), s in zip(IMAGES, SCORES, strict=True))
+    official = metrics(fnet, "image-classification", image_list(), plain)
+    sub = (["ID", "Score"], [[n, s] for (n, *_), s in zip(IMAGES, SCORES, strict=True)])
+    assert official == metrics(fnet, "image-classification", psv_reference(0), sub)
+    headless = "".join(f"{n}\t{' '.join(map(str, p))}\n" for (n, *_), p in zip(IMAGES, PROBS3, strict=True))
+    three = metrics(fnet, "image-classification", image_list(), headless, "--omfc-classes", "3")
+    assert three["Acc"] == pytest.approx((1 + 0.5 + 1) / 3)
+
+
+def test_a_video_list_is_a_classification_reference(fnet: Fnet) -> None:
+    names = [line.split()[1] for line in VIDEOS]
+    sub = "".join(f"{n} {s}\n" for n, s in zip(names, [0.8, 0.3, 0.1, 0.9], strict=True))
+    m = metrics(fnet, "video-classification", "\n".join(VIDEOS) + "\n", sub)
+    # binary labels 1, 1, 0, 1; fake iff >= 0.5: fakes 2 of 3, real 1 of 1
+    assert m["Acc"] == pytest.approx((2 / 3 + 1) / 2)
+    nine = metrics(
+        fnet,
+        "video-classification",
+        "\n".join(VIDEOS) + "\n",
+        "".join(f"{n} " + " ".join(["0.1"] + ["0.1125"] * 8) + "\n" for n in names),
+        "--omfc-classes",
+        "9",
+    )
+    assert set(nine) >= {"Acc", "AUC", "mAP"}
+
+
+def test_video_list_segments_are_frames_start_to_start_plus_count(tmp_path: Path) -> None:
+    path = tmp_path / "video_list.txt"
+    path.write_text("\n".join(VIDEOS) + "\n")
+    assert sniff(path.read_text()) == "video-list"
+    parsed = read_video_list(path, "video_list.txt", 2)
+    assert parsed.problems == [] and parsed.fatal is None
+    assert parsed.segments["train_video_release/1/ddce/247c/video.mp4"] == [(14.0, 29.0)]  # frames 14..28
+    assert parsed.segments["train_video_release/1/9870/47d6/video.mp4"] == [(79.0, 96.0)]
+    assert parsed.segments["val_video_release/real/v3/video.mp4"] == []
+    assert parsed.labels["val_video_release/4/7f89/718e/video.mp4"] == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("2 vid/a.mp4 0 10 1 1 1 1", "must have 11 fields for 2 segments"),  # count disagrees with segments
+        ("1 vid/a.mp4 0 -5 1 1 1 1", "segment 1 must have a start and a frame count of 0 or more (got 0 -5)"),
+        ("1 vid/my video.mp4 0 5 1 1 1 1", "must have 8 fields for 1 segment"),  # a name with spaces
+        ("1 vid/a.mp4 0 5 1 1 1 12", None),  # n-way 12 is fine at the binary level
+        ("1 vid/a.mp4 0 5 1 7 1 1", "the binary label must be from 0 to 1 (got 7)"),
+        ("1 vid/a.mp4 0 5", "must have at least 5 fields (got 4: a truncated line?)"),
+        ("1000000 vid/a.mp4 " + "0 1 1 " * 10 + "1 1 1", "must list at most 100000 segments (got a count of 1000000)"),
+    ],
+)
+def test_bad_video_lines_are_findings_naming_the_line(tmp_path: Path, line: str, words: str | None) -> None:
+    path = tmp_path / "video_list.txt"
+    path.write_text("1 vid/ok.mp4 0 5 1 1 1 1\n" + line)  # the last line without its newline (truncated)
+    parsed = read_video_list(path, "video_list.txt", 2)
+    if words is None:
+        assert parsed.problems == []
+        return
+    [finding] = parsed.problems
+    assert finding.line == 2 and words in finding.message, finding.message
+    assert parsed.ids == ["vid/ok.mp4"]
+
+
+def test_bad_image_list_lines_fail_fnet02_naming_the_line(fnet: Fnet) -> None:
+    ref = image_list() + "train_release/1/x y/frame.jpg 1 1 1\ntrain_release/9/z/frame.jpg 1 1 16\n"
+    sub = (["ID", "Score"], [[n, s] for (n, *_), s in zip(IMAGES, SCORES, strict=True)])
+    run = fnet.case("image-classification", reference=ref, submission=sub).run("--omfc-classes", "16")
+    assert run.outcome.outcome("FNET-02") == "failed"
+    text = run.outcome.text("FNET-02")
+    assert "dataset/ref.csv:6: each line must be <image> <binary> <triple> <16-way>" in text, text
+    assert "4 fields (got 5: a name with spaces?)" in text, text
+    assert "dataset/ref.csv:7 [train_release/9/z/frame.jpg]: the n-way label must be from 0 to 15 (got 16)" in text
