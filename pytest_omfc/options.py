@@ -17,6 +17,7 @@ no third-party import.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -265,6 +266,33 @@ _CHECK_OPTIONS: tuple[Option, ...] = (
         },
         default=2,
         parse=_classes,
+    ),
+    Option(
+        "--omfc-time-unit",
+        "omfc_time_unit",
+        {
+            "choices": ["frames", "seconds"],
+            "help": "ForgeryNet temporal with a video list as the reference (frames): the unit of the "
+            "predictions' segments; seconds needs --omfc-fps (default frames)",
+        },
+        default="frames",
+        parse=one_of(("frames", "seconds")),
+    ),
+    Option(
+        "--omfc-fps",
+        "omfc_fps",
+        {"metavar": "FPS", "help": "frames per second of the videos, for --omfc-time-unit seconds"},
+        parse=bounded(float, lambda v: math.isfinite(v) and v > 0, "a positive number"),
+    ),
+    Option(
+        "--omfc-video-info",
+        "omfc_video_info",
+        {
+            "metavar": "PATH",
+            "help": "ForgeryNet temporal with a video list: '<video> <frame count>' per line, the videos' "
+            "durations in frames (segments are then checked against them, FNET-10)",
+        },
+        parse=_path_text,
     ),
     Option(
         "--omfc-html",

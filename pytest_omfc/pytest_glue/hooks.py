@@ -396,11 +396,42 @@ def _forgerynet_settings(
                 f"--omfc-classes: must be {', '.join(map(str, allowed[:-1]))} or {allowed[-1]} for "
                 f"{task.value} (got {str(classes_text).strip()!r})"
             )
+    timing = _forgerynet_timing(config, task, dataset)
     from ..scoring.forgerynet.submission import forgerynet_settings  # numpy and pandas: only for a ForgeryNet check
 
     return forgerynet_settings(
-        sub, ref, task, classes, dataset, resolved(config, "omfc_max_findings"), resolved(config, "omfc_jobs")
+        sub,
+        ref,
+        task,
+        classes,
+        dataset,
+        resolved(config, "omfc_max_findings"),
+        resolved(config, "omfc_jobs"),
+        **timing,
     )
+
+
+def _forgerynet_timing(config: pytest.Config, task: Task, dataset: Path | None) -> dict[str, Any]:
+    """``--omfc-time-unit``, ``--omfc-fps`` and ``--omfc-video-info``: temporal localization only."""
+    given = {name: _option(config, name)[0] is not None for name in ("omfc_time_unit", "omfc_fps", "omfc_video_info")}
+    if task is not Task.FTL:
+        flag = next((n for n, g in given.items() if g), None)
+        if flag is not None:
+            raise UsageProblem(f"--{flag.replace('_', '-')}: only for the ForgeryNet temporal task (got {task.value})")
+        return {}
+    unit = resolved(config, "omfc_time_unit")
+    fps = resolved(config, "omfc_fps")
+    if unit == "seconds" and fps is None:
+        raise UsageProblem("--omfc-time-unit seconds: give the videos' frame rate with --omfc-fps")
+    info_text, info_base = _option(config, "omfc_video_info")
+    info = None
+    if info_text is not None:
+        info = Path(info_text).expanduser()
+        if not info.is_absolute():
+            info = (dataset / info) if dataset is not None else (info_base / info)
+        if not info.is_file():
+            raise UsageProblem(f"--omfc-video-info: no such file: {info}")
+    return {"time_unit": unit, "fps": fps, "video_info": info}
 
 
 def _find_csv(sub_dir: Path) -> Path | None:

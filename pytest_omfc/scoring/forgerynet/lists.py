@@ -1,4 +1,4 @@
-"""The ForgeryNet benchmark's own files, read as they are published (issue 21).
+"""The ForgeryNet benchmark's own files, read as they are published (the image and video lists, predictions).
 
 * **Image lists** (``image_list.txt``, ``val_list``...): one image per line,
   ``<image> <binary_cls_label> <triple_cls_label> <16cls_label>``, whitespace-separated, no header.
@@ -38,6 +38,7 @@ __all__ = [
     "level_of",
     "read_image_list",
     "read_plain_predictions",
+    "read_video_info",
     "read_video_list",
     "sniff",
 ]
@@ -248,6 +249,46 @@ def read_video_list(path: Path, display: str, classes: int, limits: Limits | Non
     if not out.ids and out.fatal is None:
         out.fatal = f"{display} holds no usable line"
     return out
+
+
+def read_video_info(path: Path, display: str, videos: set[str]) -> tuple[dict[str, float], list[Finding]]:
+    """``--omfc-video-info``: ``<video> <frame count>`` per line (an optional header line), the durations in
+    frames of the reference's videos; a bad line, a repeated video or a video the reference does not list is
+    a finding.  A reference video without a line has no known duration (FNET-10 then does not apply)."""
+    frames: dict[str, float] = {}
+    problems: list[Finding] = []
+    text, fatal, found = _text(path, display, None)
+    if text is None:
+        return frames, found or [Finding(fatal or f"{display} cannot be read", file=display)]
+    for no, line in enumerate(text.split("\n"), start=1):
+        if not line.strip() or len(line) > MAX_LINE:
+            continue
+        tokens = line.split()
+        if not frames and not problems and len(tokens) == 2 and not _INT.match(tokens[1]):
+            continue  # a header such as "video frames"
+        if len(tokens) != 2 or not _INT.match(tokens[1]) or int(tokens[1]) < 0:
+            problems.append(
+                Finding(
+                    "each video-info line must be <video> <frame count>, a count of 0 or more "
+                    f"(got {line.strip()[:200]!r})",
+                    file=display,
+                    line=no,
+                )
+            )
+        elif tokens[0] in frames:
+            problems.append(Finding("each video must be given once", file=display, line=no, key=tokens[0]))
+        elif tokens[0] not in videos:
+            problems.append(
+                Finding(
+                    "must name a video of the reference (got one it does not list)",
+                    file=display,
+                    line=no,
+                    key=tokens[0],
+                )
+            )
+        else:
+            frames[tokens[0]] = float(int(tokens[1]))
+    return frames, problems
 
 
 def is_plain(head: str) -> bool:

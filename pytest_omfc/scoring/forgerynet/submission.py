@@ -138,6 +138,10 @@ def forgerynet_settings(
     dataset_root: Path | None,
     max_findings: int = DEFAULT_MAX_FINDINGS,
     jobs: int = 0,
+    *,
+    time_unit: str = "frames",
+    fps: float | None = None,
+    video_info: Path | None = None,
 ) -> ForgeryNetSettings:
     """The settings of a ForgeryNet check (the plugin's and ``omfc_score``'s): the system file is the file
     given, else ``<ID>/<ID>.json`` (temporal) or ``<ID>/<ID>.csv``; the reference lists the IDs."""
@@ -153,16 +157,24 @@ def forgerynet_settings(
         dataset_root=dataset_root if dataset_root is not None else reference.parent,
         max_findings=max_findings,
         jobs=jobs,
+        time_unit=time_unit,
+        fps=fps,
+        video_info=video_info,
     )
 
 
 @dataclass(frozen=True, kw_only=True)
 class ForgeryNetSettings(CheckSettings):
     """The settings of a ForgeryNet check: no index; the reference lists the IDs and ``classes`` picks the
-    label level of a classification task."""
+    label level of a classification task.  Temporal localization against a video list (frames):
+    ``time_unit`` of the predictions (``seconds`` are multiplied by ``fps``), ``video_info`` the videos'
+    frame counts (their durations, for FNET-10)."""
 
     reference: Path
     classes: int = 2
+    time_unit: str = "frames"
+    fps: float | None = None
+    video_info: Path | None = None
 
     @property
     def listing(self) -> tuple[str, Path]:
@@ -228,9 +240,9 @@ class ForgeryNetSubmission(Submission):
     def reference(self) -> Reference:
         """The reference, parsed once; its problems are FNET-02's findings.  A classification reference may
         be the benchmark's own image or video list (recognised by content, :func:`.lists.sniff`)."""
-        if self.is_temporal:
-            return self._json_reference()
         kind = self.reference_kind
+        if self.is_temporal:
+            return self._list_reference(kind) if kind == "video-list" else self._json_reference()
         if kind in ("image-list", "video-list") and self.task is not Task.FSL:
             return self._list_reference(kind)
         return self._csv_reference()
@@ -247,7 +259,7 @@ class ForgeryNetSubmission(Submission):
 
         read = read_image_list if kind == "image-list" else read_video_list
         parsed = read(self.reference_path, self.ref_display, self.classes)
-        return Reference(
+        ref = Reference(
             display=self.ref_display,
             ids=parsed.ids,
             lines=parsed.lines,
@@ -256,6 +268,14 @@ class ForgeryNetSubmission(Submission):
             problems=parsed.problems,
             fatal=parsed.fatal,
         )
+        if self.is_temporal and self.settings.video_info is not None:
+            from .lists import read_video_info
+
+            info = self.settings.video_info
+            frames, problems = read_video_info(info, info.name, set(ref.ids))
+            ref.durations = {vid: frames.get(vid) for vid in ref.ids}
+            ref.problems += problems
+        return ref
 
     def reference_or_skip(self) -> Reference:
         """The reference; :class:`Unavailable` naming FNET-02 when it cannot be used at all."""
@@ -593,6 +613,10 @@ class ForgeryNetSubmission(Submission):
                 out.segment_value.append(seg)
                 out.score_problem.append(score_problem)
                 out.score_value.append(score)
+        if self.reference_kind == "video-list" and self.settings.time_unit == "seconds" and self.settings.fps:
+            fps = self.settings.fps  # the reference counts frames: predictions in seconds are scaled to them
+            out.start = [v * fps for v in out.start]
+            out.end = [v * fps for v in out.end]
         return out
 
     def predictions_or_skip(self) -> Predictions:

@@ -4,6 +4,7 @@ and the metrics must be equal (a conversion by hand, compared)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -145,3 +146,77 @@ def test_bad_image_list_lines_fail_fnet02_naming_the_line(fnet: Fnet) -> None:
     assert "dataset/ref.csv:6: each line must be <image> <binary> <triple> <16-way>" in text, text
     assert "4 fields (got 5: a name with spaces?)" in text, text
     assert "dataset/ref.csv:7 [train_release/9/z/frame.jpg]: the n-way label must be from 0 to 15 (got 16)" in text
+
+
+# ---------------------------------------------------------------- temporal ground truth from the video list
+
+LONG = "train_video_release/1/ddce/247c/video.mp4"  # 91 frames; the list's segments stop at frame 73
+VLIST = f"3 {LONG} 0 14 0 14 15 1 29 44 0 1 2 1\n1 val_video_release/real/v3/video.mp4 0 50 0 0 0 0\n"
+
+
+def temporal(fnet: Fnet, reference: str, results: dict[str, Any], *extra: str, name: str = "video_list.txt") -> Any:
+    case = fnet.case("temporal", reference="{}", submission={"results": results})
+    ref = fnet.write(f"dataset/{name}", reference)
+    case.reference = ref
+    return case.run(*extra)
+
+
+def test_the_false_fnet10_case_passes_without_a_known_duration(fnet: Fnet) -> None:
+    """A prediction at frames 70-90 of the 91-frame video: inside the video, past the list's last segment."""
+    results = {LONG: [{"segment": [14, 29], "score": 0.9}, {"segment": [70, 90], "score": 0.4}]}
+    run = temporal(fnet, VLIST, results)
+    assert run.outcome.outcome("FNET-10") == "passed", run.outcome.text("FNET-10")
+    assert run.outcome.outcome("score::forgerynet-temporal") == "passed"
+    # converted by hand with the duration a user guesses from the list (73 frames): the false error
+    gt = {
+        "database": {
+            LONG: {"annotations": [{"segment": [14, 29], "label": "Fake"}], "duration": 73},
+            "val_video_release/real/v3/video.mp4": {"annotations": [], "duration": 50},
+        }
+    }
+    guessed = temporal(fnet, json.dumps(gt), results, name="gt.json")
+    assert guessed.outcome.outcome("FNET-10") == "failed"
+    # the true frame count, given with --omfc-video-info: passes; a shorter one fails naming the segment
+    fnet.write("dataset/info.txt", f"video frames\n{LONG} 91\n")
+    assert temporal(fnet, VLIST, results, "--omfc-video-info", "info.txt").outcome.outcome("FNET-10") == "passed"
+    fnet.write("dataset/info.txt", f"{LONG} 80\n")
+    short = temporal(fnet, VLIST, results, "--omfc-video-info", "info.txt")
+    assert short.outcome.outcome("FNET-10") == "failed"
+    assert "must lie inside [0, 80]" in short.outcome.text("FNET-10")
+
+
+def test_video_list_segments_score_as_activitynet_segments_start_to_start_plus_count(fnet: Fnet) -> None:
+    """Frames 14..28 (start 14, count 15) are the ActivityNet segment [14, 29]: [14, 29] matches at every
+    threshold; [14, 27.5] has tIoU 13.5 / 15 = 0.9, matched up to 0.90 and missed at 0.95."""
+    exact = temporal(fnet, VLIST, {LONG: [{"segment": [14, 29], "score": 0.9}]}).entry()["metrics"]
+    assert exact["AP@0.95"] == pytest.approx(1.0) and exact["AP_avg"] == pytest.approx(1.0)
+    short = temporal(fnet, VLIST, {LONG: [{"segment": [14, 27.5], "score": 0.9}]}).entry()["metrics"]
+    assert short["AP@0.90"] == pytest.approx(1.0) and short["AP@0.95"] == pytest.approx(0.0)
+    assert short["AP_avg"] == pytest.approx(0.9)
+    gt = {
+        "database": {
+            LONG: {"annotations": [{"segment": [14, 29], "label": "Fake"}], "duration": 91},
+            "val_video_release/real/v3/video.mp4": {"annotations": [], "duration": 50},
+        }
+    }
+    converted = temporal(fnet, json.dumps(gt), {LONG: [{"segment": [14, 27.5], "score": 0.9}]}, name="gt.json")
+    assert converted.entry()["metrics"] == short
+
+
+def test_predictions_in_seconds_are_scaled_by_the_frame_rate(fnet: Fnet) -> None:
+    frames = temporal(fnet, VLIST, {LONG: [{"segment": [14, 27.5], "score": 0.9}]}).entry()["metrics"]
+    seconds = temporal(
+        fnet,
+        VLIST,
+        {LONG: [{"segment": [14 / 25, 27.5 / 25], "score": 0.9}]},
+        "--omfc-time-unit",
+        "seconds",
+        "--omfc-fps",
+        "25",
+    ).entry()["metrics"]
+    assert seconds == pytest.approx(frames)
+    res = fnet.pytester.runpytest(
+        *fnet.case("temporal", reference=VLIST, submission={"results": {}}).args("--omfc-time-unit", "seconds")
+    )
+    assert res.ret == 4
+    res.stderr.fnmatch_lines(["*--omfc-time-unit seconds: give the videos' frame rate with --omfc-fps*"])
