@@ -1,0 +1,98 @@
+"""Hostile lines in the benchmark's own list and prediction formats: the readers never raise, and the whole-file
+fast path (pandas' C parser) gives exactly what the line-by-line reader gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_omfc.scoring.forgerynet import lists
+
+NAME = st.from_regex(r"[A-Za-z0-9_/.\-]{1,30}", fullmatch=True)
+LABEL = st.integers(-2, 20).map(str) | st.sampled_from(["x", "1.0", "", "+1", "007"])
+IMAGE_LINE = st.one_of(
+    st.tuples(NAME, st.integers(0, 1), st.integers(0, 2), st.integers(0, 15)).map(lambda t: " ".join(map(str, t))),
+    st.tuples(NAME, LABEL, LABEL, LABEL).map(" ".join),
+    st.lists(NAME, min_size=0, max_size=6).map(" ".join),
+    st.sampled_from(["", "   ", '"quoted name" 1 1 1', "a\tb 1 1 1", "name 1 1 1 extra"]),
+)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def _slow(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lists, "_image_list_fast", lambda *a: None)
+    monkeypatch.setattr(lists, "_fields", lambda *a: None)
+
+
+@SETTINGS
+@given(lines=st.lists(IMAGE_LINE, max_size=12), classes=st.sampled_from([2, 3, 16]), newline=st.booleans())
+def test_image_lists_fast_and_line_by_line_agree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: list[str], classes: int, newline: bool
+) -> None:
+    path = tmp_path / "image_list.txt"
+    path.write_text("\n".join(lines) + ("\n" if newline else ""))
+    fast = lists.read_image_list(path, "image_list.txt", classes)
+    with monkeypatch.context() as m:
+        _slow(m)
+        slow = lists.read_image_list(path, "image_list.txt", classes)
+    assert (fast.ids, fast.labels, fast.lines, fast.fatal) == (slow.ids, slow.labels, slow.lines, slow.fatal)
+    assert [(f.line, f.message) for f in fast.problems] == [(f.line, f.message) for f in slow.problems]
+    assert all(0 <= v < classes for v in fast.labels.values())
+
+
+SCORE = st.floats(0, 1).map(lambda v: f"{v:.6g}") | st.sampled_from(["nan", "inf", "-1", "x", "1e400", ""])
+
+
+@SETTINGS
+@given(
+    rows=st.lists(st.tuples(NAME, SCORE, SCORE), max_size=10),
+    header=st.booleans(),
+    width=st.sampled_from([1, 2]),
+)
+def test_plain_predictions_fast_and_line_by_line_agree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: list[tuple[str, str, str]], header: bool, width: int
+) -> None:
+    columns = ["Score"] if width == 1 else ["P0", "P1"]
+    text = ("name " + " ".join(c.lower() for c in columns) + "\n" if header else "") + "".join(
+        " ".join([n, *vals[:width]]) + "\n" for n, *vals in rows
+    )
+    path = tmp_path / "preds.txt"
+    path.write_text(text)
+    fast = lists.read_plain_predictions(path, "preds.txt", columns, None)
+    with monkeypatch.context() as m:
+        _slow(m)
+        slow = lists.read_plain_predictions(path, "preds.txt", columns, None)
+    assert (fast.table is None) == (slow.table is None)
+    if fast.table is None or slow.table is None:
+        return
+    assert fast.table.df["ID"].tolist() == slow.table.df["ID"].tolist()
+    assert fast.table.lines.tolist() == slow.table.lines.tolist()
+    for c in columns:
+        a = pd.to_numeric(fast.table.df[c], errors="coerce").to_numpy(dtype=float)
+        b = pd.to_numeric(slow.table.df[c], errors="coerce").to_numpy(dtype=float)
+        assert np.array_equal(a, b, equal_nan=True)
+
+
+@SETTINGS
+@given(
+    count=st.integers(-1, 5),
+    triples=st.lists(st.tuples(st.integers(-3, 99), st.integers(-3, 99), st.integers(-1, 2)), max_size=6),
+    labels=st.tuples(LABEL, LABEL, LABEL),
+    name=NAME | st.just("my video.mp4"),
+)
+def test_video_lines_never_raise(
+    tmp_path: Path, count: int, triples: list[tuple[int, int, int]], labels: tuple[str, str, str], name: str
+) -> None:
+    line = " ".join([str(count), name, *(" ".join(map(str, t)) for t in triples), *labels])
+    path = tmp_path / "video_list.txt"
+    path.write_text(line)
+    for classes in (2, 3, 9):
+        parsed = lists.read_video_list(path, "video_list.txt", classes)
+        assert len(parsed.ids) + len(parsed.problems) == 1
+        for segs in parsed.segments.values():
+            assert all(0 <= s <= e for s, e in segs)
