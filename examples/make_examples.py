@@ -476,15 +476,21 @@ class FnetExample:
     breaks: str = "nothing: the valid submission"
     fails: dict[str, list[str]] = field(default_factory=dict)
     may_also_fail: dict[str, str] = field(default_factory=dict)
+    family: str = ""  # the folder under submissions/forgerynet/ (default: the task)
+    file: str = ""  # the benchmark's own form: one prediction file, named by --omfc-submission itself
 
     @property
     def path(self) -> str:
-        return f"{FNET_SUBS}/{self.task}/{self.sub_id}"
+        return f"{FNET_SUBS}/{self.family or self.task}/{self.sub_id}"
+
+    @property
+    def submission(self) -> str:
+        return f"{self.path}/{self.file}" if self.file else self.path
 
     def command(self) -> str:
         classes = f" --omfc-classes {self.classes}" if self.classes != 2 else ""
         return (
-            f"pytest --omfc-submission examples/{self.path} --omfc-edition ForgeryNet --omfc-task {self.task}"
+            f"pytest --omfc-submission examples/{self.submission} --omfc-edition ForgeryNet --omfc-task {self.task}"
             f"{classes} --omfc-reference examples/{self.reference}"
         )
 
@@ -580,9 +586,154 @@ def forgerynet_datasets() -> dict[str, bytes]:
         ),
         FNET_TL_REF: _json(fnet_temporal_gt()),
     }
+    out[FNET_IMAGE_LIST] = "".join(" ".join(map(str, r)) + "\n" for r in FNET_LIST_IMAGES)
+    out[FNET_VIDEO_LIST] = "".join(line + "\n" for line in FNET_LIST_VIDEOS)
     data = {k: v.encode() for k, v in out.items()}
     data.update({f"{FNET_ROOT}/spatial_maps/{i}.png": png(m) for i, m in FNET_GT_MAPS.items()})
     return data
+
+
+# The benchmark's own files (its image and video lists, a model's prediction lines): what ForgeryNet users have.
+FNET_OFFICIAL = f"{FNET_ROOT}/official"
+FNET_IMAGE_LIST = f"{FNET_OFFICIAL}/image_list.txt"
+FNET_VIDEO_LIST = f"{FNET_OFFICIAL}/video_list.txt"
+#: <image> <binary> <triple> <16-way>, the image list's line
+FNET_LIST_IMAGES = [
+    ("val_release/1/1f0c8e/9a2b41/frame00012.jpg", 1, 1, 1),
+    ("val_release/7/2ac43a/b039e0/frame00038.jpg", 1, 2, 7),
+    ("val_release/3/5d7e21/0c4f9a/frame00101.jpg", 1, 2, 3),
+    ("val_release/real/8c1d55/frame00007.jpg", 0, 0, 0),
+    ("val_release/real/a49f02/frame00230.jpg", 0, 0, 0),
+]
+FNET_LIST_PROBS = [[0.1, 0.7, 0.2], [0.2, 0.3, 0.5], [0.3, 0.2, 0.5], [0.8, 0.1, 0.1], [0.5, 0.4, 0.1]]
+#: <n> <video> [<start> <count> <0|1>] x n <binary> <triple> <9-way>, the video list's line (frames)
+FNET_LIST_VIDEOS = [
+    "3 val_video_release/4/7f8984/718e0e/video.mp4 0 10 0 10 35 1 45 30 0 1 2 4",
+    "3 val_video_release/1/ddce53/247ced/video.mp4 0 14 0 14 15 1 29 44 0 1 2 1",
+    "2 val_video_release/1/987080/47d69f/video.mp4 79 17 1 96 64 0 1 1 1",
+    "1 val_video_release/real/3a6b10/video.mp4 0 120 0 0 0 0",
+]
+FNET_LIST_VIDEO_SCORES = ["0.91", "0.67", "0.38", "0.12"]
+
+
+def _video(n: int) -> str:
+    return FNET_LIST_VIDEOS[n].split()[1]
+
+
+def fnet_list_results() -> dict[str, object]:
+    """BMN-style ActivityNet results in frames, against the video list."""
+
+    def p(s: float, e: float, score: float) -> dict[str, object]:
+        return {"segment": [s, e], "score": score}
+
+    results = {
+        _video(0): [p(10, 45, 0.93), p(60, 70, 0.20)],
+        _video(1): [p(14, 29, 0.88), p(70, 90, 0.35)],  # frames 70-90: past the list's last segment, inside the video
+        _video(2): [p(80, 96, 0.74)],
+        _video(3): [p(5, 20, 0.15)],
+    }
+    return {"version": "ForgeryNet-example", "results": results}
+
+
+def _lines(rows: list[list[str]], header: str = "") -> str:
+    return (header + "\n" if header else "") + "".join(" ".join(r) + "\n" for r in rows)
+
+
+def forgerynet_official_examples() -> list[FnetExample]:
+    img_rows = [
+        [n, *(f"{v:g}" for v in probs)] for (n, *_), probs in zip(FNET_LIST_IMAGES, FNET_LIST_PROBS, strict=True)
+    ]
+    img = dict(task="image-classification", reference=FNET_IMAGE_LIST, classes=3, family="official-image")
+    vid_rows = [[_video(i), s] for i, s in enumerate(FNET_LIST_VIDEO_SCORES)]
+    vid = dict(task="video-classification", reference=FNET_VIDEO_LIST, family="official-video")
+    tl = dict(task="temporal", reference=FNET_VIDEO_LIST, family="official-temporal")
+    good = fnet_list_results()
+
+    def one(sub_id: str, file: str, text: str, **kw: object) -> FnetExample:
+        return FnetExample(sub_id=sub_id, file=file, files={file: text.encode()}, **kw)  # type: ignore[arg-type]
+
+    def tl_doc(change: dict[str, object]) -> str:
+        doc = json.loads(json.dumps(good))
+        doc["results"].update(change)
+        return _json(doc).replace('"score": "NaN"', '"score": NaN')
+
+    return [
+        one("resnet50", "val_predictions.txt", _lines(img_rows, "image p0 p1 p2"), **img),
+        one(
+            "resnet50_name-with-spaces",
+            "val_predictions.txt",
+            _lines(_set(img_rows, 1, 0, "val_release/7/2ac43a/b039e0/frame 00038.jpg"), "image p0 p1 p2"),
+            breaks="an image name with a space: the line has 5 fields",
+            fails={"FNET-01": ["val_predictions.txt:3", "a name with spaces?"]},
+            **img,
+        ),
+        one(
+            "resnet50_unknown-image",
+            "val_predictions.txt",
+            _lines(_set(img_rows, 4, 0, "val_release/real/a49f02/frame00231.jpg"), "image p0 p1 p2"),
+            breaks="an image the list does not hold (and so frame00230.jpg is missing)",
+            fails={"FNET-04": ["frame00231.jpg", "frame00230.jpg"]},
+            **img,
+        ),
+        one(
+            "resnet50_probability-out-of-range",
+            "val_predictions.txt",
+            _lines(_set(img_rows, 2, 3, "1.5"), "image p0 p1 p2"),
+            breaks="p2 = 1.5: probabilities must be in [0, 1]",
+            fails={"FNET-05": ["frame00101.jpg", "1.5"]},
+            **img,
+        ),
+        one("x3d", "scores.txt", _lines(vid_rows), **vid),
+        one(
+            "x3d_missing-video",
+            "scores.txt",
+            _lines(vid_rows[:3]),
+            breaks="the real video of the list has no line",
+            fails={"FNET-04": [_video(3)]},
+            **vid,
+        ),
+        one(
+            "x3d_truncated-last-line",
+            "scores.txt",
+            _lines(vid_rows).rstrip("\n").rsplit(" ", 1)[0],
+            breaks="the last line lost its score (the file was cut short)",
+            fails={"FNET-01": ["scores.txt:4", "a truncated line?"]},
+            **vid,
+        ),
+        one(
+            "x3d_score-not-a-number",
+            "scores.txt",
+            _lines(_set(vid_rows, 1, 1, "high")),
+            breaks="a score of 'high'",
+            fails={"FNET-05": [_video(1), "high"]},
+            **vid,
+        ),
+        one("bmn", "results.json", _json(good), **tl),
+        one(
+            "bmn_reversed-segment",
+            "results.json",
+            tl_doc({_video(2): [{"segment": [96, 80], "score": 0.74}]}),
+            breaks="a segment whose start is after its end",
+            fails={"FNET-09": ["96", "80"]},
+            **tl,
+        ),
+        one(
+            "bmn_unknown-video",
+            "results.json",
+            tl_doc({"val_video_release/9/000000/000000/video.mp4": []}),
+            breaks="a video the list does not hold",
+            fails={"FNET-04": ["val_video_release/9/000000/000000/video.mp4"]},
+            **tl,
+        ),
+        one(
+            "bmn_nan-score",
+            "results.json",
+            tl_doc({_video(2): [{"segment": [80, 96], "score": "NaN"}]}),
+            breaks="a score of NaN",
+            fails={"FNET-11": ["NaN"]},
+            **tl,
+        ),
+    ]
 
 
 def forgerynet_examples() -> list[FnetExample]:
@@ -731,6 +882,7 @@ def forgerynet_expected(examples: list[FnetExample]) -> dict[str, object]:
             "breaks": e.breaks,
             "fails": e.fails,
             "may_also_fail": e.may_also_fail,
+            **({"file": e.file} if e.file else {}),
         }
         for e in examples
     }
@@ -753,7 +905,7 @@ def forgerynet_readme(examples: list[FnetExample]) -> list[str]:
     for e in examples:
         fails = ", ".join(sorted(e.fails)) or "nothing (exit 0)"
         k = f" (`--omfc-classes {e.classes}`)" if e.classes != 2 else ""
-        lines.append(f"| `{e.path}` | {e.task}{k} | `{Path(e.reference).name}` | {e.breaks} | {fails} |")
+        lines.append(f"| `{e.submission}` | {e.task}{k} | `{Path(e.reference).name}` | {e.breaks} | {fails} |")
     return lines
 
 
@@ -903,7 +1055,7 @@ def render(examples: list[Example]) -> dict[str, bytes]:
             out[f"{e.path}/{e.sub_id}.txt"] = e.description.encode()
         for rel, data in e.files.items():
             out[f"{e.path}/{rel}"] = data
-    fnet = forgerynet_examples()
+    fnet = forgerynet_examples() + forgerynet_official_examples()
     out.update(forgerynet_datasets())
     for f in fnet:
         out.update({f"{f.path}/{rel}": data for rel, data in f.files.items()})

@@ -81,7 +81,8 @@ def _run(pytester: pytest.Pytester, path: str) -> RunOutcome:
     if path not in _RUNS:
         exp = EXPECTED[path]
         if exp.get("edition") == "ForgeryNet":
-            case: Case = _FnetCase(pytester, EXAMPLES / path, EXAMPLES / exp["reference"], exp["task"], exp["classes"])
+            sub = EXAMPLES / path / exp["file"] if exp.get("file") else EXAMPLES / path  # one prediction file
+            case: Case = _FnetCase(pytester, sub, EXAMPLES / exp["reference"], exp["task"], exp["classes"])
         else:
             case = Case(pytester, EXAMPLES / path, EXAMPLES / exp["index"])
         _RUNS[path] = case.run()
@@ -155,6 +156,9 @@ def test_every_family_has_one_valid_and_several_invalid() -> None:
         families.setdefault(family, []).append(not exp["fails"])
     assert sorted(families) == [
         "forgerynet/image-classification",
+        "forgerynet/official-image",
+        "forgerynet/official-temporal",
+        "forgerynet/official-video",
         "forgerynet/spatial",
         "forgerynet/temporal",
         "forgerynet/video-classification",
