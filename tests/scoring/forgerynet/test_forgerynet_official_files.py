@@ -220,3 +220,24 @@ def test_predictions_in_seconds_are_scaled_by_the_frame_rate(fnet: Fnet) -> None
     )
     assert res.ret == 4
     res.stderr.fnmatch_lines(["*--omfc-time-unit seconds: give the videos' frame rate with --omfc-fps*"])
+
+
+@pytest.mark.parametrize(("task", "k"), [("image-classification", 16), ("video-classification", 9)])
+def test_n_way_maps_back_to_binary_as_the_paper_does(fnet: Fnet, task: str, k: int) -> None:
+    """ "After mapping back to binary classification": fake score p1 + ... + pk-1, fake iff label != 0."""
+    names = [f"n{i}" for i in range(4)]
+    labels = [0, 0, 3, k - 1]
+    p0 = [0.7, 0.45, 0.6, 0.1]  # fake scores 0.3, 0.55, 0.4, 0.9
+    rows = []
+    for name, label, first in zip(names, labels, p0, strict=True):
+        rest = [(1 - first) / (k - 1)] * (k - 1)
+        rows.append(f"{name} {first:.6f} " + " ".join(f"{v:.6f}" for v in rest))
+    if task == "image-classification":
+        ref = "".join(f"{n} {int(lab > 0)} {min(lab, 2)} {lab}\n" for n, lab in zip(names, labels, strict=True))
+    else:
+        ref = "".join(f"0 {n} {int(lab > 0)} {min(lab, 2)} {lab}\n" for n, lab in zip(names, labels, strict=True))
+    m = metrics(fnet, task, ref, "\n".join(rows) + "\n", "--omfc-classes", str(k))
+    # fakes {0.4, 0.9} against reals {0.3, 0.55}: pairs won 1 + 2 = 3 of 4
+    assert m["AUC"] == pytest.approx(3 / 4)
+    # fake iff >= 0.5: reals 0.3 no, 0.55 yes (1/2); fakes 0.4 no, 0.9 yes (1/2)
+    assert m["Acc_binary"] == pytest.approx(0.5)
