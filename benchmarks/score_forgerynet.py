@@ -16,6 +16,9 @@ Prints, in one run, with the numbers of both sides compared before the times:
    on all of them.  ``--baseline-videos 20000`` compares on the full set (several minutes).
 3. **Spatial**: ``--maps`` (500) pairs of 256x256 grey maps through ``score_spatial`` against the
    formulas evaluated per pixel in float64.
+4. **Files**: reading ``--lines`` (1,000,000) lines of the benchmark's own image list, a video list of
+   a tenth as many videos, and a model's plain prediction lines, against the same data in this
+   project's pipe-separated form read by the NIST CSV reader (``read_psv``): lines per second of each.
 
 Times are the best of ``--repeat`` runs, CPU time of the process (fairer on a shared machine) and
 wall time.  Asserts nothing.
@@ -200,6 +203,53 @@ def spatial(n_maps: int, repeat: int) -> None:
     _row("score_spatial (integer rules, one bincount)", eng, base)
 
 
+def files(n: int, repeat: int) -> None:
+    """The benchmark's own lists and prediction lines against the same rows as pipe-separated files."""
+    import tempfile
+
+    from pytest_omfc.csvio import read_psv
+    from pytest_omfc.scoring.forgerynet.lists import read_image_list, read_plain_predictions, read_video_list
+
+    rng = np.random.default_rng(5)
+    k = rng.integers(0, 16, n)
+    names = [f"val_release/{c}/{i:08x}9f3c2b7e/{i:08x}bb/frame{i % 300:05d}.jpg" for i, c in enumerate(k.tolist())]
+    scores = rng.random(n)
+    videos = n // 10
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        (d / "image_list.txt").write_text(
+            "".join(f"{nm} {int(c > 0)} {min(int(c), 2)} {c}\n" for nm, c in zip(names, k.tolist(), strict=True))
+        )
+        (d / "image_ref.csv").write_text(
+            "ID|Label\n" + "".join(f"{nm}|{c}\n" for nm, c in zip(names, k.tolist(), strict=True))
+        )
+        (d / "preds.txt").write_text("".join(f"{nm} {v:.6f}\n" for nm, v in zip(names, scores.tolist(), strict=True)))
+        (d / "preds.csv").write_text(
+            "ID|Score\n" + "".join(f"{nm}|{v:.6f}\n" for nm, v in zip(names, scores.tolist(), strict=True))
+        )
+        (d / "video_list.txt").write_text(
+            "".join(
+                f"3 {names[i].replace('frame', 'video')} 0 10 0 10 35 1 45 30 0 1 2 {int(k[i]) % 9}\n"
+                for i in range(videos)
+            )
+        )
+        print(f"\nfiles: {n:,} images, {videos:,} videos; lines per second (best of {repeat}, CPU time)")
+        cases: list[tuple[str, Callable[[], Any], int]] = [
+            ("image list (official)", lambda: read_image_list(d / "image_list.txt", "l", 16), n),
+            ("ID|Label reference (pipe-separated)", lambda: read_psv(d / "image_ref.csv", "r", strip_values=True), n),
+            (
+                "plain prediction lines (official)",
+                lambda: read_plain_predictions(d / "preds.txt", "p", ["Score"], None),
+                n,
+            ),
+            ("ID|Score output (pipe-separated)", lambda: read_psv(d / "preds.csv", "c"), n),
+            ("video list (official, 3 segments each)", lambda: read_video_list(d / "video_list.txt", "v", 2), videos),
+        ]
+        for name, fn, rows in cases:
+            cpu, wall, _ = _best(fn, repeat)
+            print(f"  {name:<42} {cpu:6.2f} s CPU {wall:6.2f} s wall  {rows / cpu:>12,.0f} lines/s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--images", type=int, default=200_000)
@@ -208,7 +258,8 @@ def main() -> None:
     ap.add_argument("--baseline-videos", type=int, default=2_000)
     ap.add_argument("--maps", type=int, default=500)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--only", choices=("classification", "temporal", "spatial"))
+    ap.add_argument("--lines", type=int, default=1_000_000, help="lines of the list benchmark (files)")
+    ap.add_argument("--only", choices=("classification", "temporal", "spatial", "files"))
     args = ap.parse_args()
     if args.only in (None, "classification"):
         classification(args.images, args.classes, args.repeat)
@@ -216,6 +267,8 @@ def main() -> None:
         temporal(args.videos, args.baseline_videos, args.repeat)
     if args.only in (None, "spatial"):
         spatial(args.maps, args.repeat)
+    if args.only in (None, "files"):
+        files(args.lines, args.repeat)
 
 
 if __name__ == "__main__":
