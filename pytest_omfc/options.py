@@ -285,6 +285,16 @@ _CHECK_OPTIONS: tuple[Option, ...] = (
         parse=bounded(float, lambda v: math.isfinite(v) and v > 0, "a positive number"),
     ),
     Option(
+        "--omfc-spatial-maps",
+        "omfc_spatial_maps",
+        {
+            "metavar": "DIR",
+            "help": "ForgeryNet spatial with an image list as the reference: the folder of the reference maps "
+            "(the benchmark's spatial_localize; default: spatial_localize/ beside the list)",
+        },
+        parse=_path_text,
+    ),
+    Option(
         "--omfc-video-info",
         "omfc_video_info",
         {

@@ -413,6 +413,18 @@ def _forgerynet_settings(
 
 def _forgerynet_timing(config: pytest.Config, task: Task, dataset: Path | None) -> dict[str, Any]:
     """``--omfc-time-unit``, ``--omfc-fps`` and ``--omfc-video-info``: temporal localization only."""
+    maps_text, maps_base = _option(config, "omfc_spatial_maps")
+    if task is Task.FSL:
+        if maps_text is None:
+            return {}
+        maps = Path(maps_text).expanduser()
+        if not maps.is_absolute():
+            maps = (dataset / maps) if dataset is not None else (maps_base / maps)
+        if not maps.is_dir():
+            raise UsageProblem(f"--omfc-spatial-maps: no such folder: {maps}")
+        return {"spatial_maps": maps}
+    if maps_text is not None:
+        raise UsageProblem(f"--omfc-spatial-maps: only for the ForgeryNet spatial task (got {task.value})")
     given = {name: _option(config, name)[0] is not None for name in ("omfc_time_unit", "omfc_fps", "omfc_video_info")}
     if task is not Task.FTL:
         flag = next((n for n, g in given.items() if g), None)

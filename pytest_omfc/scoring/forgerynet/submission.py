@@ -142,6 +142,7 @@ def forgerynet_settings(
     time_unit: str = "frames",
     fps: float | None = None,
     video_info: Path | None = None,
+    spatial_maps: Path | None = None,
 ) -> ForgeryNetSettings:
     """The settings of a ForgeryNet check (the plugin's and ``omfc_score``'s): the system file is the file
     given, else ``<ID>/<ID>.json`` (temporal) or ``<ID>/<ID>.csv``; the reference lists the IDs."""
@@ -160,6 +161,7 @@ def forgerynet_settings(
         time_unit=time_unit,
         fps=fps,
         video_info=video_info,
+        spatial_maps=spatial_maps,
     )
 
 
@@ -175,6 +177,7 @@ class ForgeryNetSettings(CheckSettings):
     time_unit: str = "frames"
     fps: float | None = None
     video_info: Path | None = None
+    spatial_maps: Path | None = None  # spatial against an image list: the reference maps (spatial_localize)
 
     @property
     def listing(self) -> tuple[str, Path]:
@@ -245,7 +248,51 @@ class ForgeryNetSubmission(Submission):
             return self._list_reference(kind) if kind == "video-list" else self._json_reference()
         if kind in ("image-list", "video-list") and self.task is not Task.FSL:
             return self._list_reference(kind)
+        if kind == "image-list":
+            return self._map_reference()
         return self._csv_reference()
+
+    def _map_reference(self) -> Reference:
+        """Spatial localization against the image list: its IDs and binary labels, the map of each fake image
+        in the maps folder (``--omfc-spatial-maps``, default ``spatial_localize/`` beside the list) named as
+        the image with the extension ``.png`` (or the image's own name), none for a real image (all zero)."""
+        from .lists import read_image_list
+
+        parsed = read_image_list(self.reference_path, self.ref_display, 2)
+        ref = Reference(
+            display=self.ref_display,
+            ids=parsed.ids,
+            lines=parsed.lines,
+            labels=parsed.labels,
+            problems=parsed.problems,
+            fatal=parsed.fatal,
+        )
+        folder = self.settings.spatial_maps or self.reference_path.parent / "spatial_localize"
+        if ref.fatal is None and not folder.is_dir():
+            ref.fatal = f"{self.ref_display} has no maps folder {folder} (give it with --omfc-spatial-maps)"
+            ref.problems.append(
+                Finding(f"the reference maps folder must exist (got no {folder})", file=self.ref_display)
+            )
+            return ref
+        for rid in ref.ids:
+            if not ref.labels[rid]:
+                ref.masks[rid] = MaskInfo("", None, None)
+                continue
+            stem = rid.rsplit(".", 1)[0] if "." in rid.rsplit("/", 1)[-1] else rid
+            name = f"{stem}.png" if os.path.lexists(folder / f"{stem}.png") else rid
+            info = self._mask(folder, name)
+            ref.masks[rid] = info
+            if info.problem:
+                ref.problems.append(
+                    Finding(
+                        f"the reference map {info.problem}",
+                        file=self.ref_display,
+                        line=ref.lines[rid],
+                        key=rid,
+                        value=f"{folder.name}/{name}",
+                    )
+                )
+        return ref
 
     @functools.cached_property
     def reference_kind(self) -> str:

@@ -229,7 +229,7 @@ def test_n_way_maps_back_to_binary_as_the_paper_does(fnet: Fnet, task: str, k: i
     labels = [0, 0, 3, k - 1]
     p0 = [0.7, 0.45, 0.6, 0.1]  # fake scores 0.3, 0.55, 0.4, 0.9
     rows = []
-    for name, label, first in zip(names, labels, p0, strict=True):
+    for name, first in zip(names, p0, strict=True):
         rest = [(1 - first) / (k - 1)] * (k - 1)
         rows.append(f"{name} {first:.6f} " + " ".join(f"{v:.6f}" for v in rest))
     if task == "image-classification":
@@ -241,3 +241,57 @@ def test_n_way_maps_back_to_binary_as_the_paper_does(fnet: Fnet, task: str, k: i
     assert m["AUC"] == pytest.approx(3 / 4)
     # fake iff >= 0.5: reals 0.3 no, 0.55 yes (1/2); fakes 0.4 no, 0.9 yes (1/2)
     assert m["Acc_binary"] == pytest.approx(0.5)
+
+
+# ---------------------------------------------------------------- spatial: the image list and its maps folder
+
+
+def _map(x0: int, x1: int, level: int) -> Any:
+    import numpy as np
+
+    out = np.zeros((6, 8), dtype=np.uint8)
+    out[1:5, x0:x1] = level
+    return out
+
+
+def test_spatial_against_the_image_list_and_its_maps_folder_scores_as_the_pipe_separated_reference(fnet: Fnet) -> None:
+    from helpers.forgerynet import png_bytes
+
+    names = ["val_release/1/a/frame00001.jpg", "val_release/3/b/frame00002.jpg", "val_release/real/c/frame00003.jpg"]
+    gt = {names[0]: _map(1, 5, 200), names[1]: _map(3, 8, 120)}
+    pred = {names[0]: _map(2, 6, 180), names[1]: _map(3, 7, 40), names[2]: _map(0, 2, 30)}
+    sub_rows = [[n, "0.9", f"masks/m{i}.png"] for i, n in enumerate(names)]
+    files = {f"masks/m{i}.png": png_bytes(pred[n]) for i, n in enumerate(names)}
+    ref_list = "".join(f"{n} {int('real' not in n)} {int('real' not in n)} {int('real' not in n)}\n" for n in names)
+
+    def run(reference: Any, ref_files: dict[str, bytes], *extra: str) -> Any:
+        case = fnet.case(
+            "spatial",
+            reference=reference,
+            submission=(["ID", "Score", "MaskFileName"], sub_rows),
+            files=files,
+            ref_files=ref_files,
+        )
+        return case.run(*extra)
+
+    maps = {f"spatial_localize/{n[:-4]}.png": png_bytes(m) for n, m in gt.items()}
+    official = run(ref_list, maps)
+    assert official.outcome.outcome("FNET-02") == "passed", official.outcome.text("FNET-02")
+    psv_ref = (
+        ["ID", "Label", "MaskFileName"],
+        [[n, int(n in gt), f"spatial_localize/{n[:-4]}.png" if n in gt else ""] for n in names],
+    )
+    converted = run(psv_ref, maps)
+    assert official.entry()["metrics"] == converted.entry()["metrics"]
+    # a fake image without its map fails FNET-02 naming the line; a folder given elsewhere is used
+    (fnet.root / "dataset" / "spatial_localize" / "val_release/3/b/frame00002.png").unlink()
+    missing = run(ref_list, {k: v for k, v in maps.items() if "frame00002" not in k})
+    assert missing.outcome.outcome("FNET-02") == "failed"
+    assert "dataset/ref.csv:2 [val_release/3/b/frame00002.jpg]: the reference map" in missing.outcome.text("FNET-02")
+    moved = run(
+        ref_list,
+        {k.replace("spatial_localize/", "maps_elsewhere/"): v for k, v in maps.items()},
+        "--omfc-spatial-maps",
+        "maps_elsewhere",
+    )
+    assert moved.entry()["metrics"] == converted.entry()["metrics"]
