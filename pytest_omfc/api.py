@@ -97,7 +97,7 @@ def valid_keywords() -> list[str]:
     """The option keywords ``omfc_score`` accepts (without the ``omfc_`` spellings)."""
     names = [*COMMON_KEYS, "jobs", "dataset", "edition", "task"]
     for scorer in SCORERS.values():
-        names += [opt.ini.removeprefix("omfc_") for opt in scorer.options]
+        names += [n for opt in scorer.options if (n := opt.ini.removeprefix("omfc_")) not in names]
     return names
 
 
@@ -108,13 +108,16 @@ def scorer_options(options: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     for given, value in options.items():
         if given not in lookup:
             raise TypeError(f"omfc_score() got an unknown option {given!r}; valid: {', '.join(valid_keywords())}")
-        scorer, opt = lookup[given]
+        _, opt = lookup[given]
         if value is None:
             continue
         try:
-            out[scorer.name][opt.key] = opt.parse(value)
+            parsed = opt.parse(value)
         except ValueError as exc:
             raise ValueError(f"{opt.ini.removeprefix('omfc_')}: {exc}") from None
+        for name, s in SCORERS.items():  # a shared option (--omfc-dask) reaches every scorer that has it
+            if any(o is opt for o in s.options):
+                out[name][opt.key] = parsed
     return out
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "CONVENTION_NAMES",
     "OUTPUT_PATHS",
     "SCORING_OPTIONS",
+    "DASK",
     "Option",
     "bounded",
     "exclusive_queries",
@@ -365,6 +366,21 @@ CHECK_OPTIONS: tuple[Option, ...] = (*_CHECK_OPTIONS, *ARCHIVE_OPTIONS)
 
 #: The scoring set-up shared by every scorer.  ``--omfc-score``'s choices are the registered scorers (filled
 #: in by :func:`pytest_omfc.scoring.families.every_option`).
+#: ``--omfc-dask``: listed by every scorer that reads pixels (masks, ForgeryNet spatial maps), declared once.
+DASK = Option(
+    "--omfc-dask",
+    "omfc_dask",
+    {
+        "metavar": "ADDRESS",
+        "help": "score masks and ForgeryNet spatial maps on a dask.distributed scheduler (tcp://host:8786) or "
+        "'local' (a LocalCluster); needs pytest-omfc[dask]",
+    },
+    "",
+    None,
+    bounded(lambda v: str(v).strip(), lambda v: 0 < len(v) <= 1000, "a scheduler address or 'local'"),
+)
+
+
 SCORING_OPTIONS: tuple[Option, ...] = (
     Option(
         "--omfc-reference",

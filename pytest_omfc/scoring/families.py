@@ -30,7 +30,12 @@ def every_option() -> list[Option]:
             names = (*SCORERS, "all")
             opt = replace(opt, kwargs={**opt.kwargs, "choices": list(names)}, parse=one_of(names))
         out.append(opt)
-    out += [opt for scorer in SCORERS.values() for opt in scorer.options]
+    seen: set[str] = set()
+    for scorer in SCORERS.values():
+        for opt in scorer.options:
+            if opt.flag not in seen:  # an option shared by several scorers (--omfc-dask) is declared once
+                seen.add(opt.flag)
+                out.append(opt)
     return out
 
 

@@ -224,8 +224,8 @@ def register(scorer: Scorer) -> Scorer:
     """Add a scorer; a name or an option flag used twice is a programming error."""
     if scorer.name in SCORERS:
         raise ValueError(f"scorer {scorer.name!r} registered twice")
-    taken = {o.flag for s in SCORERS.values() for o in s.options}
-    clash = [o.flag for o in scorer.options if o.flag in taken]
+    taken = {o.flag: o for s in SCORERS.values() for o in s.options}
+    clash = [o.flag for o in scorer.options if o.flag in taken and taken[o.flag] is not o]  # one Option may be shared
     if clash:
         raise ValueError(f"scorer {scorer.name!r}: option(s) {clash} already registered")
     SCORERS[scorer.name] = scorer

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...editions import Task
 from ...findings import Unavailable, plural
+from ...options import DASK
 from ..registry import NotScored, Outcome, Scorer, ScoreResult, ScoringInput, register
 from .options import THRESHOLD
 
@@ -177,10 +178,35 @@ def _grey_map(path: Path, size: tuple[int, int]) -> np.ndarray | str:
         return f"cannot be decoded ({type(exc).__name__}: {exc})"
 
 
-def run_spatial(inp: ScoringInput) -> list[Outcome]:
-    """The IoU/IoU_agree/IoU_diff/L1 maps, per image and pooled, over the rows with usable masks."""
+#: one spatial pair for a worker: (ID, system map path, its size (W, H), reference map path or None)
+_Pair = tuple[str, str, tuple[int, int], "str | None"]
+
+
+def _pair_counts(pair: _Pair) -> tuple[int, ...] | str:
+    """Decode one pair and count it (:func:`.spatial.pair_counts`), or say which map is unusable: a unit of
+    work for the local process pool or a dask worker (module level, plain data in and out)."""
     import numpy as np
 
+    from .spatial import pair_counts
+
+    rid, sys_path, (w, h), ref_path = pair
+    pred = _grey_map(Path(sys_path), (w, h))
+    gt = _grey_map(Path(ref_path), (w, h)) if ref_path is not None else np.zeros((h, w), dtype=np.uint8)
+    if isinstance(pred, str):
+        return f"{rid}: the mask {pred}"
+    if isinstance(gt, str):
+        return f"{rid}: the reference map {gt}"
+    return pair_counts(rid, pred, gt)
+
+
+def run_spatial(inp: ScoringInput) -> list[Outcome]:
+    """The IoU/IoU_agree/IoU_diff/L1 maps, per image and pooled, over the rows with usable masks.  The maps
+    are decoded and counted on ``--omfc-jobs`` local processes or the ``--omfc-dask`` cluster (batches of
+    pairs per task), in input order; only integer counts come back."""
+    import numpy as np
+
+    from ..errors import ExecutionError
+    from ..executors import Executor
     from .spatial import SpatialAccumulator
 
     n = inp.positions
@@ -192,6 +218,7 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
     acc = SpatialAccumulator()
     bad_mask = bad_ref = undecodable = 0
     failed: list[str] = []
+    pairs: list[_Pair] = []
     for pos in np.flatnonzero(id_ok).tolist():
         rid = str(sub.sys_ids.iloc[pos])
         mask = sub.masks[pos]
@@ -202,20 +229,19 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
         if gt_info is None or gt_info.problem:
             bad_ref += 1
             continue
-        pred = _grey_map(mask.path, (mask.width, mask.height))
-        gt = (
-            _grey_map(gt_info.path, (gt_info.width, gt_info.height))
-            if gt_info.path is not None
-            else np.zeros((mask.height, mask.width), dtype=np.uint8)
-        )  # a real image: no forgery anywhere
-        if isinstance(pred, str) or isinstance(gt, str):
-            undecodable += 1
-            failed.append(
-                f"{rid}: {'the mask' if isinstance(pred, str) else 'the reference map'} "
-                f"{pred if isinstance(pred, str) else gt}"
-            )
-            continue
-        acc.add(rid, pred, gt)
+        gt_path = str(gt_info.path.absolute()) if gt_info.path is not None else None  # None: a real image
+        pairs.append((rid, str(mask.path.absolute()), (mask.width, mask.height), gt_path))
+    dask = inp.options.get("dask")
+    try:
+        with Executor(jobs=max(1, inp.jobs), dask=dask) as executor:
+            for (rid, *_), row in zip(pairs, executor.map(_pair_counts, pairs), strict=True):
+                if isinstance(row, str):
+                    undecodable += 1
+                    failed.append(row)
+                else:
+                    acc.add_counts(rid, row)
+    except ExecutionError as exc:
+        return [NotScored(f"spatial scoring could not run: {exc}", fail=True)] * n
     scored = len(acc)
     missing = len(ref.ids) - len(set(sub.sys_ids[id_ok].tolist()))
     notes = _left_out(
@@ -275,6 +301,7 @@ SPATIAL = register(
         title="ForgeryNet spatial localization",
         tasks={Task.FSL: "spatial"},
         run=run_spatial,
+        options=(DASK,),  # shared with the mask scorer: one flag, one cluster setting
         null_keys=("metrics", "per_image", "counts", "notes"),
         metrics=_SPATIAL_METRICS,
     )

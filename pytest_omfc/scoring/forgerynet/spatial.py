@@ -37,7 +37,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["DIFF_THRESHOLDS", "IOU_THRESHOLDS", "METRIC_NAMES", "SpatialAccumulator", "SpatialReport", "score_spatial"]
+__all__ = [
+    "DIFF_THRESHOLDS",
+    "IOU_THRESHOLDS",
+    "METRIC_NAMES",
+    "SpatialAccumulator",
+    "SpatialReport",
+    "pair_counts",
+    "score_spatial",
+]
 
 #: Thresholds of the thresholded-map mismatch (``IoU@t``) and of ``IoU_diff@t`` (paper, METRICS.md 5.2).
 IOU_THRESHOLDS: tuple[float, ...] = (0.1, 0.2)
@@ -108,6 +116,26 @@ def _grey(a: np.ndarray, what: str, image_id: str) -> np.ndarray:
     return arr
 
 
+def pair_counts(image_id: str, pred: np.ndarray, gt: np.ndarray) -> tuple[int, ...]:
+    """One image's integer counts: pixels, mismatches at each ``IoU`` threshold, pixels within each
+    ``IoU_diff`` threshold, and ``sum |p - g|`` (plain ints: they cross process boundaries cheaply)."""
+    p = _grey(pred, "predicted", image_id)
+    g = _grey(gt, "reference", image_id)
+    if p.ndim != 2 or p.shape != g.shape:
+        raise ValueError(f"{image_id}: maps must be 2-D of the same shape (got {p.shape} and {g.shape})")
+    if p.size == 0:
+        raise ValueError(f"{image_id}: maps must have at least one pixel (got shape {p.shape})")
+    diff = np.abs(p.astype(np.int16) - g.astype(np.int16)).ravel()
+    hd = np.bincount(diff, minlength=256)
+    cum = np.cumsum(hd)
+    return (
+        int(p.size),
+        *(int(np.count_nonzero((p >= _FIRST[t]) != (g >= _FIRST[t]))) for t in IOU_THRESHOLDS),
+        *(int(cum[_WITHIN[t]]) for t in DIFF_THRESHOLDS),
+        int(hd @ np.arange(256, dtype=np.int64)),
+    )
+
+
 class SpatialAccumulator:
     """Streaming scorer: ``add`` one image at a time, then ``report``.
 
@@ -121,23 +149,12 @@ class SpatialAccumulator:
 
     def add(self, image_id: str, pred: np.ndarray, gt: np.ndarray) -> None:
         """Score one image pair; ``pred`` and ``gt`` are 2-D uint8 (or bool) arrays of equal shape."""
-        p = _grey(pred, "predicted", image_id)
-        g = _grey(gt, "reference", image_id)
-        if p.ndim != 2 or p.shape != g.shape:
-            raise ValueError(f"{image_id}: maps must be 2-D of the same shape (got {p.shape} and {g.shape})")
-        if p.size == 0:
-            raise ValueError(f"{image_id}: maps must have at least one pixel (got shape {p.shape})")
-        diff = np.abs(p.astype(np.int16) - g.astype(np.int16)).ravel()
-        hd = np.bincount(diff, minlength=256)
-        cum = np.cumsum(hd)
-        row = (
-            int(p.size),
-            *(int(np.count_nonzero((p >= _FIRST[t]) != (g >= _FIRST[t]))) for t in IOU_THRESHOLDS),
-            *(int(cum[_WITHIN[t]]) for t in DIFF_THRESHOLDS),
-            int(hd @ np.arange(256, dtype=np.int64)),
-        )
+        self.add_counts(image_id, pair_counts(image_id, pred, gt))
+
+    def add_counts(self, image_id: str, row: tuple[int, ...]) -> None:
+        """Add one image's :func:`pair_counts` (computed here or by a worker process)."""
         self._ids.append(str(image_id))
-        self._counts.append(row)
+        self._counts.append(tuple(int(v) for v in row))
 
     def __len__(self) -> int:
         return len(self._ids)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...options import Option, bounded, flag, integer, one_of
+from ...options import DASK, Option, bounded, flag, integer, one_of
 
 __all__ = ["KERNELS", "MASK_OPTIONS", "MAX_KERNEL"]
 
@@ -113,16 +113,5 @@ MASK_OPTIONS: tuple[Option, ...] = (
         "auto",
         one_of(("auto", "yes", "no")),
     ),
-    Option(
-        "--omfc-dask",
-        "omfc_dask",
-        {
-            "metavar": "ADDRESS",
-            "help": "score masks on a dask.distributed scheduler (tcp://host:8786) or 'local' (a LocalCluster); needs "
-            "pytest-omfc[dask]",
-        },
-        "",
-        None,
-        bounded(lambda v: str(v).strip(), lambda v: 0 < len(v) <= 1000, "a scheduler address or 'local'"),
-    ),
+    DASK,
 )
