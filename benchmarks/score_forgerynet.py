@@ -16,7 +16,11 @@ Prints, in one run, with the numbers of both sides compared before the times:
    on all of them.  ``--baseline-videos 20000`` compares on the full set (several minutes).
 3. **Spatial**: ``--maps`` (500) pairs of 256x256 grey maps through ``score_spatial`` against the
    formulas evaluated per pixel in float64.
-4. **Files**: reading ``--lines`` (1,000,000) lines of the benchmark's own image list, a video list of
+4. **Spatial runs**: ``--run-maps`` (2,000) 256x256 PNG map pairs scored by the plugin in a subprocess
+   (``pytest-omfc``: the FNET rules, then decoding and counting), on one process, ``--omfc-jobs 2`` and
+   ``--omfc-dask local``: maps per second and CPU of the process tree (``benchmarks/_tree.py``), the
+   reference given as ``ID|Label|MaskFileName`` and as the image list with its maps folder.
+5. **Files**: reading ``--lines`` (1,000,000) lines of the benchmark's own image list, a video list of
    a tenth as many videos, and a model's plain prediction lines, against the same data in this
    project's pipe-separated form read by the NIST CSV reader (``read_psv``): lines per second of each.
 
@@ -203,6 +207,65 @@ def spatial(n_maps: int, repeat: int) -> None:
     _row("score_spatial (integer rules, one bincount)", eng, base)
 
 
+def spatial_runs(n: int) -> None:
+    """The plugin on n spatial map pairs: maps per second on one process, two local processes and a LocalCluster."""
+    import importlib.util
+    import io
+    import tempfile
+
+    from _tree import run_tree
+    from PIL import Image
+
+    def png(a: np.ndarray) -> bytes:
+        buf = io.BytesIO()
+        Image.fromarray(a).save(buf, format="PNG")
+        return buf.getvalue()
+
+    rng = np.random.default_rng(3)
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        sub = d / "p-bench_1"
+        (sub / "masks").mkdir(parents=True)
+        (d / "data" / "spatial_localize" / "val").mkdir(parents=True)
+        yy, xx = np.mgrid[:256, :256]
+        rows, ref_rows, lst = [], [], []
+        for i in range(n):
+            name = f"val/img{i:06d}.jpg"
+            fake = i % 4 != 0
+            cy, cx, r = rng.integers(60, 196), rng.integers(60, 196), rng.integers(20, 60)
+            blob = ((yy - cy) ** 2 + (xx - cx) ** 2 < r * r).astype(np.uint8)
+            pred = (blob * rng.integers(100, 255)).astype(np.uint8)
+            (sub / "masks" / f"{i:06d}.png").write_bytes(png(pred))
+            if fake:
+                gt = np.roll(blob, 7, axis=1) * np.uint8(200)
+                (d / "data" / "spatial_localize" / f"{name[:-4]}.png").write_bytes(png(gt))
+            rows.append(f"{name}|0.9|masks/{i:06d}.png")
+            ref_rows.append(f"{name}|{int(fake)}|{'spatial_localize/' + name[:-4] + '.png' if fake else ''}")
+            lst.append(f"{name} {int(fake)} {int(fake)} {int(fake)}")
+        (sub / "p-bench_1.csv").write_text("ID|Score|MaskFileName\n" + "\n".join(rows) + "\n")
+        (d / "data" / "spatial_ref.csv").write_text("ID|Label|MaskFileName\n" + "\n".join(ref_rows) + "\n")
+        (d / "data" / "image_list.txt").write_text("\n".join(lst) + "\n")
+        print(f"\nspatial runs: {n} pairs of 256x256 PNG maps through pytest-omfc (process tree, one run each)")
+        modes: list[tuple[str, list[str]]] = [
+            ("one process", ["--omfc-jobs", "1"]),
+            ("--omfc-jobs 2", ["--omfc-jobs", "2"]),
+        ]
+        if importlib.util.find_spec("distributed") is not None:
+            modes.append(("--omfc-dask local (2 workers)", ["--omfc-dask", "local", "--omfc-jobs", "2"]))
+        for ref_name in ("spatial_ref.csv", "image_list.txt"):
+            for label, extra in modes:
+                cmd = [sys.executable, "-m", "pytest_omfc", "-q", "--omfc-submission", str(sub)]
+                cmd += ["--omfc-edition", "ForgeryNet", "--omfc-task", "spatial"]
+                cmd += ["--omfc-reference", str(d / "data" / ref_name), *extra]
+                run = run_tree(cmd)
+                if run.returncode != 0:
+                    raise SystemExit(f"exit {run.returncode}: {run.stdout[-1500:]}{run.stderr[-1500:]}")
+                print(
+                    f"  {ref_name:<16} {label:<30} {run.wall:6.2f} s wall {run.cpu:6.2f} s CPU "
+                    f"{n / run.wall:8.0f} maps/s  peak {run.peak_pss_mb:.0f} MB PSS ({run.processes} processes)"
+                )
+
+
 def files(n: int, repeat: int) -> None:
     """The benchmark's own lists and prediction lines against the same rows as pipe-separated files."""
     import tempfile
@@ -259,7 +322,8 @@ def main() -> None:
     ap.add_argument("--maps", type=int, default=500)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--lines", type=int, default=1_000_000, help="lines of the list benchmark (files)")
-    ap.add_argument("--only", choices=("classification", "temporal", "spatial", "files"))
+    ap.add_argument("--run-maps", type=int, default=2_000, help="map pairs of the whole spatial runs")
+    ap.add_argument("--only", choices=("classification", "temporal", "spatial", "spatial-runs", "files"))
     args = ap.parse_args()
     if args.only in (None, "classification"):
         classification(args.images, args.classes, args.repeat)
@@ -267,6 +331,8 @@ def main() -> None:
         temporal(args.videos, args.baseline_videos, args.repeat)
     if args.only in (None, "spatial"):
         spatial(args.maps, args.repeat)
+    if args.only in (None, "spatial-runs"):
+        spatial_runs(args.run_maps)
     if args.only in (None, "files"):
         files(args.lines, args.repeat)
 
