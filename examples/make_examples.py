@@ -587,9 +587,12 @@ def forgerynet_datasets() -> dict[str, bytes]:
         FNET_TL_REF: _json(fnet_temporal_gt()),
     }
     out[FNET_IMAGE_LIST] = "".join(" ".join(map(str, r)) + "\n" for r in FNET_LIST_IMAGES)
+    fakes = [n for n, b, *_ in FNET_LIST_IMAGES if b]
+    maps = {f"{FNET_OFFICIAL}/spatial_localize/{n[:-4]}.png": m for n, m in zip(fakes, FNET_LIST_GT_MAPS, strict=True)}
     out[FNET_VIDEO_LIST] = "".join(line + "\n" for line in FNET_LIST_VIDEOS)
     data = {k: v.encode() for k, v in out.items()}
     data.update({f"{FNET_ROOT}/spatial_maps/{i}.png": png(m) for i, m in FNET_GT_MAPS.items()})
+    data.update({k: png(m) for k, m in maps.items()})
     return data
 
 
@@ -606,6 +609,15 @@ FNET_LIST_IMAGES = [
     ("val_release/real/a49f02/frame00230.jpg", 0, 0, 0),
 ]
 FNET_LIST_PROBS = [[0.1, 0.7, 0.2], [0.2, 0.3, 0.5], [0.3, 0.2, 0.5], [0.8, 0.1, 0.1], [0.5, 0.4, 0.1]]
+#: the reference maps of the three fake images (spatial_localize/<image stem>.png) and a model's maps of all five
+FNET_LIST_GT_MAPS = [_fnet_map(2, 2, 10, 8, 200), _fnet_map(6, 4, 14, 12, 120), _fnet_map(0, 6, 8, 12, 255)]
+FNET_LIST_PRED_MAPS = [
+    _fnet_map(3, 2, 11, 8, 180),
+    _fnet_map(6, 5, 12, 12, 40),
+    _fnet_map(0, 5, 9, 12, 230),
+    _fnet_map(0, 0, 0, 0, 0),
+    _fnet_map(0, 0, 4, 2, 30),
+]
 #: <n> <video> [<start> <count> <0|1>] x n <binary> <triple> <9-way>, the video list's line (frames)
 FNET_LIST_VIDEOS = [
     "3 val_video_release/4/7f8984/718e0e/video.mp4 0 10 0 10 35 1 45 30 0 1 2 4",
@@ -657,7 +669,41 @@ def forgerynet_official_examples() -> list[FnetExample]:
         doc["results"].update(change)
         return _json(doc).replace('"score": "NaN"', '"score": NaN')
 
+    spl = dict(task="spatial", reference=FNET_IMAGE_LIST, family="official-spatial")
+    spl_header = ["ID", "Score", "MaskFileName"]
+    spl_rows = [[n, "0.9" if b else "0.1", f"maps/{i}.png"] for i, (n, b, *_) in enumerate(FNET_LIST_IMAGES)]
+    spl_maps = {f"maps/{i}.png": png(m) for i, m in enumerate(FNET_LIST_PRED_MAPS)}
+
+    def spatial(sub_id: str, rows: list[list[str]], maps: dict[str, bytes], **kw: object) -> FnetExample:
+        files = {"predictions.csv": psv(spl_header, rows).encode(), **maps}
+        return FnetExample(sub_id=sub_id, file="predictions.csv", files=files, **kw)  # type: ignore[arg-type]
+
     return [
+        spatial("unet", spl_rows, spl_maps, **spl),
+        spatial(
+            "unet_missing-map",
+            spl_rows,
+            {k: v for k, v in spl_maps.items() if k != "maps/1.png"},
+            breaks="maps/1.png does not exist",
+            fails={"FNET-07": ["maps/1.png"]},
+            **spl,
+        ),
+        spatial(
+            "unet_wrong-map-size",
+            spl_rows,
+            {**spl_maps, "maps/0.png": png(_fnet_map(0, 0, 4, 4, 90, size=(8, 6)))},
+            breaks="maps/0.png is 8x6 where the reference map is 16x12",
+            fails={"FNET-08": ["maps/0.png", "16x12"]},
+            **spl,
+        ),
+        spatial(
+            "unet_unknown-image",
+            _set(spl_rows, 4, 0, "val_release/real/a49f02/frame00231.jpg"),
+            spl_maps,
+            breaks="an image the list does not hold (and so frame00230.jpg is missing)",
+            fails={"FNET-04": ["frame00231.jpg", "frame00230.jpg"]},
+            **spl,
+        ),
         one("resnet50", "val_predictions.txt", _lines(img_rows, "image p0 p1 p2"), **img),
         one(
             "resnet50_name-with-spaces",

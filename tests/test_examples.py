@@ -157,6 +157,7 @@ def test_every_family_has_one_valid_and_several_invalid() -> None:
     assert sorted(families) == [
         "forgerynet/image-classification",
         "forgerynet/official-image",
+        "forgerynet/official-spatial",
         "forgerynet/official-temporal",
         "forgerynet/official-video",
         "forgerynet/spatial",
