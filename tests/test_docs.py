@@ -173,3 +173,44 @@ def test_pasted_failure_output_is_real(pytester: pytest.Pytester) -> None:
     items = {r: o for r, (o, _) in res.reports.items() if not any(k.startswith(f"{r}[") for k in res.reports)}
     passed = sum(1 for outcome in items.values() if outcome == "passed")
     assert (int(counts.group(1)), int(counts.group(2))) == (len(items), passed), "re-paste the output"
+
+
+def test_the_performance_section_quotes_benchmarks_as_they_run() -> None:
+    """Every benchmark script the README's Performance section names exists, every option it shows for the
+    script is one the script declares (with a value among the declared choices), and the rows the section
+    quotes are ones the script prints (their labels are in its source): figures come from benchmark output."""
+    import re
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    perf = readme.split("\n## Performance\n", 1)[1].split("\n## ", 1)[0]
+    checked = 0
+    current: str | None = None  # a paragraph without a script name continues the one before
+    for paragraph in perf.split("\n\n"):
+        named = sorted(set(re.findall(r"benchmarks/([a-z][a-z_]*\.py)", paragraph)))  # not the _helpers
+        if len(named) > 1:
+            current = None
+            continue
+        current = named[0] if named else current
+        if current is None:
+            continue
+        scripts = [current]
+        source = (REPO / "benchmarks" / current).read_text(encoding="utf-8")
+        for code in re.findall(r"`([^`]*)`", paragraph):
+            for flag, value in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)(?:[ =]([a-z][a-z0-9-]*))?", code):
+                if flag.startswith("--omfc-") or flag in ("--help",):
+                    continue  # the plugin's options (checked by the option tests)
+                assert f'"{flag}"' in source, f"README shows {flag} for {scripts[0]}, which does not declare it"
+                if value and "choices" in source.split(f'"{flag}"', 1)[1].split("\n", 1)[0]:
+                    assert f'"{value}"' in source, f"README shows {flag} {value}; {scripts[0]} has no such choice"
+                checked += 1
+    labels = {  # rows quoted in the README -> what the script prints
+        "score_masks.py": ["decode floor: Pillow, both PNGs", "OpenJPEG decode alone", "plugin's reference read"],
+        "score_provenance.py": ["whole runs", "with mappings", "scores only"],
+        "score_forgerynet.py": ["lines/s", "maps/s", "spatial runs"],
+        "validate_scale.py": ["floor", "MediScore"],
+    }
+    for script, needles in labels.items():
+        source = (REPO / "benchmarks" / script).read_text(encoding="utf-8")
+        for needle in needles:
+            assert needle in source, f"{script} no longer prints {needle!r}, which the README quotes"
+    assert checked >= 5
