@@ -82,7 +82,7 @@ def run_classification(inp: ScoringInput) -> list[Outcome]:
     id_ok, prob_ok = sub.id_ok, sub.prob_ok
     ok = id_ok & prob_ok
     ids = sub.sys_ids[ok].tolist()
-    missing = len(ref.ids) - len(set(sub.sys_ids[id_ok].tolist()))
+    missing = len(ref.ids) - int(np.count_nonzero(id_ok))  # id_ok rows: known IDs, each once
     notes = _left_out(
         [
             (int(np.count_nonzero(~id_ok)), "row", "with an unknown or repeated ID (FNET-04)"),
@@ -100,7 +100,7 @@ def run_classification(inp: ScoringInput) -> list[Outcome]:
                 fail=bool(ref.ids),
             )
         ] * n
-    labels = np.array([ref.labels[i] for i in ids], dtype=np.int64)
+    labels = sub.ref_labels[sub.ref_position[ok]]
     probs = sub.probs[ok]
     threshold = float(inp.options.get("threshold", 0.5))
     k = sub.classes
@@ -247,7 +247,7 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
     except ExecutionError as exc:
         return [NotScored(f"spatial scoring could not run: {exc}", fail=True)] * n
     scored = len(acc)
-    missing = len(ref.ids) - len(set(sub.sys_ids[id_ok].tolist()))
+    missing = len(ref.ids) - int(np.count_nonzero(id_ok))  # id_ok rows: known IDs, each once
     notes = _left_out(
         [
             (int(np.count_nonzero(~id_ok)), "row", "with an unknown or repeated ID (FNET-04)"),

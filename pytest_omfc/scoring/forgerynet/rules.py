@@ -160,18 +160,22 @@ def fnet_04(sub: Submission) -> Report:
         return _temporal_ids(ctx)
     table = ctx.sysout()
     ids = ctx.sys_ids
-    known = set(ref.ids)
-    is_known = ids.isin(known).to_numpy()
-    repeated = ids.duplicated(keep="first").to_numpy() & is_known
-    first = ~ids.duplicated(keep="first").to_numpy() & is_known
-    first_line = dict(zip(ids[first].tolist(), table.lines[first].tolist(), strict=False))
+    position = ctx.ref_position
+    is_known = position >= 0
+    again = ctx.repeats[0]
+    repeated = again & is_known
+    first = ~again & is_known
+    # the first line of each repeated ID only (a million good rows build nothing)
+    repeated_ids = set(ids[repeated].tolist())
+    firsts = np.flatnonzero(first & ids.isin(repeated_ids).to_numpy()) if repeated_ids else np.empty(0, np.int64)
+    first_line = dict(zip(ids.iloc[firsts].tolist(), table.lines[firsts].tolist(), strict=False))
     found: list[Finding] = []
     for pos in np.flatnonzero(~is_known | repeated).tolist():  # findings for the bad rows only
         rid, line = ids.iat[pos], table.line_of(pos)
         if not is_known[pos]:
             found.append(
                 Finding(
-                    f"ID must be one of the {len(known)} reference IDs of {ref.display} (got an unknown ID)",
+                    f"ID must be one of the {len(ref.ids)} reference IDs of {ref.display} (got an unknown ID)",
                     file=table.display,
                     line=line,
                     key=rid,
@@ -191,7 +195,9 @@ def fnet_04(sub: Submission) -> Report:
                 )
             )
     unknown, repeated_n = int(np.count_nonzero(~is_known)), int(np.count_nonzero(repeated))
-    missing = [rid for rid in ref.ids if rid not in first_line]
+    hit = np.zeros(len(ref.ids), dtype=bool)
+    hit[position[first]] = True
+    missing = [ref.ids[i] for i in np.flatnonzero(~hit).tolist()]
     for rid in missing:
         found.append(
             Finding(
