@@ -284,7 +284,7 @@ def files(n: int, repeat: int) -> None:
             "".join(f"{nm} {int(c > 0)} {min(int(c), 2)} {c}\n" for nm, c in zip(names, k.tolist(), strict=True))
         )
         (d / "image_ref.csv").write_text(
-            "ID|Label\n" + "".join(f"{nm}|{c}\n" for nm, c in zip(names, k.tolist(), strict=True))
+            "ID|Label\n" + "".join(f"{nm}|{int(c > 0)}\n" for nm, c in zip(names, k.tolist(), strict=True))
         )
         (d / "preds.txt").write_text("".join(f"{nm} {v:.6f}\n" for nm, v in zip(names, scores.tolist(), strict=True)))
         (d / "preds.csv").write_text(
@@ -311,6 +311,29 @@ def files(n: int, repeat: int) -> None:
         for name, fn, rows in cases:
             cpu, wall, _ = _best(fn, repeat)
             print(f"  {name:<42} {cpu:6.2f} s CPU {wall:6.2f} s wall  {rows / cpu:>12,.0f} lines/s")
+        from _tree import run_tree
+
+        print(f"  whole runs of pytest-omfc (2-way classification of {n:,} images, rules and score, process tree):")
+        sub = d / "p-bench_1"
+        sub.mkdir()
+        (d / "preds.csv").rename(sub / "p-bench_1.csv")
+        for name, submission, reference in (
+            ("plain lines against the image list", d / "preds.txt", d / "image_list.txt"),
+            ("ID|Score against ID|Label", sub, d / "image_ref.csv"),
+        ):
+            cmd = [sys.executable, "-m", "pytest_omfc", "-q", "--omfc-submission", str(submission)]
+            cmd += [
+                "--omfc-edition",
+                "ForgeryNet",
+                "--omfc-task",
+                "image-classification",
+                "--omfc-reference",
+                str(reference),
+            ]
+            run = run_tree(cmd)
+            if run.returncode != 0:
+                raise SystemExit(f"exit {run.returncode}: {run.stdout[-1500:]}{run.stderr[-1500:]}")
+            print(f"    {name:<40} {run.wall:6.2f} s wall {run.cpu:6.2f} s CPU  peak {run.peak_rss_mb:.0f} MB RSS")
 
 
 def main() -> None:
