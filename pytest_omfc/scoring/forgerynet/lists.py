@@ -20,6 +20,7 @@ nothing here raises on bad input.  A line is at most :data:`MAX_LINE` characters
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -103,6 +104,18 @@ def _text(path: Path, display: str, limits: Limits | None) -> tuple[str | None, 
         found = [f for issues in res.issues.values() for f in issues]
         return None, res.fatal[1] if res.fatal else f"{display} cannot be read", found
     return text, None, []
+
+
+def _records(text: str, display: str, report: Callable[[Finding], object]) -> Iterator[tuple[int, str, list[str]]]:
+    """``(line number, line, fields)`` of every non-blank line; a line over :data:`MAX_LINE` characters is
+    ``report``-ed as a finding, in line order, and never split."""
+    for no, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        if len(line) > MAX_LINE:
+            report(Finding(f"a line must be at most {MAX_LINE} characters (got {len(line)})", file=display, line=no))
+            continue
+        yield no, line, line.split()
 
 
 def _label_problem(value: str, k: int, level: str) -> str | None:
@@ -195,15 +208,7 @@ def read_image_list(path: Path, display: str, classes: int, limits: Limits | Non
     level = level_of(classes)
     what = f"<image> <binary> <triple> <16-way> (--omfc-classes {classes} reads the {LEVELS[level]} label)"
     seen: dict[str, int] = {}
-    for no, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        if len(line) > MAX_LINE:
-            out.problems.append(
-                Finding(f"a line must be at most {MAX_LINE} characters (got {len(line)})", file=display, line=no)
-            )
-            continue
-        tokens = line.split()
+    for no, line, tokens in _records(text, display, out.problems.append):
         if len(tokens) != 4:
             hint = ": a name with spaces?" if len(tokens) > 4 else ": a truncated line?"
             out.problems.append(
@@ -270,15 +275,7 @@ def read_video_list(path: Path, display: str, classes: int, limits: Limits | Non
         return out
     level = level_of(classes)
     seen: dict[str, int] = {}
-    for no, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        if len(line) > MAX_LINE:
-            out.problems.append(
-                Finding(f"a line must be at most {MAX_LINE} characters (got {len(line)})", file=display, line=no)
-            )
-            continue
-        tokens = line.split()
+    for no, line, tokens in _records(text, display, out.problems.append):
         got = (
             _video_line(tokens, classes, level)
             if len(tokens) >= 5
@@ -379,16 +376,7 @@ def read_plain_predictions(path: Path, display: str, columns: list[str], limits:
     values: list[list[str]] = []
     lines: list[int] = []
     header_line = 0
-    for no, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        if len(line) > MAX_LINE:
-            res.add(
-                "CSV-03",
-                Finding(f"a line must be at most {MAX_LINE} characters (got {len(line)})", file=display, line=no),
-            )
-            continue
-        tokens = line.split()
+    for no, line, tokens in _records(text, display, lambda finding: res.add("CSV-03", finding)):
         if not ids and not header_line and not any(_number(t) for t in tokens[1:]):
             header_line = no  # "image score", "name p0 p1 p2": a header
             continue

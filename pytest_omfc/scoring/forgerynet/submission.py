@@ -18,7 +18,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -30,6 +30,9 @@ from ...findings import DEFAULT_MAX_FINDINGS, Finding, Severity, Unavailable
 from ...jsonio import JsonProblem, load_json
 from ...paths import resolve_inside
 from ...submission import CheckSettings, Submission
+
+if TYPE_CHECKING:
+    from .lists import ParsedList
 
 __all__ = [
     "TOP_PREDICTIONS",
@@ -258,15 +261,7 @@ class ForgeryNetSubmission(Submission):
         the image with the extension ``.png`` (or the image's own name), none for a real image (all zero)."""
         from .lists import read_image_list
 
-        parsed = read_image_list(self.reference_path, self.ref_display, 2)
-        ref = Reference(
-            display=self.ref_display,
-            ids=parsed.ids,
-            lines=parsed.lines,
-            labels=parsed.labels,
-            problems=parsed.problems,
-            fatal=parsed.fatal,
-        )
+        ref = self._from_list(read_image_list(self.reference_path, self.ref_display, 2))
         folder = self.settings.spatial_maps or self.reference_path.parent / "spatial_localize"
         if ref.fatal is None and not folder.is_dir():
             ref.fatal = f"{self.ref_display} has no maps folder {folder} (give it with --omfc-spatial-maps)"
@@ -280,19 +275,23 @@ class ForgeryNetSubmission(Submission):
                 continue
             stem = rid.rsplit(".", 1)[0] if "." in rid.rsplit("/", 1)[-1] else rid
             name = f"{stem}.png" if os.path.lexists(folder / f"{stem}.png") else rid
-            info = self._mask(folder, name)
-            ref.masks[rid] = info
-            if info.problem:
-                ref.problems.append(
-                    Finding(
-                        f"the reference map {info.problem}",
-                        file=self.ref_display,
-                        line=ref.lines[rid],
-                        key=rid,
-                        value=f"{folder.name}/{name}",
-                    )
-                )
+            self._reference_map(ref, rid, self._mask(folder, name), f"{folder.name}/{name}")
         return ref
+
+    def _reference_map(self, ref: Reference, rid: str, info: MaskInfo, value: str, column: str | None = None) -> None:
+        """Keep a reference image's map; an unusable one is an FNET-02 finding naming the reference line."""
+        ref.masks[rid] = info
+        if info.problem:
+            ref.problems.append(
+                Finding(
+                    f"the reference map {info.problem}",
+                    file=self.ref_display,
+                    line=ref.lines[rid],
+                    key=rid,
+                    column=column,
+                    value=value,
+                )
+            )
 
     @functools.cached_property
     def reference_kind(self) -> str:
@@ -301,12 +300,9 @@ class ForgeryNetSubmission(Submission):
 
         return sniff(_head(self.reference_path))
 
-    def _list_reference(self, kind: str) -> Reference:
-        from .lists import read_image_list, read_video_list
-
-        read = read_image_list if kind == "image-list" else read_video_list
-        parsed = read(self.reference_path, self.ref_display, self.classes)
-        ref = Reference(
+    def _from_list(self, parsed: ParsedList) -> Reference:
+        """A parsed image or video list as the reference (its problems are FNET-02's findings)."""
+        return Reference(
             display=self.ref_display,
             ids=parsed.ids,
             lines=parsed.lines,
@@ -315,6 +311,12 @@ class ForgeryNetSubmission(Submission):
             problems=parsed.problems,
             fatal=parsed.fatal,
         )
+
+    def _list_reference(self, kind: str) -> Reference:
+        from .lists import read_image_list, read_video_list
+
+        read = read_image_list if kind == "image-list" else read_video_list
+        ref = self._from_list(read(self.reference_path, self.ref_display, self.classes))
         if self.is_temporal and self.settings.video_info is not None:
             from .lists import read_video_info
 
@@ -406,18 +408,7 @@ class ForgeryNetSubmission(Submission):
             names = dict(zip(ids.tolist(), table.df["MaskFileName"].astype(str).tolist(), strict=False))
             for rid in ref.ids:
                 info = self._mask(self.reference_path.parent, names[rid], allow_empty=True)
-                ref.masks[rid] = info
-                if info.problem:
-                    ref.problems.append(
-                        Finding(
-                            f"the reference mask {info.problem}",
-                            file=self.ref_display,
-                            line=ref.lines[rid],
-                            key=rid,
-                            column="MaskFileName",
-                            value=names[rid],
-                        )
-                    )
+                self._reference_map(ref, rid, info, names[rid], "MaskFileName")
         return ref
 
     def _json_reference(self) -> Reference:
