@@ -15,10 +15,10 @@ whatever sizes a file declares:
   whose header size equals the index size (MASK-06), so the work is bounded by
   the index, not by the upload: a 67-byte file declaring 1 x 2147483647 pixels
   is never inflated.
-* :func:`read_image_data` (the mask scorer) inflates the same stream through the
-  same function (:func:`_inflated`) and keeps it, for
-  :func:`pytest_omfc.unfilter.unfilter`: a rule and a scorer refuse the same
-  files with the same words.
+* :func:`read_image_data` and :func:`unfiltered` (the mask scorer, the ForgeryNet
+  spatial scorer) inflate the same stream through the same function
+  (:func:`_inflated`) and keep it, for :func:`pytest_omfc.unfilter.unfilter`: a
+  rule and a scorer refuse the same files with the same words.
 
 Nothing here raises on bad input: every function returns a state code and a
 message in the "must be X (got Y)" form.  Special files (FIFOs, devices) are
@@ -37,11 +37,14 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 # zlib-ng inflates these streams 5 to 30 times as fast as the standard library's zlib, with the same
 # streaming API (max_length, unconsumed_tail, eof), and its crc32 uses the CPU's carry-less multiply:
 # benchmarks/inflate.py measures the candidates on the masks of benchmarks/validate_scale.py.
 from zlib_ng import zlib_ng as zlib
+
+from .unfilter import unfilter
 
 #: zlib-ng's stub declares ``error`` as an instance (``error: Exception``); it is the exception class.
 _ZLIB_ERROR = cast("type[Exception]", zlib.error)
@@ -64,6 +67,7 @@ __all__ = [
     "raw_size",
     "decode_pixels",
     "read_image_data",
+    "unfiltered",
     "PixelError",
     "decode_many",
     "blackness_many",
@@ -71,7 +75,6 @@ __all__ = [
     "NOT_BLACK",
     "BAD_DATA",
     "CriticalChunks",
-    "open_checked",
     "open_critical",
 ]
 
@@ -495,6 +498,17 @@ def read_image_data(path: str, header: HeaderResult) -> bytearray:
     return buf
 
 
+def unfiltered(path: str, header: HeaderResult, colours: tuple[int, ...]) -> NDArray[np.uint8] | None:
+    """The image data read as MASK-04 reads it (:func:`read_image_data`: :class:`PixelError` with its words,
+    ``OSError``), and for an 8-bit, non-interlaced file of a colour type in ``colours`` (0 grey, 2 RGB) its
+    pixels, unfiltered with numpy (:func:`pytest_omfc.unfilter.unfilter`): (H, W) or (H, W, 3).  None: the
+    caller decodes the checked file itself (another kind of PNG, or one the unfilter declines)."""
+    raw = read_image_data(path, header)
+    if header.bit_depth == 8 and header.interlace == 0 and header.colour in colours:
+        return unfilter(raw, header.height, header.width, 3 if header.colour == 2 else 1)
+    return None
+
+
 def decode_many(items: list[tuple[str, int, int, int, int, int, int]]) -> list[tuple[str, str]]:
     """:func:`decode_pixels` over a slice of masks (a unit of work for the process pool)."""
     return [decode_pixels(*item) for item in items]
@@ -579,15 +593,3 @@ class CriticalChunks(io.RawIOBase):
 def open_critical(path: str, header: HeaderResult) -> io.BufferedReader:
     """A stream of the critical chunks (:class:`CriticalChunks`) of a file whose ``header`` is ``OK``."""
     return io.BufferedReader(CriticalChunks(path, header), buffer_size=_BLOCK)
-
-
-def open_checked(path: str, follow: bool = True) -> tuple[HeaderResult, io.BufferedReader | None]:
-    """The header pass of the rules (:func:`read_header`), then, for an ``OK`` file, a stream of its
-    critical chunks (:class:`CriticalChunks`) for a decoder.  Special files are never opened."""
-    header = read_header(path, follow=follow)
-    if header.state != OK:
-        return header, None
-    try:
-        return header, open_critical(path, header)
-    except OSError as exc:
-        return HeaderResult(UNREADABLE, f"must be readable (got {exc.strerror or exc})"), None

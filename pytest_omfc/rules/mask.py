@@ -854,10 +854,11 @@ def rejected_masks(ctx: Submission) -> dict[str, str]:
     """Every system mask file that a file rule (MASK-03..07) fails with an error: ``{absolute path: "MASK-0x: ..."}``.
 
     The mask scorer does not score these (the trial is "not scored: MASK-04 ..."), so a file the rules
-    reject is never scored and a file they accept is read by the scorer through the same header pass
-    (:func:`pytest_omfc.png.open_checked`).  MASK-04's image-data verdicts are those of this process
-    (inflated once, shared with MASK-04 and MASK-08).  Rules that are warnings for the edition do not
-    reject a file.  Nothing when the system output cannot be read (the scorer says why itself).
+    reject is never scored and a file they accept is read by the scorer through the same header pass and
+    the same inflate (:func:`pytest_omfc.png.read_header`, :func:`pytest_omfc.png.unfiltered`).  MASK-04's
+    image-data verdicts are those of this process (inflated once, shared with MASK-04 and MASK-08).  Rules
+    that are warnings for the edition do not reject a file.  Nothing when the system output cannot be read
+    (the scorer says why itself).
     """
     from ..registry import REGISTRY
 

@@ -149,7 +149,6 @@ def _grey_map(path: Path, size: tuple[int, int]) -> np.ndarray | str:
     from PIL import Image
 
     from ... import png
-    from ...unfilter import unfilter
 
     header = png.read_header(str(path), follow=True)  # the FNET rules' header pass
     if header.state != png.OK:
@@ -157,15 +156,14 @@ def _grey_map(path: Path, size: tuple[int, int]) -> np.ndarray | str:
     if (header.width, header.height) != size:
         kind = png.colour_name(header.colour, header.trns)
         return f"must be a {size[0]}x{size[1]} grey or 1-bit PNG (got {kind}, {header.width}x{header.height})"
-    if header.bit_depth == 8 and header.colour == 0 and header.interlace == 0:
-        try:
-            pixels = unfilter(png.read_image_data(str(path), header), header.height, header.width, 1)
-        except png.PixelError as exc:
-            return str(exc)
-        except OSError as exc:
-            return f"cannot be read ({exc.strerror or exc})"
-        if pixels is not None:
-            return pixels
+    try:  # the image data as MASK-04 and the mask scorer read it, also for a 1-bit map Pillow decodes
+        pixels = png.unfiltered(str(path), header, (0,))
+    except png.PixelError as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if pixels is not None:
+        return pixels
     try:
         with png.open_critical(str(path), header) as stream, Image.open(stream, formats=("PNG",)) as im:
             if im.mode not in ("L", "1") or im.size != size:

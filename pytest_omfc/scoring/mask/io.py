@@ -29,7 +29,6 @@ from PIL import Image
 
 from ... import png
 from ...paths import not_regular
-from ...unfilter import unfilter
 
 __all__ = [
     "MAX_PIXELS",
@@ -103,18 +102,15 @@ def _checked_png(
         raise MaskReadError(f"{_label(path)}: {header.message}")
     _check_size(_label(path), header.height, header.width, expected, max_pixels)
     try:
-        raw = png.read_image_data(name, header)
+        pixels = png.unfiltered(name, header, colours)
     except png.PixelError as exc:
         raise MaskReadError(f"{_label(path)}: {exc}") from None
     except MemoryError:
         raise MaskReadError(f"{_label(path)}: out of memory while decoding") from None
     except OSError as exc:
         raise MaskReadError(f"{_label(path)}: cannot read ({exc.strerror or exc})") from None
-    if header.bit_depth == 8 and header.interlace == 0 and header.colour in colours:
-        pixels = unfilter(raw, header.height, header.width, 3 if header.colour == 2 else 1)
-        if pixels is not None:
-            return pixels
-    del raw
+    if pixels is not None:
+        return pixels
     try:
         stream = png.open_critical(name, header)
     except OSError as exc:

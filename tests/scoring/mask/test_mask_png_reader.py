@@ -161,3 +161,23 @@ def test_a_filter_type_above_4_fails_mask04_and_the_scorer_with_the_same_words(t
     assert str(err.value) == f"bad.png: {message}"
     with pytest.raises(MaskReadError, match="filter types 0 to 4"):
         read_colour_reference(path, (3, 8))
+
+
+def test_unfilter_refuses_a_filter_type_above_4_when_called_alone() -> None:
+    """The readers check filter types first (read_image_data); the function keeps its own contract."""
+    raw = bytes([5, 1, 2]) + bytes([0, 3, 4])
+    with pytest.raises(ValueError, match="filter type of row 0 must be 0 to 4 \\(got 5\\)"):
+        unfilter.unfilter(raw, 2, 2, 1)
+
+
+def test_a_1_bit_forgerynet_map_is_refused_with_mask04s_words(tmp_path: Path) -> None:
+    """A 1-bit map (decoded by Pillow) has its image data read as MASK-04 reads it first, like an 8-bit one."""
+    from pytest_omfc.scoring.forgerynet.adapter import _grey_map
+
+    ihdr = struct.pack(">IIBBBBB", 8, 2, 1, 0, 0, 0, 0)
+    path = tmp_path / "m.png"
+    path.write_bytes(
+        png.SIGNATURE + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\x00\xff")[:-3]) + chunk(b"IEND", b"")
+    )
+    got = _grey_map(path, (8, 2))
+    assert isinstance(got, str) and got.startswith("pixel data must"), got
