@@ -76,6 +76,7 @@ def test_plain_predictions_fast_and_line_by_line_agree(
         a = pd.to_numeric(fast.table.df[c], errors="coerce").to_numpy(dtype=float)
         b = pd.to_numeric(slow.table.df[c], errors="coerce").to_numpy(dtype=float)
         assert np.array_equal(a, b, equal_nan=True)
+        assert fast.table.df[c].tolist() == slow.table.df[c].tolist()  # values as written (FNET-05 names them)
 
 
 @SETTINGS

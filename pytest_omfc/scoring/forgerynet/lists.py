@@ -126,8 +126,9 @@ def _label_problem(value: str, k: int, level: str) -> str | None:
     return None
 
 
-def _finish(out: ParsedList, display: str, seen: dict[str, int], rid: str, line: int, label: int) -> None:
-    first = seen.get(rid)
+def _finish(out: ParsedList, display: str, rid: str, line: int, label: int) -> bool:
+    """Keep a name's line and label; a name seen before is a finding naming its first line (False)."""
+    first = out.lines.get(rid)
     if first is not None:
         out.problems.append(
             Finding(
@@ -138,11 +139,11 @@ def _finish(out: ParsedList, display: str, seen: dict[str, int], rid: str, line:
                 value=rid,
             )
         )
-        return
-    seen[rid] = line
+        return False
     out.ids.append(rid)
     out.lines[rid] = line
     out.labels[rid] = label
+    return True
 
 
 def _fields(text: str, width: int, numbers: str | None = None) -> pd.DataFrame | None:
@@ -174,11 +175,13 @@ def _fields(text: str, width: int, numbers: str | None = None) -> pd.DataFrame |
     except (ValueError, TypeError, OverflowError, pd.errors.ParserError):  # a bad field, too many fields
         return None
     if len(df) != lines or (df[width].to_numpy(dtype=object) != "").any():
-        return None
+        return None  # a blank line, or a line with more fields
+    if df[width - 1].dtype == object and (df[width - 1].to_numpy(dtype=object) == "").any():
+        return None  # a line with fewer fields (a missing number fails the dtype instead)
     return df.drop(columns=[width])
 
 
-def _image_list_fast(text: str, display: str, classes: int) -> ParsedList | None:
+def _image_list_fast(text: str, classes: int) -> ParsedList | None:
     """The whole list at once when every line is well formed (else None: read line by line)."""
     df = _fields(text, 4, "int64")
     if df is None:
@@ -202,12 +205,11 @@ def read_image_list(path: Path, display: str, classes: int, limits: Limits | Non
     if text is None:
         out.fatal, out.problems = fatal, found
         return out
-    fast = _image_list_fast(text, display, classes)
+    fast = _image_list_fast(text, classes)
     if fast is not None:
         return fast
     level = level_of(classes)
     what = f"<image> <binary> <triple> <16-way> (--omfc-classes {classes} reads the {LEVELS[level]} label)"
-    seen: dict[str, int] = {}
     for no, line, tokens in _records(text, display, out.problems.append):
         if len(tokens) != 4:
             hint = ": a name with spaces?" if len(tokens) > 4 else ": a truncated line?"
@@ -224,7 +226,7 @@ def read_image_list(path: Path, display: str, classes: int, limits: Limits | Non
         if bad is not None:
             out.problems.append(Finding(bad, file=display, line=no, key=tokens[0], value=tokens[1 + level]))
             continue
-        _finish(out, display, seen, tokens[0], no, int(tokens[1 + level]))
+        _finish(out, display, tokens[0], no, int(tokens[1 + level]))
     if not out.ids and out.fatal is None:
         out.fatal = f"{display} holds no usable line"
     return out
@@ -274,7 +276,6 @@ def read_video_list(path: Path, display: str, classes: int, limits: Limits | Non
         out.fatal, out.problems = fatal, found
         return out
     level = level_of(classes)
-    seen: dict[str, int] = {}
     for no, line, tokens in _records(text, display, out.problems.append):
         got = (
             _video_line(tokens, classes, level)
@@ -293,8 +294,7 @@ def read_video_list(path: Path, display: str, classes: int, limits: Limits | Non
             )
             continue
         fakes, label = got
-        _finish(out, display, seen, tokens[1], no, label)
-        if seen.get(tokens[1]) == no:
+        if _finish(out, display, tokens[1], no, label):
             out.segments[tokens[1]] = fakes
     if not out.ids and out.fatal is None:
         out.fatal = f"{display} holds no usable line"
@@ -310,10 +310,7 @@ def read_video_info(path: Path, display: str, videos: set[str]) -> tuple[dict[st
     text, fatal, found = _text(path, display, None)
     if text is None:
         return frames, found or [Finding(fatal or f"{display} cannot be read", file=display)]
-    for no, line in enumerate(text.split("\n"), start=1):
-        if not line.strip() or len(line) > MAX_LINE:
-            continue
-        tokens = line.split()
+    for no, line, tokens in _records(text, display, problems.append):
         if not frames and not problems and len(tokens) == 2 and not _INT.match(tokens[1]):
             continue  # a header such as "video frames"
         if len(tokens) != 2 or not _INT.match(tokens[1]) or int(tokens[1]) < 0:
@@ -363,7 +360,7 @@ def read_plain_predictions(path: Path, display: str, columns: list[str], limits:
     head_line = _first_line(text)
     header = bool(head_line.strip()) and not any(_number(t) for t in head_line.split()[1:])
     body_text = text.split("\n", 1)[1] if header and "\n" in text and not text.startswith("\n") else text
-    df = _fields(body_text, width, "float64") if body_text is not text or not header else None
+    df = _fields(body_text, width) if body_text is not text or not header else None  # fields as written
     if df is not None:
         body = df
         table = pd.DataFrame({"ID": body[0].to_numpy(dtype=object)})
