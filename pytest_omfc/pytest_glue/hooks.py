@@ -396,7 +396,7 @@ def _forgerynet_settings(
                 f"--omfc-classes: must be {', '.join(map(str, allowed[:-1]))} or {allowed[-1]} for "
                 f"{task.value} (got {str(classes_text).strip()!r})"
             )
-    timing = _forgerynet_timing(config, task, dataset)
+    task_options = _forgerynet_task_options(config, task, dataset)
     from ..scoring.forgerynet.submission import forgerynet_settings  # numpy and pandas: only for a ForgeryNet check
 
     return forgerynet_settings(
@@ -407,19 +407,28 @@ def _forgerynet_settings(
         dataset,
         resolved(config, "omfc_max_findings"),
         resolved(config, "omfc_jobs"),
-        **timing,
+        **task_options,
     )
 
 
-def _forgerynet_timing(config: pytest.Config, task: Task, dataset: Path | None) -> dict[str, Any]:
-    """``--omfc-time-unit``, ``--omfc-fps`` and ``--omfc-video-info``: temporal localization only."""
+def _forgerynet_task_options(config: pytest.Config, task: Task, dataset: Path | None) -> dict[str, Any]:
+    """The options of one ForgeryNet task: ``--omfc-spatial-maps`` (spatial), ``--omfc-time-unit``,
+    ``--omfc-fps`` and ``--omfc-video-info`` (temporal); given for another task, a usage error.  The file is
+    resolved as every input path is (:func:`pytest_omfc.paths.resolve_input`), the folder likewise (the
+    dataset root first, then the invocation or ini directory)."""
+    from ..paths import resolve_input
+
     maps_text, maps_base = _option(config, "omfc_spatial_maps")
     if task is Task.FSL:
         if maps_text is None:
             return {}
-        maps = Path(maps_text).expanduser()
-        if not maps.is_absolute():
-            maps = (dataset / maps) if dataset is not None else (maps_base / maps)
+        given_maps = Path(maps_text).expanduser()  # a folder: the dataset root first, then the base
+        cands = (
+            [given_maps]
+            if given_maps.is_absolute()
+            else [*([dataset / given_maps] if dataset else []), maps_base / given_maps]
+        )
+        maps = next((c for c in cands if c.is_dir()), cands[-1]).absolute()
         if not maps.is_dir():
             raise UsageProblem(f"--omfc-spatial-maps: no such folder: {maps}")
         return {"spatial_maps": maps}
@@ -438,9 +447,7 @@ def _forgerynet_timing(config: pytest.Config, task: Task, dataset: Path | None) 
     info_text, info_base = _option(config, "omfc_video_info")
     info = None
     if info_text is not None:
-        info = Path(info_text).expanduser()
-        if not info.is_absolute():
-            info = (dataset / info) if dataset is not None else (info_base / info)
+        info = resolve_input(info_text, info_base, dataset)
         if not info.is_file():
             raise UsageProblem(f"--omfc-video-info: no such file: {info}")
     return {"time_unit": unit, "fps": fps, "video_info": info}
