@@ -27,7 +27,7 @@ Generates its inputs once (cached under ``$XDG_CACHE_HOME/pytest-omfc-bench`` or
    pairs hard-linked under distinct names (each file is still read and
    decoded: the scorer deduplicates by path only).
 
-The baseline is a straightforward numpy implementation of METRICS.md section 2,
+The baseline is a straightforward numpy implementation of docs/scoring/masks.md,
 kept here: Pillow decode (``convert('RGB')`` + BGR flip, ``convert('L')``), the
 reference colour code ``65536*B + 256*G + R``, no-score zones with OpenCV's
 ``dilate``/``erode`` (MediScore's calls; ``scipy.ndimage`` when OpenCV is not
@@ -267,7 +267,7 @@ def run_inputs(root: Path, n: int, variants: int) -> Path:
     return case
 
 
-# --- the baseline: METRICS.md section 2, one threshold at a time ---------------------------------
+# --- the baseline: docs/scoring/masks.md, one threshold at a time ---------------------------------
 
 
 def _morphology() -> tuple[
@@ -352,7 +352,7 @@ def baseline_score(
     ntdks: int = 15,
     shape: str = "box",
 ) -> BaselineScore:
-    """METRICS.md 2.4-2.7, written the obvious way: one whole-image pass per threshold."""
+    """docs/scoring/masks.md, written the obvious way: one whole-image pass per threshold."""
     gt = bw == 0
     e = MORPH_DILATE(bw, kernel(shape, eks))  # erodes the black GT
     d = MORPH_ERODE(bw, kernel(shape, dks))  # dilates the black GT

@@ -3,7 +3,7 @@
     python examples/make_examples.py [OUT]      # OUT defaults to examples/ itself
 
 Three task families, each with one valid submission and several invalid ones
-that break one or two RULES.md rules on purpose (named after what they
+that break one or two rules on purpose (named after what they
 break): OpenMFC2020 IMDL, OpenMFC2020 VMD and MFC2019 manipulation-video;
 and the four ForgeryNet-style tasks (issue 12, FNET rules) under
 ``submissions/forgerynet/<task>/`` with their references in ``datasets/ForgeryNet/``.
@@ -200,7 +200,7 @@ IMDL_TARGETS = {IMDL_IDS[0], IMDL_IDS[1]}  # scores 0.93 and 0.08 against 0.71 a
 
 
 #: Reference masks of the targets (box x0, y0, x1, y1): the valid submission's mask of 0101 lies inside its
-#: box (the mask scorer's partial hit); 0102 has no system mask (white: MCC 0, METRICS.md 2.8).
+#: box (the mask scorer's partial hit); 0102 has no system mask (white: MCC 0, docs/scoring/masks.md#special-cases).
 IMDL_REFERENCE_BOXES = {IMDL_IDS[0]: (6, 6, 38, 34), IMDL_IDS[1]: (30, 12, 62, 44)}
 
 

@@ -1,12 +1,12 @@
 """Reading pipe-separated files without ever raising on bad input.
 
 MediScore reads with pandas and crashes or silently reshapes on ragged,
-blank-line or binary input (RULES.md CSV-03, B-04).  Here a file is read once
+blank-line or binary input (CSV-03, B-04).  Here a file is read once
 into a table of strings (``0042`` stays ``0042``, IDX-01/B-12) with the
 physical line number of every record, and every dialect problem becomes a
 finding under its CSV rule instead of an exception.
 
-Decisions where RULES.md leaves the verdict open (see :func:`read_psv`):
+Decisions where the rule reference (docs/rules/csv.md) leaves the verdict open (see :func:`read_psv`):
 
 * CSV-01 (error, fatal): a header without ``|`` -- the file is not read further (D-11).
 * CSV-02 (error): a UTF-8 byte-order mark (MediScore reads it as part of the

@@ -1,23 +1,24 @@
-"""Generate the README's reference sections from the code, so they cannot drift.
+"""Generate the documentation's reference pages and blocks from the code, so that they cannot drift.
 
-    python -m pytest_omfc.docgen [--check] [README]      # README defaults to ./README.md
+    python -m pytest_omfc.docgen [--check] [DOCS]      # DOCS defaults to ./docs
 
-Seven blocks of the README are rewritten between HTML comment markers:
+Whole pages are written for the rule reference: ``rules/<family>.md``, one per rule family (every rule's
+editions, tasks, severity, plan sections, the plan's sentence, MediScore's behaviour; from
+:data:`pytest_omfc.REGISTRY` and :data:`pytest_omfc.rules.catalog.SOURCES`).  Blocks between HTML comment
+markers are rewritten in the hand-written pages (:data:`PAGES`):
 
-* ``options``: what is checked and how (:data:`pytest_omfc.options.CHECK_OPTIONS`) and the ini names;
-* ``scoring-options``: the scoring set-up and every scorer's options
+* ``options`` (options.md): what is checked and how (:data:`pytest_omfc.options.CHECK_OPTIONS`), ini names;
+* ``scoring-options`` (options.md): the scoring set-up and every scorer's options
   (:func:`pytest_omfc.scoring.families.every_option`), with the MediScore option each stands for;
-* ``conventions``: :func:`pytest_omfc.scoring.convention_table` (MediScore or the plans);
-* ``gate-metrics``: each scorer's metric names (``Scorer.metrics``), which ``--omfc-require`` accepts;
-* ``rules``: the rule table from :data:`pytest_omfc.REGISTRY` (ID, title, editions, tasks,
-  severity), then the rules no check can decide, with the reason;
-* ``choices``: the RULES.md section 3 resolutions (D-xx) the package cites, one line each;
-* ``defects``: the MediScore defects (B-xx) the package cites as not copied.
+* ``conventions`` (scoring/conventions.md): :func:`pytest_omfc.scoring.convention_table`;
+* ``gate-metrics`` (ci.md): each scorer's metric names (``Scorer.metrics``), which ``--omfc-require`` accepts;
+* ``rules`` (rules/index.md): every rule in one table, linked to its page, and the rules no check can decide;
+* ``choices`` (rules/choices.md): the resolutions (D-xx) where the plans and MediScore disagree;
+* ``defects`` (rules/defects.md): the MediScore defects (B-xx) not copied;
+* ``columns`` (editions.md): the system-output columns of every edition and task.
 
-``--check`` rewrites nothing and exits 1 when a block differs (``tests/test_docs.py``
-runs the same comparison).  The one-line summaries of D-xx and B-xx live here
-because RULES.md is not shipped with the package; a cited ID without a summary
-is reported as unknown.
+``--check`` rewrites nothing and exits 1 when a page or block differs (``tests/test_docs.py`` runs the same
+comparison).  The D-xx and B-xx texts are this project's own and live here, with the modules citing them.
 """
 
 from __future__ import annotations
@@ -36,7 +37,19 @@ from .registry import ALL_GROUPS, ALL_TASKS, REGISTRY, Rule
 if TYPE_CHECKING:
     from .options import Option
 
-__all__ = ["BLOCKS", "CHOICES", "DEFECTS", "citations", "blocks", "update", "drift", "main"]
+__all__ = [
+    "BLOCKS",
+    "PAGES",
+    "CHOICES",
+    "DEFECTS",
+    "FAMILIES",
+    "citations",
+    "blocks",
+    "pages",
+    "update",
+    "drift",
+    "main",
+]
 
 PACKAGE = Path(__file__).resolve().parent
 CITE_RE = re.compile(r"\b([DB]-\d\d)\b")
@@ -50,7 +63,7 @@ GROUP_NAMES = {
 }
 TASK_ORDER = [Task.IMG, Task.VID, Task.SPL, Task.PF, Task.PG, Task.EV, Task.CAM, Task.FIC, Task.FSL, Task.FVC, Task.FTL]
 
-#: RULES.md section 3: the resolution pytest-omfc follows, one line each.
+#: Where the plans contradict each other or MediScore, or are ambiguous: the resolution pytest-omfc follows.
 CHOICES: dict[str, str] = {
     "D-01": "A SubID grammar per edition: the full NC2017/MFC2018 EXPID (CONDITION, `p-`/`c-` SYS and integer VERSION "
     "included), MFC2019 `<SYS>_<VERSION>_[OPTIONAL]`, OpenMFC a free string; MediScore's `-nc` knows only the NC2017 "
@@ -101,7 +114,7 @@ CHOICES: dict[str, str] = {
     "D-28": "One-to-one correspondence uses the composite trial key of IDX-01 (splice, event and camera tasks).",
 }
 
-#: RULES.md section 4: the MediScore defect, and what pytest-omfc does instead.
+#: MediScore defects, and what pytest-omfc does instead.
 DEFECTS: dict[str, str] = {
     "B-01": "SSD's missing-key error never fails the run: here a trial missing from the output fails IDX-04.",
     "B-02": "DSD's duplicate-row check is commented out: here duplicate pairs fail IDX-05.",
@@ -122,7 +135,7 @@ DEFECTS: dict[str, str] = {
 }
 
 START, END = "<!-- {name}:start -->", "<!-- {name}:end -->"
-BLOCKS = ("options", "scoring-options", "conventions", "rules", "choices", "defects", "gate-metrics")
+BLOCKS = ("options", "scoring-options", "conventions", "rules", "choices", "defects", "gate-metrics", "columns")
 
 
 # ------------------------------------------------------------------ citations
@@ -224,10 +237,64 @@ def gate_metrics_block() -> str:
     return "\n".join(lines)
 
 
+def columns_block() -> str:
+    """The system-output columns of every NIST edition group and task (the COL rules' layouts)."""
+    from .models.tabular import LAYOUTS, optional_columns, required_columns
+
+    lines = ["| Edition | Task | Required columns | Optional columns |", "|---|---|---|---|"]
+    for (group, task), model in sorted(
+        LAYOUTS.items(), key=lambda kv: (list(Group).index(kv[0][0]), TASK_ORDER.index(kv[0][1]))
+    ):
+        required = ", ".join(f"`{c}`" for c in required_columns(model))
+        optional = ", ".join(f"`{c}`" for c in optional_columns(model)) or "none"
+        lines.append(f"| {GROUP_NAMES[group]} | {task.value} | {required} | {optional} |")
+    return "\n".join(lines)
+
+
 def conventions_block() -> str:
     from .scoring import convention_table
 
     return convention_table()
+
+
+#: Rule family -> the title of its page (the rule IDs' prefix).
+FAMILIES: dict[str, str] = {
+    "ARC": "The uploaded archive",
+    "SUB": "The submission identifier (SubID, EXPID)",
+    "PKG": "Directory layout and packaging",
+    "DESC": "The system description",
+    "CSV": "The file dialect",
+    "COL": "Required columns",
+    "IDX": "Correspondence with the index",
+    "SCORE": "ConfidenceScore",
+    "STATUS": "Probe, donor and provenance statuses",
+    "MASK": "Image masks",
+    "OOPIX": "Opt-out pixel values",
+    "VMASK": "MFC2019 video masks (HDF5)",
+    "VSEG": "Video frame and audio sample segments",
+    "PROV": "Provenance output (JSON)",
+    "EV": "Event verification",
+    "CAM": "Camera verification",
+    "RUN": "The validator run",
+    "PROTO": "Protocol rules",
+    "FNET": "ForgeryNet-style benchmarks",
+}
+GENERATED = "<!-- generated by `python -m pytest_omfc.docgen` from the rule registry: do not edit -->"
+_CITED_LINK = re.compile(r"\b([DB])-(\d\d)\b")
+
+
+def _family_page(family: str) -> str:
+    return f"{family.lower()}.md"
+
+
+def _link_citations(text: str) -> str:
+    """D-xx and B-xx in ``text`` as links to their entries on the choices and defects pages."""
+
+    def repl(m: re.Match[str]) -> str:
+        page = "choices" if m.group(1) == "D" else "defects"
+        return f"[{m.group(0)}]({page}.md#{m.group(1).lower()}-{m.group(2)})"
+
+    return _CITED_LINK.sub(repl, text)
 
 
 def rules_block() -> str:
@@ -244,20 +311,57 @@ def rules_block() -> str:
         "|---|---|---|---|---|",
     ]
     for r in checked:
-        lines.append(f"| {r.id} | {_cell(r.title)} | {_editions(r.groups)} | {_tasks(r.tasks)} | {_severity(r)} |")
+        link = f"[{r.id}]({_family_page(r.family)}#{r.id.lower()})"
+        lines.append(f"| {link} | {_cell(r.title)} | {_editions(r.groups)} | {_tasks(r.tasks)} | {_severity(r)} |")
     lines += ["", "Not checked (no check on the submission can decide them):", ""]
     for r in skipped:
-        lines.append(f"* **{r.id}** {_cell(r.title)}: {_cell(r.not_checked or '')}")
+        link = f"[{r.id}]({_family_page(r.family)}#{r.id.lower()})"
+        lines.append(f"* **{link}** {_cell(r.title)}: {_cell(r.not_checked or '')}")
     return "\n".join(lines)
+
+
+def _quote(text: str) -> str:
+    """The plan's sentence as a Markdown block quote (``<`` and ``*`` kept literal)."""
+    for char in "\\<>*_[]":
+        text = text.replace(char, "\\" + char)
+    return "> " + text
+
+
+def family_page(family: str) -> str:
+    """The rule reference page of one family: every rule, where it comes from and what MediScore does."""
+    from .rules.catalog import SOURCES
+
+    rules = [r for r in REGISTRY.values() if r.family == family]
+    lines = [GENERATED, "", f"# {family}: {FAMILIES[family]}", ""]
+    for r in rules:
+        src = SOURCES[r.id]
+        lines += [f"## {r.id}", "", f"**{_cell(r.title)}**", ""]
+        facts = [
+            ("Editions", _editions(r.groups)),
+            ("Tasks", _tasks(r.tasks)),
+            ("Severity", "not checked" if r.check is None else _severity(r)),
+            ("Plans", _cell(src.plans)),
+        ]
+        if r.requires:
+            facts.append(
+                ("Runs after", ", ".join(f"[{q}]({_family_page(q.split('-')[0])}#{q.lower()})" for q in r.requires))
+            )
+        lines += ["| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in facts] + [""]
+        if src.quote:
+            lines += [_quote(src.quote) + f" ({src.quoted_from})", ""]
+        if r.check is None:
+            lines += [f"Not checked: {_cell(r.not_checked or '')}.", ""]
+        lines += [f"**What MediScore does.** {_link_citations(src.mediscore)}", ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def _cited_block(table: dict[str, str], prefix: str) -> str:
     cited = {k: v for k, v in citations().items() if k.startswith(prefix)}
     lines = []
     for cid, where in cited.items():
-        summary = table.get(cid, "(unknown ID: not in RULES.md; fix the citation)")
-        lines.append(f"* **{cid}** {summary} ({', '.join(f'`{w}`' for w in where)})")
-    return "\n".join(lines) or "(none cited yet)"
+        summary = table.get(cid, "(unknown ID: no summary in docgen; fix the citation)")
+        lines += [f"## {cid}", "", f"{summary} ({', '.join(f'`{w}`' for w in where)})", ""]
+    return "\n".join(lines).rstrip("\n") or "(none cited yet)"
 
 
 def blocks() -> dict[str, str]:
@@ -270,10 +374,29 @@ def blocks() -> dict[str, str]:
         "choices": _cited_block(CHOICES, "D-"),
         "defects": _cited_block(DEFECTS, "B-"),
         "gate-metrics": gate_metrics_block(),
+        "columns": columns_block(),
     }
 
 
-# ------------------------------------------------------------------ README
+#: Hand-written page (relative to docs/) -> the generated blocks it holds.
+PAGES: dict[str, tuple[str, ...]] = {
+    "options.md": ("options", "scoring-options"),
+    "ci.md": ("gate-metrics",),
+    "scoring/conventions.md": ("conventions",),
+    "rules/index.md": ("rules",),
+    "rules/choices.md": ("choices",),
+    "rules/defects.md": ("defects",),
+    "editions.md": ("columns",),
+}
+
+
+def pages() -> dict[str, str]:
+    """Generated whole page (relative to docs/) -> its Markdown: one per rule family."""
+    families = list(dict.fromkeys(r.family for r in REGISTRY.values()))
+    return {f"rules/{_family_page(f)}": family_page(f) for f in families}
+
+
+# ------------------------------------------------------------------ the docs tree
 
 
 def _pattern(name: str) -> re.Pattern[str]:
@@ -281,49 +404,81 @@ def _pattern(name: str) -> re.Pattern[str]:
     return re.compile(f"{start}\n?(.*?)\n?{end}", re.S)
 
 
-def update(text: str) -> str:
-    """``text`` with every marked block regenerated; a missing marker pair is an error."""
-    for name, body in blocks().items():
+def update(text: str, names: tuple[str, ...] = BLOCKS, generated: dict[str, str] | None = None) -> str:
+    """``text`` with the marked blocks ``names`` regenerated; a missing marker pair is an error."""
+    made = generated if generated is not None else blocks()
+    for name in names:
         pattern = _pattern(name)
         if not pattern.search(text):
-            raise ValueError(f"README has no {START.format(name=name)} ... {END.format(name=name)} block")
-        block = f"{START.format(name=name)}\n{body}\n{END.format(name=name)}"
+            raise ValueError(f"no {START.format(name=name)} ... {END.format(name=name)} block")
+        block = f"{START.format(name=name)}\n{made[name]}\n{END.format(name=name)}"
         text = pattern.sub(functools.partial(_constant, block), text, count=1)
     return text
 
 
-def drift(text: str) -> list[str]:
-    """Names of the blocks that differ from the code (empty when up to date)."""
-    want = blocks()
+def drift(docs: Path) -> list[str]:
+    """What differs from the code under ``docs`` (``page`` or ``page: block``); empty when up to date."""
+    made = blocks()
     out = []
-    for name in BLOCKS:
-        m = _pattern(name).search(text)
-        if m is None or m.group(1) != want[name]:
-            out.append(name)
+    for page, names in PAGES.items():
+        path = docs / page
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        for name in names:
+            m = _pattern(name).search(text)
+            if m is None or m.group(1) != made[name]:
+                out.append(f"{page}: {name}")
+    want = pages()
+    for page, body in want.items():
+        path = docs / page
+        if not path.is_file() or path.read_text(encoding="utf-8") != body:
+            out.append(page)
+    for path in sorted((docs / "rules").glob("*.md")):  # a page of a family that no longer exists
+        page = path.relative_to(docs).as_posix()
+        if page not in want and path.read_text(encoding="utf-8").startswith(GENERATED):
+            out.append(f"{page} (no such family)")
     return out
+
+
+def write(docs: Path) -> list[str]:
+    """Regenerate every block and page under ``docs``; returns what changed."""
+    stale = drift(docs)
+    made = blocks()
+    for page, names in PAGES.items():
+        path = docs / page
+        text = path.read_text(encoding="utf-8")
+        new = update(text, names, made)
+        if new != text:
+            path.write_text(new, encoding="utf-8", newline="\n")
+    want = pages()
+    for page, body in want.items():
+        path = docs / page
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.is_file() or path.read_text(encoding="utf-8") != body:
+            path.write_text(body, encoding="utf-8", newline="\n")
+    for path in sorted((docs / "rules").glob("*.md")):
+        if path.relative_to(docs).as_posix() not in want and path.read_text(encoding="utf-8").startswith(GENERATED):
+            path.unlink()
+    return stale
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pytest_omfc.docgen", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only report drift; exit 1 if there is any")
-    parser.add_argument("readme", nargs="?", default="README.md", type=Path, metavar="README")
+    parser.add_argument("docs", nargs="?", default="docs", type=Path, metavar="DOCS")
     args = parser.parse_args(argv)
-    text = args.readme.read_text(encoding="utf-8")
-    stale = drift(text)
     if args.check:
+        stale = drift(args.docs)
         if stale:
-            print(f"{args.readme}: out of date: {', '.join(stale)}; run: python -m pytest_omfc.docgen {args.readme}")
+            print(f"{args.docs}: out of date: {', '.join(stale)}; run: python -m pytest_omfc.docgen {args.docs}")
             return 1
-        print(f"{args.readme}: up to date")
+        print(f"{args.docs}: up to date")
         return 0
     try:
-        new = update(text)
-    except ValueError as exc:
-        print(f"{args.readme}: {exc}")
+        stale = write(args.docs)
+    except (OSError, ValueError) as exc:
+        print(f"{args.docs}: {exc}")
         return 1
-    if new != text:
-        args.readme.write_text(new, encoding="utf-8", newline="\n")
-    print(f"{args.readme}: " + (f"updated {', '.join(stale)}" if stale else "up to date"))
+    print(f"{args.docs}: " + (f"updated {', '.join(stale)}" if stale else "up to date"))
     return 0
 
 

@@ -1,6 +1,6 @@
 """Editions, tasks and how to infer them from an index file.
 
-RULES.md speaks of edition groups (``N17``, ``M18``, ``M19``, ``O2x``) and task
+The rule reference speaks of edition groups (``N17``, ``M18``, ``M19``, ``O2x``) and task
 codes (``IMG``, ``VID``, ``SPL``, ``PF``, ``PG``, ``EV``, ``CAM``); the index
 files and the command line speak of edition names and TaskIDs.  This module is
 the one place that maps between the two.
@@ -33,13 +33,13 @@ class EditionTaskError(ValueError):
 
 
 class Group(str, enum.Enum):
-    """Edition groups of RULES.md section 0.4 (NC2016 follows NC2017)."""
+    """Edition groups of docs/rules/index.md (NC2016 follows NC2017)."""
 
     N17 = "N17"
     M18 = "M18"
     M19 = "M19"
     O2X = "O2x"
-    FNET = "FNET"  # ForgeryNet-style benchmarks: no RULES.md group, its own FNET rules
+    FNET = "FNET"  # ForgeryNet-style benchmarks: no NIST edition group, its own FNET rules
 
 
 class Edition(str, enum.Enum):
@@ -68,7 +68,7 @@ _GROUP = {
 
 
 class Task(str, enum.Enum):
-    """Task codes of RULES.md section 0.4."""
+    """Task codes of docs/rules/index.md."""
 
     IMG = "IMG"
     VID = "VID"
@@ -87,7 +87,8 @@ class Task(str, enum.Enum):
 #: The NIST edition groups and tasks (a rule's default scope: "all" in the README means these).
 NIST_GROUPS: frozenset[Group] = frozenset(g for g in Group if g is not Group.FNET)
 FORGERYNET_TASKS: frozenset[Task] = frozenset({Task.FIC, Task.FSL, Task.FVC, Task.FTL})
-#: ``--omfc-classes`` per classification task (METRICS.md 5.1: 16-way images, 9-way videos); 2 is the default.
+#: ``--omfc-classes`` per classification task (docs/scoring/forgerynet.md#classification-metrics: 16-way images, 9-way
+# videos); 2 is the default.
 FORGERYNET_CLASSES: dict[Task, tuple[int, ...]] = {Task.FIC: (2, 3, 16), Task.FVC: (2, 3, 9)}
 NIST_TASKS: frozenset[Task] = frozenset(t for t in Task if t not in FORGERYNET_TASKS)
 

@@ -432,7 +432,7 @@ SCORING_OPTIONS: tuple[Option, ...] = (
         "omfc_optout",
         {
             "action": "store_true",
-            "help": "score only trials whose IsOptOut/ProbeStatus says detection was done (METRICS.md 1.2)",
+            "help": "score only trials whose IsOptOut/ProbeStatus says detection was done",
         },
         "--optOut",
         default=False,

@@ -2,7 +2,7 @@
 
 A mask, HDF5 or JSON reference must be a relative path that stays inside the
 submission directory: no ``..`` escape, no absolute path, no symlink leading
-outside (RULES.md D-24, PKG-04...06).  An unsafe reference is reported and the
+outside (D-24, PKG-04...06).  An unsafe reference is reported and the
 file outside is never opened.  The same holds for the submission's own files,
 ``<ID>.csv`` (PKG-01) and ``<ID>.txt`` (PKG-03).
 

@@ -1,4 +1,4 @@
-"""The rule registry: every RULES.md rule the plugin knows, as data.
+"""The rule registry: every rule the plugin knows, as data (docs/rules/ is generated from it).
 
 A rule is an ID, a title, the edition groups and tasks it covers, a severity
 and a pure check function ``check(ctx) -> Iterable[Finding] | Report``.  Rule
@@ -139,7 +139,7 @@ def not_checked(
     groups: Iterable[Group] = ALL_GROUPS,
     tasks: Iterable[Task] = ALL_TASKS,
 ) -> None:
-    """Record a RULES.md rule that no check can decide, with the reason (listed in the README)."""
+    """Record a rule that no check can decide, with the reason (listed in the rule reference)."""
     _register(
         Rule(
             id=rule_id,

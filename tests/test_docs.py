@@ -1,10 +1,12 @@
-"""The README is generated where it can be, and what it says by hand is checked.
+"""The documentation is generated where it can be, and what it says by hand is checked.
 
-* the options, rule table, D-xx and B-xx blocks equal what ``python -m pytest_omfc.docgen`` writes;
-* every registered rule ID, and every D-xx / B-xx the package cites, exists in RULES.md
-  (read from ../shared/spec beside the checkout; skipped where it is absent);
-* the quick-start commands name files that exist, ``.ci/run`` runs exactly the README's
-  test command, and the pasted failure output is what the plugin prints.
+* the generated pages and blocks under docs/ equal what ``python -m pytest_omfc.docgen`` writes (the rule
+  reference, the option tables, the choices and defects, the conventions, the gate metrics);
+* every registered rule has its page entry and its sources (``pytest_omfc.rules.catalog``); every rule ID and
+  every D-xx / B-xx the package cites exists in the specification beside the checkout (skipped where it is
+  absent), and every quotation of a plan is the plan's own text;
+* the README's two commands name files that exist, ``.ci/run`` runs exactly its test command, and the
+  pasted failure output is what the plugin prints.
 """
 
 from __future__ import annotations
@@ -13,28 +15,29 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers.paths import REPO
-from helpers.runs import SHARED, Case
+from helpers.paths import REPO, SPEC_PLANS, SPEC_RULES
+from helpers.runs import Case
 
 from pytest_omfc import REGISTRY, docgen
+from pytest_omfc.rules.catalog import SOURCES
 
 ROOT = REPO
 README = ROOT / "README.md"
-RULES_MD = SHARED / "spec" / "RULES.md"
+DOCS = ROOT / "docs"
 TEST_COMMAND = "pip install -e '.[test]' && pytest -n 2"
 
 
 @pytest.fixture(scope="module")
 def rules_md() -> str:
-    """RULES.md beside the checkout; skips where it is absent (as the conformance fixture does)."""
-    if not RULES_MD.is_file():
-        pytest.skip(f"RULES.md not found at {RULES_MD} (CI has it beside the checkout)")
-    return RULES_MD.read_text(encoding="utf-8")
+    """The rule catalogue beside the checkout; skips where it is absent (as the conformance fixture does)."""
+    if not SPEC_RULES.is_file():
+        pytest.skip(f"the rule catalogue is not at {SPEC_RULES} (CI has it beside the checkout)")
+    return SPEC_RULES.read_text(encoding="utf-8")
 
 
 def _section(text: str, number: int) -> str:
     m = re.search(rf"^## {number}\. .*?(?=^## \d+\. |\Z)", text, re.S | re.M)
-    assert m, f"RULES.md has no section {number}"
+    assert m, f"the rule catalogue has no section {number}"
     return m.group(0)
 
 
@@ -42,29 +45,59 @@ def _table_ids(text: str) -> set[str]:
     return set(re.findall(r"^\| \*{0,2}([A-Z]+-\d\d)\*{0,2} \|", text, re.M))
 
 
-# ------------------------------------------------------------------ generated blocks
+# ------------------------------------------------------------------ generated pages and blocks
 
 
-def test_readme_blocks_are_up_to_date() -> None:
-    stale = docgen.drift(README.read_text(encoding="utf-8"))
-    assert stale == [], f"README blocks {stale} are stale; run: python -m pytest_omfc.docgen"
+def test_docs_are_up_to_date() -> None:
+    stale = docgen.drift(DOCS)
+    assert stale == [], f"docs {stale} are stale; run: python -m pytest_omfc.docgen"
 
 
-def test_rule_table_lists_every_registered_rule() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_rule_table_links_every_registered_rule_to_its_page() -> None:
+    text = (DOCS / "rules" / "index.md").read_text(encoding="utf-8")
     block = text.split("<!-- rules:start -->", 1)[1].split("<!-- rules:end -->", 1)[0]
     for r in REGISTRY.values():
-        if r.check is None:
-            assert f"* **{r.id}** " in block, r.id
-        else:
-            assert f"\n| {r.id} | " in block, r.id
+        link = f"[{r.id}]({r.family.lower()}.md#{r.id.lower()})"
+        assert (f"* **{link}** " if r.check is None else f"\n| {link} | ") in block, r.id
+        page = (DOCS / "rules" / f"{r.family.lower()}.md").read_text(encoding="utf-8")
+        assert f"\n## {r.id}\n" in page, r.id
 
 
-def test_readme_lists_every_option() -> None:
-    """Every --omfc-* flag pytest knows is in a generated README table, scoring flags with their MediScore twin."""
+def test_every_rule_has_its_sources() -> None:
+    assert set(SOURCES) == set(REGISTRY), "pytest_omfc/rules/catalog.py and the registry differ"
+    for rid, src in SOURCES.items():
+        assert src.plans and src.mediscore, rid
+        assert bool(src.quote) == bool(src.quoted_from), rid
+        for cid in docgen.CITE_RE.findall(src.mediscore):
+            assert cid in docgen.CHOICES or cid in docgen.DEFECTS, (rid, cid)
+
+
+def _plain(text: str) -> str:
+    text = text.replace("\\_", "_").replace("**", "").replace("\u2018", "'").replace("\u2019", "'")
+    return re.sub(r"\s+", " ", text)
+
+
+def test_every_quotation_is_the_plans_own_text() -> None:
+    missing = [k for k, path in SPEC_PLANS.items() if not path.is_file()]
+    if missing:
+        pytest.skip(f"the evaluation plans are not beside the checkout ({SPEC_PLANS[missing[0]]})")
+    plans = {k: _plain(path.read_text(encoding="utf-8")) for k, path in SPEC_PLANS.items()}
+    quoted = 0
+    for rid, src in SOURCES.items():
+        if not src.quote:
+            continue
+        plan = src.quoted_from.split()[0]
+        for sentence in re.split(r"(?<=[.:])\s+", _plain(src.quote)):
+            assert sentence in plans[plan], f"{rid}: not in the {plan} plan: {sentence!r}"
+        quoted += 1
+    assert quoted >= 50
+
+
+def test_docs_list_every_option() -> None:
+    """Every --omfc-* flag pytest knows is in a generated options table, scoring flags with their MediScore twin."""
     from pytest_omfc.scoring.families import every_option
 
-    text = README.read_text(encoding="utf-8")
+    text = (DOCS / "options.md").read_text(encoding="utf-8")
     flags = [o.flag for o in every_option()]
     assert len(flags) == len(set(flags)) > 40
     for flag in flags:
@@ -72,34 +105,36 @@ def test_readme_lists_every_option() -> None:
 
 
 def test_docgen_check_and_rewrite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    stale = tmp_path / "README.md"
-    stale.write_text("".join(f"<!-- {n}:start -->\nSTALE-BODY\n<!-- {n}:end -->\n" for n in docgen.BLOCKS))
-    assert docgen.main(["--check", str(stale)]) == 1
-    assert (
-        "out of date: options, scoring-options, conventions, rules, choices, defects, gate-metrics"
-        in capsys.readouterr().out
-    )
-    assert docgen.main([str(stale)]) == 0
-    assert docgen.main(["--check", str(stale)]) == 0
-    assert "STALE-BODY" not in stale.read_text()
-    broken = tmp_path / "broken.md"
-    broken.write_text("no markers\n")
-    assert docgen.main([str(broken)]) == 1
-    assert "has no <!-- options:start -->" in capsys.readouterr().out
+    docs = tmp_path / "docs"
+    for page, names in docgen.PAGES.items():
+        (docs / page).parent.mkdir(parents=True, exist_ok=True)
+        (docs / page).write_text("".join(f"<!-- {n}:start -->\nSTALE-BODY\n<!-- {n}:end -->\n" for n in names))
+    (docs / "rules" / "gone.md").write_text(docgen.GENERATED + "\n# a family that no longer exists\n")
+    assert docgen.main(["--check", str(docs)]) == 1
+    out = capsys.readouterr().out
+    assert "options.md: options, options.md: scoring-options" in out
+    assert "rules/mask.md" in out and "rules/gone.md (no such family)" in out
+    assert docgen.main([str(docs)]) == 0
+    assert docgen.main(["--check", str(docs)]) == 0
+    assert "STALE-BODY" not in (docs / "options.md").read_text()
+    assert not (docs / "rules" / "gone.md").exists()
+    (docs / "ci.md").write_text("no markers\n")
+    assert docgen.main([str(docs)]) == 1
+    assert "no <!-- gate-metrics:start -->" in capsys.readouterr().out
 
 
-# ------------------------------------------------------------------ IDs against RULES.md
+# ------------------------------------------------------------------ IDs against the specification
 
 
-def test_registry_ids_exist_in_rules_md(rules_md: str) -> None:
+def test_registry_ids_exist_in_the_catalogue(rules_md: str) -> None:
     known = _table_ids(_section(rules_md, 2))
-    assert len(known) == 143, "RULES.md section 2 is expected to define 143 rule IDs"
-    # FNET (ForgeryNet), ARC (the uploaded archive) and PKG-10 (the NC2017 package folder, which RULES.md's
-    # PKG-07 leaves "not checked") are this project's own, not in RULES.md
+    assert len(known) == 143, "the catalogue is expected to define 143 rule IDs"
+    # FNET (ForgeryNet), ARC (the uploaded archive) and PKG-10 (the NC2017 package folder, which the
+    # catalogue's PKG-07 leaves "not checked") are this project's own
     own = {"PKG-10"}
     nist = {rid for rid, r in REGISTRY.items() if r.family not in ("FNET", "ARC") and rid not in own}
     assert sorted(nist - known) == []
-    assert sorted(known - nist) == [], "every RULES.md rule is checked or listed as not checkable"
+    assert sorted(known - nist) == [], "every catalogue rule is checked or listed as not checkable"
 
 
 def test_cited_resolutions_and_defects_exist(rules_md: str) -> None:
@@ -115,16 +150,16 @@ def test_cited_resolutions_and_defects_exist(rules_md: str) -> None:
         for cid in docgen.CITE_RE.findall(path.read_text(encoding="utf-8")):
             cited.setdefault(cid, []).append(path.relative_to(ROOT).as_posix())
     unknown = {cid: where for cid, where in cited.items() if cid not in (resolutions if cid[0] == "D" else defects)}
-    assert unknown == {}, "cited IDs that RULES.md sections 3/4 do not define"
+    assert unknown == {}, "cited IDs that the choices and defects pages do not define"
 
 
-def test_docgen_summaries_cover_rules_md(rules_md: str) -> None:
+def test_docgen_summaries_cover_the_catalogue(rules_md: str) -> None:
     assert set(docgen.CHOICES) == _table_ids(_section(rules_md, 3))
     assert set(docgen.DEFECTS) == _table_ids(_section(rules_md, 4))
 
 
 def test_cited_ids_have_summaries() -> None:
-    """Works without RULES.md: an ID docgen has no line for is a typo or a new resolution."""
+    """Works without the catalogue: an ID docgen has no line for is a typo or a new resolution."""
     cited = docgen.citations()
     assert sorted(c for c in cited if c not in docgen.CHOICES and c not in docgen.DEFECTS) == []
 
@@ -139,13 +174,6 @@ def test_quick_start_commands() -> None:
     assert (ROOT / m.group(1) / f"{Path(m.group(1)).name}.csv").is_file()
     assert (ROOT / m.group(2)).is_file()
     assert f"\n{TEST_COMMAND}\n" in text
-    for name in (
-        "## Scoring",
-        "## Performance",
-        "## Choices where the plans and MediScore disagree",
-        "## MediScore defects not copied",
-    ):
-        assert f"\n{name}\n" in text, name
 
 
 def test_ci_runs_exactly_the_readme_test_command() -> None:
@@ -158,7 +186,8 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
 
 
 def test_pasted_failure_output_is_real(pytester: pytest.Pytester) -> None:
-    text = README.read_text(encoding="utf-8")
+    """docs/participants.md's whole failing run: the failure text line for line, and the item counts."""
+    text = (DOCS / "participants.md").read_text(encoding="utf-8")
     block = text.split("<!-- output:start -->", 1)[1].split("<!-- output:end -->", 1)[0]
     m = re.search(r"--omfc-submission (\S+) --omfc-index (\S+)", block)
     assert m
@@ -175,14 +204,11 @@ def test_pasted_failure_output_is_real(pytester: pytest.Pytester) -> None:
     assert (int(counts.group(1)), int(counts.group(2))) == (len(items), passed), "re-paste the output"
 
 
-def test_the_performance_section_quotes_benchmarks_as_they_run() -> None:
-    """Every benchmark script the README's Performance section names exists, every option it shows for the
-    script is one the script declares (with a value among the declared choices), and the rows the section
-    quotes are ones the script prints (their labels are in its source): figures come from benchmark output."""
-    import re
-
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    perf = readme.split("\n## Performance\n", 1)[1].split("\n## ", 1)[0]
+def test_the_performance_page_quotes_benchmarks_as_they_run() -> None:
+    """Every benchmark script docs/performance.md names exists, every option it shows for the script is one
+    the script declares (with a value among the declared choices), and the rows the page quotes are ones the
+    script prints (their labels are in its source): figures come from benchmark output."""
+    perf = (DOCS / "performance.md").read_text(encoding="utf-8")
     checked = 0
     current: str | None = None  # a paragraph without a script name continues the one before
     for paragraph in perf.split("\n\n"):
@@ -199,11 +225,11 @@ def test_the_performance_section_quotes_benchmarks_as_they_run() -> None:
             for flag, value in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)(?:[ =]([a-z][a-z0-9-]*))?", code):
                 if flag.startswith("--omfc-") or flag in ("--help",):
                     continue  # the plugin's options (checked by the option tests)
-                assert f'"{flag}"' in source, f"README shows {flag} for {scripts[0]}, which does not declare it"
+                assert f'"{flag}"' in source, f"the page shows {flag} for {scripts[0]}, which does not declare it"
                 if value and "choices" in source.split(f'"{flag}"', 1)[1].split("\n", 1)[0]:
-                    assert f'"{value}"' in source, f"README shows {flag} {value}; {scripts[0]} has no such choice"
+                    assert f'"{value}"' in source, f"the page shows {flag} {value}; {scripts[0]} has no such choice"
                 checked += 1
-    labels = {  # rows quoted in the README -> what the script prints
+    labels = {  # rows quoted in docs/performance.md -> what the script prints
         "score_masks.py": ["decode floor: Pillow, both PNGs", "OpenJPEG decode alone", "plugin's reference read"],
         "score_provenance.py": ["whole runs", "with mappings", "scores only"],
         "score_forgerynet.py": ["lines/s", "maps/s", "spatial runs"],
@@ -212,5 +238,5 @@ def test_the_performance_section_quotes_benchmarks_as_they_run() -> None:
     for script, needles in labels.items():
         source = (REPO / "benchmarks" / script).read_text(encoding="utf-8")
         for needle in needles:
-            assert needle in source, f"{script} no longer prints {needle!r}, which the README quotes"
+            assert needle in source, f"{script} no longer prints {needle!r}, which docs/performance.md quotes"
     assert checked >= 5

@@ -260,12 +260,15 @@ def _invalid_verdict(pytester: pytest.Pytester, path: str, exp: dict[str, Any]) 
 
 
 def test_readme_scoring_command_on_the_bundled_example(pytester: pytest.Pytester) -> None:
-    """The README's scoring command works from the repository root and gives the numbers it quotes."""
-    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    """The getting-started page's scoring command works from the repository root and gives the numbers it
+    quotes."""
+    readme = (EXAMPLES.parent / "docs" / "getting-started.md").read_text(encoding="utf-8")
     line = next(
-        ln for ln in readme.splitlines() if ln.startswith("pytest ") and "--omfc-reference" in ln and "examples/" in ln
+        ln
+        for ln in readme.splitlines()
+        if ln.startswith("$ pytest ") and "--omfc-reference" in ln and "examples/" in ln
     )
-    args = line.split()[1:]
+    args = line.split()[2:]
     root = EXAMPLES.parent
     args = [str(root / a) if a.startswith("examples/") else a for a in args]
     args[args.index("--omfc-metrics-json") + 1] = str(pytester.path / "metrics.json")
@@ -284,7 +287,8 @@ def test_readme_scoring_command_on_the_bundled_example(pytester: pytest.Pytester
     res, masks = doc["results"]
     assert (res["scorer"], masks["scorer"]) == ("detection", "mask")
     # masks (MediScore's defaults eks 15, dks 11): 0101's 16x12 mask inside its 32x28 reference box hits 77 of
-    # the 252 pixels left after erosion, no false alarm; 0102 has no system mask (white: MCC 0, METRICS.md 2.8)
+    # the 252 pixels left after erosion, no false alarm; 0102 has no system mask (white: MCC 0,
+    # docs/scoring/masks.md#special-cases)
     p101, p102 = masks["per_probe"]
     assert (p101["OptimumPixelTP"], p101["OptimumPixelFP"], p101["OptimumPixelFN"], p101["OptimumPixelTN"]) == (
         77,

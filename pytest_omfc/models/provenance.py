@@ -1,4 +1,4 @@
-"""The provenance output JSON: filtering (SchF) and graph building (SchG), RULES.md PROV-03/04.
+"""The provenance output JSON: filtering (SchF) and graph building (SchG), PROV-03/04.
 
 The models encode MediScore's schemas version 1.2 with draft-4 semantics:
 booleans are not numbers, extra properties are allowed everywhere, and

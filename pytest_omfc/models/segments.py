@@ -1,4 +1,4 @@
-"""Interval lists of the MFC video output (RULES.md 2.12, VSEG-01...07).
+"""Interval lists of the MFC video output (docs/rules/vseg.md, VSEG-01...07).
 
 A cell of ``VideoFrameSegments``, ``AudioSampleSegments`` or
 ``VideoFrameOptOutSegments`` is a JSON list of closed, 1-based, integer

@@ -1,4 +1,4 @@
-"""Status enumerations per edition and task (RULES.md STATUS-01...07).
+"""Status enumerations per edition and task (STATUS-01...07).
 
 These enums are the single source of the allowed values: the output models
 of :mod:`.tabular` type their status columns with them, and the STATUS rules

@@ -1,4 +1,4 @@
-"""Index rows and system-output rows for every edition x task (RULES.md section 1).
+"""Index rows and system-output rows for every edition x task (docs/editions.md).
 
 The output models are the column matrix: their field order is the column
 order (CSV-06), a field marked ``optional_column`` may be left out of the

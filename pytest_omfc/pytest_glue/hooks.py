@@ -2,7 +2,7 @@
 
 ``pytest --omfc-submission DIR --omfc-index INDEX`` collects the submission
 directory as a :class:`SubmissionDir` whose children are :class:`RuleItem`
-objects, one per applicable rule of RULES.md.  The submission is parsed at
+objects, one per applicable rule of the registry.  The submission is parsed at
 most once per process (see :mod:`pytest_omfc.submission`); under xdist each
 worker rebuilds the same :class:`Settings` from the command line, and the
 controller never collects.

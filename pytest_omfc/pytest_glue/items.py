@@ -89,7 +89,7 @@ class RuleFailed(Exception):
 
 
 class RuleItem(pytest.Item):
-    """One RULES.md rule checked on one submission (or one slice of its rows).
+    """One rule checked on one submission (or one slice of its rows).
 
     Passed: no error finding.  Failed: an error finding, reported as the
     headline (the JUnit ``message``) then the findings.  Skipped: a rule it

@@ -1,7 +1,7 @@
 """Every rule family; importing this package fills the registry.
 
 The import order is the collection order of the items (and of the README's
-rule table), so it follows RULES.md section 2.
+rule table), so it follows docs/rules/index.md.
 """
 
 from __future__ import annotations

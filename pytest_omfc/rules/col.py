@@ -1,4 +1,4 @@
-"""COL — required columns per edition and task (RULES.md 2.5).
+"""COL — required columns per edition and task (docs/rules/col.md).
 
 The required columns come from the output models of
 :mod:`pytest_omfc.models.tabular`; each layout-owning COL rule (the mapping

@@ -1,10 +1,10 @@
-"""CSV — file dialect (RULES.md 2.4).
+"""CSV — file dialect (docs/rules/csv.md).
 
 The reader (:mod:`pytest_omfc.csvio`) files every dialect problem under its
 rule while parsing once; these checks only report them.  When the file cannot
 be read as a table at all, the rule that says why fails (CSV-08 missing,
 CSV-02 empty, CSV-03 binary, CSV-01 not ``|``-separated, D-11) and the others
-are skipped naming it.  Severities where RULES.md leaves them open are listed
+are skipped naming it.  Severities where the plans leave them open are listed
 in :mod:`pytest_omfc.csvio`; CSV-04/05/06 are warnings (VRM "should", not
 enforced by MediScore).
 """

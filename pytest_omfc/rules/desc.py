@@ -1,4 +1,4 @@
-"""DESC — the system description ``<ID>/<ID>.txt`` (RULES.md 2.3, D-12).
+"""DESC — the system description ``<ID>/<ID>.txt`` (docs/rules/desc.md, D-12).
 
 All DESC findings are warnings: the plans require the description's content
 (App. A-a) but do not make the validator reject a submission over it, and

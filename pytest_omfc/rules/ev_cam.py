@@ -1,4 +1,4 @@
-"""EV / CAM — event and camera verification rules (RULES.md 2.14, D-22).
+"""EV / CAM — event and camera verification rules (docs/rules/ev.md, D-22).
 
 EV-01 and CAM-01 restate the index correspondence per probe, so that a
 participant sees "this probe lacks Hurricane_Sandy" or "the index's camera

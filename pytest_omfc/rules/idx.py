@@ -1,4 +1,4 @@
-"""IDX — one-to-one correspondence with the index (RULES.md 2.6, D-07, D-28).
+"""IDX — one-to-one correspondence with the index (docs/rules/idx.md, D-07, D-28).
 
 Keys are the composite trial keys of IDX-01 (D-28), compared as exact strings
 (``0042`` is not ``42``: B-12).  Missing, extra and duplicated keys are all

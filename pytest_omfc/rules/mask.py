@@ -1,4 +1,4 @@
-"""MASK, OOPIX and PKG-04 — image masks (RULES.md 2.9, 2.10, 2.2).
+"""MASK, OOPIX and PKG-04 — image masks (docs/rules/mask.md, docs/rules/oopix.md, docs/rules/pkg.md).
 
 Every referenced mask is looked at once per process (:func:`mask_facts`):
 the reference is checked to stay inside the submission (PKG-04, D-24), the
@@ -370,7 +370,7 @@ def mask_03(ctx: Submission) -> Report:
     sliced=True,
 )
 def mask_04(ctx: Submission, part: Part) -> Report:
-    """RULES.md MASK-04: OpenCV must decode the mask.  The PNG signature is required (JPEG bytes named .png
+    """MASK-04: OpenCV must decode the mask.  The PNG signature is required (JPEG bytes named .png
     fail here, unlike in MediScore, which lets OpenCV sniff the format), every chunk must match its CRC
     (libpng rejects a damaged critical chunk, Pillow one before the image data), the file must end with
     IEND, and the image data must be one complete zlib stream holding the whole image (decoders stop with

@@ -1,4 +1,4 @@
-"""PKG — the layout of the submission directory (RULES.md 2.2).
+"""PKG — the layout of the submission directory (docs/rules/pkg.md).
 
 PKG-01...03 name the two files every submission holds; PKG-07 (NC2017),
 PKG-08 (MFC2019) and PKG-09 (OpenMFC, and MFC2018 which has no plan) share

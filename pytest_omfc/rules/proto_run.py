@@ -1,9 +1,9 @@
-"""RUN and PROTO (RULES.md 2.15-2.16): listed, never collected.
+"""RUN and PROTO (docs/rules/run.md, docs/rules/proto.md): listed, never collected.
 
 RUN rules describe MediScore's command line and exit status; pytest-omfc's
 own command line and exit status replace them.  PROTO rules govern how a
 system was built and run; nothing in a submission shows whether they were kept.
-They are registered so that the README accounts for every RULES.md ID.
+They are registered so that the rule reference (docs/rules/) accounts for every rule ID.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""PROV — provenance filtering and graph-building JSON (RULES.md 2.13), and PKG-06.
+"""PROV — provenance filtering and graph-building JSON (docs/rules/prov.md), and PKG-06.
 
 Every row of a provenance system output names one JSON file by
 ``ProvenanceOutputFileName``, relative to the CSV's directory (PKG-06).  The

@@ -1,4 +1,4 @@
-"""SCORE — ConfidenceScore (RULES.md 2.7, D-03, D-04, D-06).
+"""SCORE — ConfidenceScore (docs/rules/score.md, D-03, D-04, D-06).
 
 Scores are read once as float64 (``ctx.scores``, NaN where the text is not a
 number) and every check is a vectorised mask over them; messages quote the

@@ -1,4 +1,4 @@
-"""STATUS — IsOptOut / ProbeStatus / DonorStatus / ProvenanceProbeStatus (RULES.md 2.8).
+"""STATUS — IsOptOut / ProbeStatus / DonorStatus / ProvenanceProbeStatus (docs/rules/status.md).
 
 The allowed values come from the enums of :mod:`pytest_omfc.models.status`
 (the single source, also used by the output models).  Enumerations are

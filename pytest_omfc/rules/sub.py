@@ -1,4 +1,4 @@
-"""SUB — the submission identifier (RULES.md 2.1, D-01, D-02).
+"""SUB — the submission identifier (docs/rules/sub.md, D-01, D-02).
 
 The identifier is the name of the submission directory ``<ID>/`` (PKG-01 then
 checks that the CSV carries the same name).  Each edition has its own grammar

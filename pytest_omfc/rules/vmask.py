@@ -1,4 +1,4 @@
-"""VMASK and PKG-05 — MFC2019 video spatial masks in HDF5 (RULES.md 2.11, 2.2).
+"""VMASK and PKG-05 — MFC2019 video spatial masks in HDF5 (docs/rules/vmask.md, docs/rules/pkg.md).
 
 The mask columns of the MFC2019 video output are optional and "not
 evaluated" (COL-06, D-16), so every VMASK finding is a warning.  PKG-05 is

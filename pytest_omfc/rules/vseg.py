@@ -1,10 +1,10 @@
-"""VSEG — video-frame and audio-sample segment lists (RULES.md 2.12).
+"""VSEG — video-frame and audio-sample segment lists (docs/rules/vseg.md).
 
 MFC2018/MFC2019 video (COL-06) and, where the optional columns are present,
 OpenMFC VMD/VGMD (D-05).  Every cell is parsed once per process into a flat
 table of intervals; each rule then checks that table with numpy/pandas.
 
-Choices (RULES.md section 3/4):
+Choices and defects (docs/rules/choices.md, docs/rules/defects.md):
 
 * VSEG-01: JSON is the format; Python literal syntax such as tuples, which
   MediScore reads with ``ast.literal_eval``, is a warning; an empty cell and a
@@ -37,7 +37,7 @@ from ..findings import Finding, Report, Severity, Unavailable, plural
 from ..models.segments import AUDIO_COLUMNS, FRAME_COLUMNS, SEGMENT_COLUMNS
 from ..registry import not_checked, rule
 from ..submission import NotApplicable, Settings, Submission
-from .vmask import index_values  # vmask registers first: RULES.md 2.11 comes before 2.12
+from .vmask import index_values  # vmask registers first: VMASK comes before VSEG in the rule reference
 
 __all__ = ["Segments", "segments_of"]
 

@@ -1,4 +1,5 @@
-"""Loading and merging of detection inputs (METRICS.md 1.1, 1.2, 1.10).
+"""Loading and merging of detection inputs (docs/scoring/detection.md#inputs-and-merge,
+docs/scoring/detection.md#opt-out, docs/scoring/detection.md#queries).
 
 Pure pandas, no pytest. Everything here works on string tables read with
 :func:`read_table` (pipe-separated, ``dtype=str``, no NA conversion) so that
@@ -6,8 +7,8 @@ identifiers such as ``0042`` stay exactly as written; only the confidence score
 is converted, explicitly, to float.
 
 The merge reproduces MediScore's ``DetectionScorer.py`` row for row, including
-its row order (which drives the bootstrap, METRICS.md 1.7) and its handling of
-trials that have no system output (METRICS.md 1.1 step 3).
+its row order (which drives the bootstrap, docs/scoring/detection.md#bootstrap-confidence-intervals) and its handling of
+trials that have no system output (docs/scoring/detection.md#inputs-and-merge step 3).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ SCORE_COLUMN = "ConfidenceScore"
 TARGET_COLUMN = "IsTarget"
 RESPONSE_COLUMN = "_omfc_has_response"
 
-#: Trial key of each detection task (METRICS.md 1.1 step 1 and 1.12). The merge
+#: Trial key of each detection task (docs/scoring/detection.md#inputs-and-merge step 1 and 1.12). The merge
 #: itself uses every system column that also appears in the reference, as
 #: MediScore does; these are the columns that must be among them.
 TASK_KEYS: dict[str, tuple[str, ...]] = {
@@ -79,7 +80,7 @@ _TASK_ALIASES: dict[str, str] = {
     "cameraverification": "camera",
 }
 
-# METRICS.md 1.2: statuses kept by MediScore's --optOut.
+# docs/scoring/detection.md#opt-out: statuses kept by MediScore's --optOut.
 _KEEP_ISOPTOUT = frozenset({"N", "Localization"})
 _KEEP_PROBESTATUS_MEDISCORE = frozenset(
     {"Processed", "NonProcessed", "OptOutLocalization", "FailedValidation", "OptOutTemporal", "OptOutSpatial"}
@@ -93,7 +94,7 @@ _BOOL_STRINGS = {"True": True, "TRUE": True, "true": True, "False": False, "FALS
 
 @dataclass(frozen=True)
 class JournalTables:
-    """The two journal tables that sit beside a reference (METRICS.md 1.10)."""
+    """The two journal tables that sit beside a reference (docs/scoring/detection.md#queries)."""
 
     join: pd.DataFrame
     mask: pd.DataFrame
@@ -107,7 +108,7 @@ class TrialTable:
 
     ``frame`` holds every reference, system and index column as strings, except
     ``ConfidenceScore`` (float). ``total`` is MediScore's ``total_num``
-    (METRICS.md 1.1 step 6), the TRR denominator.
+    (docs/scoring/detection.md#inputs-and-merge step 6), the TRR denominator.
     """
 
     frame: pd.DataFrame
@@ -177,7 +178,7 @@ _as_frame, _require = as_frame, require
 def find_journal_tables(reference_path: str | Path) -> JournalTables | None:
     """Find ``<ref stem>-probejournaljoin.csv`` and ``<ref stem>-journalmask.csv`` beside the reference.
 
-    Both must exist (MediScore skips the journal merge otherwise, METRICS.md 1.10).
+    Both must exist (MediScore skips the journal merge otherwise, docs/scoring/detection.md#queries).
     """
     ref = Path(reference_path)
     stem = ref.with_suffix("") if ref.suffix else ref
@@ -209,7 +210,7 @@ def _check_reference_trials(ref: pd.DataFrame, idx: pd.DataFrame, keys: Sequence
 
     A trial listed twice would be scored twice (a 4-trial index scored as 3
     targets and 2 non-targets); an index trial the reference lacks would be
-    dropped by the inner merge with the index (METRICS.md 1.1 step 5) and the
+    dropped by the inner merge with the index (docs/scoring/detection.md#inputs-and-merge step 5) and the
     rest scored as if the set were complete.  Both are reference errors, not
     the submission's: the scoring item fails.
     """
@@ -264,7 +265,7 @@ def merge_trials(
     task: str = "manipulation",
     convention: Convention = "mediscore",
 ) -> TrialTable:
-    """Merge reference, system output and index as MediScore does (METRICS.md 1.1).
+    """Merge reference, system output and index as MediScore does (docs/scoring/detection.md#inputs-and-merge).
 
     ``convention="mediscore"`` drops reference trials that have no (or an empty)
     system score, because of MediScore's overwrite bug (1.1 step 3).
@@ -355,7 +356,8 @@ def merge_trials(
 
 
 def optout_mask(frame: pd.DataFrame, convention: Convention = "mediscore") -> np.ndarray | None:
-    """Boolean mask of the rows kept by ``--optOut`` (METRICS.md 1.2), or None if no status column."""
+    """Boolean mask of the rows kept by ``--optOut`` (docs/scoring/detection.md#opt-out), or None if no status
+    column."""
     if "IsOptOut" in frame.columns:
         keep = frame["IsOptOut"].isin(_KEEP_ISOPTOUT).to_numpy()
     elif "ProbeStatus" in frame.columns:
@@ -369,7 +371,7 @@ def optout_mask(frame: pd.DataFrame, convention: Convention = "mediscore") -> np
 
 
 def apply_optout(frame: pd.DataFrame, convention: Convention = "mediscore") -> pd.DataFrame:
-    """Rows kept by ``--optOut`` (METRICS.md 1.2); unchanged when there is no status column."""
+    """Rows kept by ``--optOut`` (docs/scoring/detection.md#opt-out); unchanged when there is no status column."""
     keep = optout_mask(frame, convention)
     if keep is None:
         if convention == "plan" and RESPONSE_COLUMN in frame.columns:
@@ -379,7 +381,8 @@ def apply_optout(frame: pd.DataFrame, convention: Convention = "mediscore") -> p
 
 
 def journal_frame(frame: pd.DataFrame, journal: JournalTables | None) -> pd.DataFrame:
-    """JT-merge trials with the journal tables, one row per (trial, journal operation) (METRICS.md 1.10)."""
+    """JT-merge trials with the journal tables, one row per (trial, journal operation)
+    (docs/scoring/detection.md#queries)."""
     if journal is None:
         return frame
     jshared = [c for c in journal.join.columns if c in journal.mask.columns]
@@ -425,14 +428,15 @@ def select_query(
     key: Sequence[str],
     typed: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Apply one ``q``/``qm``/``qp`` query and de-duplicate on the trial key (METRICS.md 1.10).
+    """Apply one ``q``/``qm``/``qp`` query and de-duplicate on the trial key (docs/scoring/detection.md#queries).
 
     ``frame`` is the (JT-merged) trial frame. ``qm`` keeps a target when any of
     its journal operations matches and keeps every non-target; ``"*"`` keeps every trial. Pass
     ``typed=typed_frame(frame)`` to reuse the typed copy across queries.
     """
     if query.strip() == "*":
-        # MediScore's VTL scorer takes "*" for every probe (METRICS.md 4); every scorer reads it so, then
+        # MediScore's VTL scorer takes "*" for every probe (docs/scoring/temporal.md#definition); every scorer reads
+        # it so, then
         # one --omfc-query "*" serves detection and temporal alike instead of failing one of them.
         return frame.drop_duplicates(subset=list(key), keep="first").reset_index(drop=True)
     if kind == "qm":
@@ -465,7 +469,7 @@ _QP_LIST = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*==\s*(\[.*\])\s*$")
 
 
 def partition_query(query: str) -> list[str]:
-    """Expand a ``-qp`` query into one query per partition (METRICS.md 1.10).
+    """Expand a ``-qp`` query into one query per partition (docs/scoring/detection.md#queries).
 
     Factors ``Name==['a','b']`` are expanded by Cartesian product; other
     conditions (``<``, ``<=``...) are added to every partition. Unlike MediScore,

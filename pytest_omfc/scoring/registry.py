@@ -174,7 +174,8 @@ class ScoringInput:
 
     @property
     def selective(self) -> bool:
-        """Whether a query selects trials: ``"*"`` (MediScore's "all", METRICS.md 4) alone does not,
+        """Whether a query selects trials: ``"*"`` (MediScore's "all", docs/scoring/temporal.md#definition) alone does
+        not,
         so scorers that take no query (provenance, ForgeryNet) accept it."""
         return len(self.queries) > 1 or any(q.strip() != "*" for q, _ in self.queries)
 

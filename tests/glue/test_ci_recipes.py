@@ -195,3 +195,58 @@ def test_console_script_is_the_module() -> None:
     assert 'pytest-omfc = "pytest_omfc.cli:main"' in text
     main = (REPO / "pytest_omfc/__main__.py").read_text(encoding="utf-8")
     assert "from pytest_omfc.cli import main" in main and "raise SystemExit(main())" in main
+
+
+# ---------------------------------------------------------------------------- the documentation site (Pages)
+
+DOCS_WORKFLOW = REPO / ".github" / "workflows" / "docs.yml"
+
+
+def docs_workflow() -> dict[str, Any]:
+    doc = load(DOCS_WORKFLOW)
+    assert isinstance(doc, dict)
+    return dict(doc)
+
+
+def test_docs_workflow_structure() -> None:
+    """Built on pushes and pull requests, deployed to Pages from main only, with the permissions Pages needs."""
+    doc = docs_workflow()
+    triggers = doc.get("on", doc.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert {"push", "pull_request"} <= set(triggers) and triggers["push"]["branches"] == ["main"]
+    assert doc["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    build, deploy = doc["jobs"]["build"], doc["jobs"]["deploy"]
+    steps = build["steps"]
+    uses = [s.get("uses", "").split("@")[0] for s in steps]
+    assert uses[0] == "actions/checkout" and "actions/setup-python" in uses
+    runs = [s["run"] for s in steps if "run" in s]
+    assert runs[0] == "pip install -e '.[docs]'"
+    build_cmd = next(r for r in runs if "sphinx" in r)
+    assert " -W " in build_cmd and "--keep-going" in build_cmd, "warnings are errors"
+    out = shlex.split(build_cmd)[-1]
+    assert any(r == f"python docs/check_links.py {out}" for r in runs), "the built site's links are checked"
+    (upload,) = [s for s in steps if s.get("uses", "").startswith("actions/upload-pages-artifact@")]
+    assert upload["with"]["path"] == out and steps.index(upload) == len(steps) - 1
+    assert deploy["needs"] == "build" and "refs/heads/main" in deploy["if"] and "push" in deploy["if"]
+    assert deploy["environment"]["name"] == "github-pages"
+    assert [s["uses"].split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
+
+
+def test_docs_workflow_build_steps_run(tmp_path: Path) -> None:
+    """The build and link-check steps as written (the install step is this environment's), in a copy of the
+    files the site is built from: the site is written where the upload step takes it."""
+    pytest.importorskip("sphinx", reason="the site builds with Sphinx (pip install -e '.[docs]')")
+    pytest.importorskip("myst_parser", reason="the pages are MyST Markdown (pip install -e '.[docs]')")
+    pytest.importorskip("furo", reason="the site's theme is furo (pip install -e '.[docs]')")
+    shutil.copytree(REPO / "docs", tmp_path / "docs", ignore=shutil.ignore_patterns("_build"))
+    shutil.copy(REPO / "CONTRIBUTING.md", tmp_path / "CONTRIBUTING.md")
+    steps = docs_workflow()["jobs"]["build"]["steps"]
+    for step in steps:
+        run = step.get("run")
+        if run is None or run.startswith("pip install"):
+            continue
+        argv = shlex.split(run)
+        assert argv[0] == "python", run
+        res = run_capped(argv[1:], cwd=tmp_path, timeout=600)
+        assert res.ret == 0, f"{run}:\n{res.out[-3000:]}{res.err[-3000:]}"
+    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    assert (tmp_path / upload["with"]["path"] / "rules" / "mask.html").is_file()

@@ -248,10 +248,11 @@ def test_a_package_under_xdist(here: Path) -> None:
 
 
 def test_the_readme_package_command_runs_as_shown() -> None:
-    """README, "NC2017 packages": the command as printed, from the repository root, on the bundled package."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("### NC2017 packages", 1)[1].split("\n### ", 1)[0]
-    (command,) = re.findall(r"```\n(pytest-omfc [^\n]+)\n```", section)
+    """docs/participants.md, "NC2017 packages": the command as printed, from the repository root, on the bundled
+    package."""
+    text = (REPO / "docs" / "participants.md").read_text(encoding="utf-8")
+    section = text.split("## NC2017 packages", 1)[1].split("\n## ", 1)[0]
+    (command,) = re.findall(r"^\$ (pytest-omfc [^\n]+)$", section, re.M)
     args = shlex.split(command)[1:]
     res = subprocess.run(
         [sys.executable, "-m", "pytest_omfc", *args], cwd=REPO, capture_output=True, text=True, timeout=300

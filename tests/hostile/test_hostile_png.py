@@ -1,4 +1,4 @@
-"""Hostile masks: memory and time bounded by the index, honest MASK-04 verdicts (RULES.md MASK-04, MASK-06, MASK-08).
+"""Hostile masks: memory and time bounded by the index, honest MASK-04 verdicts (MASK-04, MASK-06, MASK-08).
 
 Each hostile file is generated here, a few hundred bytes to a few KB; bombs run in a subprocess under an
 address-space limit and a timeout, so that a regression fails fast instead of eating the machine.

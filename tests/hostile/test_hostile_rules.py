@@ -328,7 +328,7 @@ def test_prov02_fails_duplicate_keys_naming_the_key(omfc):
 
 
 def test_graph_defects_are_named_by_prov04_and_prov10_not_prov05(omfc):
-    """RULES.md PROV-04: SchG requires ``links``; PROV-10: every link has a relationshipConfidenceScore.
+    """PROV-04: SchG requires ``links``; PROV-10: every link has a relationshipConfidenceScore.
     A graph JSON lacking either breaks that rule; it is no "filtering result" for PROV-05."""
     no_links = graph("P1")
     del no_links["links"]

@@ -249,16 +249,18 @@ def test_a_directory_submission_collects_no_archive_rule(omfc: Any) -> None:
 
 
 def test_the_readme_archive_commands_run_as_shown(tmp_path: Path) -> None:
-    """README, "Checking the archive you upload": GNU tar as the plan says, then the portal's entry point."""
+    """docs/participants.md, "Checking the archive you upload": GNU tar as the plan says, then the portal's entry
+    point."""
     if shutil.which("tar") is None:
         pytest.skip("GNU tar is not installed")
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("### Checking the archive you upload") :]
-    block = section[section.index("```\n") + 4 : section.index("\n```", section.index("```\n") + 4)]
-    tar_cmd, check_cmd = block.splitlines()
+    text = (REPO / "docs" / "participants.md").read_text(encoding="utf-8")
+    section = text[text.index("## Checking the archive you upload") :]
+    start = section.index("```console\n") + len("```console\n")
+    block = section[start : section.index("\n```", start)]
+    tar_cmd, check_cmd = (ln[2:] for ln in block.splitlines() if ln.startswith("$ "))
     assert tar_cmd.startswith("tar cvf ") and check_cmd.startswith("pytest-omfc --omfc-submission ")
     (tmp_path / "examples").symlink_to(REPO / "examples")
-    subprocess.run(tar_cmd, shell=True, cwd=tmp_path, check=True, capture_output=True)  # noqa: S602  (our README)
+    subprocess.run(tar_cmd, shell=True, cwd=tmp_path, check=True, capture_output=True)  # noqa: S602  (our docs)
     exe = Path(sys.executable).with_name("pytest-omfc")
     cmd = check_cmd.replace("pytest-omfc", str(exe) if exe.exists() else f"{sys.executable} -m pytest_omfc", 1)
     out = subprocess.run(cmd, shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=300)  # noqa: S602

@@ -1,4 +1,4 @@
-"""COL rules: required columns per edition and task (RULES.md 2.5), plus the layout builders of the core tests.
+"""COL rules: required columns per edition and task (docs/rules/col.md), plus the layout builders of the core tests.
 
 ``layout_case`` writes a valid index and system output for any edition and
 task; the other core test modules (CSV, IDX, plugin, xdist) import it.

@@ -4,7 +4,7 @@ The NC2016 indexes make these NC2017-edition runs (N17: PKG-04's location is a
 warning there, D-24); ``cref`` is MFC2018 camera.  Files written in the MFC
 layout are also run under the edition they are written for.  Only the
 MASK/OOPIX/PKG-04 verdicts are asserted.  Where ours differ from MediScore's,
-the comment names the D-xx or RULES.md entry.
+the comment names the D-xx or the rule.
 
 Several of MediScore's "valid" masks are entirely black (every pixel claimed
 manipulated): MASK-08 warns about them, which never fails the run.

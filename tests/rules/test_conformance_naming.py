@@ -1,7 +1,7 @@
 """MediScore's naming fixtures (validatorTests, MEDISCORE_VALIDATOR_CASES.md §1.1 and §1.6) under pytest-omfc.
 
 Edition NC2016 (MediScore's ``--ncid NC2016``), so the YEAR field is ``NC2016``.
-The verdicts are RULES.md's, not MediScore's; where they differ, the comment
+The verdicts are the rule reference's (docs/rules/), not MediScore's; where they differ, the comment
 says why.  The fixtures are read in place (read-only) and never copied.
 """
 

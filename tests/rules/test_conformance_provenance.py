@@ -6,9 +6,9 @@ Two parts:
   valid passes the schema generated from ``pytest_omfc.models.provenance``, the
   invalid ones fail, exactly as with MediScore's own schema files 1.2;
 * every ``provenanceValidatorTests`` integration case of §3, run in place
-  (read-only, never copied), with the verdicts RULES.md prescribes per rule ID.
+  (read-only, never copied), with the verdicts the rule reference (docs/rules/) prescribes per rule ID.
   MediScore's runner cannot fail (B-14: ``[[ $passfail==0 ]]`` is always true),
-  so its "expected" column is not evidence; the comments say where RULES.md's
+  so its "expected" column is not evidence; the comments say where the rule reference's
   verdict differs from what MediScore prints.
 
 The task of each case comes from its EXPID (``ProvenanceFiltering`` or

@@ -1,6 +1,6 @@
-"""CSV rules: the file dialect (RULES.md 2.4) and bad input that must never crash.
+"""CSV rules: the file dialect (docs/rules/csv.md) and bad input that must never crash.
 
-Verdicts where RULES.md leaves them open are documented in pytest_omfc/csvio.py:
+Verdicts where the plans leave them open are documented in pytest_omfc/csvio.py:
 a BOM is a CSV-02 error but parsing continues; CRLF passes; a blank line is a
 CSV-03 warning; quoted values are a CSV-04 warning; bytes that are not UTF-8
 are a CSV-03 error and parsing continues.

@@ -1,4 +1,4 @@
-"""DESC rules: the system description <ID>/<ID>.txt (RULES.md 2.3, D-12).  All DESC findings are warnings."""
+"""DESC rules: the system description <ID>/<ID>.txt (docs/rules/desc.md, D-12).  All DESC findings are warnings."""
 
 from __future__ import annotations
 

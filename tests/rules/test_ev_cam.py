@@ -1,4 +1,4 @@
-"""EV and CAM rules: event and camera verification (RULES.md 2.14, D-22)."""
+"""EV and CAM rules: event and camera verification (docs/rules/ev.md, D-22)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""IDX rules: one-to-one correspondence with the index (RULES.md 2.6, D-07, D-28, B-01, B-02, B-12)."""
+"""IDX rules: one-to-one correspondence with the index (docs/rules/idx.md, D-07, D-28, B-01, B-02, B-12)."""
 
 from __future__ import annotations
 

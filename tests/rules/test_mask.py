@@ -1,4 +1,4 @@
-"""MASK rules and PKG-04: image masks, read by their header (RULES.md 2.9, D-14, D-24, D-25, D-26)."""
+"""MASK rules and PKG-04: image masks, read by their header (docs/rules/mask.md, D-14, D-24, D-25, D-26)."""
 
 from __future__ import annotations
 

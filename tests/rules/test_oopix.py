@@ -1,4 +1,4 @@
-"""OOPIX rules: opt-out pixel values (RULES.md 2.10, D-16)."""
+"""OOPIX rules: opt-out pixel values (docs/rules/oopix.md, D-16)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_oopix01_non_integer_fails(omfc):
 
 
 def test_oopix02_out_of_byte_range_fails(omfc):
-    """MediScore lets 300 and -1 pass (RULES.md OOPIX-02); a one-byte mask cannot hold them."""
+    """MediScore lets 300 and -1 pass (OOPIX-02); a one-byte mask cannot hold them."""
     res = image(omfc, ["300", "-1", "255"])
     assert res.first_line("OOPIX-02") == "OOPIX-02: 2 opt-out pixel values are outside 0-255 (showing 2)"
     assert "[P0] ProbeOptOutPixelValue='300': must be a one-byte pixel value 0-255 (got 300)" in res.text("OOPIX-02")

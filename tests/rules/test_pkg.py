@@ -1,4 +1,4 @@
-"""PKG rules: the submission directory's layout (RULES.md 2.2; PKG-04...06 are the MASK/VMASK/PROV tests')."""
+"""PKG rules: the submission directory's layout (docs/rules/pkg.md; PKG-04...06 are the MASK/VMASK/PROV tests')."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""PROV rules and PKG-06: the provenance output JSON (RULES.md 2.13, D-19, D-20, D-21, B-05)."""
+"""PROV rules and PKG-06: the provenance output JSON (docs/rules/prov.md, D-19, D-20, D-21, B-05)."""
 
 from __future__ import annotations
 

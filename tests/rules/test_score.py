@@ -1,4 +1,4 @@
-"""SCORE rules: ConfidenceScore (RULES.md 2.7, D-03, D-04, D-06)."""
+"""SCORE rules: ConfidenceScore (docs/rules/score.md, D-03, D-04, D-06)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""STATUS rules: IsOptOut / ProbeStatus / DonorStatus / ProvenanceProbeStatus (RULES.md 2.8)."""
+"""STATUS rules: IsOptOut / ProbeStatus / DonorStatus / ProvenanceProbeStatus (docs/rules/status.md)."""
 
 from __future__ import annotations
 

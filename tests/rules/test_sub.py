@@ -1,4 +1,4 @@
-"""SUB rules: the submission identifier per edition (RULES.md 2.1, D-01, D-02)."""
+"""SUB rules: the submission identifier per edition (docs/rules/sub.md, D-01, D-02)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""VMASK rules and PKG-05: MFC2019 HDF5 video masks (RULES.md 2.11, D-15, D-16, D-24).
+"""VMASK rules and PKG-05: MFC2019 HDF5 video masks (docs/rules/vmask.md, D-15, D-16, D-24).
 
 The mask column is optional and "not evaluated" in MFC2019 (D-16): VMASK findings are
 warnings, so a "failing" case here passes with a warning; PKG-05 fails for paths that leave

@@ -1,4 +1,4 @@
-"""VSEG rules: video-frame and audio-sample segment lists (RULES.md 2.12, D-05, D-17, D-18; B-07/B-08/B-09)."""
+"""VSEG rules: video-frame and audio-sample segment lists (docs/rules/vseg.md, D-05, D-17, D-18; B-07/B-08/B-09)."""
 
 from __future__ import annotations
 

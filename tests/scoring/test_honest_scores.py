@@ -174,7 +174,8 @@ def test_forgerynet_spatial_with_no_usable_mask_fails(pytester: pytest.Pytester)
 
 def test_an_inverted_mask_gets_a_polarity_hint(omfc: Any) -> None:
     """255 for manipulated (the common machine-learning convention): the 8x8 GT square white on black.
-    Its own optimum is MCC 0 (METRICS.md 2.6: every threshold calls all or none of the GT right), the
+    Its own optimum is MCC 0 (docs/scoring/masks.md#metrics-at-one-threshold: every threshold calls all or none of the
+    GT right), the
     inverted mask's 1; 75 % of the pixels are black.  Before, only an entirely black mask warned."""
     inverted = np.where(REF == 0, 255, 0).astype(np.uint8)
     c = MaskCase(omfc, {"0001": REF, "0002": inverted})

@@ -1,4 +1,4 @@
-"""Detection scoring (METRICS.md section 1): MediScore's DetectionScorer, vectorised; no pytest.
+"""Detection scoring (docs/scoring/detection.md): MediScore's DetectionScorer, vectorised; no pytest.
 
 * :mod:`.engine`: ``score_detection`` -> ``DetectionReport`` (one submission, every query and task),
   ``score_trials`` -> ``DetectionResult`` (one set of trials), ``roc_curve``, the conventions table;

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # annotations only; the adapter imports the engine when it ru
 
 __all__ = ["DETECTION", "DETECTION_METRICS", "DETECTION_TASKS", "run_detection"]
 
-#: Tasks scored by the detection scorer, with MediScore's task name (METRICS.md 1.12).
+#: Tasks scored by the detection scorer, with MediScore's task name (docs/scoring/detection.md#task-specifics).
 DETECTION_TASKS: dict[Task, str] = {
     Task.IMG: "manipulation",
     Task.VID: "manipulation",
@@ -64,7 +64,8 @@ def _not_scored(exc: Exception, inp: ScoringInput) -> NotScored:
 
 
 def _defined(r: DetectionResult) -> DetectionResult | NotScored:
-    """AUC and EER need both classes (METRICS.md 1.4, 1.5): skip instead of printing NaN as MediScore does."""
+    """AUC and EER need both classes (docs/scoring/detection.md#auc-and-partial-auc, docs/scoring/detection.md#eer):
+    skip instead of printing NaN as MediScore does."""
     t, nt = int(r.counts.get("targets", 0)), int(r.counts.get("nontargets", 0))
     if t and nt:
         return r
@@ -82,7 +83,7 @@ def _detection_result(r: DetectionResult) -> ScoreResult:
 
 
 def run_detection(inp: ScoringInput) -> list[Outcome]:
-    """Detection scoring of every query (METRICS.md 1); one outcome per position."""
+    """Detection scoring of every query (docs/scoring/detection.md); one outcome per position."""
     from ..errors import QueryError, ScoringError
     from .engine import score_detection
 

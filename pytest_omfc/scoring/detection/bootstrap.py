@@ -1,4 +1,5 @@
-"""Bootstrap confidence intervals for AUC, AUC@FAR and CDR@FAR (METRICS.md 1.7).
+"""Bootstrap confidence intervals for AUC, AUC@FAR and CDR@FAR
+(docs/scoring/detection.md#bootstrap-confidence-intervals).
 
 MediScore draws ``RandomState(77).choice(idx, n)`` 500 times and recomputes the
 ROC of every resample. A resample's ROC depends only on how many times each
@@ -33,7 +34,8 @@ _CHUNK_ELEMENTS = 500_000
 
 
 def ci_bounds_index(ci_level: float, n_iter: int) -> tuple[int, int]:
-    """Positions of the lower/upper bound in the sorted bootstrap values (METRICS.md 1.7).
+    """Positions of the lower/upper bound in the sorted bootstrap values
+    (docs/scoring/detection.md#bootstrap-confidence-intervals).
 
     ``lb = round((1-level)/2, 3)``, ``ub = round(1-lb, 3)``: 25/475 at 0.9, 12/487 at 0.95.
     """

@@ -1,4 +1,4 @@
-"""ROC building blocks shared by detection and its bootstrap (METRICS.md 1.3).
+"""ROC building blocks shared by detection and its bootstrap (docs/scoring/detection.md#roc-points).
 
 Kept apart so that :mod:`.bootstrap` and :mod:`.detection` both import them
 without importing each other (no import circle).
@@ -10,11 +10,11 @@ import numpy as np
 
 __all__ = ["TIE_ATOL", "curve_from_counts", "sorted_groups"]
 
-TIE_ATOL = 1e-8  # sklearn 0.17 grouped scores with isclose(diff, 0), METRICS.md 1.3
+TIE_ATOL = 1e-8  # sklearn 0.17 grouped scores with isclose(diff, 0), docs/scoring/detection.md#roc-points
 
 
 def sorted_groups(scores: np.ndarray, tie_atol: float = TIE_ATOL) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Descending score order and the last position of each tie group (METRICS.md 1.3).
+    """Descending score order and the last position of each tie group (docs/scoring/detection.md#roc-points).
 
     Returns ``(order, group_end, sorted_scores)``.
     """
@@ -30,7 +30,7 @@ def sorted_groups(scores: np.ndarray, tie_atol: float = TIE_ATOL) -> tuple[np.nd
 def curve_from_counts(
     tps: np.ndarray, fps: np.ndarray, thresholds: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """sklearn 0.17 ``roc_curve`` from cumulative counts at each tie group (METRICS.md 1.3).
+    """sklearn 0.17 ``roc_curve`` from cumulative counts at each tie group (docs/scoring/detection.md#roc-points).
 
     ``drop_intermediate`` (second differences of fps and tps both zero) comes
     before the 0.17 prepend rule (``(0,0)`` only when the top group holds a

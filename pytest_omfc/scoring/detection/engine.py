@@ -1,7 +1,7 @@
 """Detection scoring engine: MediScore ``DetectionScorer`` reimplemented in numpy/pandas.
 
-No pytest here; the plugin builds items on top of this API. Section numbers
-refer to ``METRICS.md`` (NIST MediScore 1.3.2 as implemented).
+No pytest here; the plugin builds items on top of this API. The definitions are those of
+``docs/scoring/detection.md`` (NIST MediScore 1.3.2 as implemented).
 
 Public API
 ----------
@@ -9,8 +9,8 @@ Public API
 query=None, query_manipulation=None, query_partition=None, far_stop=None, ci=False,
 ci_level=0.9, n_bootstrap=500, seed=77, bootstrap="mediscore", convention="mediscore",
 journal="auto", strict=True) -> DetectionReport``
-    Full pipeline for one submission: merge (1.1), opt-out (1.2), queries
-    (1.10), metrics (1.3-1.9). ``index``/``reference``/``system`` are paths or
+    Full pipeline for one submission: merge, opt-out, queries,
+    metrics (each a section of docs/scoring/detection.md). ``index``/``reference``/``system`` are paths or
     string DataFrames. ``query`` (``-q``) and ``query_manipulation`` (``-qm``)
     take one string or a sequence (one result each); ``query_partition``
     (``-qp``) takes one string expanded into partitions. At most one of the
@@ -51,7 +51,7 @@ table below.
 Conventions
 -----------
 ``convention="mediscore"`` (default) reproduces MediScore's numbers, checkfiles
-included. ``convention="plan"`` switches every detection point of METRICS.md
+included. ``convention="plan"`` switches every detection point of docs/scoring/conventions.md
 section 7 to the evaluation plans' wording:
 
 the differences are listed by ``convention_table()`` (from ``CONVENTION_DIFFERENCES``: missing trials,
@@ -120,7 +120,7 @@ __all__ = [
     "trr",
 ]
 
-#: MediScore report columns (METRICS.md 1.11) that are numbers.
+#: MediScore report columns (docs/scoring/detection.md#report) that are numbers.
 METRIC_COLUMNS: tuple[str, ...] = (
     "TRR",
     "AUC",
@@ -167,7 +167,7 @@ def _clean_list(a: np.ndarray) -> list[float | None]:
 
 
 def roc_curve(scores: np.ndarray, is_target: np.ndarray, tie_atol: float = TIE_ATOL) -> RocCurve:
-    """ROC points of MediScore (sklearn 0.17 ``roc_curve``, METRICS.md 1.3)."""
+    """ROC points of MediScore (sklearn 0.17 ``roc_curve``, docs/scoring/detection.md#roc-points)."""
     s = np.asarray(scores, dtype=float)
     y = np.asarray(is_target, dtype=bool)
     if s.shape != y.shape or s.ndim != 1:
@@ -184,7 +184,7 @@ def roc_curve(scores: np.ndarray, is_target: np.ndarray, tie_atol: float = TIE_A
 
 
 def auc_mediscore(fpr: np.ndarray, tpr: np.ndarray, far_stop: float = 1.0) -> float:
-    """Trapezoids over consecutive points with ``fpr[i+1] <= far_stop`` (METRICS.md 1.4).
+    """Trapezoids over consecutive points with ``fpr[i+1] <= far_stop`` (docs/scoring/detection.md#auc-and-partial-auc).
 
     Not normalised, not interpolated up to far_stop; NaN fpr gives 0.
     """
@@ -214,7 +214,7 @@ def auc_interpolated(fpr: np.ndarray, tpr: np.ndarray, far_stop: float = 1.0) ->
 
 
 def eer_mediscore(fpr: np.ndarray, tpr: np.ndarray) -> float:
-    """Mean of fpr and fnr at the first point minimising ``|fpr - fnr|`` (METRICS.md 1.5)."""
+    """Mean of fpr and fnr at the first point minimising ``|fpr - fnr|`` (docs/scoring/detection.md#eer)."""
     if fpr.size == 0:
         return float("nan")
     fnr = 1.0 - tpr
@@ -240,7 +240,7 @@ def eer_interpolated(fpr: np.ndarray, tpr: np.ndarray) -> float:
 
 
 def cdr_at_far(fpr: np.ndarray, tpr: np.ndarray, far: float) -> float:
-    """TPR at FPR ``far``: exact point (lowest tpr) or linear interpolation (METRICS.md 1.6).
+    """TPR at FPR ``far``: exact point (lowest tpr) or linear interpolation (docs/scoring/detection.md#cdr-at-far).
 
     MediScore stable-sorts points by fpr first; fpr is already non-decreasing
     (or all NaN, where Python's sort keeps the order), so no sort is needed.
@@ -267,7 +267,7 @@ def cdr_at_far(fpr: np.ndarray, tpr: np.ndarray, far: float) -> float:
 
 
 def trr(scored: int, total: int, convention: Convention = "mediscore") -> float | None:
-    """Trial response rate (METRICS.md 1.9).
+    """Trial response rate (docs/scoring/detection.md#trr).
 
     MediScore: ``round(scored/total, 2)`` with Python 2 rounding (half away
     from zero on the exact binary value), reproduced with Decimal.
@@ -360,7 +360,7 @@ def score_trials(
     responded: int | None = None,
     strict: bool = True,
 ) -> DetectionResult:
-    """Metrics of one trial set (METRICS.md 1.3-1.9); arrays must be in MediScore row order.
+    """Metrics of one trial set (docs/scoring/detection.md); arrays must be in MediScore row order.
 
     ``total`` is the TRR denominator (default: the number of trials) and
     ``responded`` its numerator (default: the number of scored trials).
@@ -487,7 +487,7 @@ def score_detection(
     base_counts = {"missing_system": trials.n_missing, "index_unmatched": trials.n_index_unmatched}
 
     def finish(sub: pd.DataFrame, q: str | None, kind: QueryKind) -> DetectionResult:
-        # METRICS.md 1.9: MediScore's TRR denominator is always the full merge;
+        # docs/scoring/detection.md#trr: MediScore's TRR denominator is always the full merge;
         # the plan's is the selected set, before opt-out.
         denom = trials.total if convention == "mediscore" else len(sub)
         kept = apply_optout(sub, convention) if optout else sub

@@ -1,4 +1,4 @@
-"""The detection scorer's options (METRICS.md 1), declared once.  Light: read at plugin load."""
+"""The detection scorer's options (docs/scoring/detection.md), declared once.  Light: read at plugin load."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from ...options import Option, bounded, flag, integer
 
 __all__ = ["DEFAULT_FAR_STOP", "DETECTION_OPTIONS", "MAX_CI_ITERATIONS", "far_stop"]
 
-#: The FAR stop of AUC@FAR and CDR@FAR when none is given: MediScore's 0.1, the plans' 0.05 (METRICS.md 1.6).
+#: The FAR stop of AUC@FAR and CDR@FAR when none is given: MediScore's 0.1, the plans' 0.05
+# (docs/scoring/detection.md#cdr-at-far).
 DEFAULT_FAR_STOP: dict[str, float] = {"mediscore": 0.1, "plan": 0.05}
 
 #: Highest ``--omfc-ci-iterations``: 20 times MediScore's fixed 500 (about 5 s on 16,000 trials; the

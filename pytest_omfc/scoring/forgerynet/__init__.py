@@ -1,4 +1,4 @@
-"""ForgeryNet metric engines (METRICS.md section 5): pure numpy, no pytest, no scikit-learn.
+"""ForgeryNet metric engines (docs/scoring/forgerynet.md): pure numpy, no pytest, no scikit-learn.
 
 * :mod:`.classification`: image/video classification, 2-way (``Acc``, ``AUC``) and k-way
   (``Acc``, ``mAP``, ``AUC``, ``Acc_binary``);

@@ -1,4 +1,4 @@
-"""ForgeryNet image and video forgery classification (METRICS.md 5.1).
+"""ForgeryNet image and video forgery classification (docs/scoring/forgerynet.md#classification-metrics).
 
 Pure numpy, no pytest, no scikit-learn at run time.  The conventions, which the README quotes:
 

@@ -1,4 +1,4 @@
-"""FNET — ForgeryNet-style benchmarks (the ForgeryNet paper; not a RULES.md family).
+"""FNET — ForgeryNet-style benchmarks (the ForgeryNet paper and the benchmark's files; this project's own family).
 
 Image and video forgery classification (2-, 3- and n-way), spatial forgery localization and
 temporal forgery localization (ActivityNet formats).  The reference lists the IDs (there is no

@@ -1,4 +1,4 @@
-"""ForgeryNet spatial forgery localization (METRICS.md 5.2).
+"""ForgeryNet spatial forgery localization (docs/scoring/forgerynet.md#spatial-localization-metrics).
 
 Pure numpy, no pytest.  A map value is the grey level divided by 255 in float64 (a 1-bit map is
 0 or 1, i.e. grey 0 or 255).  For each pair ``pred``, ``gt`` of ``N`` pixels:
@@ -47,7 +47,8 @@ __all__ = [
     "score_spatial",
 ]
 
-#: Thresholds of the thresholded-map mismatch (``IoU@t``) and of ``IoU_diff@t`` (paper, METRICS.md 5.2).
+#: Thresholds of the thresholded-map mismatch (``IoU@t``) and of ``IoU_diff@t`` (paper,
+# docs/scoring/forgerynet.md#spatial-localization-metrics).
 IOU_THRESHOLDS: tuple[float, ...] = (0.1, 0.2)
 DIFF_THRESHOLDS: tuple[float, ...] = (0.01, 0.05, 0.1)
 

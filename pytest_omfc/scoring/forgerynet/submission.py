@@ -46,7 +46,8 @@ __all__ = [
     "show_json",
 ]
 
-#: Only the 10 highest-scored predictions of a video are scored (METRICS.md 5.3).
+#: Only the 10 highest-scored predictions of a video are scored
+# (docs/scoring/forgerynet.md#temporal-localization-metrics).
 TOP_PREDICTIONS = 10
 #: k-way probabilities must sum to 1 within this (a warning, FNET-06).
 SUM_TOLERANCE = 1e-6

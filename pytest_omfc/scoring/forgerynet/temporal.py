@@ -1,4 +1,5 @@
-"""ForgeryNet temporal forgery localization: ActivityNet AP and AR (METRICS.md 5.3).
+"""ForgeryNet temporal forgery localization: ActivityNet AP and AR
+(docs/scoring/forgerynet.md#temporal-localization-metrics).
 
 Pure numpy, no pytest.  Reproduces ActivityNet's ``Evaluation/`` code
 (``eval_detection.compute_average_precision_detection``, ``utils.segment_iou``,

@@ -1,13 +1,17 @@
 """Localization (mask) scoring engine: MediScore's MaskScorer for one trial, and its aggregates.
 
 Pure numpy/pandas/Pillow (no pytest, no OpenCV, no scipy).  Section
-numbers refer to METRICS.md section 2.
+numbers refer to docs/scoring/masks.md
 
-* :mod:`.morphology`: ``kernel(shape, size)``, ``erode``, ``dilate`` (2.4).
-* :mod:`.engine`: ``colour_reference`` and ``bitplane_reference`` (2.3), ``no_score_weights`` (2.4),
-  ``sweep`` (2.5), ``score_mask`` -> ``MaskScore`` (2.6-2.8).
-* :mod:`.aggregate`: ``maximum``, ``pixel_average_auc``, ``mask_average_auc`` (2.7).
-* :mod:`.io`: ``read_system_mask``, ``read_colour_reference``, ``read_bitplanes`` (2.2), failures as
+* :mod:`.morphology`: ``kernel(shape, size)``, ``erode``, ``dilate`` (docs/scoring/masks.md#no-score-zones).
+* :mod:`.engine`: ``colour_reference`` and ``bitplane_reference`` (docs/scoring/masks.md#ground-truth),
+``no_score_weights`` (docs/scoring/masks.md#no-score-zones),
+  ``sweep`` (docs/scoring/masks.md#threshold-sweep), ``score_mask`` -> ``MaskScore``
+  (docs/scoring/masks.md#metrics-at-one-threshold to special-cases).
+* :mod:`.aggregate`: ``maximum``, ``pixel_average_auc``, ``mask_average_auc``
+(docs/scoring/masks.md#optimum-maximum-and-actual).
+* :mod:`.io`: ``read_system_mask``, ``read_colour_reference``, ``read_bitplanes``
+(docs/scoring/masks.md#reading-masks), failures as
   ``MaskReadError`` (the per-trial reason).
 * :mod:`.journal`: ``load_journal`` -> ``Journal`` (2.1 step 4, -qm Evaluated bookkeeping, 2.3 selection).
 * :mod:`.run`: ``score_masks`` -> ``MaskReport`` (2.1-2.10 end to end; ``MaskOptions``, ``MaskRun``,

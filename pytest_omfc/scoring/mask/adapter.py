@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # annotations only; the adapter imports the engine when it ru
 
 __all__ = ["MASK", "MASK_METRICS", "MASK_REFERENCE_COLUMNS", "MASK_TASKS", "run_masks"]
 
-#: Tasks scored by the mask scorer, with MaskScorer's task name (METRICS.md 2).
+#: Tasks scored by the mask scorer, with MaskScorer's task name (docs/scoring/masks.md).
 MASK_TASKS: dict[Task, str] = {Task.IMG: "manipulation", Task.SPL: "splice"}
 
 
@@ -69,7 +69,8 @@ def _mask_failure(not_scored: Sequence[tuple[str, str]], shown: int = 5) -> str 
 
 
 def _polarity_notes(polarity: Sequence[tuple[str, float, float]], shown: int = 3) -> list[str]:
-    """The polarity hints of a run (METRICS.md 2.2: 0 is manipulated): one line each kind, examples named."""
+    """The polarity hints of a run (docs/scoring/masks.md#reading-masks: 0 is manipulated): one line each kind,
+    examples named."""
     from .run import INVERTED_MCC, MOSTLY_BLACK
 
     out = []
@@ -114,7 +115,7 @@ def _mask_tally(run: Any, rows: Any) -> Tally:
 
 
 def run_masks(inp: ScoringInput) -> list[Outcome]:
-    """Mask scoring of every query (METRICS.md 2); one outcome per position."""
+    """Mask scoring of every query (docs/scoring/masks.md); one outcome per position."""
     import numpy as np
     import pandas as pd
 

@@ -1,4 +1,5 @@
-"""Across-mask aggregates of MaskScorer that need the per-threshold tables (METRICS.md 2.7).
+"""Across-mask aggregates of MaskScorer that need the per-threshold tables
+(docs/scoring/masks.md#optimum-maximum-and-actual).
 
 Each mask's :class:`~.engine.ThresholdTable` is a step function of the
 threshold: at any t its counts are those of its largest own threshold <= t.
@@ -89,7 +90,8 @@ def _roc_auc(fpr: NDArray[np.float64], tpr: NDArray[np.float64]) -> float:
 
 
 def pixel_average_auc(tables: Sequence[ThresholdTable | None]) -> float:
-    """PixelAverageAUC: AUC of the pooled-count ROC over the union thresholds (2.7)."""
+    """PixelAverageAUC: AUC of the pooled-count ROC over the union thresholds
+    (docs/scoring/masks.md#optimum-maximum-and-actual)."""
     sub = _used(tables)
     if not sub:
         return math.nan
@@ -103,7 +105,8 @@ def pixel_average_auc(tables: Sequence[ThresholdTable | None]) -> float:
 
 
 def mask_average_auc(tables: Sequence[ThresholdTable | None]) -> float:
-    """MaskAverageAUC: AUC of the mean per-mask (FPR, TPR), NaN skipped, over the union thresholds (2.7)."""
+    """MaskAverageAUC: AUC of the mean per-mask (FPR, TPR), NaN skipped, over the union thresholds
+    (docs/scoring/masks.md#optimum-maximum-and-actual)."""
     sub = _used(tables)
     if not sub:
         return math.nan

@@ -1,4 +1,4 @@
-"""Scoring of ONE manipulation-mask trial exactly as MediScore's MaskScorer (METRICS.md 2.3-2.8).
+"""Scoring of ONE manipulation-mask trial exactly as MediScore's MaskScorer (docs/scoring/masks.md).
 
 Pure numpy, no pytest, no file reading: the inputs are arrays.
 
@@ -6,19 +6,20 @@ Pure numpy, no pytest, no file reading: the inputs are arrays.
   other value = not GT (MediScore's 255); a boolean array is the GT itself.
   :func:`colour_reference` builds it (and the un-selected region) from a BGR
   colour reference mask, :func:`bitplane_reference` from a JPEG 2000 bit-plane
-  mask (2.3).
+  mask (docs/scoring/masks.md#ground-truth).
 * ``unselected``: boolean array of the un-selected (distraction) colours, or None.
 * ``sys``: the system's grey mask, uint8; None means a missing system mask,
   scored as a white mask (2.2, 2.8).
 
-:func:`score_mask` computes the weights once (2.4), then sweeps every threshold
-of ``T = sorted({-1} | unique(sys))`` at once (2.5): one histogram of the
+:func:`score_mask` computes the weights once (docs/scoring/masks.md#no-score-zones), then sweeps every threshold
+of ``T = sorted({-1} | unique(sys))`` at once (docs/scoring/masks.md#threshold-sweep): one histogram of the
 system values over the scored positive pixels and one over the scored negative
 pixels; their cumulative sums are TP and FP at every threshold.  GWL1 comes from
 the same histograms (for a pixel of value v, ``|bw - v|`` is v on GT and 255 - v
 elsewhere), so the mask is read a fixed number of times whatever the number of
 thresholds.  The per-threshold counts stay in the result (:class:`ThresholdTable`)
-so that the Maximum metrics and Pixel/MaskAverageAUC (2.7) can be aggregated
+so that the Maximum metrics and Pixel/MaskAverageAUC (docs/scoring/masks.md#optimum-maximum-and-actual) can be
+aggregated
 later (see :mod:`.aggregate`).
 
 Degenerate cases (2.6, 2.8): MCC is 0 when a marginal is 0 or N and NaN when
@@ -63,7 +64,7 @@ ReferenceMode = Literal["manipulation", "splice_probe", "splice_donor"]
 Bool2D = NDArray[np.bool_]
 
 
-# --- reference (2.3) -----------------------------------------------------------------------------
+# --- reference (docs/scoring/masks.md#ground-truth) -------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,8 @@ class Reference:
 
     @property
     def scoreable(self) -> bool:
-        """False when no pixel has a selected colour: MediScore does not score the trial (2.3)."""
+        """False when no pixel has a selected colour: MediScore does not score the trial
+        (docs/scoring/masks.md#ground-truth)."""
         return bool((self.bw == 0).any())
 
 
@@ -100,7 +102,7 @@ def colour_reference(
     *,
     mode: ReferenceMode = "manipulation",
 ) -> Reference:
-    """GT and distractions of a colour-mode reference (METRICS.md 2.3).
+    """GT and distractions of a colour-mode reference (docs/scoring/masks.md#ground-truth).
 
     ``image`` is what ``cv2.imread(path, IMREAD_COLOR)`` returns: (H, W, 3) BGR;
     a (H, W) grey image is taken as replicated to three channels.  Pixel codes
@@ -181,7 +183,7 @@ def _bit_planes(bits: Iterable[int | str]) -> list[int]:
 def bitplane_reference(
     planes: NDArray[np.unsignedinteger], listed: Iterable[int | str], evaluated: Iterable[int | str]
 ) -> Reference:
-    """GT and distractions of a JPEG 2000 bit-plane reference (``--jpeg2000``, METRICS.md 2.3).
+    """GT and distractions of a JPEG 2000 bit-plane reference (``--jpeg2000``, docs/scoring/masks.md#ground-truth).
 
     ``planes``: the decoded mask, (H, W) or (H, W, L) unsigned integers; bit
     plane b (1-based) is bit ``(b-1) % 8`` of layer ``(b-1) // 8``.  ``listed``:
@@ -211,7 +213,7 @@ def bitplane_reference(
     return Reference(bw, unselected if unselected.any() else None)
 
 
-# --- weights (2.4) -------------------------------------------------------------------------------
+# --- weights (docs/scoring/masks.md#no-score-zones) -------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -224,7 +226,7 @@ class Weights:
     w: Bool2D
     pixel_bns: int  # #(bns == 0 & sns == 1)
     pixel_sns: int  # #(sns == 0)
-    pixel_pns: int  # #(pns == 0); may count pixels already in SNS (2.4)
+    pixel_pns: int  # #(pns == 0); may count pixels already in SNS (docs/scoring/masks.md#no-score-zones)
 
     @property
     def pixel_n(self) -> int:
@@ -241,7 +243,8 @@ def _check_size(name: str, size: int) -> int:
 
 
 def _no_score_value(px: Any) -> int | None:
-    """``--nspx``/``ProbeOptOutPixelValue``: None, '' and -1 mean none; a non-integer is an error (2.4)."""
+    """``--nspx``/``ProbeOptOutPixelValue``: None, '' and -1 mean none; a non-integer is an error
+    (docs/scoring/masks.md#no-score-zones)."""
     if px is None or (isinstance(px, str) and px.strip() == ""):
         return None
     if isinstance(px, bool):
@@ -313,7 +316,9 @@ def _inputs(
     gt: Bool2D = np.asarray(ref if ref.dtype == np.bool_ else ref == 0, dtype=np.bool_)  # bool: the GT itself
     smask: NDArray[np.uint8]
     if sys is None:
-        smask = np.full(ref.shape, 255, dtype=np.uint8)  # missing / FailedValidation: white (2.2)
+        smask = np.full(
+            ref.shape, 255, dtype=np.uint8
+        )  # missing / FailedValidation: white (docs/scoring/masks.md#reading-masks)
     else:
         smask = np.asarray(sys)
         if smask.dtype != np.uint8:
@@ -338,7 +343,8 @@ def no_score_weights(
     kernel_shape: str = "box",
     no_score_value: Any = None,
 ) -> Weights:
-    """BNS, SNS, PNS and their counts (METRICS.md 2.4), for inspection; :func:`score_mask` does the same inline.
+    """BNS, SNS, PNS and their counts (docs/scoring/masks.md#no-score-zones), for inspection; :func:`score_mask` does
+    the same inline.
 
     ``ntdks`` is the distraction dilation (MediScore's default 15; splice forces 0).
     """
@@ -365,7 +371,7 @@ def no_score_weights(
     )
 
 
-# --- sweep (2.5) and metrics (2.6) ---------------------------------------------------------------
+# --- sweep (docs/scoring/masks.md#threshold-sweep) and metrics (docs/scoring/masks.md#metrics-at-one-threshold) -------
 
 
 def _histogram(code: NDArray[np.uint16], nbins: int) -> NDArray[np.int64]:
@@ -392,7 +398,8 @@ def _histogram(code: NDArray[np.uint16], nbins: int) -> NDArray[np.int64]:
 
 @dataclass(frozen=True)
 class ThresholdMetrics:
-    """Metrics of one mask at one threshold (2.6).  NaN where MediScore prints a blank."""
+    """Metrics of one mask at one threshold (docs/scoring/masks.md#metrics-at-one-threshold).  NaN where MediScore
+    prints a blank."""
 
     threshold: float
     mcc: float
@@ -412,7 +419,8 @@ class ThresholdTable:
 
     A pixel is called manipulated at t when ``sys <= t``.  Between two listed
     thresholds the counts do not change, so the table is a step function of t:
-    :meth:`index_at` gives the row of the largest listed threshold <= t (2.7).
+    :meth:`index_at` gives the row of the largest listed threshold <= t
+    (docs/scoring/masks.md#optimum-maximum-and-actual).
     """
 
     thresholds: NDArray[np.int64]
@@ -434,7 +442,7 @@ class ThresholdTable:
         return self.negatives - self.fp
 
     def mcc(self) -> NDArray[np.float64]:
-        """MCC; 0 when TP+FN or TP+FP is 0 or N, NaN when N = 0 (2.6)."""
+        """MCC; 0 when TP+FN or TP+FP is 0 or N, NaN when N = 0 (docs/scoring/masks.md#metrics-at-one-threshold)."""
         n = self.n
         if n == 0:
             return np.full(self.tp.shape, np.nan)
@@ -509,20 +517,23 @@ class ThresholdTable:
         )
 
     def optimum_row(self) -> int | None:
-        """Row of the best MCC, the lowest threshold on ties; None when N = 0 (2.7)."""
+        """Row of the best MCC, the lowest threshold on ties; None when N = 0
+        (docs/scoring/masks.md#optimum-maximum-and-actual)."""
         if self.n == 0:
             return None
         return int(np.argmax(self.mcc()))
 
 
 def _trapezoid_auc(fpr: NDArray[np.float64], tpr: NDArray[np.float64]) -> float:
-    """Trapezoids over consecutive points, segments ending at fpr <= 1 (METRICS.md 1.4, stop = 1)."""
+    """Trapezoids over consecutive points, segments ending at fpr <= 1 (docs/scoring/detection.md#auc-and-partial-auc,
+    stop = 1)."""
     keep = fpr[1:] <= 1
     return float(np.sum(((fpr[1:] - fpr[:-1]) * (tpr[1:] + tpr[:-1]) / 2)[keep]))
 
 
 def auc_eer(fpr: NDArray[np.float64], tpr: NDArray[np.float64]) -> tuple[float, float]:
-    """Per-mask AUC and EER (2.6): add (0,0), stable-sort by (FPR, TPR), trapezoids; EER as 1.5."""
+    """Per-mask AUC and EER (docs/scoring/masks.md#metrics-at-one-threshold): add (0,0), stable-sort by (FPR, TPR),
+    trapezoids; EER as docs/scoring/detection.md#eer."""
     f = np.concatenate(([0.0], np.asarray(fpr, dtype=np.float64)))
     t = np.concatenate(([0.0], np.asarray(tpr, dtype=np.float64)))
     order = np.lexsort((t, f))  # stable
@@ -533,7 +544,8 @@ def auc_eer(fpr: NDArray[np.float64], tpr: NDArray[np.float64]) -> tuple[float, 
 
 
 def sweep(sys: NDArray[np.uint8], gt: Bool2D, w: Bool2D) -> tuple[ThresholdTable, NDArray[np.int64]]:
-    """Counts at every threshold ``sorted({-1} | unique(sys))`` from one histogram pass (2.5).
+    """Counts at every threshold ``sorted({-1} | unique(sys))`` from one histogram pass
+    (docs/scoring/masks.md#threshold-sweep).
 
     Returns the table and the (3, 256) histogram of system values over
     unscored / scored-GT / scored-non-GT pixels.  The thresholds come from
@@ -553,7 +565,7 @@ def sweep(sys: NDArray[np.uint8], gt: Bool2D, w: Bool2D) -> tuple[ThresholdTable
     return ThresholdTable(thresholds, tp, fp, int(cum[0][-1]), int(cum[1][-1])), hist
 
 
-# --- one mask (2.7, 2.8) -------------------------------------------------------------------------
+# --- one mask (2.7, 2.8) ----------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -624,7 +636,7 @@ def score_mask(
     no_score_value: Any = None,
     actual_threshold: int | None = None,
 ) -> MaskScore:
-    """Score one mask trial as MaskScorer (METRICS.md 2.3-2.8).
+    """Score one mask trial as MaskScorer (docs/scoring/masks.md).
 
     ``bw``: binarised reference, 0 = GT (a boolean array is taken as the GT
     itself); ``sys``: uint8 grey system mask of the same shape, or None for a
@@ -654,14 +666,16 @@ def score_mask(
     counts = {"pixel_n": table.n, "pixel_bns": pixel_bns, "pixel_sns": pixel_sns, "pixel_pns": pixel_pns}
     best = table.optimum_row()
     actual = table.metrics(table.index_at(actual_threshold), actual_threshold) if actual_threshold is not None else None
-    if best is None:  # weights all zero: scored, every metric NaN (2.8)
+    if best is None:  # weights all zero: scored, every metric NaN (docs/scoring/masks.md#special-cases)
         return MaskScore(True, **counts, optimum=table.metrics(0), actual=actual, table=table)
     values = np.arange(256, dtype=np.float64)
     l1 = float(hist[1] @ values + hist[2] @ (255.0 - values))
     gwl1 = l1 / 255.0 / table.n
     tpr, fpr = table.tpr(), table.fpr()
     if table.positives == 0 or table.negatives == 0:
-        tpr = fpr = np.zeros(table.thresholds.shape)  # MediScore's (0,0) points (2.6)
+        tpr = fpr = np.zeros(
+            table.thresholds.shape
+        )  # MediScore's (0,0) points (docs/scoring/masks.md#metrics-at-one-threshold)
     auc, eer = auc_eer(fpr, tpr)
     return MaskScore(
         True,

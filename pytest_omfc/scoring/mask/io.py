@@ -1,4 +1,4 @@
-"""Reading mask files for the mask scorer (METRICS.md 2.2), with bounded memory and typed failures.
+"""Reading mask files for the mask scorer (docs/scoring/masks.md#reading-masks), with bounded memory and typed failures.
 
 * :func:`read_system_mask`: the system's grey mask (MediScore ``cv2.imread(path, IMREAD_GRAYSCALE)``).
   RGB PNGs are converted with Pillow's ``convert('L')`` (ITU-R 601 integer weights), which

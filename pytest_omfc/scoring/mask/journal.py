@@ -1,4 +1,4 @@
-"""Journal-driven selection for mask scoring (METRICS.md 2.1 step 4 and 2.3).
+"""Journal-driven selection for mask scoring (docs/scoring/masks.md#trial-selection step 4 and 2.3).
 
 ``journalData = merge(probejournaljoin, journalmask, how='left', on=[JournalName, StartNodeID, EndNodeID])``.
 Without ``-qm`` every row is ``Evaluated='Y'``.  With ``-qm q`` every row starts at ``'N'``; ``q`` is
@@ -93,7 +93,8 @@ class Journal:
 
     def mark_unscored(self, trials: pd.DataFrame, column: str) -> Journal:
         """Set ``column`` to 'N' on the rows of ``trials`` (ProbeFileID [, DonorFileID]): MediScore does this
-        when a trial's selected region is absent (2.3).  One merge, whatever the number of trials."""
+        when a trial's selected region is absent (docs/scoring/masks.md#ground-truth).  One merge, whatever the number
+        of trials."""
         if trials.empty:
             return self
         on = [c for c in ("ProbeFileID", "DonorFileID") if c in trials.columns and c in self.frame.columns]

@@ -1,4 +1,4 @@
-"""Kernels and binary erode/dilate with OpenCV's semantics, in pure numpy (METRICS.md 2.4).
+"""Kernels and binary erode/dilate with OpenCV's semantics, in pure numpy (docs/scoring/masks.md#no-score-zones).
 
 MediScore builds its no-score zones with ``cv2.erode``/``cv2.dilate`` (one
 iteration, anchor at the kernel centre, pixels outside the image never
@@ -33,7 +33,8 @@ _GAUSS_SIGMA = 0.3
 
 
 def kernel(shape: str, size: int) -> NDArray[np.uint8]:
-    """The k x k structuring element MediScore's ``getKern(shape, k)`` builds (METRICS.md 2.4 table).
+    """The k x k structuring element MediScore's ``getKern(shape, k)`` builds (docs/scoring/masks.md#no-score-zones
+    table).
 
     ``size == 0`` means "no operation" and gives the 1x1 identity kernel (erode
     and dilate then return their input, as MediScore skips the call).  An even

@@ -1,4 +1,4 @@
-"""The mask scorer's options (METRICS.md 2.4-2.5), declared once.  Light: read at plugin load."""
+"""The mask scorer's options (docs/scoring/masks.md), declared once.  Light: read at plugin load."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""End-to-end mask scoring, pytest-free: :func:`score_masks` is MediScore's MaskScorer (METRICS.md 2).
+"""End-to-end mask scoring, pytest-free: :func:`score_masks` is MediScore's MaskScorer (docs/scoring/masks.md).
 
-Pipeline (section numbers of METRICS.md 2):
+Pipeline (section numbers of docs/scoring/masks.md):
 
 1. 2.1 merge ``reference LEFT JOIN system`` on ProbeFileID (+ DonorFileID for splice); opt-out
    bookkeeping (TRR, totalTrials, totalOptIn, totalOptOut) before anything is removed; ``optout``
@@ -77,7 +77,7 @@ MaskTask = Literal["manipulation", "splice"]
 MaskConvention = Literal["mediscore", "plan"]
 SideMode = Literal["manipulation", "splice_probe", "splice_donor", "bitplane"]
 
-#: IsOptOut / ProbeStatus values that opt a trial out of localization (METRICS.md 2.1 step 2)
+#: IsOptOut / ProbeStatus values that opt a trial out of localization (docs/scoring/masks.md#trial-selection step 2)
 _OPTOUT_ISOPTOUT = frozenset({"Y", "Localization"})
 _OPTOUT_STATUS = frozenset({"OptOutAll", "OptOutLocalization"})
 
@@ -107,12 +107,12 @@ _MEAN_COLUMNS = (
 
 @dataclass(frozen=True)
 class MaskOptions:
-    """MaskScorer's options (METRICS.md 2.0); defaults are MediScore's.
+    """MaskScorer's options (docs/scoring/masks.md#defaults); defaults are MediScore's.
 
     ``ntdks=None`` means 15 (MediScore) or 11 (``convention="plan"``: MFC19 "dilation with a kernel of
     11 pixels"); splice always uses 0.  ``sbin=None`` (MediScore's -10) means no Maximum/Actual.
-    ``convention="plan"`` also scores a missing system mask MCC -1 (RULES.md MASK-01, OpenMFC 6.3)
-    instead of MediScore's 0 (METRICS.md 7.1).
+    ``convention="plan"`` also scores a missing system mask MCC -1 (MASK-01, OpenMFC 6.3)
+    instead of MediScore's 0 (docs/scoring/conventions.md).
     """
 
     kernel: str = "box"
@@ -172,7 +172,7 @@ class MaskReport:
         return tuple(r for run in self.runs for r in run.results)
 
 
-# --- one mask side -------------------------------------------------------------------------------
+# --- one mask side ----------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -321,7 +321,7 @@ def _run_jobs(jobs: Sequence[_Job], executor: Executor, progress: Progress | Non
     return [by_job[j] for j in jobs]
 
 
-# --- inputs --------------------------------------------------------------------------------------
+# --- inputs -----------------------------------------------------------------------------------------------------------
 
 
 _frame, _require = as_frame, require  # a set-up table's problem is a SetupError; the system output's a SubmissionError
@@ -361,7 +361,7 @@ def _path(root: Path | None, name: str, what: str) -> tuple[str | None, str | No
     return str(path.absolute()), None  # absolute: dask workers may run in another directory
 
 
-# --- aggregation ---------------------------------------------------------------------------------
+# --- aggregation ------------------------------------------------------------------------------------------------------
 
 
 def _num(x: Any) -> float | None:
@@ -390,7 +390,7 @@ def _means(rows: pd.DataFrame, prefix: str) -> tuple[dict[str, float | int | Non
     return agg, std
 
 
-# --- which reference masks ----------------------------------------------------------------------
+# --- which reference masks --------------------------------------------------------------------------------------------
 
 _PNG_COLUMN, _BP_COLUMN = "ProbeMaskFileName", "ProbeBitPlaneMaskFileName"
 
@@ -400,7 +400,7 @@ def _named(df: pd.DataFrame, col: str) -> pd.Series:
 
 
 def reference_mode(ref_df: pd.DataFrame, jpeg2000: str) -> tuple[bool, str]:
-    """``(bit planes?, why)``: which manipulation reference column is scored (METRICS.md 2.2).
+    """``(bit planes?, why)``: which manipulation reference column is scored (docs/scoring/masks.md#reading-masks).
 
     ``auto`` decides from content, not from the header: MFC2019 references carry both columns, and
     either may be empty.  Bit planes are used when ``ProbeBitPlaneMaskFileName`` names a file for at
@@ -424,7 +424,7 @@ def reference_mode(ref_df: pd.DataFrame, jpeg2000: str) -> tuple[bool, str]:
     return False, f"PNG ({_PNG_COLUMN}): --omfc-jpeg2000 auto, {counts}"
 
 
-# --- the scorer ----------------------------------------------------------------------------------
+# --- the scorer -------------------------------------------------------------------------------------------------------
 
 
 def score_masks(
@@ -446,7 +446,7 @@ def score_masks(
     rejected: Mapping[str, str] | None = None,
     **overrides: Any,
 ) -> MaskReport:
-    """Score localization masks as MediScore's MaskScorer (METRICS.md 2).
+    """Score localization masks as MediScore's MaskScorer (docs/scoring/masks.md).
 
     ``index``, ``reference``, ``system``: pipe-separated CSV paths or string DataFrames.  Mask names are
     resolved inside ``ref_dir`` (reference masks) and ``sys_dir`` (system masks; default: the system
@@ -541,7 +541,7 @@ def score_masks(
         "totalOptOut": total - opt_in,
         "optOutScoring": "Y" if opts.optout else "N",
     }
-    # FailedValidation blanks the mask name: white mask (2.2)
+    # FailedValidation blanks the mask name: white mask (docs/scoring/masks.md#reading-masks)
     failed = {s: pd.Series(False, index=merged.index) for s in sides}
     for s in sides:
         if "IsOptOut" in merged.columns:
@@ -784,7 +784,7 @@ def _score_run(
                     columns.setdefault(f"{side}MaximumPixel{name}", [None] * n)[i] = (
                         getattr(vals, name.lower()) if vals else None
                     )
-        if opts.convention == "plan":  # RULES.md MASK-01: a missing mask scores MCC -1
+        if opts.convention == "plan":  # MASK-01: a missing mask scores MCC -1
             for i, (sc, miss) in enumerate(zip(scores_by_side[side], missing_by_side[side], strict=True)):
                 if sc is not None and miss:
                     for prefix in ("Optimum", "Maximum", "Actual"):
@@ -811,7 +811,7 @@ def _score_run(
     else:
         scoreable["ScoreableTrials"] = int((perimage.get("Scored", pd.Series(dtype=str)) == "Y").sum())
 
-    # journal results: rows of not-scoreable sides become 'N' (2.3)
+    # journal results: rows of not-scoreable sides become 'N' (docs/scoring/masks.md#ground-truth)
     journal_out = None
     if journal is not None:
         for side in sides:

@@ -1,7 +1,7 @@
-"""Provenance scoring engine (METRICS.md section 3): pure pandas, no pytest.
+"""Provenance scoring engine (docs/scoring/provenance.md): pure pandas, no pytest.
 
 ``graph`` builds and matches the graph-building task (3.2, 3.3), ``filtering``
-scores the filtering task (3.4), ``run`` scores whole runs from the reference,
+scores the filtering task (docs/scoring/provenance.md#filtering), ``run`` scores whole runs from the reference,
 node, world and journal tables and the system JSONs (read as the PROV rules read
 them: :func:`pytest_omfc.jsonio.load_json`).
 """

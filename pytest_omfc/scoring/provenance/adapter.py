@@ -1,4 +1,4 @@
-"""The provenance scorer's adapter and registration (METRICS.md 3): graph building and filtering.
+"""The provenance scorer's adapter and registration (docs/scoring/provenance.md): graph building and filtering.
 
 One scorer, ``provenance``, for both provenance tasks: the item
 ``<sub>::score::provenance`` scores graph building (PG, metrics-JSON
@@ -169,7 +169,7 @@ def _tables(mappings: Mapping[str, pd.DataFrame]) -> dict[str, str]:
 
 
 def run_provenance(inp: ScoringInput) -> list[Outcome]:
-    """Provenance scoring of a whole run (METRICS.md 3.1-3.4); one outcome (no queries)."""
+    """Provenance scoring of a whole run (docs/scoring/provenance.md); one outcome (no queries)."""
     from ..errors import ScoringError
     from ..merge import read_table
     from ..registry import not_scored

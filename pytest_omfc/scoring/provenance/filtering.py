@@ -1,4 +1,4 @@
-"""Provenance filtering: NodeRecallAt50/100/200/300 (METRICS.md 3.4).
+"""Provenance filtering: NodeRecallAt50/100/200/300 (docs/scoring/provenance.md#filtering).
 
 Why own code: MediScore sorts system nodes with pandas' unstable quicksort, so
 with tied ``nodeConfidenceScore`` values the top-n set (and the recall) depends
@@ -30,7 +30,7 @@ __all__ = [
     "top_counts",
 ]
 
-#: The four cut-offs MediScore reports together (METRICS.md 3.4, 7.12).
+#: The four cut-offs MediScore reports together (docs/scoring/provenance.md#filtering, docs/scoring/conventions.md).
 NODE_RECALL_NS: tuple[int, ...] = (50, 100, 200, 300)
 #: Journal node types scorable with ``--nodetype``; the probe's own type is ``probe``.
 NODE_TYPES: tuple[str, ...] = ("donor", "base", "final", "interim")
@@ -103,11 +103,11 @@ def filter_trial(
     """Outer-join semantics of MediScore (reference rows x top-n system rows on the file path).
 
     ``ref_files``/``ref_types`` include the probe (type ``probe``), which is counted
-    in ``NumRefNodes`` for ``all`` (METRICS.md 3.4). For a node type, only reference
+    in ``NumRefNodes`` for ``all`` (docs/scoring/provenance.md#filtering). For a node type, only reference
     nodes of that type are kept; system nodes of other types become false alarms.
     Duplicate rows multiply as in a pandas merge.  ``exclude`` names system files
     that keep their rank but are neither reference nor false alarm (the probe's
-    own entry under the ``plan`` convention, METRICS.md 7.12).
+    own entry under the ``plan`` convention, docs/scoring/conventions.md).
     """
     return filter_trials(ref_files, ref_types, ranked_sys_files, (node_type,), ns, exclude)[0]
 

@@ -1,4 +1,5 @@
-"""Provenance graph building: reference graph, system graph, matching (METRICS.md 3.2, 3.3).
+"""Provenance graph building: reference graph, system graph, matching (docs/scoring/provenance.md#reference-graph,
+docs/scoring/provenance.md#system-graph-and-matching).
 
 Why a module of its own: MediScore aborts the whole run on a cycle in a system
 graph unless ``-c`` is given; here a system cycle is only recorded (PROV-15) and
@@ -33,7 +34,8 @@ __all__ = [
 ]
 
 Link = tuple[str, str]
-#: ``mediscore`` reproduces MediScore; ``plan`` follows the evaluation plans where METRICS.md 7.12 says they differ.
+#: ``mediscore`` reproduces MediScore; ``plan`` follows the evaluation plans where docs/scoring/conventions.md says
+# they differ.
 Convention = Literal["mediscore", "plan"]
 
 
@@ -53,7 +55,7 @@ class Journal:
 
 @dataclass(frozen=True)
 class RefGraph:
-    """Reference graph keyed by file path (METRICS.md 3.2 step 5)."""
+    """Reference graph keyed by file path (docs/scoring/provenance.md#reference-graph step 5)."""
 
     nodes: frozenset[str]
     links: frozenset[Link]
@@ -72,7 +74,7 @@ class SysGraph:
 
 @dataclass(frozen=True)
 class GraphMatch:
-    """Counts and similarity scores of one trial (METRICS.md 3.3), unrounded."""
+    """Counts and similarity scores of one trial (docs/scoring/provenance.md#system-graph-and-matching), unrounded."""
 
     num_sys_nodes: int
     num_sys_links: int
@@ -151,7 +153,7 @@ def _ends(links: list[Any], n: int, what: str) -> list[tuple[int, int]]:
 
 
 def parse_journal(doc: Any, name: str, check_cycles: bool = True, links: bool = True) -> Journal:
-    """Journal JSON -> id links, after the AntiForensic donor rule (METRICS.md 3.2 step 1).
+    """Journal JSON -> id links, after the AntiForensic donor rule (docs/scoring/provenance.md#reference-graph step 1).
 
     A link with ``op == "Donor"`` is dropped when its target has an incoming link
     whose ``op`` starts with ``"AntiForensic"``. A cycle raises :class:`SetupError`
@@ -266,7 +268,7 @@ def _find_cycle(links: Iterable[Link]) -> list[str]:
 
 
 def _reduce(links: frozenset[Link], present: Mapping[str, str]) -> set[Link]:
-    """Transitive bypass of absent nodes (METRICS.md 3.2 step 3), on id links.
+    """Transitive bypass of absent nodes (docs/scoring/provenance.md#reference-graph step 3), on id links.
 
     A present node p gets a link to a present node w when a path p -> ... -> w runs
     through absent nodes only: w is in the "present frontier" of p's absent child,
@@ -375,12 +377,12 @@ def reference_graph(
     direct: bool,
     convention: Convention = "mediscore",
 ) -> RefGraph:
-    """Reference graph of one trial (METRICS.md 3.2 steps 2-5).
+    """Reference graph of one trial (docs/scoring/provenance.md#reference-graph steps 2-5).
 
     ``present`` maps journal node id -> file path for the present nodes (world
     files of this probe, plus the probe's own node mapped to the probe path).
     ``mediscore``: the nodes are the endpoints of the remaining links, so an
-    isolated present node is not counted (METRICS.md 3.2 step 5, 7.12).
+    isolated present node is not counted (docs/scoring/provenance.md#reference-graph step 5, 7.12).
     ``plan``: every present node counts, linked or not ("all images related to
     the probe ... must be in the graph", MFC2019 plan 2.1.4.4); in direct mode
     the probe and the nodes with a directed path to or from it.
@@ -401,7 +403,7 @@ def restrict_direct(sys: SysGraph, probe_path: str) -> SysGraph:
 
     Under the direct graph condition the plan restricts "the node set ... to
     ancestors and descendants of the probe"; MediScore restricts the reference
-    only (METRICS.md 7.12).  Here the system graph is restricted the same way
+    only (docs/scoring/conventions.md).  Here the system graph is restricted the same way
     as the reference: the links reached upward and downward from the probe's
     file, their endpoints, and the probe's node itself.
     """
@@ -417,7 +419,8 @@ def restrict_direct(sys: SysGraph, probe_path: str) -> SysGraph:
 
 
 def system_graph(doc: Any, what: str) -> SysGraph:
-    """System graph JSON -> path-keyed sets (METRICS.md 3.3); a cycle is recorded, not fatal."""
+    """System graph JSON -> path-keyed sets (docs/scoring/provenance.md#system-graph-and-matching); a cycle is
+    recorded, not fatal."""
     nodes, links = _graph_parts(doc, what, need_links=False)
     for i, node in enumerate(nodes):
         if not isinstance(node, dict) or type(node.get("file")) is not str:
@@ -442,7 +445,7 @@ def system_graph(doc: Any, what: str) -> SysGraph:
 
 
 def match_graphs(ref: RefGraph, sys: SysGraph, undirected: bool) -> GraphMatch:
-    """Match nodes by path and links by (source, target) (METRICS.md 3.3).
+    """Match nodes by path and links by (source, target) (docs/scoring/provenance.md#system-graph-and-matching).
 
     Undirected: a reference link (a, b) matches a system (a, b) or (b, a), each
     system link used once; exact matches are taken first, then reversed ones, in

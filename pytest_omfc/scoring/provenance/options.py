@@ -1,4 +1,4 @@
-"""The provenance scorer's options (METRICS.md 3), declared once.  Light: read at plugin load."""
+"""The provenance scorer's options (docs/scoring/provenance.md), declared once.  Light: read at plugin load."""
 
 from __future__ import annotations
 

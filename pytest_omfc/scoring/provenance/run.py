@@ -1,4 +1,4 @@
-"""Whole-run provenance scoring (METRICS.md 3.1-3.4) from tables and system JSONs.
+"""Whole-run provenance scoring (docs/scoring/provenance.md) from tables and system JSONs.
 
 Why: MediScore's two scorers abort the whole run on the first unreadable JSON
 or system cycle. Here each trial that cannot be scored gets a
@@ -56,7 +56,8 @@ __all__ = [
 
 Table: TypeAlias = str | Path | pd.DataFrame
 
-#: Statuses that are scored; every other row is dropped, not scored as 0 (METRICS.md 3.1, 7.9).
+#: Statuses that are scored; every other row is dropped, not scored as 0 (docs/scoring/provenance.md#trials,
+# docs/scoring/conventions.md).
 SCORED_STATUSES = frozenset({"Processed", "N"})
 
 GRAPH_TRIAL_COLUMNS: tuple[str, ...] = (
@@ -138,7 +139,7 @@ class TrialReason:
     output_file: str
     reason: str
     scored: bool
-    opted_out: bool = False  # not scored by the system's own status (METRICS.md 3.1): not a failure
+    opted_out: bool = False  # not scored by the system's own status (docs/scoring/provenance.md#trials): not a failure
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,7 +167,7 @@ _frame, _require = as_frame, require  # set-up tables: a problem is a SetupError
 
 
 def _trials(index: pd.DataFrame, ref: pd.DataFrame, system: pd.DataFrame) -> tuple[pd.DataFrame, list[TrialReason]]:
-    """Index x reference x kept system rows (METRICS.md 3.1); dropped rows get a reason."""
+    """Index x reference x kept system rows (docs/scoring/provenance.md#trials); dropped rows get a reason."""
     _require(index, ["ProvenanceProbeFileID", "ProvenanceProbeFileName"], "provenance index")
     _require(
         ref,
@@ -189,7 +190,7 @@ def _trials(index: pd.DataFrame, ref: pd.DataFrame, system: pd.DataFrame) -> tup
                 TrialReason(
                     row["ProvenanceProbeFileID"],
                     row["ProvenanceOutputFileName"],
-                    f"{status}: not scored and not in the mean (METRICS.md 3.1)",
+                    f"{status}: not scored and not in the mean (docs/scoring/provenance.md#trials)",
                     False,
                     opted_out=True,
                 )
@@ -354,13 +355,13 @@ def score_graph_building(
     progress: Callable[[int, int], None] | None = None,
     rejected: Mapping[str, str] | None = None,
 ) -> GraphBuildingResult:
-    """Score a graph-building run (METRICS.md 3.1-3.3), as MediScore's ``-d``/``-u``/``-c`` allow.
+    """Score a graph-building run (docs/scoring/provenance.md), as MediScore's ``-d``/``-u``/``-c`` allow.
 
     Present nodes are the probe's node.csv rows whose WorldFileID is in world.csv,
     plus the probe's own row (WorldFileID == ProvenanceProbeFileID), keyed by the
     index's ProvenanceProbeFileName. A system cycle is scored and noted.
     ``convention="plan"`` counts isolated present nodes and, in direct mode,
-    restricts the system graph too (METRICS.md 7.12; :func:`.graph.reference_graph`,
+    restricts the system graph too (docs/scoring/conventions.md; :func:`.graph.reference_graph`,
     :func:`.graph.restrict_direct`).  ``mappings=False`` leaves the node and link
     mapping tables empty (they cost as much as the scores; the plugin builds them
     only for ``--omfc-provenance-mappings``).
@@ -551,7 +552,7 @@ def score_filtering(
     progress: Callable[[int, int], None] | None = None,
     rejected: Mapping[str, str] | None = None,
 ) -> FilteringResult:
-    """Score a filtering run (METRICS.md 3.4): NodeRecallAt50/100/200/300 per node type.
+    """Score a filtering run (docs/scoring/provenance.md#filtering): NodeRecallAt50/100/200/300 per node type.
 
     ``node_types`` lists ``all`` (every reference node, probe included) and/or
     journal node types; MediScore's ``--nodetype all`` is
@@ -559,7 +560,7 @@ def score_filtering(
     ``nodeConfidenceScore`` keep JSON order (see :mod:`.filtering`).
     ``convention="plan"``: the probe is not a reference node (recall over its
     ancestors and descendants, NC2017 plan 2.1.3); its own entry in the system
-    list keeps its rank and is no false alarm (METRICS.md 7.12).
+    list keeps its rank and is no false alarm (docs/scoring/conventions.md).
     ``mappings=False`` leaves the node mapping table empty.
     """
     _check_convention(convention)

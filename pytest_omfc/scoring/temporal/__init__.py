@@ -1,4 +1,5 @@
-"""Video temporal localization scoring (METRICS.md section 4): MediScore's VideoTemporalLocalizationScoring.
+"""Video temporal localization scoring (docs/scoring/temporal.md#definition): MediScore's
+VideoTemporalLocalizationScoring.
 
 * :mod:`.engine`: ``parse_segments``, ``confusion_counts``, ``score_temporal`` -> ``TemporalReport``;
 * :mod:`.options`: the family's options, declared once;

@@ -1,4 +1,4 @@
-"""The video temporal localization scorer's adapter and registration (METRICS.md 4).
+"""The video temporal localization scorer's adapter and registration (docs/scoring/temporal.md#definition).
 
 Kept apart from :mod:`.scorers` so that each scorer family registers in its own module; importing
 it (the pytest layer does) adds ``temporal`` to :data:`pytest_omfc.scoring.registry.SCORERS`.  Items

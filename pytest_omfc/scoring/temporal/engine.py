@@ -1,12 +1,13 @@
-"""Video temporal localization scoring (METRICS.md section 4, section 7 point 11).
+"""Video temporal localization scoring (docs/scoring/temporal.md#definition, section 7 point 11).
 
 Pure numpy/pandas, no pytest.  Reproduces MediScore's
-``VideoTemporalLocalizationScoring.py`` (checkfiles ``test_1_0``, METRICS.md 6.4) without its
+``VideoTemporalLocalizationScoring.py`` (checkfiles ``test_1_0``, docs/scoring/temporal.md#checked-against-mediscore)
+without its
 aborts: a reference interval outside the video, segments that are not JSON, a probe listed twice
 in the system output or missing from it (MediScore asserts), a query that cannot be evaluated become a
 reason on that trial or that query, never an exception for the whole run.
 
-Frame model (METRICS.md 4): continuous coordinates on ``[1, FrameCount]``; ``[a, b]`` has length
+Frame model (docs/scoring/temporal.md#definition): continuous coordinates on ``[1, FrameCount]``; ``[a, b]`` has length
 ``b - a``.  Each probe is scored by a sweep over boundary events: every endpoint of the reference,
 system, collar and opt-out (SNS) unions is sorted once, each elementary piece is classified by
 whether it lies inside each union, and the piece lengths are summed.  Nothing is allocated per
@@ -14,7 +15,7 @@ frame, so a video of millions of frames costs what its few intervals cost; and a
 are swept together by a few numpy calls (a per-probe numpy call costs more than an ordinary
 video's whole sweep), with the numbers of the per-probe :func:`confusion_counts`, bit for bit.
 
-``convention="plan"`` (METRICS.md section 7 point 11 and the issue): frames are counted
+``convention="plan"`` (docs/scoring/conventions.md point 11 and the issue): frames are counted
 inclusively (``[a, b]`` covers frames a..b, i.e. ``[a, b + 1)`` in continuous coordinates, and the
 video is ``[1, FrameCount + 1)``), so a one-frame segment ``[a, a]`` counts one frame instead of
 being removed; system and opt-out intervals are truncated at the last frame only when
@@ -55,7 +56,7 @@ __all__ = [
 MAX_SEGMENTS = 100_000
 #: Characters allowed per interval in a cell before it is refused unparsed ("[123456789, 123456790], ").
 _CHARS_PER_SEGMENT = 64
-#: MediScore rounds per-probe MCCs and their mean to 12 decimals (METRICS.md 4, Reporting).
+#: MediScore rounds per-probe MCCs and their mean to 12 decimals (docs/scoring/temporal.md#definition, Reporting).
 _DECIMALS = 12
 #: Decoded segment pairs converted to floats at a time (bounds the Python lists held while parsing).
 _CHUNK_PAIRS = 200_000
@@ -130,7 +131,7 @@ def parse_segments(text: str, *, max_segments: int = MAX_SEGMENTS) -> np.ndarray
 
     Bounded before parsing (length of the text) and after (number of pairs), so a hostile cell
     costs at most ``max_segments`` intervals.  An empty cell is an empty list.  Each pair is sorted
-    (MediScore sorts each pair before the union, METRICS.md 4).
+    (MediScore sorts each pair before the union, docs/scoring/temporal.md#definition).
     """
     s = text.strip()
     if not s:
@@ -162,7 +163,7 @@ def parse_segments(text: str, *, max_segments: int = MAX_SEGMENTS) -> np.ndarray
 
 
 def interval_union(intervals: np.ndarray) -> np.ndarray:
-    """Union of intervals as MediScore's ``compute_intervals_union`` (METRICS.md 4).
+    """Union of intervals as MediScore's ``compute_intervals_union`` (docs/scoring/temporal.md#definition).
 
     Sort each pair, sort by start, merge while ``start <= current end`` (so touching intervals
     merge).  Vectorised: an interval opens a new group when its start exceeds the running maximum
@@ -206,7 +207,7 @@ def confusion_counts(
     collars: np.ndarray = _EMPTY,
     sns: np.ndarray = _EMPTY,
 ) -> tuple[float, float, float, float]:
-    """TP, TN, FP, FN lengths on ``[lo, hi]`` (METRICS.md 4, Confusion).
+    """TP, TN, FP, FN lengths on ``[lo, hi]`` (docs/scoring/temporal.md#definition, Confusion).
 
     Cut the range at every endpoint, classify each piece by its midpoint (``ref + 2 sys``), ignore
     pieces inside a collar or an SNS interval, sum the lengths.  Inputs are unions; zero-length
@@ -233,7 +234,8 @@ def _counts(
 
 
 def mcc(tp: float, tn: float, fp: float, fn: float) -> float:
-    """Matthews correlation; 0 when the denominator is 0 (empty reference or output, METRICS.md 4)."""
+    """Matthews correlation; 0 when the denominator is 0 (empty reference or output,
+    docs/scoring/temporal.md#definition)."""
     den = math.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
     return (tp * tn - fp * fn) / den if den != 0 else 0.0
 
@@ -324,7 +326,7 @@ def score_temporal(
     convention: Convention = "mediscore",
     max_segments: int = MAX_SEGMENTS,
 ) -> TemporalReport:
-    """Score video temporal localization as MediScore's VTL scorer (METRICS.md section 4).
+    """Score video temporal localization as MediScore's VTL scorer (docs/scoring/temporal.md#definition).
 
     Trials: ``merge(journal_join, journal_mask, on=[JournalName, StartNodeID, EndNodeID])`` joined
     with the index on ProbeFileID; ``reference`` is accepted but unused, as in MediScore (IsTarget is
@@ -361,7 +363,7 @@ def score_temporal(
     if video_optout and "VideoFrameOptOutSegments" not in sys_df.columns:
         raise SubmissionError("system output lacks column VideoFrameOptOutSegments (or disable video opt-out)")
 
-    # METRICS.md 4, Trials: the journal join, then the index.
+    # docs/scoring/temporal.md#definition, Trials: the journal join, then the index.
     jm = join.drop(columns=[_LINE]).merge(mask, on=_JOIN_KEYS, sort=False)
     idx_cols = [c for c in idx.columns if c == "ProbeFileID" or c not in jm.columns]
     frame = jm.merge(idx[idx_cols], on="ProbeFileID", sort=False).reset_index(drop=True)

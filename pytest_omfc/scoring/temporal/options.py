@@ -1,4 +1,4 @@
-"""The temporal scorer's options (METRICS.md 4), declared once.  Light: read at plugin load."""
+"""The temporal scorer's options (docs/scoring/temporal.md#definition), declared once.  Light: read at plugin load."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Conformance of the detection engine with MediScore's own checkfiles (METRICS.md 6.1).
+"""Conformance of the detection engine with MediScore's own checkfiles
+(docs/scoring/detection.md#checked-against-mediscore).
 
 Every report in ``detectionScorerTests/checkfiles`` is recomputed with the
 command line of MediScore's ``detection_tests.sh`` and compared column by

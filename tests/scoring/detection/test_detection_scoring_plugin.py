@@ -2,8 +2,8 @@
 
 A tiny OpenMFC2020 IMDL dataset with hand-computable numbers: 4 targets and 4
 non-targets, scores (descending) T .9, T .8, N .7, T .6, N .5, T .4, N .3, N .2,
-so AUC = 13/16, EER = .25 (METRICS.md 1.3-1.6).  MediScore's own sample data
-(``conformance`` fixture) check the numbers against METRICS.md 6.1.
+so AUC = 13/16, EER = .25 (docs/scoring/detection.md).  MediScore's own sample data
+(``conformance`` fixture) check the numbers against docs/scoring/detection.md#checked-against-mediscore
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def test_seed_makes_the_bootstrap_reproducible(omfc):
 
 
 def test_optout(omfc):
-    """METRICS.md 1.2: --optOut drops OptOutAll; TRR = round(7/8, 2); SYS_RESPONSE 'tr'."""
+    """docs/scoring/detection.md#opt-out: --optOut drops OptOutAll; TRR = round(7/8, 2); SYS_RESPONSE 'tr'."""
     s = make(omfc, status={"0001": "OptOutAll"})
     assert_metrics(props(s.run(), "detection"), {"AUC": 0.8125, "TRR": 1.0})
     p = props(s.run("--omfc-optout"), "detection")
@@ -151,7 +151,9 @@ def test_optout(omfc):
 def test_repeatable_queries_one_item_each(omfc):
     res = make(omfc).run("--omfc-query", "Collection==['A']", "--omfc-query", "Collection==['B']")
     assert [res.outcome(r) for r in ("detection[q1]", "detection[q2]")] == ["passed", "passed"]
-    assert_metrics(props(res, "detection[q1]"), {"AUC": 0.75, "TRR": 0.5})  # TRR keeps the full denominator (1.9)
+    assert_metrics(
+        props(res, "detection[q1]"), {"AUC": 0.75, "TRR": 0.5}
+    )  # TRR keeps the full denominator (docs/scoring/detection.md#trr)
     assert_metrics(props(res, "detection[q2]"), {"AUC": 1.0, "TRR": 0.5})
     assert props(res, "detection[q2]")["query"] == "Collection==['B']"
 
@@ -187,7 +189,8 @@ def test_query_manipulation_without_journal_tables_fails_naming_them(omfc):
 
 
 def test_convention_plan_keeps_missing_trials(omfc):
-    """METRICS.md 7.1/1.1: MediScore drops trials missing from the output; the plan scores them at the minimum."""
+    """docs/scoring/conventions.md, docs/scoring/detection.md#inputs-and-merge: MediScore drops trials missing from
+    the output; the plan scores them at the minimum."""
     s = make(omfc, drop=("0008",))
     ms = props(s.run(), "detection")
     assert_metrics(ms, {"AUC": 0.75, "TRR": 1.0, "FAR_STOP": 0.1})
@@ -269,9 +272,10 @@ def test_unwritable_metrics_json_fails_the_run(omfc):
 
 
 def test_readme_quotes_the_convention_table():
-    """The README shows convention_table() verbatim (docgen block), four cells a row (a bare '|' would add cells)."""
+    """docs/scoring/conventions.md shows convention_table() verbatim (docgen block), four cells a row (a bare '|'
+    would add cells)."""
     table = convention_table()
-    assert table in (REPO / "README.md").read_text(encoding="utf-8")
+    assert table in (REPO / "docs" / "scoring" / "conventions.md").read_text(encoding="utf-8")
     assert {len(re.split(r"(?<!\\)\|", line)) for line in table.splitlines()} == {6}
 
 
@@ -443,7 +447,8 @@ def test_missing_reference_is_a_usage_error(omfc):
     assert "--omfc-reference: no such file:" in out.stderr.str()
 
 
-# ---------------------------------------------------------------------------- MediScore's data (METRICS.md 6.1)
+# ---------------------------------------------------------------------------- MediScore's data
+# (docs/scoring/detection.md#checked-against-mediscore)
 
 SAMPLE = "detectionScorerTests/sample"
 ME = "D_NC2016_Manipulation_ImgOnly_p-me_{}"

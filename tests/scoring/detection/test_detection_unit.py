@@ -1,4 +1,5 @@
-"""Unit tests of the detection engine: METRICS.md 6.1 unit vectors, bootstrap, errors, conventions, plots."""
+"""Unit tests of the detection engine: docs/scoring/detection.md#checked-against-mediscore unit vectors, bootstrap,
+errors, conventions, plots."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ from pytest_omfc.scoring.detection.engine import (
 )
 from pytest_omfc.scoring.merge import find_journal_tables, partition_query
 
-# --- METRICS.md 6.1 unit vectors (DetectionScorerUnitTest.py) -----------------------------------------
+# --- docs/scoring/detection.md#checked-against-mediscore unit vectors (DetectionScorerUnitTest.py)
+# -----------------------------------------
 
 S1, Y1 = [0.0345, 0.0209, 0.0165, 0.0149], [True, False, True, False]
 S2 = [0.0345, 0.0209, 0.0209, 0.0165, 0.0165, 0.0165, 0.0149]
@@ -56,7 +58,7 @@ def test_roc_points_unit_vector_2_ties() -> None:
 
 
 def test_prepend_rule_of_sklearn_0_17() -> None:
-    """(0,0) is prepended only when the top score group holds a non-target (METRICS.md 1.3)."""
+    """(0,0) is prepended only when the top score group holds a non-target (docs/scoring/detection.md#roc-points)."""
     top_target = roc_curve(np.array([0.9, 0.5, 0.1]), np.array([True, False, False]))
     assert top_target.fpr[0] == 0 and top_target.tpr[0] == 1.0
     top_nontarget = roc_curve(np.array([0.9, 0.5, 0.1]), np.array([False, True, False]))
@@ -65,7 +67,8 @@ def test_prepend_rule_of_sklearn_0_17() -> None:
 
 
 def test_drop_intermediate_changes_eer() -> None:
-    """A point exactly midway on a straight run is dropped before EER is read (METRICS.md 1.3/1.5)."""
+    """A point exactly midway on a straight run is dropped before EER is read (docs/scoring/detection.md#roc-points,
+    docs/scoring/detection.md#eer)."""
     s = np.array([5, 4, 3, 2, 1.0])
     y = np.array([True, False, False, False, True])
     roc = roc_curve(s, y)
@@ -77,7 +80,7 @@ def test_drop_intermediate_changes_eer() -> None:
 
 
 def test_single_class_semantics() -> None:
-    """No non-targets: AUC 0, EER/CDR NaN; no targets: AUC NaN (METRICS.md 1.4-1.6)."""
+    """No non-targets: AUC 0, EER/CDR NaN; no targets: AUC NaN (docs/scoring/detection.md)."""
     only_t = roc_curve(np.array([0.2, 0.1]), np.array([True, True]))
     assert auc_mediscore(only_t.fpr, only_t.tpr) == 0
     assert math.isnan(eer_mediscore(only_t.fpr, only_t.tpr))
@@ -114,7 +117,7 @@ def test_trr_rounds_like_python_2() -> None:
 
 
 def _naive_mediscore_ci(s: np.ndarray, y: np.ndarray, level: float, far: float) -> list[float]:
-    """MediScore's compute_ci loop written out literally (METRICS.md 1.7)."""
+    """MediScore's compute_ci loop written out literally (docs/scoring/detection.md#bootstrap-confidence-intervals)."""
     rng = np.random.RandomState(77)
     idx = np.arange(s.size)
     aucs, paucs, cdrs = [], [], []

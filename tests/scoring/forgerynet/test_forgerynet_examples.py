@@ -1,4 +1,5 @@
-"""The README's ForgeryNet commands run on the bundled examples and give the numbers the README quotes (issue 12).
+"""The ForgeryNet page's commands (docs/scoring/forgerynet.md) run on the bundled examples and give the numbers
+the page quotes (issue 12).
 
 The examples' verdicts (valid ones pass, invalid ones fail the rules EXPECTED.json lists) are checked
 by ``tests/test_examples.py`` with the NIST ones.
@@ -13,8 +14,7 @@ import pytest
 from helpers.paths import REPO
 
 ROOT = REPO
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-WHOLE = README.split("## ForgeryNet-style benchmarks", 1)[1].split("\n## ", 1)[0]
+WHOLE = (ROOT / "docs" / "scoring" / "forgerynet.md").read_text(encoding="utf-8").split("\n## ", 1)[0]
 OFFICIAL, SECTION = WHOLE.split("**This project's own formats**", 1)  # the benchmark's own files come first
 COMMANDS = [ln for ln in SECTION.splitlines() if ln.startswith("pytest --omfc-submission examples/")]
 ROWS = re.findall(r"^\| (image, 3-way|video, 2-way|spatial|temporal) \| (.+) \|$", SECTION, re.M)

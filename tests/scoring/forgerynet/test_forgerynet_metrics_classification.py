@@ -1,4 +1,5 @@
-"""ForgeryNet classification metrics (issue 12, METRICS.md 5.1): hand-computed cases and scikit-learn.
+"""ForgeryNet classification metrics (issue 12, docs/scoring/forgerynet.md#classification-metrics): hand-computed
+cases and scikit-learn.
 
 scikit-learn (the ``test`` extra) is the reference for ROC AUC (``roc_auc_score``, average rank on
 ties) and balanced accuracy (``balanced_accuracy_score``); the engine does not import it.

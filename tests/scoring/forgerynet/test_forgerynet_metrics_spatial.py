@@ -1,4 +1,5 @@
-"""ForgeryNet spatial localization metrics (issue 12, METRICS.md 5.2), computed by hand.
+"""ForgeryNet spatial localization metrics (issue 12, docs/scoring/forgerynet.md#spatial-localization-metrics),
+computed by hand.
 
 A value is grey/255 in float64; ``IoU@t`` is the mismatch rate ``mean |1[p>=t] - 1[g>=t]|``,
 ``IoU_agree@t`` its complement, ``IoU_diff@t`` = ``mean 1[|p-g| <= t]``, ``L1`` = ``mean |p-g|``.

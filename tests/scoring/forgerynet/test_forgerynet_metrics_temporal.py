@@ -1,4 +1,5 @@
-"""ForgeryNet temporal localization metrics (issue 12, METRICS.md 5.3) against ActivityNet.
+"""ForgeryNet temporal localization metrics (issue 12, docs/scoring/forgerynet.md#temporal-localization-metrics)
+against ActivityNet.
 
 The reference below is a transcription of ActivityNet's evaluation code (repository
 activitynet/ActivityNet, ``Evaluation/eval_detection.py::compute_average_precision_detection``,

@@ -1,8 +1,9 @@
-"""End-to-end mask scoring vs MediScore's checkfiles (METRICS.md 6.2): every file of
+"""End-to-end mask scoring vs MediScore's checkfiles (docs/scoring/masks.md#checked-against-mediscore): every file of
 ``maskScorerTests/compcheckfiles`` is one test.
 
 Each case is run once through :func:`score_masks` with the options of its MaskScorer command line
-(METRICS.md 6.2).  Aggregates (``ref_maskreport_<name>.csv``, or ``_<k>`` per ``-q`` query) are
+(docs/scoring/masks.md#checked-against-mediscore).  Aggregates (``ref_maskreport_<name>.csv``, or ``_<k>`` per ``-q``
+query) are
 compared column by column, stddev columns included; per-image files row by row on every column
 they share with ours except the plot file names (ColMaskFileName/AggMaskFileName); journal results
 as multisets of rows.  Numbers to 1e-9 relative (MediScore prints 12 significant digits).
@@ -65,7 +66,7 @@ QM6 = (
 
 @dataclass(frozen=True)
 class Case:
-    """One MaskScorer command line of METRICS.md 6.2 as score_masks arguments."""
+    """One MaskScorer command line of docs/scoring/masks.md#checked-against-mediscore as score_masks arguments."""
 
     inputs: tuple[str, str, str]
     task: str = "manipulation"
@@ -359,7 +360,8 @@ def test_no_aggregate_where_mediscore_wrote_none() -> None:
 
 
 def test_error_case_gives_the_unreadable_mask_a_reason_and_scores_the_rest() -> None:
-    """METRICS.md 6.2 error test (``Error_NC2017...``, its mask/foo.png does not exist): MediScore prints
+    """docs/scoring/masks.md#checked-against-mediscore error test (``Error_NC2017...``, its mask/foo.png does not
+    exist): MediScore prints
     ``ERROR ... unreadable`` and finishes; here that trial gets a reason and the others are scored."""
     if not CHECK.is_dir():
         pytest.skip(f"no conformance data at {CHECK}")

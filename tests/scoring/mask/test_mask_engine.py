@@ -1,4 +1,4 @@
-"""Mask (localization) scoring engine: hand-computed cases and MediScore conformance (METRICS.md 2, 6.2).
+"""Mask (localization) scoring engine: hand-computed cases and MediScore conformance (docs/scoring/masks.md).
 
 The unit tests use masks of a few pixels whose counts are worked out by hand in
 the comments; erode/dilate are checked against a slow, obviously correct loop.
@@ -41,7 +41,8 @@ from pytest_omfc.scoring.mask import (
     score_mask,
 )
 
-# --- kernels (METRICS.md 2.4 table) --------------------------------------------------------------
+# --- kernels (docs/scoring/masks.md#no-score-zones table)
+# --------------------------------------------------------------
 
 
 def test_box_kernel_is_all_ones() -> None:
@@ -164,7 +165,8 @@ def test_erode_dilate_match_opencv_when_installed() -> None:
         assert np.array_equal(erode(m, k), cv2.erode(m, k)), shape
 
 
-# --- colour reference (2.3) ----------------------------------------------------------------------
+# --- colour reference (docs/scoring/masks.md#ground-truth)
+# ----------------------------------------------------------------------
 
 
 def bgr(*pixels: tuple[int, int, int]) -> NDArray[np.uint8]:
@@ -219,7 +221,8 @@ def test_bitplane_reference_clears_unlisted_bits_and_flags_unevaluated_ones() ->
         bitplane_reference(planes, ["0"], [])
 
 
-# --- weights (2.4) -------------------------------------------------------------------------------
+# --- weights (docs/scoring/masks.md#no-score-zones)
+# -------------------------------------------------------------------------------
 
 
 def square_reference() -> NDArray[np.uint8]:
@@ -264,7 +267,8 @@ def test_no_kernels_mean_no_boundary_zone() -> None:
     assert w.bns.all() and w.pixel_n == 144
 
 
-# --- sweep, optimum, actual, metrics (2.5-2.7) ---------------------------------------------------
+# --- sweep, optimum, actual, metrics (docs/scoring/masks.md#threshold-sweep to optimum-maximum-and-actual)
+# ---------------------------------------------------
 
 # 2x4: P = 3 GT pixels, 5 non-GT.  At t a pixel is called manipulated when sys <= t.
 BW = np.array([[0, 0, 255, 255], [0, 255, 255, 255]], dtype=np.uint8)
@@ -332,7 +336,8 @@ def test_degenerate_shapes_do_not_crash() -> None:
 
 
 def test_mcc_and_nmm_degenerate_cases() -> None:
-    # every scored pixel is GT: TP+FN = N, so MCC = 0 at every threshold (2.6)
+    # every scored pixel is GT: TP+FN = N, so MCC = 0 at every threshold
+    # (docs/scoring/masks.md#metrics-at-one-threshold)
     s = score_mask(np.zeros((2, 2), dtype=np.uint8), np.array([[0, 9], [9, 255]], dtype=np.uint8), eks=0, dks=0)
     assert s.table is not None and s.table.mcc().tolist() == [0.0, 0.0, 0.0, 0.0]
     assert s.optimum is not None and s.optimum.threshold == -1 and s.optimum.nmm == -1.0
@@ -352,7 +357,8 @@ def test_mcc_and_nmm_degenerate_cases() -> None:
     assert math.isnan(s.table.iou()[0])
 
 
-# --- special cases (2.8) -------------------------------------------------------------------------
+# --- special cases (docs/scoring/masks.md#special-cases)
+# -------------------------------------------------------------------------
 
 
 def test_missing_system_mask_is_a_white_mask_with_mcc_0() -> None:
@@ -407,7 +413,8 @@ def test_bad_arguments_raise_value_errors() -> None:
         assert score_mask(BW, SYS, eks=0, dks=0, no_score_value=empty).pixel_pns == 0
 
 
-# --- aggregates (2.7) ----------------------------------------------------------------------------
+# --- aggregates (docs/scoring/masks.md#optimum-maximum-and-actual)
+# ----------------------------------------------------------------------------
 
 
 def tables() -> list[ThresholdTable | None]:
@@ -436,7 +443,8 @@ def test_pixel_and_mask_average_auc() -> None:
     assert math.isnan(pixel_average_auc([None]))
 
 
-# --- conformance with MediScore's per-image checkfiles (METRICS.md 6.2) -------------------------
+# --- conformance with MediScore's per-image checkfiles (docs/scoring/masks.md#checked-against-mediscore)
+# -------------------------
 
 TS = REPO.parent / "shared" / "conformance" / "mediscore" / "test_suite" / "maskScorerTests"
 M16 = "B_NC2016_Unittest_Manipulation_ImgOnly_c-me2_1"
@@ -449,7 +457,7 @@ M18, J18 = "B_MFC18_Unittest_Manipulation_ImgOnly_p-me_1", "reference/manipulati
 
 @dataclass(frozen=True)
 class Check:
-    """A compcheckfile and the MaskScorer options that produced it (METRICS.md 6.2)."""
+    """A compcheckfile and the MaskScorer options that produced it (docs/scoring/masks.md#checked-against-mediscore)."""
 
     sysdir: str
     journal: str | None = None  # manipulation: reference CSV stem; None = splice
@@ -612,7 +620,7 @@ def _score(ref: str, sysmask: str, mode: str, selection: tuple[object, ...] | No
             reference = bitplane_reference(planes, listed, evaluated)  # type: ignore[arg-type]
         else:
             reference = colour_reference(read_png(ref, True), selection, mode=mode)  # type: ignore[arg-type]
-        ntdks = 0 if mode.startswith("splice") else 15  # splice forces ntdks = 0 (2.0)
+        ntdks = 0 if mode.startswith("splice") else 15  # splice forces ntdks = 0 (docs/scoring/masks.md#defaults)
         _SCORES[key] = score_mask(
             reference.bw, system, unselected=reference.unselected, ntdks=ntdks, no_score_value=nspx
         )

@@ -1,4 +1,5 @@
-"""read_colour_reference's fast paths give cv2.imread(IMREAD_COLOR)'s arrays (METRICS.md 2.2, 2.3).
+"""read_colour_reference's fast paths give cv2.imread(IMREAD_COLOR)'s arrays (docs/scoring/masks.md#reading-masks,
+docs/scoring/masks.md#ground-truth).
 
 The reference reader was 18 of the 33 ms a 1920x1080 mask cost (benchmarks/score_masks.py): a
 grey reference was converted to RGB, flipped to BGR and copied, then turned into 3-channel colour

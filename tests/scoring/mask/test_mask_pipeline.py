@@ -1,4 +1,4 @@
-"""score_masks end to end on tiny hand-computed datasets (METRICS.md 2.1-2.10), and hostile inputs.
+"""score_masks end to end on tiny hand-computed datasets (docs/scoring/masks.md), and hostile inputs.
 
 Masks are 4x4 with ``eks = dks = 0`` (no boundary zone) so that every count is worked out by hand:
 the reference has 4 black (GT) pixels out of 16.  A "perfect" system mask is the reference itself
@@ -55,7 +55,7 @@ def test_target_without_system_row_is_scored_as_a_white_mask(tmp_path: Path) -> 
 
 
 def test_plan_convention_scores_a_missing_mask_mcc_minus_one(tmp_path: Path) -> None:
-    """RULES.md MASK-01 / OpenMFC 6.3: "a mask score of -1"; MediScore gives 0 (METRICS.md 7.1)."""
+    """MASK-01 / OpenMFC 6.3: "a mask score of -1"; MediScore gives 0 (docs/scoring/conventions.md)."""
     d = Data(tmp_path)
     d.trial("absent", system=None)
     assert row(d.score(convention="plan"), "absent")["OptimumMCC"] == -1.0
@@ -114,7 +114,7 @@ def test_q_filters_per_image_results_and_stddev_rules(tmp_path: Path) -> None:
         None,
     )  # one value: no stddev
     assert lo.aggregate["OptimumMCC"] == 0.0 and lo.aggregate["OptimumThreshold"] == -1
-    # PixelAverageAUC is not per query (METRICS.md 7.13)
+    # PixelAverageAUC is not per query (docs/scoring/conventions.md)
     assert hi.aggregate["PixelAverageAUC"] == lo.aggregate["PixelAverageAUC"] == full.aggregate["PixelAverageAUC"]
 
 
@@ -337,7 +337,8 @@ def test_a_decompression_bomb_is_refused_from_its_header(tmp_path: Path, w: int,
 
 
 def test_a_two_component_jpeg2000_reference_carries_bit_planes_9_to_16(tmp_path: Path) -> None:
-    """METRICS.md 2.3: BitPlane b is bit (b-1) % 8 of layer (b-1) // 8; a 2-component JP2 holds 16 planes."""
+    """docs/scoring/masks.md#ground-truth: BitPlane b is bit (b-1) % 8 of layer (b-1) // 8; a 2-component JP2 holds 16
+    planes."""
     d = Data(tmp_path)
     layers = np.zeros((4, 4, 2), dtype=np.uint8)
     layers[:2, :2, 1] = 1  # bit plane 9 = layer 1, bit 0: the GT

@@ -3,7 +3,8 @@
 Masks are 16x16; the reference's GT is the 8x8 square at rows/columns 4..11 (64 pixels).  The "shifted"
 system mask is that square moved 2 pixels down and right: with no kernels (eks = dks = ntdks = 0) its
 optimum threshold 0 gives TP 36, FP 28, FN 28, TN 164, so MCC = (36*164 - 28*28) / (64*192) = 5/12;
-the "perfect" mask gives MCC 1; a white (missing) mask MCC 0 (METRICS.md 2.6, 2.8).  Options are
+the "perfect" mask gives MCC 1; a white (missing) mask MCC 0 (docs/scoring/masks.md#metrics-at-one-threshold,
+docs/scoring/masks.md#special-cases).  Options are
 checked against the engine (:func:`score_masks`) called directly on the same files with the same
 option, and against the default, so that each option is shown to reach the engine.
 """
@@ -300,7 +301,7 @@ def test_wrong_size_message_as_the_readme_quotes_it(omfc: Any) -> None:
 
 
 def test_splice_item_holds_probe_and_donor_metrics(omfc: Any) -> None:
-    """METRICS.md 2.10: one item per query with p- and d-prefixed aggregates (ntdks is always 0)."""
+    """docs/scoring/masks.md#splice: one item per query with p- and d-prefixed aggregates (ntdks is always 0)."""
     files = {"mask/P1.png": png_bytes(REF), "mask/D1.png": png_bytes(SHIFTED)}
     case = omfc.case(
         "MFC2019",
@@ -508,7 +509,8 @@ def test_kernel_size_bomb_is_a_usage_error(omfc: Any) -> None:
 
 
 def test_jpeg2000_yes_without_bit_plane_column_fails_naming_it(omfc: Any) -> None:
-    """--omfc-jpeg2000 reaches the engine: 'yes' needs ProbeBitPlaneMaskFileName (METRICS.md 2.3)."""
+    """--omfc-jpeg2000 reaches the engine: 'yes' needs ProbeBitPlaneMaskFileName
+    (docs/scoring/masks.md#ground-truth)."""
     c = MaskCase(omfc, {"0001": REF})
     res = c.run(*NOKERN, "--omfc-jpeg2000", "yes")
     assert res.outcome("mask") == "failed"
@@ -520,14 +522,15 @@ def test_jpeg2000_yes_without_bit_plane_column_fails_naming_it(omfc: Any) -> Non
 
 
 def test_plan_convention_scores_a_missing_mask_mcc_minus_one(omfc: Any) -> None:
-    """RULES.md MASK-01 / METRICS.md 7.1: the plans score a missing mask -1; MediScore 0."""
+    """MASK-01 / docs/scoring/conventions.md: the plans score a missing mask -1; MediScore 0."""
     c = MaskCase(omfc, {"0001": REF, "0002": None})
     assert props(c.run(*NOKERN), "mask")["OptimumMCC"] == pytest.approx(0.5, abs=1e-12)
     assert props(c.run(*NOKERN, "--omfc-convention", "plan"), "mask")["OptimumMCC"] == pytest.approx(0.0, abs=1e-12)
 
 
 def test_optout_removes_opted_out_trials_from_mask_scoring(omfc: Any) -> None:
-    """METRICS.md 2.1 step 2: OptOutLocalization is counted in the bookkeeping, and removed with --omfc-optout."""
+    """docs/scoring/masks.md#trial-selection step 2: OptOutLocalization is counted in the bookkeeping, and removed
+    with --omfc-optout."""
     c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED})
     csv = c.case.submission / f"{c.case.submission.name}.csv"
     csv.write_text(
@@ -600,7 +603,8 @@ def test_unreachable_dask_scheduler_fails_the_mask_item_naming_it(omfc: Any) -> 
 
 
 def _bitplane_reference(c: MaskCase, omfc: Any) -> None:
-    """Replace the PNG reference by a JPEG 2000 bit-plane one with its journal tables (METRICS.md 2.3).
+    """Replace the PNG reference by a JPEG 2000 bit-plane one with its journal tables
+    (docs/scoring/masks.md#ground-truth).
 
     Bit plane 1 marks the 8x8 GT of REF (a Paste); bit plane 3 marks the 3x3 bottom-right corner (a
     Blur).  The journal lists both; without -qm both are evaluated (GT), with -qm Paste the Blur's
@@ -684,7 +688,7 @@ def test_jpeg2000_bit_plane_reference_hand_computed(omfc: Any) -> None:
     ("kernel", "ring"),
     [
         ("box", 100 - 36),  # dilated 10x10 minus eroded 6x6
-        ("gaussian", 100 - 36),  # equals box below size 19 (METRICS.md 2.4)
+        ("gaussian", 100 - 36),  # equals box below size 19 (docs/scoring/masks.md#no-score-zones)
         ("diamond", 96 - 36),  # a 3x3 cross: the dilated square loses its 4 corners
         ("disc", 96 - 36),  # MORPH_ELLIPSE of size 3 is the same cross
         ("line", 94 - 36),  # the 45-degree diagonal: squares shifted by -1, 0, +1 (64 + 15 + 15) minus their overlap

@@ -1,4 +1,5 @@
-"""Conformance of the provenance engine with MediScore's checkfiles (METRICS.md 6.3).
+"""Conformance of the provenance engine with MediScore's checkfiles
+(docs/scoring/provenance.md#checked-against-mediscore).
 
 Each case of ``provenanceScorerTests/checkfiles`` is recomputed with the command
 line of MediScore's ``integration_tests.sh`` and compared as sets of rows:
@@ -195,7 +196,7 @@ def test_filtering_checkfiles(case: str, n: int, system: str, types: tuple[str, 
 
 
 def test_filtering_mean_is_of_rounded_values_not_rerounded() -> None:
-    """METRICS.md 3.4: the mean keeps float noise, e.g. 0.32456140350850005."""
+    """docs/scoring/provenance.md#filtering: the mean keeps float noise, e.g. 0.32456140350850005."""
     res = score_filtering(system=TS / "test_case_3-filtering-system_output_1_index.csv", **_tables(3))
     assert res.scores.loc[0, "NodeRecallAt50"] == 0.32456140350850005
 

@@ -1,4 +1,4 @@
-"""Hand-computed cases and hostile inputs for the provenance engine (METRICS.md 3.1-3.4).
+"""Hand-computed cases and hostile inputs for the provenance engine (docs/scoring/provenance.md).
 
 Every dataset is written inside the test: a tiny journal, node/world tables and
 system JSONs. Hostile files (oversize, deeply nested, duplicate keys) are scored
@@ -142,7 +142,8 @@ def _trial(res: Any) -> dict[str, Any]:
 def test_antiforensic_donor_link_is_removed_and_isolated_node_not_counted(
     tmp_path: Path,
 ) -> None:
-    """4-node journal: A->B, B->P (AntiForensic op), D->P (Donor). METRICS.md 3.2 steps 1 and 5.
+    """4-node journal: A->B, B->P (AntiForensic op), D->P (Donor). docs/scoring/provenance.md#reference-graph steps 1
+    and 5.
 
     The Donor link is dropped because P has an incoming AntiForensic link, so D is
     isolated and not a reference node: Vr={A,B,P}, Er={A->B, B->P}. The system
@@ -187,7 +188,8 @@ def test_donor_link_kept_without_antiforensic(tmp_path: Path) -> None:
 
 
 def test_absent_node_is_bypassed(tmp_path: Path) -> None:
-    """A->X->P with X absent from the node/world tables reduces to A->P (METRICS.md 3.2 step 3)."""
+    """A->X->P with X absent from the node/world tables reduces to A->P (docs/scoring/provenance.md#reference-graph
+    step 3)."""
     ds = _dataset(
         tmp_path,
         [("A", "base"), ("X", "interim"), ("P", "final")],
@@ -231,7 +233,8 @@ def test_direct_mode_restricts_only_the_reference(tmp_path: Path) -> None:
 
 
 def test_undirected_matches_reversed_links_once(tmp_path: Path) -> None:
-    """Ref A->P, system P->A: directed SimLO 0, undirected 1 (METRICS.md 3.3, -u)."""
+    """Ref A->P, system P->A: directed SimLO 0, undirected 1 (docs/scoring/provenance.md#system-graph-and-matching,
+    -u)."""
     ds = _dataset(
         tmp_path,
         [("A", "base"), ("P", "final")],
@@ -516,7 +519,7 @@ def test_large_graph_scores_fast_under_cap(tmp_path: Path) -> None:
 
 
 def test_escaping_output_path_is_not_opened(tmp_path: Path) -> None:
-    """ProvenanceOutputFileName '../outside.json' is refused before any open (RULES.md D-24)."""
+    """ProvenanceOutputFileName '../outside.json' is refused before any open (D-24)."""
     ds = _dataset(
         tmp_path,
         [("A", "base"), ("P", "final")],
@@ -555,7 +558,8 @@ def test_unresolved_node_ids_are_noted(tmp_path: Path) -> None:
 
 
 def test_all_trials_opted_out_gives_nan_means_not_a_crash(tmp_path: Path) -> None:
-    """Every row NonProcessed/OptOut: nothing scored, means NaN, one reason per row (METRICS.md 3.1)."""
+    """Every row NonProcessed/OptOut: nothing scored, means NaN, one reason per row
+    (docs/scoring/provenance.md#trials)."""
     ds = _dataset(
         tmp_path,
         [("A", "base"), ("P", "final")],
@@ -567,8 +571,8 @@ def test_all_trials_opted_out_gives_nan_means_not_a_crash(tmp_path: Path) -> Non
     res = score_graph_building(**ds)
     assert res.trial_scores.empty and pd_isna(res.scores.loc[0, "MeanSimNLO"])
     assert [r.reason for r in res.reasons] == [
-        "ProvenanceProbeStatus='NonProcessed': not scored and not in the mean (METRICS.md 3.1)",
-        "ProvenanceProbeStatus='OptOut': not scored and not in the mean (METRICS.md 3.1)",
+        "ProvenanceProbeStatus='NonProcessed': not scored and not in the mean (docs/scoring/provenance.md#trials)",
+        "ProvenanceProbeStatus='OptOut': not scored and not in the mean (docs/scoring/provenance.md#trials)",
     ]
     filt = score_filtering(**ds)
     assert filt.trial_scores.empty and filt.scores.empty and len(filt.reasons) == 2

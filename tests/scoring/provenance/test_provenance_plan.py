@@ -1,4 +1,4 @@
-"""``--omfc-convention plan`` for provenance scoring (METRICS.md 7.12; conventions.py's provenance rows).
+"""``--omfc-convention plan`` for provenance scoring (docs/scoring/conventions.md; conventions.py's provenance rows).
 
 Each switched point is checked twice: at engine level (the pure functions of
 ``pytest_omfc.scoring.provenance``) and once through the plugin, where the

@@ -2,7 +2,8 @@
 
 Every dataset is written inside the test (MFC2019 layout): one journal, the node table and the world
 index beside the reference, system JSONs in the submission.  The graph-building case is the 4-node
-journal A->B (PasteSplice), B->P (AntiForensic...), D->P (Donor) of METRICS.md 3.2: the Donor link is
+journal A->B (PasteSplice), B->P (AntiForensic...), D->P (Donor) of docs/scoring/provenance.md#reference-graph: the
+Donor link is
 dropped (P has an incoming AntiForensic link), so D is isolated: Vr={A,B,P}, Er={A->B, B->P}.  The
 system claims all 4 nodes and the 3 links: SimNO = 2*3/(3+4) = 6/7, SimLO = 2*2/(2+3) = 4/5,
 SimNLO = 2*(3+2)/(3+4+2+3) = 10/12, NodeRecall = 3/3 = 1.
@@ -208,7 +209,7 @@ def test_score_option_selects_provenance_and_a_query_fails(omfc: Any) -> None:
     res = c.run("--omfc-query", "JournalName=='J1'")
     assert res.outcome("provenance[q1]") == "failed"
     assert res.first_line("provenance[q1]").startswith("score::provenance: provenance scoring takes no query")
-    # a lone "*" is MediScore's "all" (METRICS.md 4): the same numbers as without a query
+    # a lone "*" is MediScore's "all" (docs/scoring/temporal.md#definition): the same numbers as without a query
     plain = props(c.run())
     star = c.run("--omfc-query", "*")
     assert star.outcome("provenance[q1]") == "passed"

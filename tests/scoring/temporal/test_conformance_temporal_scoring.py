@@ -1,4 +1,5 @@
-"""Conformance of the video temporal engine with MediScore's checkfiles (METRICS.md 6.4).
+"""Conformance of the video temporal engine with MediScore's checkfiles
+(docs/scoring/temporal.md#checked-against-mediscore).
 
 MediScore's command (``integration_tests.sh``): ``-c 5 --query "*" "Operation == 'PasteFrames'"``.
 ``scores_probes.csv`` (every probe of both queries) and ``scores.csv`` (the means) are compared
@@ -79,7 +80,8 @@ def test_scores_match_checkfile(report: TemporalReport) -> None:
 
 
 def test_worked_example_probe_2582(report: TemporalReport) -> None:
-    """METRICS.md 6.4: ref [200,398], sys [200,270], collars [195,205], [393,403]: TP 65, FN 123, FP 0, TN 791."""
+    """docs/scoring/temporal.md#checked-against-mediscore: ref [200,398], sys [200,270], collars [195,205], [393,403]:
+    TP 65, FN 123, FP 0, TN 791."""
     trial = next(t for t in report.results[0].trials if t.probe.startswith("2582"))
     assert (trial.tp, trial.fn, trial.fp, trial.tn) == (65.0, 123.0, 0.0, 791.0)
     assert trial.mcc == pytest.approx(0.547007017098, abs=1e-12)

@@ -1,4 +1,5 @@
-"""Video temporal localization engine (METRICS.md section 4, 7.11): hand-computed cases and hostile input.
+"""Video temporal localization engine (docs/scoring/temporal.md#definition, docs/scoring/conventions.md):
+hand-computed cases and hostile input.
 
 Every number is computed by hand in the docstring of its test (continuous coordinates: the length
 of ``[a, b]`` is ``b - a``; pieces inside a collar or an opt-out segment are ignored).  Hostile
@@ -94,7 +95,7 @@ def test_zero_length_reference_interval(tmp_path: Path) -> None:
 
     ref [50,50] u [60,70], sys [60,70], collar 2, FC 100: [1,48] TN 47 | [48,52] collar | [52,58] TN 6 |
     [58,62] collar | [62,68] TP 6 | [68,72] collar | [72,100] TN 28 -> TP 6, TN 81, MCC 1.
-    Alone, [50,50] leaves an empty reference: MCC 0 (METRICS.md 4), not an error.
+    Alone, [50,50] leaves an empty reference: MCC 0 (docs/scoring/temporal.md#definition), not an error.
     Plan convention (inclusive frames): [50,50] is frame 50, one frame of reference.
     """
     p = _write(

@@ -3,7 +3,7 @@
 tests/scoring/temporal/test_temporal_scoring_plugin.py did not, the
 index file named in a FrameCount reason, and ``--omfc-query "*"`` shared by detection and temporal.
 
-Continuous frame coordinates (METRICS.md 4): the video of FrameCount 100 is [1, 100], length 99;
+Continuous frame coordinates (docs/scoring/temporal.md#definition): the video of FrameCount 100 is [1, 100], length 99;
 [a, b] has length b - a; pieces inside a collar or an opt-out (SNS) segment are not scored.  Only v1
 has journal operations in these cases, so it is the only trial and the query's MCC is v1's.
 """
@@ -64,7 +64,8 @@ def test_zero_length_reference_interval_and_two_queries(omfc: Any) -> None:
       [1, 48] TN 47 | [48, 52] collar | [52, 58] TN 6 | [58, 62] collar | [62, 68] TP 6 | [68, 72] collar
       | [72, 100] TN 28 -> TP 6, TN 81, FP 0, FN 0: MCC 1.
     q2 PasteFrames only: the reference is empty, only the collar [48, 52]; the system's [60, 70] is FP 10,
-      TN 99 - 4 - 10 = 85, TP = FN = 0: the denominator is 0, MCC 0 (METRICS.md 4), scored, not an error.
+      TN 99 - 4 - 10 = 85, TP = FN = 0: the denominator is 0, MCC 0 (docs/scoring/temporal.md#definition), scored, not
+      an error.
     """
     case = v1_only(omfc, [("PasteFrames", "[[50, 50]]"), ("Clone", "[[60, 70]]")], "[[60, 70]]")
     q2 = "Operation == 'PasteFrames'"

@@ -1,9 +1,10 @@
-"""Video temporal localization scoring through the plugin (issue 11; METRICS.md 4 and 7.11).
+"""Video temporal localization scoring through the plugin (issue 11; docs/scoring/temporal.md#definition,
+docs/scoring/conventions.md).
 
 The hand-computable case: two probes of 101 frames (MediScore's continuous range [1, 101], length 100).
 v1's journal has PasteFrames [21, 41] and Blur [61, 81]; its system output is [[21, 41]]:
 TP 20, FN 20, FP 0, TN 60, MCC = 1200 / sqrt(20*40*60*80) = sqrt(3/8).  v2's journal has Blur [11, 31]
-and its system output is empty: MCC 0 (zero denominator, METRICS.md 4).  The query
+and its system output is empty: MCC 0 (zero denominator, docs/scoring/temporal.md#definition).  The query
 ``Operation == 'PasteFrames'`` keeps v1 with only [21, 41] as reference: MCC 1.
 """
 
@@ -162,7 +163,8 @@ def test_missing_segment_column_skips_naming_the_column_rule(omfc: Any) -> None:
     assert "failed: column VideoFrameSegments is absent" in res.first_line(ITEM)
 
 
-# ---------------------------------------------------------------------- MediScore conformance (METRICS.md 6.4)
+# ---------------------------------------------------------------------- MediScore conformance
+# (docs/scoring/temporal.md#checked-against-mediscore)
 
 TS_NAME = Path("videoTemporalLocalizationScorerTests")
 
