@@ -36,6 +36,7 @@ from .registry import ALL_GROUPS, ALL_TASKS, REGISTRY, Rule
 
 if TYPE_CHECKING:
     from .options import Option
+    from .submission import Checked
 
 __all__ = [
     "BLOCKS",
@@ -327,8 +328,66 @@ def _quote(text: str) -> str:
     return "> " + text
 
 
-def family_page(family: str) -> str:
-    """The rule reference page of one family: every rule, where it comes from and what MediScore does."""
+def example_findings(examples: Path) -> dict[str, tuple[str, str]]:
+    """Rule ID -> (example, the failure as the run prints it: the summary line and the first finding), for every
+    rule a bundled broken example fails (``examples/EXPECTED.json``); empty where the examples are absent.
+
+    The examples are checked in-process, as ``omfc_score`` builds a submission, so these texts are what the
+    plugin prints today; ``--check`` reruns them.
+    """
+    import json
+
+    from .findings import render
+    from .registry import Part
+    from .submission import Settings, Submission
+
+    listing = examples / "EXPECTED.json"
+    if not listing.is_file():
+        return {}
+    out: dict[str, tuple[str, str]] = {}
+    for name, entry in sorted(json.loads(listing.read_text(encoding="utf-8")).items()):
+        wanted = [rid for rid in entry.get("fails", {}) if rid not in out and rid in REGISTRY]
+        if not wanted or "submissions/nc2017/" in name:
+            continue
+        sub_dir = examples / name
+        sub: Checked
+        if entry.get("edition") == "ForgeryNet":
+            from .editions import parse_task
+            from .scoring.forgerynet.submission import ForgeryNetSubmission, forgerynet_settings
+
+            ref = examples / entry["reference"]
+            given = sub_dir / entry["file"] if "file" in entry else sub_dir  # a prediction file, named itself
+            settings = forgerynet_settings(given, ref, parse_task(entry["task"]), entry.get("classes", 2), None)
+            sub = ForgeryNetSubmission(settings)
+        else:
+            from .editions import infer_from_index_name
+
+            index = examples / entry["index"]
+            edition, task = infer_from_index_name(index)
+            assert edition is not None and task is not None, index
+            csv = sub_dir / f"{sub_dir.name}.csv"
+            sub = Submission(
+                Settings(
+                    submission=sub_dir,
+                    csv=csv if csv.is_file() else None,
+                    index=index,
+                    edition=edition,
+                    task=task,
+                    slices=1,
+                    jobs=1,
+                )
+            )
+        for rid in wanted:
+            rule = REGISTRY[rid]
+            outcome = sub.outcome(rule, Part(0, 1) if rule.sliced else None)
+            if outcome.errors:
+                out[rid] = (f"examples/{name}", render(rid, outcome.headline, outcome.errors[:1], 1))
+    return out
+
+
+def family_page(family: str, examples: dict[str, tuple[str, str]] | None = None) -> str:
+    """The rule reference page of one family: every rule, where it comes from, what MediScore does and, where a
+    bundled example breaks it, what the plugin prints."""
     from .rules.catalog import SOURCES
 
     rules = [r for r in REGISTRY.values() if r.family == family]
@@ -352,6 +411,9 @@ def family_page(family: str) -> str:
         if r.check is None:
             lines += [f"Not checked: {_cell(r.not_checked or '')}.", ""]
         lines += [f"**What MediScore does.** {_link_citations(src.mediscore)}", ""]
+        if examples and r.id in examples:
+            where, text = examples[r.id]
+            lines += [f"**Example.** `{where}` fails it:", "", "```text", text, "```", ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -390,10 +452,12 @@ PAGES: dict[str, tuple[str, ...]] = {
 }
 
 
-def pages() -> dict[str, str]:
-    """Generated whole page (relative to docs/) -> its Markdown: one per rule family."""
+def pages(examples: Path | None = None) -> dict[str, str]:
+    """Generated whole page (relative to docs/) -> its Markdown: one per rule family, with the findings of the
+    bundled broken examples under ``examples`` (none when it is None)."""
     families = list(dict.fromkeys(r.family for r in REGISTRY.values()))
-    return {f"rules/{_family_page(f)}": family_page(f) for f in families}
+    found = example_findings(examples) if examples is not None else {}
+    return {f"rules/{_family_page(f)}": family_page(f, found) for f in families}
 
 
 # ------------------------------------------------------------------ the docs tree
@@ -427,7 +491,7 @@ def drift(docs: Path) -> list[str]:
             m = _pattern(name).search(text)
             if m is None or m.group(1) != made[name]:
                 out.append(f"{page}: {name}")
-    want = pages()
+    want = pages(docs.resolve().parent / "examples")
     for page, body in want.items():
         path = docs / page
         if not path.is_file() or path.read_text(encoding="utf-8") != body:
@@ -449,7 +513,7 @@ def write(docs: Path) -> list[str]:
         new = update(text, names, made)
         if new != text:
             path.write_text(new, encoding="utf-8", newline="\n")
-    want = pages()
+    want = pages(docs.resolve().parent / "examples")
     for page, body in want.items():
         path = docs / page
         path.parent.mkdir(parents=True, exist_ok=True)

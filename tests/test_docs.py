@@ -240,3 +240,20 @@ def test_the_performance_page_quotes_benchmarks_as_they_run() -> None:
         for needle in needles:
             assert needle in source, f"{script} no longer prints {needle!r}, which docs/performance.md quotes"
     assert checked >= 5
+
+
+def test_rule_pages_show_what_the_broken_examples_print() -> None:
+    """Every rule a bundled broken example fails (NC2017 packages aside: their EXPIDs are checked one by one)
+    has that example's failure on its page, as the run prints it today (docgen runs the checks)."""
+    import json
+
+    from helpers.paths import EXAMPLES
+
+    expected = json.loads((EXAMPLES / "EXPECTED.json").read_text(encoding="utf-8"))
+    wanted = {rid for name, e in expected.items() if "/nc2017/" not in name for rid in e["fails"]}
+    found = docgen.example_findings(EXAMPLES)
+    assert set(found) == wanted
+    for rid, (where, text) in found.items():
+        assert text.startswith(f"{rid}: ") and "\n  " in text, rid
+        page = (DOCS / "rules" / f"{REGISTRY[rid].family.lower()}.md").read_text(encoding="utf-8")
+        assert f"`{where}` fails it:\n\n```text\n{text}\n```" in page, rid
