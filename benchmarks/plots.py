@@ -1,4 +1,4 @@
-"""The hand-drawn ROC/DET plots (pytest_omfc/report/plots.py) against matplotlib, for the README's Plots decision.
+"""The hand-drawn ROC/DET plots (pytest_omfc/report/plots.py) against matplotlib (docs/outputs.md, Plots).
 
 Prints, measured in one run: the extra import time of each (in a fresh interpreter, over the detection
 engine, which the plugin loads anyway when it scores), the time to draw ROC and DET of 16,000 trials as SVG text (what

@@ -6,7 +6,7 @@ under the same directory) and scores it with ``pytest_omfc.scoring.mask.score_ma
 * one local process (``jobs=1``) and a local pool (``jobs=2``), each in a subprocess measured as a
   process tree (``benchmarks/_tree.py``);
 * ``dask=tcp://127.0.0.1:<port>``: a ``dask scheduler`` and a ``dask worker --nworkers 2 --nthreads 1``
-  started here on 127.0.0.1 as the README tells a portal to start them (a dask config file that unsets
+  started here on 127.0.0.1 as docs/scoring/masks.md tells a portal to start them (a dask config file that unsets
   ``MALLOC_TRIM_THRESHOLD_`` for the workers; ``--dask-default-allocator`` leaves dask's setting), left
   running across the repeats; the workers' CPU is read from ``/proc`` before and after each run and
   added to the client's.
@@ -35,7 +35,7 @@ from pathlib import Path
 from _tree import cpu_seconds, descendants, run_tree  # benchmarks/_tree.py: the scripts run from this folder
 from score_masks import cache_root, run_inputs
 
-#: What the README tells a portal to put in the workers' dask configuration (``DASK_CONFIG`` directory).
+#: What docs/scoring/masks.md tells a portal to put in the workers' dask configuration (``DASK_CONFIG`` directory).
 DASK_CONFIG = """\
 distributed:
   nanny:
@@ -100,7 +100,7 @@ def main() -> None:
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     # dask's nanny starts each worker with MALLOC_TRIM_THRESHOLD_=65536, which turns glibc's dynamic mmap
-    # threshold off: every mask-sized array is then a fresh mmap and its page faults.  The README's dask
+    # threshold off: every mask-sized array is then a fresh mmap and its page faults.  The docs' dask
     # section: a config file that unsets it (an environment variable of any value would set it).
     conf = Path(tempfile.mkdtemp(prefix="omfc-dask-config-"))
     (conf / "omfc.yaml").write_text(DASK_CONFIG)

@@ -84,7 +84,7 @@ class Task(str, enum.Enum):
     FTL = "temporal"
 
 
-#: The NIST edition groups and tasks (a rule's default scope: "all" in the README means these).
+#: The NIST edition groups and tasks (a rule's default scope: "all" in the rule reference means these).
 NIST_GROUPS: frozenset[Group] = frozenset(g for g in Group if g is not Group.FNET)
 FORGERYNET_TASKS: frozenset[Task] = frozenset({Task.FIC, Task.FSL, Task.FVC, Task.FTL})
 #: ``--omfc-classes`` per classification task (docs/scoring/forgerynet.md#classification-metrics: 16-way images, 9-way

@@ -5,7 +5,7 @@ equivalent, its default and ``parse``, which turns the text given on the command
 to ``omfc_score()`` into a typed value and raises ``ValueError("must be ... (got ...)")`` out of bounds.
 From these declarations come the pytest options and ini settings (:func:`pytest_omfc.pytest_glue.hooks.
 pytest_addoption`), the ``pytest-omfc`` arguments (:mod:`pytest_omfc.cli`), the keywords of
-``omfc_score()`` (:mod:`pytest_omfc.api`), the option tables of the README (:mod:`pytest_omfc.docgen`)
+``omfc_score()`` (:mod:`pytest_omfc.api`), the option tables of docs/options.md (:mod:`pytest_omfc.docgen`)
 and every bounds check; the values are resolved once into typed settings
 (:class:`pytest_omfc.submission.Settings`, the scoring settings).
 
@@ -119,7 +119,7 @@ class Option:
     flag: str
     ini: str
     kwargs: Mapping[str, Any]  # argparse keywords: metavar/help/action/choices
-    mediscore: str = ""  # MediScore's equivalent (README table), "" if none
+    mediscore: str = ""  # MediScore's equivalent (docs/options.md), "" if none
     default: Any = None
     parse: Callable[[Any], Any] = text
     name: str = ""

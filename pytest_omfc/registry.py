@@ -3,7 +3,7 @@
 A rule is an ID, a title, the edition groups and tasks it covers, a severity
 and a pure check function ``check(ctx) -> Iterable[Finding] | Report``.  Rule
 modules register with the :func:`rule` decorator; the plugin collects one
-item per applicable rule; README tables are generated from :data:`REGISTRY`.
+item per applicable rule; the rule reference (docs/rules/) is generated from :data:`REGISTRY`.
 """
 
 from __future__ import annotations

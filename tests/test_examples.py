@@ -304,5 +304,5 @@ def test_readme_scoring_command_on_the_bundled_example(pytester: pytest.Pytester
     assert (doc["task"], res["query"], res["counts"]["targets"], res["counts"]["nontargets"]) == ("IMDL", None, 2, 2)
     m = res["metrics"]
     assert m["AUC"] == pytest.approx(0.75) and m["AUC_CI_UPPER"] == pytest.approx(1.0)
-    # as the README says: MediScore's NaN-unaware sort gives a CDR interval without the estimate here
+    # as docs/scoring/conventions.md says: MediScore's NaN-unaware sort gives a CDR interval without the estimate here
     assert (m["CDR@FAR"], m["CDR_CI_LOWER@FAR"], m["CDR_CI_UPPER@FAR"]) == pytest.approx((0.5, 1.0, 1.0))

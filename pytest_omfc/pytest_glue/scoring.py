@@ -16,7 +16,7 @@ Scoring depends only on what its numbers depend on: a parseable system output
 with the columns the scorer reads, the index and the reference.  Naming,
 description, mask... rules may fail; the scores are still computed.
 
-Outcome of an item (documented in the README, section Scoring):
+Outcome of an item (documented in docs/scoring/index.md):
 
 * passed: the result was computed;
 * skipped: the submission cannot be scored (the rule that makes it unscorable is
@@ -600,7 +600,7 @@ class ScoringReporter:
         }
 
     def document(self) -> dict[str, Any]:
-        """The metrics JSON (shape in the README, section Metrics JSON); for an NC2017 package, the package's
+        """The metrics JSON (shape in docs/outputs.md, Metrics JSON); for an NC2017 package, the package's
         name and one such document per scored EXPID under ``expids``."""
         from .. import __version__
 

@@ -1,6 +1,6 @@
 """Every rule family; importing this package fills the registry.
 
-The import order is the collection order of the items (and of the README's
+The import order is the collection order of the items (and of the rule reference's
 rule table), so it follows docs/rules/index.md.
 """
 

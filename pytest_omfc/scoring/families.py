@@ -23,7 +23,7 @@ def every_option() -> list[Option]:
     """Every option of the plugin, in order: what is checked, the scoring set-up shared by every scorer
     (``--omfc-score``'s choices: the registered scorers), then each scorer's own, in family order.  The
     pytest options and ini settings, the ``pytest-omfc`` arguments, ``omfc_score()``'s keywords and the
-    README's option tables are made from this list."""
+    option tables of docs/options.md are made from this list."""
     out = list(CHECK_OPTIONS)
     for opt in SCORING_OPTIONS:
         if opt.ini == "omfc_score":

@@ -2,7 +2,7 @@
 
 A :class:`Scorer` names the tasks it applies to, the reference columns that
 switch it on, its own command-line options (with MediScore's equivalent, for
-the README) and ``run``: a pure function of the parsed inputs
+the docs) and ``run``: a pure function of the parsed inputs
 (:class:`ScoringInput`) returning one :class:`ScoreResult` or
 :class:`NotScored` per item position (one per query, or one).  The pytest
 layer (:mod:`pytest_omfc.pytest_glue.scoring`) turns every applicable scorer

@@ -40,7 +40,7 @@ SUBMISSION = EXAMPLES / "submissions/vmd" / SUB_ID
 INDEX = EXAMPLES / "datasets/OpenMFC2020/indexes/OpenMFC20_Video-VMD-index.csv"
 SCHEMAS = ("junit-10.xsd", "junit-jenkins.xsd")
 FAMILIES = ("xunit1", "xunit2")
-#: What pytest writes that a schema does not allow, per family and schema (the README's "JUnit XML"):
+#: What pytest writes that a schema does not allow, per family and schema (docs/outputs.md, "JUnit XML"):
 #: testcase <properties> (both), xunit1's testcase file/line attributes, and, for the Jenkins schema
 #: only, the type/message attributes pytest gives every <skipped>.
 PROPS, FILE_LINE, SKIP_ATTRS = (

@@ -66,7 +66,7 @@ def hostile(tmp_path: Path) -> Hostile:
 
 
 def entry_point(h: Hostile, *extra: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Capped:
-    """The README's command through pytest-omfc, with relative paths as a portal would give them."""
+    """The quick-start command through pytest-omfc, with relative paths as a portal would give them."""
     cwd = cwd or h.root
     return run_capped(
         [
@@ -85,7 +85,7 @@ def entry_point(h: Hostile, *extra: str, cwd: Path | None = None, env: dict[str,
 
 
 def plain(h: Hostile, *extra: str, cwd: Path | None = None) -> Capped:
-    """The README's plain pytest command (values space-separated, so pytest sees them as paths)."""
+    """The quick-start plain pytest command (values space-separated, so pytest sees them as paths)."""
     cwd = cwd or h.root
     return run_capped(
         [

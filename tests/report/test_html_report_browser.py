@@ -5,7 +5,7 @@ bundled IMDL example (a failing rule, detection and mask scores; see test_html_r
 filter, driven from the address.  ``--screenshot`` gives the pixels: the page is not blank and the
 overlay colours of the evaluation plan's figure are there.  Every Chromium call has a 60 s timeout and
 its own profile directory.  Skips where Chromium is absent (.ci/run installs it when it can).
-``OMFC_SCREENSHOT=docs/html-report.png`` also saves the README's screenshot (cropped, reduced).
+``OMFC_SCREENSHOT=docs/html-report.png`` also saves the screenshot of docs/outputs.md (cropped, reduced).
 """
 
 from __future__ import annotations

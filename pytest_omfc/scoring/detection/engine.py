@@ -55,7 +55,7 @@ included. ``convention="plan"`` switches every detection point of docs/scoring/c
 section 7 to the evaluation plans' wording:
 
 the differences are listed by ``convention_table()`` (from ``CONVENTION_DIFFERENCES``: missing trials,
-the default ``far_stop``, partial AUC, EER, TRR and the opt-out statuses; README, "MediScore or the plans").
+the default ``far_stop``, partial AUC, EER, TRR and the opt-out statuses; docs/scoring/conventions.md).
 
 Independent of the convention: ``-qp`` works (MediScore crashes, 7.7), is
 split on ``&`` and the word ``and`` only, and yields one result per partition,

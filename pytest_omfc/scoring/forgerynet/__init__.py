@@ -6,7 +6,7 @@
   each ``_per_image`` and ``_pooled``), streaming;
 * :mod:`.temporal`: temporal localization (ActivityNet ``AP@t``, ``AP_avg``, ``AR@K``).
 
-Each module's docstring states its conventions (ties, thresholds, undefined cases) for the README.
+Each module's docstring states its conventions (ties, thresholds, undefined cases) for docs/scoring/forgerynet.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """ForgeryNet image and video forgery classification (docs/scoring/forgerynet.md#classification-metrics).
 
-Pure numpy, no pytest, no scikit-learn at run time.  The conventions, which the README quotes:
+Pure numpy, no pytest, no scikit-learn at run time.  The conventions, which docs/scoring/forgerynet.md quotes:
 
 * **AUC** is the binary ROC AUC exactly as scikit-learn's ``roc_auc_score``: tied scores get their
   average rank, which is the trapezoid under the ROC curve.  It is computed as the Mann-Whitney

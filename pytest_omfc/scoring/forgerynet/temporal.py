@@ -4,7 +4,7 @@
 Pure numpy, no pytest.  Reproduces ActivityNet's ``Evaluation/`` code
 (``eval_detection.compute_average_precision_detection``, ``utils.segment_iou``,
 ``utils.interpolated_prec_rec`` and ``eval_proposal.average_recall_vs_avg_nr_proposals`` with
-``max_avg_nr_proposals=100``, as BSN/BMN call it), vectorised, with these conventions (the README
+``max_avg_nr_proposals=100``, as BSN/BMN call it), vectorised, with these conventions (docs/scoring/forgerynet.md
 quotes them):
 
 * **Top 10.**  Only the ``top_k`` (10) highest-scored predictions of each video are kept, exactly
