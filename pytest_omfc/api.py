@@ -29,6 +29,7 @@ from .editions import (
     FORGERYNET_TASKS,
     Edition,
     EditionTaskError,
+    Task,
     infer_from_index_name,
     parse_edition,
     parse_task,
@@ -236,12 +237,12 @@ def _forgerynet_score(
     root = Path(dataset).expanduser().resolve() if dataset is not None else None
     ref = Path(reference).expanduser()
     ref = (ref if ref.is_absolute() else (root or Path.cwd()) / ref).resolve()
-    if not ref.is_file():
-        raise FileNotFoundError(f"reference: no such file: {ref}")
     try:
         tk = parse_task(task) if task else None
     except EditionTaskError as exc:
         raise ValueError(str(exc)) from None
+    if not (ref.is_file() or (tk is Task.FSL and ref.is_dir())):  # spatial: also the maps folder alone
+        raise FileNotFoundError(f"reference: no such file{' or maps folder' if tk is Task.FSL else ''}: {ref}")
     if tk not in FORGERYNET_TASKS:
         raise ValueError(
             f"task: must be one of {', '.join(sorted(t.value for t in FORGERYNET_TASKS))} for ForgeryNet (got {task!r})"

@@ -23,16 +23,17 @@ __all__ = ["WINDOWS_ABS", "mode_kind", "not_regular", "resolve_input", "resolve_
 WINDOWS_ABS = re.compile(r"^([A-Za-z]:[\\/]|[\\/]{2})")
 
 
-def resolve_inside(sub_dir: Path, ref: str) -> tuple[Path | None, str | None]:
-    """``(path, None)`` for a safe reference, else ``(None, why)`` in "must ... (got ...)" form."""
+def resolve_inside(sub_dir: Path, ref: str, within: str = "the submission directory") -> tuple[Path | None, str | None]:
+    """``(path, None)`` for a safe reference, else ``(None, why)`` in "must ... (got ...)" form; ``within`` names
+    ``sub_dir`` in the message."""
     text = ref.strip()
     if not text:
         return None, "must name a file (got an empty path)"
     norm = text.replace("\\", "/")
     if norm.startswith("/") or WINDOWS_ABS.match(text):
-        return None, f"must be a path relative to the submission directory (got absolute path {text!r})"
+        return None, f"must be a path relative to {within} (got absolute path {text!r})"
     if ".." in PurePosixPath(norm).parts:
-        return None, f"must stay inside the submission directory (got '..' in {text!r})"
+        return None, f"must stay inside {within} (got '..' in {text!r})"
     path = sub_dir / norm
     try:
         real = path.resolve()
@@ -40,7 +41,7 @@ def resolve_inside(sub_dir: Path, ref: str) -> tuple[Path | None, str | None]:
     except (OSError, RuntimeError) as exc:  # symlink loops
         return None, f"cannot be resolved ({exc})"
     if not real.is_relative_to(root):
-        return None, f"must stay inside the submission directory (got a symlink to {real})"
+        return None, f"must stay inside {within} (got a symlink to {real})"
     return path, None
 
 
@@ -78,12 +79,14 @@ def resolve_input(value: str | Path, base: Path, dataset_root: Path | None) -> P
     table), made absolute in one place, the same under ``pytest`` and ``pytest-omfc``.
 
     A relative path is looked up in the dataset root first (where NIST ships these tables), then in
-    ``base`` (the directory the command was run from, or the ini file's); the first that exists wins,
-    else ``base / value`` (whose absence the caller reports).  ``pytest-omfc`` calls this before it
-    moves into its private directory, so the private directory is never a base.
+    ``base`` (the directory the command was run from, or the ini file's); the first that is a regular
+    file or a directory wins (a directory: an NC2017 package's reference folder, a ForgeryNet maps
+    folder; the caller says which it takes), else ``base / value`` (whose absence the caller reports).
+    ``pytest-omfc`` calls this before it moves into its private directory, so the private directory is
+    never a base.
     """
     path = Path(str(value)).expanduser()
     if path.is_absolute():
         return path
     cands = ([dataset_root / path] if dataset_root is not None else []) + [base / path]
-    return next((c for c in cands if not_regular(c) is None), cands[-1]).absolute()
+    return next((c for c in cands if not_regular(c) is None or c.is_dir()), cands[-1]).absolute()

@@ -376,9 +376,10 @@ def _forgerynet_settings(
     if not ref.is_absolute():
         ref = (dataset / ref) if dataset is not None else (ref_base / ref)
     ref = ref.resolve()
-    if not ref.is_file():
+    if not (ref.is_file() or (task is Task.FSL and ref.is_dir())):  # spatial: also the maps folder alone
         where = "the dataset root" if dataset is not None else "the current directory"
-        raise UsageProblem(f"--omfc-reference: no such file: {ref} (a relative path is taken from {where})")
+        what = "file or maps folder" if task is Task.FSL else "file"
+        raise UsageProblem(f"--omfc-reference: no such {what}: {ref} (a relative path is taken from {where})")
     classes_text, _ = _option(config, "omfc_classes")
     classes = 2
     if classes_text is not None:

@@ -173,8 +173,9 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
     ref = resolve_input(str(ref_value), ref_base, dataset_root).resolve()
     sub = config.stash.get(SETTINGS_KEY, None)
     package = sub is not None and sub.is_package
-    if not (ref.is_file() or (package and ref.is_dir())):
-        what = "file (or, for a package, directory)" if package else "file"
+    maps = sub is not None and sub.task is Task.FSL  # ForgeryNet spatial: the maps folder alone
+    if not (ref.is_file() or ((package or maps) and ref.is_dir())):
+        what = "file (or, for a package, directory)" if package else "file or maps folder" if maps else "file"
         raise usage_error(f"--omfc-reference: no such {what}: {ref} (a relative path is taken from the dataset root)")
 
     q, _ = given(config, "omfc_query")
@@ -327,9 +328,9 @@ def run_inputs(config: pytest.Config) -> list[Path]:
     return files
 
 
-def refuse_input_overwrite(config: pytest.Config, flag: str, path: Path, usage_error: type[Exception]) -> None:
-    """Usage error when ``path`` is (or is a link to) a file the run reads."""
-    for f in run_inputs(config):
+def _read_by_run(path: Path, inputs: list[Path]) -> Path | None:
+    """The input of ``inputs`` that ``path`` is (or links to), else None."""
+    for f in inputs:
         same = f.resolve() == path.resolve()
         if not same and path.exists() and f.exists():
             try:
@@ -337,7 +338,14 @@ def refuse_input_overwrite(config: pytest.Config, flag: str, path: Path, usage_e
             except OSError:
                 same = False
         if same:
-            raise usage_error(f"{flag}: must not overwrite a file the run reads (got {path}, which is {f})")
+            return f
+    return None
+
+
+def refuse_input_overwrite(config: pytest.Config, flag: str, path: Path, usage_error: type[Exception]) -> None:
+    """Usage error when ``path`` is (or is a link to) a file the run reads."""
+    if (f := _read_by_run(path, run_inputs(config))) is not None:
+        raise usage_error(f"{flag}: must not overwrite a file the run reads (got {path}, which is {f})")
 
 
 def _guard_outputs(
@@ -623,7 +631,7 @@ class ScoringReporter:
         if path is not None:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                document = _side_tables(self.document(), path, self.written)
+                document = _side_tables(self.document(), path, self.written, self.errors, run_inputs(self.config))
                 text = json.dumps(document, indent=2, allow_nan=False, default=_json_default)
                 path.write_text(text + "\n", encoding="utf-8")
                 self.written.append(f"metrics JSON: {path}")
@@ -707,10 +715,14 @@ class ScoringReporter:
             terminalreporter.write_line(f"  {line}", red=True, bold=True)
 
 
-def _side_tables(document: dict[str, Any], path: Path, written: list[str]) -> dict[str, Any]:
+def _side_tables(
+    document: dict[str, Any], path: Path, written: list[str], errors: list[str], inputs: list[Path]
+) -> dict[str, Any]:
     """Write each result's ``tables`` (name -> CSV text, e.g. provenance's ``node_mapping``) beside the metrics
     JSON as ``<stem>[-<EXPID>].<name>.csv`` and put the file names in their place: a table of 100,000 rows
-    stays a compact file instead of a JSON record per row.  Returns the document to dump (entries copied)."""
+    stays a compact file instead of a JSON record per row.  A name that is a file the run reads (``inputs``;
+    the up-front guard knows only the single submission's names, not an EXPID's) is not written: an error
+    says so.  Returns the document to dump (entries copied)."""
     docs: list[dict[str, Any]] = document["expids"] if "expids" in document else [document]
     for doc in docs:
         stem = path.stem if doc is document else f"{path.stem}-{doc['submission']}"
@@ -721,6 +733,9 @@ def _side_tables(document: dict[str, Any], path: Path, written: list[str]) -> di
                 names = {}
                 for name, text in tables.items():
                     target = path.with_name(f"{stem}.{name}.csv")
+                    if (read := _read_by_run(target, inputs)) is not None:
+                        errors.append(f"--omfc-metrics-json: the {name} table {target} would overwrite {read}")
+                        continue
                     target.write_text(text, encoding="utf-8")
                     written.append(f"{name} table: {target}")
                     names[name] = target.name

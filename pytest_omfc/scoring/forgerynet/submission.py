@@ -221,9 +221,10 @@ class ForgeryNetSubmission(Submission):
     def ref_display(self) -> str:
         root = self.settings.dataset_root
         path = self.reference_path
+        shown = path.name
         if root is not None and path.is_relative_to(root):
-            return str(path.relative_to(root.parent if root.parent != root else root))
-        return path.name
+            shown = str(path.relative_to(root.parent if root.parent != root else root))
+        return shown + "/" if path.is_dir() else shown
 
     # ------------------------------------------------------------------ columns
 
@@ -248,6 +249,8 @@ class ForgeryNetSubmission(Submission):
         """The reference, parsed once; its problems are FNET-02's findings.  A classification reference may
         be the benchmark's own image or video list (recognised by content, :func:`.lists.sniff`)."""
         kind = self.reference_kind
+        if kind == "maps-folder":
+            return self._folder_reference()
         if self.is_temporal:
             return self._list_reference(kind) if kind == "video-list" else self._json_reference()
         if kind in ("image-list", "video-list") and self.task is not Task.FSL:
@@ -276,7 +279,47 @@ class ForgeryNetSubmission(Submission):
                 continue
             stem = rid.rsplit(".", 1)[0] if "." in rid.rsplit("/", 1)[-1] else rid
             name = f"{stem}.png" if os.path.lexists(folder / f"{stem}.png") else rid
-            self._reference_map(ref, rid, self._mask(folder, name), f"{folder.name}/{name}")
+            self._reference_map(ref, rid, self._mask(folder, name, within="the maps folder"), f"{folder.name}/{name}")
+        return ref
+
+    def _folder_reference(self) -> Reference:
+        """Spatial localization against the maps folder alone (``--omfc-reference spatial_localize/``): every
+        PNG under it is the map of a fake image, named as the image with ``.png``; the reference IDs are those
+        names without the extension, and a prediction's ID matches when it names the same image with any
+        extension (:attr:`sys_ids`).  Real images have no map, so a folder alone lists fake images only (the
+        image list, with the folder beside it, scores real ones too).  The walk is bounded and follows no link."""
+        folder = self.reference_path
+        ref = Reference(display=self.ref_display)
+        if self.task is not Task.FSL:
+            ref.fatal = (
+                f"{self.ref_display} is a folder: only spatial localization takes a maps folder as the reference "
+                f"(task {self.task.value} needs a file)"
+            )
+            ref.problems.append(Finding(f"the reference must be a file for {self.task.value}", file=self.ref_display))
+            return ref
+        names: list[str] = []
+        for top, dirs, files in os.walk(folder, followlinks=False):
+            dirs.sort()
+            for name in sorted(files):
+                if name.lower().endswith(".png"):
+                    names.append(os.path.relpath(os.path.join(top, name), folder).replace(os.sep, "/"))
+            if len(names) > MAX_REFERENCE_MAPS:
+                ref.fatal = f"{self.ref_display} holds more than {MAX_REFERENCE_MAPS:,} maps"
+                ref.problems.append(
+                    Finding(f"the maps folder must hold at most {MAX_REFERENCE_MAPS:,} maps", file=self.ref_display)
+                )
+                return ref
+        if not names:
+            ref.fatal = f"{self.ref_display} holds no PNG map"
+            ref.problems.append(
+                Finding("the maps folder must hold the PNG maps of the fake images", file=self.ref_display)
+            )
+            return ref
+        for name in names:
+            rid = name[:-4]
+            ref.ids.append(rid)
+            ref.labels[rid] = 1
+            self._reference_map(ref, rid, self._mask(folder, name, within="the maps folder"), name)
         return ref
 
     def _reference_map(self, ref: Reference, rid: str, info: MaskInfo, value: str, column: str | None = None) -> None:
@@ -287,7 +330,7 @@ class ForgeryNetSubmission(Submission):
                 Finding(
                     f"the reference map {info.problem}",
                     file=self.ref_display,
-                    line=ref.lines[rid],
+                    line=ref.lines.get(rid),
                     key=rid,
                     column=column,
                     value=value,
@@ -296,9 +339,12 @@ class ForgeryNetSubmission(Submission):
 
     @functools.cached_property
     def reference_kind(self) -> str:
-        """``json``, ``psv``, ``image-list`` or ``video-list``, from the reference's first non-blank line."""
+        """``maps-folder`` for a directory, else ``json``, ``psv``, ``image-list`` or ``video-list`` from the
+        reference's first non-blank line."""
         from .lists import sniff
 
+        if self.reference_path.is_dir():
+            return "maps-folder"
         return sniff(_head(self.reference_path))
 
     def _from_list(self, parsed: ParsedList) -> Reference:
@@ -408,7 +454,9 @@ class ForgeryNetSubmission(Submission):
         if self.task is Task.FSL:
             names = dict(zip(ids.tolist(), table.df["MaskFileName"].astype(str).tolist(), strict=False))
             for rid in ref.ids:
-                info = self._mask(self.reference_path.parent, names[rid], allow_empty=True)
+                info = self._mask(
+                    self.reference_path.parent, names[rid], allow_empty=True, within="the reference's folder"
+                )
                 self._reference_map(ref, rid, info, names[rid], "MaskFileName")
         return ref
 
@@ -514,7 +562,12 @@ class ForgeryNetSubmission(Submission):
 
     @functools.cached_property
     def sys_ids(self) -> pd.Series:
-        return self.sysout().df["ID"].astype(str)
+        """The IDs of the rows as matched against the reference: as written, or without the image's extension
+        against a maps folder (whose IDs are the maps' names without ``.png``)."""
+        ids = self.sysout().df["ID"].astype(str)
+        if self.reference_kind == "maps-folder":
+            ids = ids.str.replace(r"\.[^./]*$", "", regex=True)
+        return ids
 
     @functools.cached_property
     def probs(self) -> np.ndarray:
@@ -557,12 +610,15 @@ class ForgeryNetSubmission(Submission):
 
     # ------------------------------------------------------------------ masks
 
-    def _mask(self, folder: Path, name: str, allow_empty: bool = False) -> MaskInfo:
-        """Resolve a mask name inside ``folder`` and read its PNG header (never its pixels)."""
+    def _mask(
+        self, folder: Path, name: str, allow_empty: bool = False, within: str = "the submission directory"
+    ) -> MaskInfo:
+        """Resolve a mask name inside ``folder`` (named ``within`` in a message) and read its PNG header (never
+        its pixels)."""
         text = name.strip()
         if not text and allow_empty:
             return MaskInfo(name, None, None)
-        path, why = resolve_inside(folder, text)
+        path, why = resolve_inside(folder, text, within)
         if path is None:
             return MaskInfo(name, None, why)
         head = png.read_header(str(path), follow=True)
@@ -695,6 +751,10 @@ class ForgeryNetSubmission(Submission):
     def json_display(self) -> str:
         path = self.sysout_path
         return self.display(path) if path is not None else f"{self.sub_id}/{self.sub_id}.json"
+
+
+#: A maps folder given as the reference holds at most this many maps (the walk stops past it: FNET-02).
+MAX_REFERENCE_MAPS = 5_000_000
 
 
 def _head(path: Path, size: int = 64 * 1024) -> str:

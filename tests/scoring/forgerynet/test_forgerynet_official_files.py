@@ -295,3 +295,67 @@ def test_spatial_against_the_image_list_and_its_maps_folder_scores_as_the_pipe_s
         "maps_elsewhere",
     )
     assert moved.entry()["metrics"] == converted.entry()["metrics"]
+
+
+def test_the_maps_folder_alone_is_a_spatial_reference(fnet: Fnet) -> None:
+    """``--omfc-reference spatial_localize/``: every map is a fake image named as the image with ``.png``; a
+    prediction names the image (any extension).  The metrics equal those of the pipe-separated reference of the
+    same fake images; a real image's prediction is an unknown ID and a map without a prediction a missing one
+    (FNET-04); a map that leaves the folder is refused (FNET-02)."""
+    import os
+
+    from helpers.forgerynet import FnetCase, png_bytes
+
+    names = ["val_release/1/a/frame00001.jpg", "val_release/3/b/frame00002.jpg"]
+    gt = {names[0]: _map(1, 5, 200), names[1]: _map(3, 8, 120)}
+    pred = {names[0]: _map(2, 6, 180), names[1]: _map(3, 7, 40)}
+    files = {f"masks/m{i}.png": png_bytes(pred[n]) for i, n in enumerate(names)}
+    maps = {f"spatial_localize/{n[:-4]}.png": png_bytes(m) for n, m in gt.items()}
+    psv_ref = (["ID", "Label", "MaskFileName"], [[n, 1, f"spatial_localize/{n[:-4]}.png"] for n in names])
+
+    def run(rows: list[list[str]], *, folder: bool = True) -> Any:
+        case = fnet.case(
+            "spatial",
+            reference=psv_ref,
+            submission=(["ID", "Score", "MaskFileName"], rows),
+            files=files,
+            ref_files=maps,
+        )
+        if folder:
+            case = FnetCase(case.pytester, "spatial", case.submission, case.reference.parent / "spatial_localize")
+        return case.run()
+
+    rows = [[n, "0.9", f"masks/m{i}.png"] for i, n in enumerate(names)]
+    alone = run(rows)
+    assert alone.outcome.outcome("FNET-02") == "passed", alone.outcome.text("FNET-02")
+    assert alone.outcome.outcome("score::forgerynet-spatial") == "passed", alone.outcome.text(
+        "score::forgerynet-spatial"
+    )
+    assert alone.entry()["metrics"] == run(rows, folder=False).entry()["metrics"]
+    png_named = run([[n[:-4] + ".png", *rest] for n, *rest in rows])  # the image named as its map: same image
+    assert png_named.entry()["metrics"] == alone.entry()["metrics"]
+    unknown = run([*rows, ["val_release/real/c/frame00003.jpg", "0.1", "masks/m0.png"]])
+    assert unknown.outcome.outcome("FNET-04") == "failed"
+    assert "val_release/real/c/frame00003" in unknown.outcome.text("FNET-04")
+    missing = run(rows[:1])
+    assert missing.outcome.outcome("FNET-04") == "failed"
+    assert "val_release/3/b/frame00002" in missing.outcome.text("FNET-04")
+    outside = fnet.root / "outside.png"
+    outside.write_bytes(png_bytes(gt[names[0]]))
+    os.symlink(outside, fnet.root / "dataset" / "spatial_localize" / "val_release" / "escape.png")
+    escaped = run(rows)
+    assert escaped.outcome.outcome("FNET-02") == "failed"
+    assert (
+        "spatial_localize/ [val_release/escape]: the reference map must stay inside the maps folder"
+        in escaped.outcome.text("FNET-02")
+    )
+
+
+def test_a_folder_is_a_reference_for_spatial_localization_only(fnet: Fnet) -> None:
+    case = fnet.case("image-classification", reference=image_list(), submission=(["ID", "Score"], [["x", "0.5"]]))
+    (fnet.root / "dataset" / "maps").mkdir()
+    res = fnet.pytester.runpytest(
+        *[a if a != case.reference.name else "maps" for a in case.args()], "-p", "no:cacheprovider"
+    )
+    assert res.ret == 4
+    res.stderr.fnmatch_lines(["*--omfc-reference: no such file: *maps*"])

@@ -387,3 +387,29 @@ def test_conformance_filtering_test_1_b_through_the_plugin(pytester: pytest.Pyte
                 k,
                 v,
             )
+
+
+def test_a_side_table_never_overwrites_a_file_the_run_reads(tmp_path: Path) -> None:
+    """The up-front guard knows a single submission's table names; an EXPID's (``<stem>-<EXPID>.<name>.csv``)
+    are known when written: one that is a file the run reads (or a link to one) is not written, and the
+    run's errors say so."""
+    from pytest_omfc.pytest_glue.scoring import _side_tables
+
+    metrics = tmp_path / "out" / "m.json"
+    metrics.parent.mkdir()
+    read = tmp_path / "world.csv"
+    read.write_text("WorldFileID|WorldFileName\n")
+    (metrics.parent / "m-NIST_NC17_X_Provenance_ImgOnly_p-a_1.node_mapping.csv").symlink_to(read)
+    entry = {"scorer": "provenance-graph", "tables": {"node_mapping": "a,b\n", "link_mapping": "c,d\n"}}
+    doc = {"package": "P", "expids": [{"submission": "NIST_NC17_X_Provenance_ImgOnly_p-a_1", "results": [entry]}]}
+    written: list[str] = []
+    errors: list[str] = []
+    out = _side_tables(doc, metrics, written, errors, [read])
+    assert read.read_text() == "WorldFileID|WorldFileName\n"
+    assert errors == [
+        "--omfc-metrics-json: the node_mapping table "
+        f"{metrics.parent / 'm-NIST_NC17_X_Provenance_ImgOnly_p-a_1.node_mapping.csv'} would overwrite {read}"
+    ]
+    (result,) = out["expids"][0]["results"]
+    assert result["tables"] == {"link_mapping": "m-NIST_NC17_X_Provenance_ImgOnly_p-a_1.link_mapping.csv"}
+    assert (metrics.parent / "m-NIST_NC17_X_Provenance_ImgOnly_p-a_1.link_mapping.csv").read_text() == "c,d\n"
