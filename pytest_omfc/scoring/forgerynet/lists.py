@@ -35,6 +35,7 @@ __all__ = [
     "MAX_LINE",
     "MAX_SEGMENTS",
     "LEVELS",
+    "LazyDict",
     "ParsedList",
     "level_of",
     "read_image_list",
@@ -94,6 +95,92 @@ class ParsedList:
     segments: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # fake segments, frames
     problems: list[Finding] = field(default_factory=list)
     fatal: str | None = None
+    #: the labels in the order of ``ids`` (the whole-file readers give it, so that nobody maps them back)
+    label_array: np.ndarray | None = None
+
+
+class LazyDict(dict[str, Any]):
+    """A dict filled from ``keys`` and ``values`` on first use: a million-line list's line numbers and labels
+    cost nothing until something reads them (a finding naming a line, a label looked up by ID).  Every read
+    and write fills it first; it is an ordinary dict from then on."""
+
+    __slots__ = ("_pending",)
+
+    def __init__(self, keys: list[str], values: Any) -> None:
+        super().__init__()
+        self._pending: tuple[list[str], Any] | None = (keys, values)
+
+    def _fill(self) -> None:
+        if self._pending is not None:
+            keys, values = self._pending
+            self._pending = None
+            super().update(zip(keys, values, strict=True))
+
+    def __getitem__(self, key: str) -> Any:
+        self._fill()
+        return super().__getitem__(key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._fill()
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self._fill()
+        super().__delitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self._fill()
+        return super().__contains__(key)
+
+    def __iter__(self) -> Iterator[str]:
+        self._fill()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._fill()
+        return super().__len__()
+
+    def __eq__(self, other: object) -> bool:
+        self._fill()
+        return super().__eq__(other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        self._fill()
+        return super().__repr__()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._fill()
+        return super().get(key, default)
+
+    def keys(self) -> Any:
+        self._fill()
+        return super().keys()
+
+    def values(self) -> Any:
+        self._fill()
+        return super().values()
+
+    def items(self) -> Any:
+        self._fill()
+        return super().items()
+
+    def copy(self) -> dict[str, Any]:
+        self._fill()
+        return dict(self)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self._fill()
+        super().update(*args, **kwargs)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self._fill()
+        return super().pop(key, *default)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        self._fill()
+        return super().setdefault(key, default)
 
 
 def _text(path: Path, display: str, limits: Limits | None) -> tuple[str | None, str | None, list[Finding]]:
@@ -181,20 +268,54 @@ def _fields(text: str, width: int, numbers: str | None = None) -> pd.DataFrame |
     return df.drop(columns=[width])
 
 
-def _image_list_fast(text: str, classes: int) -> ParsedList | None:
-    """The whole list at once when every line is well formed (else None: read line by line)."""
-    df = _fields(text, 4, "int64")
-    if df is None:
+def _single_spaced(text: str, width: int) -> list[str] | None:
+    """The fields of every line, when every line is exactly ``width`` fields separated by single blanks and
+    ends with ``\n`` (how the benchmark writes its lists): one ``str.split`` of the whole text, the shape
+    checked on the bytes with numpy.  None for anything else (another whitespace character, a run of blanks,
+    a blank or short or long line, a line over :data:`MAX_LINE`, no final newline): the general reader
+    decides.  With blanks and newlines the only whitespace, ``str.split`` cuts exactly at them, so exactly
+    ``width - 1`` blanks on every line means exactly ``width`` non-empty fields on every line."""
+    if not text.endswith("\n") or not text.isascii():  # (str.split also cuts at Unicode blanks)
         return None
-    labels = df[1 + level_of(classes)].to_numpy()
+    raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    if np.count_nonzero(raw < 32) != text.count("\n"):  # tab, CR, VT, FF, FS..US: whitespace to str.split
+        return None
+    ends = np.flatnonzero(raw == 10)
+    blanks = np.flatnonzero(raw == 32)
+    per_line = np.diff(np.searchsorted(blanks, ends), prepend=0)
+    if (per_line != width - 1).any() or np.diff(ends, prepend=-1).max() > MAX_LINE + 1:
+        return None
+    starts = np.r_[0, ends[:-1] + 1]
+    if raw[starts].min() == 32 or raw[ends - 1].min() == 32 or (np.diff(blanks) == 1).any():
+        return None  # a leading or trailing blank, or two in a row: an empty field
+    return text.split()
+
+
+def _image_list_fast(text: str, classes: int) -> ParsedList | None:
+    """The whole list at once when every line is well formed (else None: read line by line).  A list written
+    as the benchmark writes it (single blanks) is split in one call; any other layout goes through pandas'
+    C parser.  Line numbers and labels by ID are filled on first use (:class:`LazyDict`)."""
+    level = level_of(classes)
+    fields = _single_spaced(text, 4)
+    if fields is not None:
+        ids = fields[0::4]
+        tokens = fields[1 + level :: 4]
+        if not "".join(tokens).isdigit() or max(map(len, tokens)) > 18:
+            return None  # a sign, a non-digit, a huge number: the line-by-line reader decides and names it
+        labels = np.fromiter(map(int, tokens), dtype=np.int64, count=len(ids))
+    else:
+        df = _fields(text, 4, "int64")
+        if df is None:
+            return None
+        ids = df[0].tolist()
+        labels = df[1 + level].to_numpy(dtype=np.int64)
     if labels.min(initial=0) < 0 or labels.max(initial=0) >= classes:
         return None
-    ids = df[0].tolist()
-    by_id = dict(zip(ids, labels.tolist(), strict=True))
-    if len(by_id) != len(ids):  # a repeated name: the line-by-line reader names both lines
+    if len(set(ids)) != len(ids):  # a repeated name: the line-by-line reader names both lines
         return None
-    out = ParsedList(ids=ids, labels=by_id)
-    out.lines = dict(zip(ids, range(1, len(ids) + 1), strict=True))
+    out = ParsedList(ids=ids, label_array=labels)
+    out.labels = LazyDict(ids, labels.tolist())
+    out.lines = LazyDict(ids, range(1, len(ids) + 1))
     return out
 
 

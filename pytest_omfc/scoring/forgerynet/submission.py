@@ -114,6 +114,7 @@ class Reference:
     durations: dict[str, float | None] = field(default_factory=dict)
     problems: list[Finding] = field(default_factory=list)
     fatal: str | None = None  # the reference cannot be used at all
+    label_array: np.ndarray | None = None  # the labels in the order of ``ids``, where the reader gave them
 
 
 @dataclass
@@ -357,6 +358,7 @@ class ForgeryNetSubmission(Submission):
             segments=parsed.segments,
             problems=parsed.problems,
             fatal=parsed.fatal,
+            label_array=parsed.label_array,
         )
 
     def _list_reference(self, kind: str) -> Reference:
@@ -601,6 +603,8 @@ class ForgeryNetSubmission(Submission):
     def ref_labels(self) -> np.ndarray:
         """The reference labels in the order of the reference's IDs."""
         ref = self.reference
+        if ref.label_array is not None and len(ref.label_array) == len(ref.ids):
+            return ref.label_array
         return np.fromiter(map(ref.labels.__getitem__, ref.ids), dtype=np.int64, count=len(ref.ids))
 
     @functools.cached_property
