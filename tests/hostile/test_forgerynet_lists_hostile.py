@@ -32,6 +32,7 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 def _slow(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lists, "_image_list_fast", lambda *a: None)
     monkeypatch.setattr(lists, "_fields", lambda *a: None)
+    monkeypatch.setattr(lists, "_single_spaced", lambda *a: None)
 
 
 @SETTINGS
@@ -108,18 +109,22 @@ def test_plain_predictions_fast_and_line_by_line_agree(
     path.write_text(text)
     fast = lists.read_plain_predictions(path, "preds.txt", columns, None)
     with monkeypatch.context() as m:
+        m.setattr(lists, "_single_spaced", lambda *a: None)
+        parsed = lists.read_plain_predictions(path, "preds.txt", columns, None)
+    with monkeypatch.context() as m:
         _slow(m)
         slow = lists.read_plain_predictions(path, "preds.txt", columns, None)
-    assert (fast.table is None) == (slow.table is None)
-    if fast.table is None or slow.table is None:
-        return
-    assert fast.table.df["ID"].tolist() == slow.table.df["ID"].tolist()
-    assert fast.table.lines.tolist() == slow.table.lines.tolist()
-    for c in columns:
-        a = pd.to_numeric(fast.table.df[c], errors="coerce").to_numpy(dtype=float)
-        b = pd.to_numeric(slow.table.df[c], errors="coerce").to_numpy(dtype=float)
-        assert np.array_equal(a, b, equal_nan=True)
-        assert fast.table.df[c].tolist() == slow.table.df[c].tolist()  # values as written (FNET-05 names them)
+    for got in (fast, parsed):
+        assert (got.table is None) == (slow.table is None)
+        if got.table is None or slow.table is None:
+            return
+        assert got.table.df["ID"].tolist() == slow.table.df["ID"].tolist()
+        assert got.table.lines.tolist() == slow.table.lines.tolist()
+        for c in columns:
+            a = pd.to_numeric(got.table.df[c], errors="coerce").to_numpy(dtype=float)
+            b = pd.to_numeric(slow.table.df[c], errors="coerce").to_numpy(dtype=float)
+            assert np.array_equal(a, b, equal_nan=True)
+            assert got.table.df[c].tolist() == slow.table.df[c].tolist()  # values as written (FNET-05 names them)
 
 
 @SETTINGS

@@ -481,12 +481,20 @@ def read_plain_predictions(path: Path, display: str, columns: list[str], limits:
     head_line = _first_line(text)
     header = bool(head_line.strip()) and not any(_number(t) for t in head_line.split()[1:])
     body_text = text.split("\n", 1)[1] if header and "\n" in text and not text.startswith("\n") else text
-    df = _fields(body_text, width) if body_text is not text or not header else None  # fields as written
-    if df is not None:
-        body = df
-        table = pd.DataFrame({"ID": body[0].to_numpy(dtype=object)})
-        for i, c in enumerate(columns, start=1):
-            table[c] = body[i].to_numpy(dtype=object)
+    whole = body_text is not text or not header  # a header line that is the whole text: line by line
+    fields = _single_spaced(body_text, width) if whole else None  # the layout a model prints: one split
+    if fields is not None:
+        table = pd.DataFrame(
+            {name: np.array(fields[i::width], dtype=object) for i, name in enumerate(["ID", *columns])}
+        )
+    else:
+        df = _fields(body_text, width) if whole else None  # fields as written
+        table = None
+        if df is not None:
+            table = pd.DataFrame({"ID": df[0].to_numpy(dtype=object)})
+            for i, c in enumerate(columns, start=1):
+                table[c] = df[i].to_numpy(dtype=object)
+    if table is not None:
         start = 2 if header else 1
         res.table = Table(path, display, ["ID", *columns], table, np.arange(start, start + len(table)), 1)
         return res
