@@ -264,3 +264,47 @@ def test_console_script_is_the_entry_point(hostile):
     )
     assert_honest(res, hostile)
     assert hostile.frozen() == before
+
+
+def test_resolve_inside_with_its_cache_refuses_what_it_refuses_without(tmp_path: Path) -> None:
+    """The cached resolution (real paths of the folders kept, one lstat per file) gives the same verdict as a
+    full resolution, for a linked file, a linked folder, '..', an absolute path and plain files, also when
+    the same folders are met again."""
+    from pytest_omfc.paths import resolve_inside
+
+    root = tmp_path / "maps"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "a" / "b" / "ok.png").write_bytes(b"x")
+    outside = tmp_path / "outside"
+    (outside / "c").mkdir(parents=True)
+    (outside / "c" / "x.png").write_bytes(b"x")
+    (root / "a" / "file-link.png").symlink_to(outside / "c" / "x.png")
+    (root / "dir-link").symlink_to(outside / "c")
+    (root / "a" / "inner-link.png").symlink_to(root / "a" / "b" / "ok.png")
+    cases = [
+        "a/b/ok.png",
+        "a/file-link.png",
+        "dir-link/x.png",
+        "a/inner-link.png",
+        "../outside/c/x.png",
+        "/etc/passwd",
+        "a/b/missing.png",
+        "dir-link/missing.png",
+    ]
+    cache: dict[str, Path] = {}
+    for _ in range(2):  # the second round reads the folders from the cache
+        for ref in cases:
+            plain = resolve_inside(root, ref)
+            cached = resolve_inside(root, ref, cache=cache)
+            assert (plain[0] is None, plain[1]) == (cached[0] is None, cached[1]), ref
+    verdicts = {ref: resolve_inside(root, ref, cache=cache)[1] is None for ref in cases}
+    assert verdicts == {
+        "a/b/ok.png": True,
+        "a/file-link.png": False,
+        "dir-link/x.png": False,
+        "a/inner-link.png": True,
+        "../outside/c/x.png": False,
+        "/etc/passwd": False,
+        "a/b/missing.png": True,
+        "dir-link/missing.png": False,
+    }

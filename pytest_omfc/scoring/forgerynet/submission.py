@@ -197,6 +197,7 @@ class ForgeryNetSubmission(Submission):
     def __init__(self, settings: ForgeryNetSettings) -> None:
         super().__init__(settings)
         self.settings = settings
+        self._resolved: dict[str, Path] = {}  # real paths of the folders the maps are in (resolve_inside)
 
     @property
     def classes(self) -> int:
@@ -622,7 +623,7 @@ class ForgeryNetSubmission(Submission):
         text = name.strip()
         if not text and allow_empty:
             return MaskInfo(name, None, None)
-        path, why = resolve_inside(folder, text, within)
+        path, why = resolve_inside(folder, text, within, self._resolved)
         if path is None:
             return MaskInfo(name, None, why)
         head = png.read_header(str(path), follow=True)
