@@ -65,19 +65,33 @@ SOURCES: dict[str, Source] = {
     "SUB-01": Source(
         plans='NC17 App. A; MFC2018 from MediScore\'s validator README "-nc" text',
         mediscore="MediScore fails the submission (exit status 1): `ERROR: There are not enough arguments to verify in the name.`",
+        quote="<EXPID> ::= <TEAM>_<YEAR>_<DATA>_<TASK>_<CONDITION>_<SYS>_<VERSION>",
+        quoted_from="NC17 App. A",
     ),
-    "SUB-02": Source(plans="NC17 App. A", mediscore="MediScore fails the submission (exit status 1)."),
+    "SUB-02": Source(
+        plans="NC17 App. A",
+        mediscore="MediScore fails the submission (exit status 1).",
+        quote="No underscores are allowed in the short participate team name.",
+        quoted_from="NC17 App. A",
+    ),
     "SUB-03": Source(
         plans="NC17 App. A; MediScore's validator README",
         mediscore="MediScore prints a message but can still pass the submission: `ERROR: The NCID must be {}.`",
+        quote="<YEAR> is the year of the competition, e.g., NC17",
+        quoted_from="NC17 App. A",
     ),
     "SUB-04": Source(plans="NC17 App. A", mediscore="MediScore does not check it."),
     "SUB-05": Source(
         plans="NC17 App. A",
         mediscore="MediScore fails the submission (exit status 1): `ERROR: Task {} is unrecognized. The task must be 'manipulation'.`",
+        quote="TaskID should be consistent with the TaskID defined in the index file described in Section 4.1.",
+        quoted_from="NC17 App. A",
     ),
     "SUB-06": Source(
-        plans="NC17 App. A (§2.2 defines only ImgOnly and ImgMeta)", mediscore="MediScore does not check it."
+        plans="NC17 App. A (§2.2 defines only ImgOnly and ImgMeta)",
+        mediscore="MediScore does not check it.",
+        quote="<CONDITION> is the ConditionID, which is described in Section 2.2.",
+        quoted_from="NC17 App. A",
     ),
     "SUB-07": Source(
         plans="NC17 App. A; MFC19 App. A",
@@ -106,10 +120,14 @@ SOURCES: dict[str, Source] = {
     "PKG-01": Source(
         plans="NC17 §5.1.1, A-b; MFC19 §5.1.1, A-b; OMFC §5.1, A-b",
         mediscore="MediScore fails the submission (exit status 1): `ERROR: Please follow the naming convention. The system output should follow the naming <EXPID>/<EXPID>.csv.`",
+        quote="The filename for the output file should follow the naming convention: <EXPID>/<EXPID>.csv, where <EXPID> is the experimenter identifier as described in Appendix A.",
+        quoted_from="NC17 §5.1.1",
     ),
     "PKG-02": Source(
         plans="NC17 §5.1.1, A-b; MFC19 §5.1.1, A-b; OMFC §5.1, A-b",
         mediscore="Checked only with `-nc`, exactly and case-sensitively (`.CSV` fails): `ERROR: System output is not a csv.`",
+        quote="The system output file should be a CSV file that includes the confidence score and the filename of the output mask (this can be omitted if no mask is required by the task, e.g. provenance task).",
+        quoted_from="NC17 §5.1.1",
     ),
     "PKG-03": Source(
         plans="NC17 A-b; MFC19 A-b; OMFC A-b",
@@ -320,7 +338,10 @@ SOURCES: dict[str, Source] = {
         mediscore="MediScore fails the submission (exit status 1): `ERROR: Probe status {} for probe {} is not recognized.`",
     ),
     "STATUS-02": Source(
-        plans="MFC19 §5.1.1, §5.1.1.3, §5.4", mediscore="MediScore fails the submission (exit status 1)."
+        plans="MFC19 §5.1.1, §5.1.1.3, §5.4",
+        mediscore="MediScore fails the submission (exit status 1).",
+        quote='A status of "OptOutAll" (or "OptOut" for tasks without localization) indicates that the system has decided not to process the probe at all, performing neither detection nor localization; unlike the previous status, this does not indicate a system failure.',
+        quoted_from="MFC19 §5.1.1.3",
     ),
     "STATUS-03": Source(
         plans="MFC19 §5.1.1, §5.1.1.3",
@@ -329,7 +350,10 @@ SOURCES: dict[str, Source] = {
         quoted_from="MFC19 §5.1.1.3",
     ),
     "STATUS-04": Source(
-        plans="OMFC §5.1, §5.3", mediscore="MediScore accepts the whole MFC2019 list, `OptOut*` values included (D-09)."
+        plans="OMFC §5.1, §5.3",
+        mediscore="MediScore accepts the whole MFC2019 list, `OptOut*` values included (D-09).",
+        quote='A status of "NonProcessed" indicates that probe was not processed due to a system failure of some kind.',
+        quoted_from="OMFC §5.3",
     ),
     "STATUS-05": Source(
         plans="MFC19 §5.1.1 (its Col7 list omits FailedValidation), §5.1.1.3 (gives four values)",
@@ -500,6 +524,8 @@ SOURCES: dict[str, Source] = {
     "VSEG-01": Source(
         plans="MFC19 §5.1.1",
         mediscore="MediScore fails the submission (exit status 1): `ERROR: Interval list '{}' cannot be read as intervals for column {} for probe {}.`",
+        quote="Col4: VideoFrameSegments e.g. [[3, 33], [40, 46]]; empty JSON interval otherwise",
+        quoted_from="MFC19 §5.1.1",
     ),
     "VSEG-02": Source(
         plans="MFC19 §5.1.1",
@@ -573,15 +599,29 @@ SOURCES: dict[str, Source] = {
         quote="For each node, there must be an ID, a file name, a file ID, and a confidence score for the node.",
         quoted_from="MFC19 App. C",
     ),
-    "PROV-07": Source(plans="NC17 and MFC19 App. C", mediscore="MediScore does not check it."),
-    "PROV-08": Source(plans="NC17 and MFC19 App. C", mediscore="MediScore does not check it."),
+    "PROV-07": Source(
+        plans="NC17 and MFC19 App. C",
+        mediscore="MediScore does not check it.",
+        quote='The file name ("file") is the file name and path defined by NIST in the task or world index file, such as in the column ProbeFileName.',
+        quoted_from="MFC19 App. C",
+    ),
+    "PROV-08": Source(
+        plans="NC17 and MFC19 App. C",
+        mediscore="MediScore does not check it.",
+        quote='The file ID ("fileid") is the ID defined by NIST in the task or world index file, such as the column WorldFileID.',
+        quoted_from="MFC19 App. C",
+    ),
     "PROV-09": Source(
         plans="NC17 and MFC19 App. C",
         mediscore="MediScore's schema asks only for a number: out-of-range, negative and fractional indexes pass, and its scorer then crashes on them.",
+        quote='The source node ("source") is the index of the source node from the node array; this node indicates which image was the start of the current manipulation action.',
+        quoted_from="MFC19 App. C",
     ),
     "PROV-10": Source(
         plans="NC17 and MFC19 App. C",
         mediscore="Required by MediScore's graph schema only; its filtering schema does not ask for it.",
+        quote='The confidence scores for the relationship ("relationshipConfidenceScore") is a numerical value determined by the system, indicating the level of confidence that the two nodes have this relationship in the provenance graph; higher values indicate more confidence.',
+        quoted_from="MFC19 App. C",
     ),
     "PROV-11": Source(
         plans="NC17 App. C, §2.1.3",
@@ -624,7 +664,12 @@ SOURCES: dict[str, Source] = {
     ),
     "EV-02": Source(plans="MFC19 §5.3", mediscore="MediScore's event validator never checks masks."),
     "CAM-01": Source(plans="MFC19 §4.1.6, §5.4", mediscore="MediScore keys camera rows by probe and camera ID."),
-    "CAM-02": Source(plans="MFC19 §2.1.6", mediscore="MediScore does not check it (D-22)."),
+    "CAM-02": Source(
+        plans="MFC19 §2.1.6",
+        mediscore="MediScore does not check it (D-22).",
+        quote="Depending on the composition of the pool of the camera device ID (training set) and the set of probes (testing set), there are five training-testing conditions; when results are submitted, the training-testing condition must be indicated.",
+        quoted_from="MFC19 §2.1.6",
+    ),
     "RUN-01": Source(
         plans="NC17 §5; MFC19 §5; OMFC §5",
         mediscore="MediScore exits 0 for a valid submission and 1 for an invalid one or a crash (2 for bad arguments).",
@@ -659,28 +704,49 @@ SOURCES: dict[str, Source] = {
         mediscore="MediScore's `-np` skips the header, status and pixel checks.",
     ),
     "PROTO-01": Source(
-        plans="NC17 §2.3; MFC19 §2.3; OMFC §2.3", mediscore="A protocol rule: no validator can check it."
+        plans="NC17 §2.3; MFC19 §2.4; OMFC §2.3",
+        mediscore="A protocol rule: no validator can check it.",
+        quote="All trials, i.e., probes, must be processed independently of each other within a given task and across all tasks, meaning content extracted from probe data must not affect another probe.",
+        quoted_from="MFC19 §2.4",
     ),
     "PROTO-02": Source(
-        plans="NC17 §2.3; MFC19 §2.3; OMFC §2.3", mediscore="A protocol rule: no validator can check it."
+        plans="NC17 §2.3; MFC19 §2.4; OMFC §2.3", mediscore="A protocol rule: no validator can check it."
     ),
     "PROTO-03": Source(
-        plans="NC17 §2.3; MFC19 §2.3; OMFC §2.3", mediscore="A protocol rule: no validator can check it."
+        plans="NC17 §2.3; MFC19 §2.4; OMFC §2.3",
+        mediscore="A protocol rule: no validator can check it.",
+        quote="Systems may pre-index the world data set for the provenance filtering and provenance graph building tasks and reuse the index so long as the index is static before probe processing.",
+        quoted_from="MFC19 §2.4",
     ),
     "PROTO-04": Source(
-        plans="NC17 §2.3; MFC19 §2.3; OMFC §2.3", mediscore="A protocol rule: no validator can check it."
+        plans="NC17 §2.3; MFC19 §2.4; OMFC §2.3",
+        mediscore="A protocol rule: no validator can check it.",
+        quote="Systems may pre-index the donor images for the splice detection and localization task so long as the index is static before probes are processed.",
+        quoted_from="MFC19 §2.4",
     ),
     "PROTO-05": Source(
-        plans="NC17 §2.3; MFC19 §2.3; OMFC §2.3", mediscore="A protocol rule: no validator can check it."
+        plans="NC17 §2.3; MFC19 §2.4; OMFC §2.3",
+        mediscore="A protocol rule: no validator can check it.",
+        quote="For the image only condition, ConditionID: ImgOnly, the system is only allowed to use the pixel-based content for images as input.",
+        quoted_from="MFC19 §2.3.1",
     ),
     "PROTO-06": Source(
-        plans="NC17 §2.3; MFC19 §2.3; OMFC §2.3", mediscore="A protocol rule: no validator can check it."
+        plans="NC17 §2.3; MFC19 §2.4; OMFC §2.3",
+        mediscore="A protocol rule: no validator can check it.",
+        quote="For all conditions (Section 2.3) for this task, systems are not allowed to use camera type or serial numbers.",
+        quoted_from="MFC19 §2.1.5",
     ),
     "PROTO-07": Source(
-        plans="NC17 §2.3; MFC19 §2.3; OMFC §2.3", mediscore="A protocol rule: no validator can check it."
+        plans="NC17 §2.3; MFC19 §2.4; OMFC §2.3",
+        mediscore="A protocol rule: no validator can check it.",
+        quote="Therefore, a different SysID must be used for runs where any changes were made to a system.",
+        quoted_from="MFC19 App. A",
     ),
     "PROTO-08": Source(
-        plans="NC17 §2.3; MFC19 §2.3; OMFC §2.3", mediscore="A protocol rule: no validator can check it."
+        plans="NC17 §2.3; MFC19 §2.4; OMFC §2.3",
+        mediscore="A protocol rule: no validator can check it.",
+        quote="Manipulations performed using techniques other than a GAN-based should not be detected as GAN manipulations.",
+        quoted_from="OMFC §2.1.3",
     ),
     "FNET-01": Source(
         plans="ForgeryNet paper (CVPR 2021) and its benchmark's files", mediscore="MediScore has no ForgeryNet support."
