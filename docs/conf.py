@@ -21,6 +21,8 @@ extensions = ["myst_parser", "sphinx.ext.autodoc"]
 source_suffix = {".md": "markdown"}
 exclude_patterns = ["_build"]
 root_doc = "index"
+# keep quotes as written: rule titles, plan quotations and option values are quoted literally
+smartquotes = False
 
 # MyST: `[text](page.md#anchor)` links are checked against these heading anchors (a missing one warns,
 # so it fails the -W build); `(label)=` targets for the rule IDs.
