@@ -64,6 +64,19 @@ def png(pixels: np.ndarray) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", _stored_zlib(raw)) + _chunk(b"IEND", b"")
 
 
+def png16(pixels: np.ndarray) -> bytes:
+    """A 16-bit greyscale PNG (masks must be one byte per pixel: MASK-07)."""
+    pixels = np.ascontiguousarray(pixels, dtype=">u2")
+    height, width = pixels.shape
+    raw = b"".join(b"\x00" + pixels[y].tobytes() for y in range(height))
+    ihdr = struct.pack(">IIBBBBB", width, height, 16, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", _stored_zlib(raw)) + _chunk(b"IEND", b"")
+
+
+#: the first bytes of a JPEG file (SOI, APP0 "JFIF"): what a mask saved with the wrong format starts with
+JPEG_BYTES = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00" + bytes(64) + b"\xff\xd9"
+
+
 def mask(width: int = W, height: int = H, box: tuple[int, int, int, int] = (8, 8, 24, 20)) -> np.ndarray:
     """A binary mask: 255 (not manipulated) with a black box (manipulated, MASK-08)."""
     out = np.full((height, width), 255, dtype=np.uint8)
@@ -296,6 +309,37 @@ def imdl_examples() -> list[Example]:
             "a ProbeOptOutPixelValue of 255 (must be blank in OpenMFC)",
             {"OOPIX-03": [IMDL_IDS[0], "255"]},
             rows=_set(rows, 0, 4, "255"),
+        ),
+        valid.variant(
+            "p-baseline_3_unknown-trial",
+            "a row names a probe the index does not list (a typo in the ID), and the index's probe has no row",
+            {"IDX-03": ["OpenMFC2020_0109"], "IDX-04": [IMDL_IDS[3]], "IDX-06": ["OpenMFC2020_0109"]},
+            rows=_set(rows, 3, 0, "OpenMFC2020_0109"),
+        ),
+        valid.variant(
+            "p-baseline_3_score-not-a-number",
+            "a ConfidenceScore of 'high' (scores are real numbers)",
+            {"SCORE-01": [IMDL_IDS[0], "high"]},
+            rows=_set(rows, 0, 1, "high"),
+        ),
+        valid.variant(
+            "p-baseline_3_jpeg-mask",
+            "a mask saved as JPEG under a .png name",
+            {"MASK-04": [IMDL_IDS[2], m3]},
+            files={m1: files[m1], m3: JPEG_BYTES},
+        ),
+        valid.variant(
+            "p-baseline_3_16-bit-mask",
+            "a 16-bit grey mask (masks are one byte per pixel, D-14)",
+            {"MASK-07": [IMDL_IDS[2], m3]},
+            files={m1: files[m1], m3: png16(mask(box=(30, 10, 60, 40)).astype(np.uint16) * 257)},
+        ),
+        valid.variant(
+            "p-baseline_3_mask-outside",
+            "a mask path that leaves the submission (../)",
+            {"PKG-04": [IMDL_IDS[2], "../outside.png"]},
+            rows=_set(rows, 2, 2, "../outside.png"),
+            files={m1: files[m1]},
         ),
         valid.variant(
             "p-baseline_3_no-description",
