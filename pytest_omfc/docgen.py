@@ -480,9 +480,23 @@ def update(text: str, names: tuple[str, ...] = BLOCKS, generated: dict[str, str]
     return text
 
 
-def drift(docs: Path) -> list[str]:
+def _expected(docs: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The generated blocks and whole pages for ``docs`` (the bundled examples beside it give the findings)."""
+    return blocks(), pages(docs.resolve().parent / "examples")
+
+
+def _orphans(docs: Path, want: dict[str, str]) -> list[Path]:
+    """Generated pages of rule families that no longer exist."""
+    return [
+        path
+        for path in sorted((docs / "rules").glob("*.md"))
+        if path.relative_to(docs).as_posix() not in want and path.read_text(encoding="utf-8").startswith(GENERATED)
+    ]
+
+
+def drift(docs: Path, expected: tuple[dict[str, str], dict[str, str]] | None = None) -> list[str]:
     """What differs from the code under ``docs`` (``page`` or ``page: block``); empty when up to date."""
-    made = blocks()
+    made, want = expected or _expected(docs)
     out = []
     for page, names in PAGES.items():
         path = docs / page
@@ -491,37 +505,32 @@ def drift(docs: Path) -> list[str]:
             m = _pattern(name).search(text)
             if m is None or m.group(1) != made[name]:
                 out.append(f"{page}: {name}")
-    want = pages(docs.resolve().parent / "examples")
     for page, body in want.items():
         path = docs / page
         if not path.is_file() or path.read_text(encoding="utf-8") != body:
             out.append(page)
-    for path in sorted((docs / "rules").glob("*.md")):  # a page of a family that no longer exists
-        page = path.relative_to(docs).as_posix()
-        if page not in want and path.read_text(encoding="utf-8").startswith(GENERATED):
-            out.append(f"{page} (no such family)")
+    out += [f"{path.relative_to(docs).as_posix()} (no such family)" for path in _orphans(docs, want)]
     return out
 
 
 def write(docs: Path) -> list[str]:
     """Regenerate every block and page under ``docs``; returns what changed."""
-    stale = drift(docs)
-    made = blocks()
+    expected = _expected(docs)
+    stale = drift(docs, expected)
+    made, want = expected
     for page, names in PAGES.items():
         path = docs / page
         text = path.read_text(encoding="utf-8")
         new = update(text, names, made)
         if new != text:
             path.write_text(new, encoding="utf-8", newline="\n")
-    want = pages(docs.resolve().parent / "examples")
     for page, body in want.items():
         path = docs / page
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.is_file() or path.read_text(encoding="utf-8") != body:
             path.write_text(body, encoding="utf-8", newline="\n")
-    for path in sorted((docs / "rules").glob("*.md")):
-        if path.relative_to(docs).as_posix() not in want and path.read_text(encoding="utf-8").startswith(GENERATED):
-            path.unlink()
+    for path in _orphans(docs, want):
+        path.unlink()
     return stale
 
 

@@ -20,7 +20,7 @@ nothing here raises on bad input.  A line is at most :data:`MAX_LINE` characters
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -90,8 +90,8 @@ class ParsedList:
     """A list, parsed: IDs in file order (valid lines only) with their line, label and fake segments."""
 
     ids: list[str] = field(default_factory=list)
-    lines: dict[str, int] = field(default_factory=dict)
-    labels: dict[str, int] = field(default_factory=dict)
+    lines: MutableMapping[str, int] = field(default_factory=dict)  # a LazyDict from the whole-file readers
+    labels: MutableMapping[str, int] = field(default_factory=dict)
     segments: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # fake segments, frames
     problems: list[Finding] = field(default_factory=list)
     fatal: str | None = None
@@ -99,88 +99,48 @@ class ParsedList:
     label_array: np.ndarray | None = None
 
 
-class LazyDict(dict[str, Any]):
-    """A dict filled from ``keys`` and ``values`` on first use: a million-line list's line numbers and labels
-    cost nothing until something reads them (a finding naming a line, a label looked up by ID).  Every read
-    and write fills it first; it is an ordinary dict from then on."""
+class LazyDict(MutableMapping[str, Any]):
+    """A mapping filled from ``keys`` and ``values`` on first use: a million-line list's line numbers and labels
+    cost nothing until something reads them (a finding naming a line, a label looked up by ID).  Not a ``dict``
+    subclass on purpose: C code that reads a dict's storage directly (``json.dumps``) would see it empty;
+    a mapping it does not know it refuses instead.  ``dict(m)`` gives a plain dict."""
 
-    __slots__ = ("_pending",)
+    __slots__ = ("_data", "_pending")
 
     def __init__(self, keys: list[str], values: Any) -> None:
-        super().__init__()
+        self._data: dict[str, Any] = {}
         self._pending: tuple[list[str], Any] | None = (keys, values)
 
-    def _fill(self) -> None:
+    def _filled(self) -> dict[str, Any]:
         if self._pending is not None:
             keys, values = self._pending
             self._pending = None
-            super().update(zip(keys, values, strict=True))
+            self._data = dict(zip(keys, values, strict=True))
+        return self._data
 
     def __getitem__(self, key: str) -> Any:
-        self._fill()
-        return super().__getitem__(key)
+        return self._filled()[key]
 
     def __setitem__(self, key: str, value: Any) -> None:
-        self._fill()
-        super().__setitem__(key, value)
+        self._filled()[key] = value
 
     def __delitem__(self, key: str) -> None:
-        self._fill()
-        super().__delitem__(key)
-
-    def __contains__(self, key: object) -> bool:
-        self._fill()
-        return super().__contains__(key)
+        del self._filled()[key]
 
     def __iter__(self) -> Iterator[str]:
-        self._fill()
-        return super().__iter__()
+        return iter(self._filled())
 
     def __len__(self) -> int:
-        self._fill()
-        return super().__len__()
+        return len(self._filled())
 
-    def __eq__(self, other: object) -> bool:
-        self._fill()
-        return super().__eq__(other)
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        self._fill()
-        return super().__repr__()
+    def __contains__(self, key: object) -> bool:
+        return key in self._filled()
 
     def get(self, key: str, default: Any = None) -> Any:
-        self._fill()
-        return super().get(key, default)
+        return self._filled().get(key, default)
 
-    def keys(self) -> Any:
-        self._fill()
-        return super().keys()
-
-    def values(self) -> Any:
-        self._fill()
-        return super().values()
-
-    def items(self) -> Any:
-        self._fill()
-        return super().items()
-
-    def copy(self) -> dict[str, Any]:
-        self._fill()
-        return dict(self)
-
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        self._fill()
-        super().update(*args, **kwargs)
-
-    def pop(self, key: str, *default: Any) -> Any:
-        self._fill()
-        return super().pop(key, *default)
-
-    def setdefault(self, key: str, default: Any = None) -> Any:
-        self._fill()
-        return super().setdefault(key, default)
+    def __repr__(self) -> str:
+        return f"LazyDict({self._filled()!r})"
 
 
 def _text(path: Path, display: str, limits: Limits | None) -> tuple[str | None, str | None, list[Finding]]:

@@ -16,6 +16,7 @@ import functools
 import json
 import math
 import os
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -107,8 +108,8 @@ class Reference:
 
     display: str
     ids: list[str] = field(default_factory=list)
-    lines: dict[str, int] = field(default_factory=dict)  # ID -> line (CSV)
-    labels: dict[str, int] = field(default_factory=dict)
+    lines: MutableMapping[str, int] = field(default_factory=dict)  # ID -> line (CSV)
+    labels: MutableMapping[str, int] = field(default_factory=dict)
     masks: dict[str, MaskInfo] = field(default_factory=dict)  # spatial; "" name: a real image, no map
     segments: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # temporal
     durations: dict[str, float | None] = field(default_factory=dict)
@@ -290,15 +291,8 @@ class ForgeryNetSubmission(Submission):
         names without the extension, and a prediction's ID matches when it names the same image with any
         extension (:attr:`sys_ids`).  Real images have no map, so a folder alone lists fake images only (the
         image list, with the folder beside it, scores real ones too).  The walk is bounded and follows no link."""
-        folder = self.reference_path
+        folder = self.reference_path  # (a folder for another task is a usage error: the glue and the API refuse it)
         ref = Reference(display=self.ref_display)
-        if self.task is not Task.FSL:
-            ref.fatal = (
-                f"{self.ref_display} is a folder: only spatial localization takes a maps folder as the reference "
-                f"(task {self.task.value} needs a file)"
-            )
-            ref.problems.append(Finding(f"the reference must be a file for {self.task.value}", file=self.ref_display))
-            return ref
         names: list[str] = []
         for top, dirs, files in os.walk(folder, followlinks=False):
             dirs.sort()
