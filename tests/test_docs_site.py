@@ -3,9 +3,10 @@ pages resolves, and every command shown in a ``console`` block runs as shown.
 
 A ``console`` block (a fenced block whose info string is ``console``) in README.md or under docs/ is a
 claim: each ``$ `` line is a command, and the lines under it are output it prints, in that order (lines
-may be left out; durations and the ``===`` of pytest's banners are not compared). The commands run in a copy of
-``examples/`` (so they may write files), with ``pytest`` and ``pytest-omfc`` of this environment, at 80
-columns, as on a reader's terminal (not as on a CI runner, where pytest prints whole failure messages). Blocks with another info string (or none) are illustrations and run nowhere.
+may be left out; durations and the ``===`` of pytest's banners are not compared). The commands run in a
+copy of ``examples/`` (so they may write files), with ``pytest`` and ``pytest-omfc`` of this environment,
+at 80 columns, as on a reader's terminal (not as on a CI runner, where pytest prints whole failure
+messages). Blocks with another info string (or none) are illustrations and run nowhere.
 """
 
 from __future__ import annotations

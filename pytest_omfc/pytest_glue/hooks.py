@@ -695,9 +695,10 @@ def _warm_up(config: pytest.Config, settings: CheckSettings) -> None:
         except OSError:
             pass
     if size >= WARM_BYTES:
-        from ..pool import warm_up
+        from ..pool import PRELOAD, RULES_PRELOAD, warm_up
 
-        warm_up(settings.jobs)
+        scoring = given(config, "omfc_reference")[0] is not None  # the scorers' workers need their modules
+        warm_up(settings.jobs, PRELOAD if scoring else RULES_PRELOAD)
 
 
 #: The alias directory of a submission whose path pytest cannot take as a collection argument.
