@@ -62,7 +62,6 @@ __all__ = [
     "HeaderResult",
     "read_header",
     "read_headers",
-    "probe_many",
     "sniff",
     "colour_name",
     "raw_size",
@@ -518,35 +517,6 @@ def decode_many(items: list[tuple[str, int, int, int, int, int, int]]) -> list[t
 def blackness_many(items: list[tuple[str, int, int, int, int, int, int]]) -> list[tuple[str, str]]:
     """:func:`decode_pixels` with ``full=False`` over a slice of masks: black or not, stopping early."""
     return [decode_pixels(*item, full=False) for item in items]
-
-
-#: One file for :func:`probe_many`: its path and the sizes ``(width, height)`` at which it is inflated.
-ProbeItem = tuple[str, tuple[tuple[int, int], ...]]
-
-
-def probe_many(items: list[ProbeItem]) -> list[tuple[HeaderResult, tuple[str, str] | None]]:
-    """:func:`read_header` of each file, then, where the header is ``OK`` and its size is one of the item's
-    sizes, the :func:`decode_pixels` verdict of its image data (else None): the header pass and MASK-04's
-    inflating in one unit of work, so that both spread over the pool's processes.
-
-    The sizes are those of the index (MASK-06) for the references naming the file, so the index bounds
-    the work as in :func:`decode_pixels`.  A file reached by several names (hard links) is inflated once
-    per slice: the verdict belongs to the file (device and inode), as in the rules' own reading.
-    """
-    out: list[tuple[HeaderResult, tuple[str, str] | None]] = []
-    seen: dict[tuple[int, int], tuple[str, str]] = {}
-    for path, sizes in items:
-        head = read_header(path)
-        verdict = None
-        if head.state == OK and (head.width, head.height) in sizes:
-            key = (head.dev, head.ino)
-            verdict = seen.get(key)
-            if verdict is None:
-                verdict = seen[key] = decode_pixels(
-                    path, head.width, head.height, head.bit_depth, head.colour, head.interlace, head.idat
-                )
-        out.append((head, verdict))
-    return out
 
 
 # ---------------------------------------------------------------------------- decoding through the same reading

@@ -27,7 +27,7 @@ from typing import TypeVar
 
 import numpy as np
 
-__all__ = ["PRELOAD", "RULES_PRELOAD", "context", "cpu_count", "map_slices", "resolve_jobs", "warm_up", "xdist_worker"]
+__all__ = ["context", "cpu_count", "map_slices", "resolve_jobs", "warm_up", "xdist_worker"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -67,10 +67,6 @@ def resolve_jobs(jobs: int | None) -> int:
 #: Imported once by the forkserver, so that each worker it forks starts with them (instead of importing
 #: numpy, pandas and Pillow again, about 0.3 s and 30 MB a worker).
 PRELOAD = ["pytest_omfc.png", "pytest_omfc.scoring.mask.run"]
-#: What the rules' pools run (headers, inflating: numpy and zlib-ng), for a check that scores nothing: the
-#: forkserver is ready about 0.3 s sooner and that much CPU is left to the check.
-RULES_PRELOAD = ["pytest_omfc.png"]
-_preload = PRELOAD
 
 
 def context() -> multiprocessing.context.BaseContext:
@@ -78,7 +74,7 @@ def context() -> multiprocessing.context.BaseContext:
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(_preload)  # read when the forkserver starts (once per process)
+    ctx.set_forkserver_preload(PRELOAD)  # read when the forkserver starts (once per process)
     return ctx
 
 
@@ -123,16 +119,13 @@ def map_slices(
     return out
 
 
-def warm_up(jobs: int | None, preload: list[str] = PRELOAD) -> threading.Thread | None:
-    """Start the forkserver (and its ``preload`` imports: :data:`PRELOAD`, about 0.5 s of CPU, or
-    :data:`RULES_PRELOAD` for a check that scores nothing, about 0.2 s) in the background, so that the
+def warm_up(jobs: int | None) -> threading.Thread | None:
+    """Start the forkserver (and its :data:`PRELOAD` imports, about 0.35 s) in the background, so that the
     first pool of a large check finds it ready instead of waiting for it; None when no pool will run here
     (``jobs`` resolves to 1, as under xdist on few CPUs, or there is no forkserver).  The caller decides
     that the check is large enough to need a pool: a small one never starts a process."""
-    global _preload
     if resolve_jobs(jobs) <= 1 or "forkserver" not in multiprocessing.get_all_start_methods():
         return None
-    _preload = preload
     context()  # the preload list, before the forkserver starts
 
     def start() -> None:

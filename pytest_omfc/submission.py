@@ -164,14 +164,6 @@ class Checked:
         self.sub_id = settings.submission.name
         self._outcomes: dict[tuple[str, Part | None], Outcome] = {}
         self._memo: dict[str, Any] = {}
-        #: the IDs of the rules this process will run on it, when known (the pytest session's items): a
-        #: rule family may then do a later rule's work in its shared pass (MASK-04's inflating in the
-        #: header pass); None (the API, docgen) means any rule may run
-        self.running: frozenset[str] | None = None
-
-    def runs(self, rule_id: str) -> bool:
-        """Will ``rule_id`` run on this submission in this process (True when not known)?"""
-        return self.running is None or rule_id in self.running
 
     def memo(self, key: str, build: Callable[[], T]) -> T:
         """What ``build()`` gives, computed once per process and submission under ``key``: the one cache the

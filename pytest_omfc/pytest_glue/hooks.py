@@ -695,10 +695,9 @@ def _warm_up(config: pytest.Config, settings: CheckSettings) -> None:
         except OSError:
             pass
     if size >= WARM_BYTES:
-        from ..pool import PRELOAD, RULES_PRELOAD, warm_up
+        from ..pool import warm_up
 
-        scoring = given(config, "omfc_reference")[0] is not None  # the scorers' workers need their modules
-        warm_up(settings.jobs, PRELOAD if scoring else RULES_PRELOAD)
+        warm_up(settings.jobs)
 
 
 #: The alias directory of a submission whose path pytest cannot take as a collection argument.

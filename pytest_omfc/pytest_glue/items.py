@@ -15,7 +15,7 @@ from ..registry import Part, Rule, package_rules, rules_for, summed_warnings
 from ..report.page import RuleRow, expid_verdicts
 from . import scoring as _scoring
 from .compat import FSCollector, TerminalRepr, failure_repr, skip_here
-from .state import EXTRA_ITEMS_KEY, RUNNING_KEY, SETTINGS_KEY, submission_for
+from .state import EXTRA_ITEMS_KEY, SETTINGS_KEY, submission_for
 
 if TYPE_CHECKING:
     from ..submission import CheckSettings
@@ -186,13 +186,6 @@ class OmfcReporter:
         self.warnings: dict[str, tuple[str, str, int]] = {}  # nodeid -> (rule ID, text, number of warnings)
         self.places: dict[str, list[RuleRow]] = {}  # in an NC2017 package: EXPID -> its rules' outcomes
         self.failed_scores: dict[str, list[str]] = {}  # ... and its failed score items
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """The rules this process runs, once deselection is done (:attr:`Checked.running`)."""
-        session.config.stash[RUNNING_KEY] = frozenset(
-            item.rule.id for item in session.items if isinstance(item, RuleItem)
-        )
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not (report.when == "call" or (report.when == "setup" and not report.passed)):

@@ -21,7 +21,6 @@ if TYPE_CHECKING:  # submission imports numpy and pandas: only when a submission
 
 __all__ = [
     "EXTRA_ITEMS_KEY",
-    "RUNNING_KEY",
     "SETTINGS_KEY",
     "SUBMISSION_KEY",
     "UsageProblem",
@@ -34,8 +33,6 @@ __all__ = [
 
 SETTINGS_KEY = pytest.StashKey["CheckSettings | None"]()
 SUBMISSION_KEY = pytest.StashKey["dict[Path, Checked]"]()
-#: The rule IDs of the items this process's session runs (after deselection), for :attr:`Checked.running`.
-RUNNING_KEY = pytest.StashKey["frozenset[str]"]()
 #: Further item factories of a submission, collected after the rule and score items (the --omfc-require gates).
 EXTRA_ITEMS_KEY = pytest.StashKey[list[Callable[[pytest.Collector], Iterator[pytest.Item]]]]()
 
@@ -100,7 +97,6 @@ def submission_for(config: pytest.Config, settings: CheckSettings | None = None)
             sub = ForgeryNetSubmission(settings)
         else:
             sub = Submission(settings)
-        sub.running = config.stash.get(RUNNING_KEY, None)
         cache[settings.submission] = sub
     return sub
 

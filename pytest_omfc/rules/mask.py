@@ -12,11 +12,7 @@ for masks whose header size equals the index size (MASK-06: memory and time
 are bounded by the index, not by what a file declares), and once per file
 (by device and inode, so symlinks and hard links to one file cost one
 decode) per process; big batches go to the pool of :mod:`pytest_omfc.pool`
-(``--omfc-jobs``), split by the bytes they inflate to.  Where MASK-04 runs on
-every row in this process (not on an xdist worker, not deselected), the
-header pass inflates too (:func:`png.probe_many`), so that reading the headers
-spreads over the pool's processes with the inflating instead of running
-before it in this one; the verdicts are the same.
+(``--omfc-jobs``), split by the bytes they inflate to.
 
 Rows whose status is ``FailedValidation`` are excused from every mask check,
 as MediScore excuses them (STATUS-08); in splice files ``ProbeStatus`` excuses
@@ -144,36 +140,16 @@ def _build_facts(ctx: Submission) -> MaskFacts:
         .drop(columns="rank")
         .reset_index(drop=True)
     )
-    dims: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    if _inflating_here(ctx):  # MASK-04 will inflate every file of the index size here: with the header pass
-        for side in columns:
-            try:
-                dims[side] = _dims_at(ctx, refs["pos"].to_numpy(), side)
-            except Unavailable:  # the rules that need this side's size say so when they run
-                continue
-    decoded = _probe_files(ctx, refs, dims if _inflating_here(ctx) else None)
-    return MaskFacts(refs=refs, blanks=blanks, columns=columns, total=len(df), dims=dims, decoded=decoded)
+    _probe_files(ctx, refs)
+    return MaskFacts(refs=refs, blanks=blanks, columns=columns, total=len(df))
 
 
-def _inflating_here(ctx: Submission) -> bool:
-    """Does MASK-04 inflate every file in this process?  Not on an xdist worker (it inflates its slice of
-    the rows), nor where the session does not run MASK-04."""
-    return not xdist_worker() and ctx.runs("MASK-04")
-
-
-def _probe_files(
-    ctx: Submission, refs: pd.DataFrame, dims: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
-) -> dict[int, tuple[str, str]]:
+def _probe_files(ctx: Submission, refs: pd.DataFrame) -> None:
     """Fill the file columns of ``refs``: path safety first (PKG-04), then stat + PNG header of each unique file.
 
     Directories are resolved once each (usually only ``mask/``); a file is
     resolved on its own only when it is itself a symlink.  Nothing outside the
     submission is opened or stat'ed.
-
-    With ``dims`` (the index size of each reference, by side: MASK-04 runs in this process), the same pass
-    also inflates the image data of every file whose header has the index size of a reference naming it
-    (:func:`png.probe_many`), and returns those verdicts by fid, as :func:`_decoded` would give them; so
-    the header pass and the inflating share the pool's processes.  Else it returns ``{}``.
     """
     root = ctx.dir
     parents: dict[str, tuple[str | None, str | None]] = {}
@@ -199,17 +175,13 @@ def _probe_files(
         else:
             path_of[name] = path
     files = sorted(set(path_of.values()))
-    verdicts: dict[str, tuple[str, str]] = {}
-    if dims is None:
-        heads_of = map_slices(png.read_headers, files, ctx.settings.jobs, min_per_job=HEADERS_PER_JOB)
-    else:
-        sizes = _sizes_by_path(refs, path_of, dims)
-        items = [(f, tuple(sorted(sizes.get(f, ())))) for f in files]
-        work = [HEADER_WORK + max((w * h for w, h in item[1]), default=0) for item in items]
-        probed = map_slices(png.probe_many, items, ctx.settings.jobs, min_per_job=SCANS_PER_JOB, weights=work)
-        heads_of = [head for head, _ in probed]
-        verdicts = {f: v for f, (_, v) in zip(files, probed, strict=True) if v is not None}
-    results = dict(zip(files, heads_of, strict=True))
+    results = dict(
+        zip(
+            files,
+            map_slices(png.read_headers, files, ctx.settings.jobs, min_per_job=HEADERS_PER_JOB),
+            strict=False,
+        )
+    )
     for name, path in path_of.items():  # a final symlink: followed only once it resolves inside
         if results[path].state == png.LINK:
             where, why = resolve_inside(root, name)
@@ -236,30 +208,6 @@ def _probe_files(
         dtype=np.int64,
         count=len(heads),
     )
-    if not verdicts:
-        return {}
-    fids = refs["fid"].tolist()
-    return {fid: verdicts[p] for fid, p in zip(fids, paths, strict=True) if fid >= 0 and p in verdicts}
-
-
-def _sizes_by_path(
-    refs: pd.DataFrame, path_of: dict[str, str], dims: dict[str, tuple[np.ndarray, np.ndarray]]
-) -> dict[str, set[tuple[int, int]]]:
-    """The index sizes at which each file is inflated: those of the references naming it that MASK-04
-    checks (not excused), as :func:`_sized` selects them (a size that is not a whole number matches no
-    header)."""
-    out: dict[str, set[tuple[int, int]]] = {}
-    names = refs["name"].to_numpy()
-    checked = ~refs["excused"].to_numpy()
-    sides = refs["side"].to_numpy()
-    for side, (ew, eh) in dims.items():
-        with np.errstate(invalid="ignore"):
-            whole = np.isfinite(ew) & np.isfinite(eh) & (ew == np.floor(ew)) & (eh == np.floor(eh))
-        for i in np.flatnonzero((sides == side) & checked & whole).tolist():
-            path = path_of.get(names[i])
-            if path is not None:
-                out.setdefault(path, set()).add((int(ew[i]), int(eh[i])))
-    return out
 
 
 _UNSAFE_RESULT = png.HeaderResult(png.UNSAFE)
@@ -272,8 +220,6 @@ _ABSENT = (png.MISSING, png.NOT_FILE)
 #: counts inflated bytes).
 HEADERS_PER_JOB = 50_000
 SCANS_PER_JOB = 1 << 28
-#: A header read in the unit of SCANS_PER_JOB (inflated bytes): ~20 us, what ~20 KB of inflating costs.
-HEADER_WORK = 20_000
 #: Masks per process for MASK-08's early-stopping scan (a few kilobytes each): a pool only for many.
 BLACKNESS_PER_JOB = 20_000
 
@@ -476,13 +422,8 @@ def _not_grey(facts: MaskFacts) -> list[tuple[Any, str]]:
 def _index_dims(ctx: Submission, facts: MaskFacts, side: str) -> tuple[np.ndarray, np.ndarray]:
     """The index size of ``side`` (probe or donor) for the row of every reference; NaN where the trial or the
     number is unknown (IDX-03 and the index are other rules' business).  D-26: the index, not the output."""
-    if side not in facts.dims:
-        facts.dims[side] = _dims_at(ctx, facts.refs["pos"].to_numpy(), side)
-    return facts.dims[side]
-
-
-def _dims_at(ctx: Submission, pos: np.ndarray, side: str) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_index_dims` of the system-output rows ``pos``."""
+    if side in facts.dims:
+        return facts.dims[side]
     index = ctx.index()
     wcol, hcol = ("ProbeWidth", "ProbeHeight") if side == "probe" else ("DonorWidth", "DonorHeight")
     for c in (wcol, hcol):
@@ -491,12 +432,13 @@ def _dims_at(ctx: Submission, pos: np.ndarray, side: str) -> tuple[np.ndarray, n
     keys = ctx.index_keys
     first = keys[~keys.duplicated(keep="first")]
     where = pd.Index(first.to_numpy()).get_indexer(ctx.sys_keys.to_numpy())
-    rows = np.where(where >= 0, first.index.to_numpy()[np.clip(where, 0, None)], -1)[pos]
+    rows = np.where(where >= 0, first.index.to_numpy()[np.clip(where, 0, None)], -1)[facts.refs["pos"].to_numpy()]
     out = []
     for c in (wcol, hcol):
         values = pd.to_numeric(index.df[c], errors="coerce").to_numpy(dtype=np.float64)
         out.append(np.where(rows >= 0, values[np.clip(rows, 0, None)], np.nan))
-    return out[0], out[1]
+    facts.dims[side] = (out[0], out[1])
+    return facts.dims[side]
 
 
 def _sized(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame) -> np.ndarray:

@@ -97,11 +97,7 @@ class Case:
         return ["--omfc-submission", str(self.submission), "--omfc-index", str(self.index)]
 
     def run(self, *extra: str) -> RunOutcome:
-        with pytest.MonkeyPatch.context() as mp:
-            # the inner run is one user's pytest process, whether or not this suite runs under xdist (the
-            # mask rules inflate in their header pass only outside an xdist worker)
-            mp.delenv("PYTEST_XDIST_WORKER", raising=False)
-            rec = self.pytester.inline_run(*self.args, "-p", "no:cacheprovider", *extra)
+        rec = self.pytester.inline_run(*self.args, "-p", "no:cacheprovider", *extra)
         reports: dict[str, tuple[str, str]] = {}
         props: dict[str, list[tuple[str, Any]]] = {}
         for rep in rec.getreports("pytest_runtest_logreport"):

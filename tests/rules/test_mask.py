@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import os
 import sys
-import zlib
 
 import pytest
 from helpers.masks import IDS, IMG_IDX, IMG_OUT, NC_OUT, SPL_IDX, SPL_OUT, H, W, image_case, one_mask, pil_png, raw_png
@@ -255,64 +254,11 @@ def test_mask08_runs_in_the_pool_with_the_same_verdicts(omfc, monkeypatch):
     monkeypatch.setattr(pool, "ProcessPoolExecutor", Spy)
     monkeypatch.setattr(mask_rules, "SCANS_PER_JOB", 1)
     monkeypatch.setattr(mask_rules, "HEADERS_PER_JOB", 1)
-    monkeypatch.setattr(mask_rules, "BLACKNESS_PER_JOB", 1)
     pooled = case.run("--omfc-jobs", "2", "--omfc-slices", "1")
-    assert mapped == [2]  # the header pass, inflating every mask for MASK-04 and MASK-08, in two processes
+    assert mapped == [2, 2]  # the header pass and the MASK-08 scan each ran in two worker processes
     assert inline.warning("MASK-08[1/1]") == pooled.warning("MASK-08[1/1]")
     assert pooled.warning("MASK-08[1/1]").splitlines()[0].startswith("MASK-08: 1 mask is entirely black")
     assert {r: o for r, (o, _) in inline.reports.items()} == {r: o for r, (o, _) in pooled.reports.items()}
-    mapped.clear()
-    without = case.run("--omfc-jobs", "2", "--omfc-slices", "1", "-k", "not MASK-04")
-    # MASK-04 deselected: headers only, then MASK-08's own scan (black or not), each in two processes
-    assert mapped == [2, 2]
-    assert without.warning("MASK-08[1/1]") == inline.warning("MASK-08[1/1]")
-
-
-def _truncated_stream() -> bytes:
-    """A white mask whose zlib stream breaks off before its end (the file itself is complete)."""
-    return raw_png(idat=zlib.compress((b"\x00" + b"\xff" * W) * H)[:-6])
-
-
-@pytest.mark.parametrize("statuses", [{}, {"0043": "FailedValidation"}], ids=["processed", "one-excused"])
-def test_mask04_inflates_in_the_header_pass_with_the_same_verdicts(omfc, monkeypatch, statuses):
-    """A process that runs MASK-04 on every row inflates each mask of the index size in its header pass
-    (png.probe_many) and MASK-04 and MASK-08 only read the verdicts; an xdist worker, or a run without
-    MASK-04, inflates in a pass of its own: every outcome and text is the same."""
-    from pytest_omfc import png
-    from pytest_omfc.rules import mask as mask_rules
-
-    files = {
-        "mask/0042-mask.png": raw_png(idat=b"\x78\x9cthis is not deflate"),
-        "mask/0043-mask.png": raw_png(fill=0),
-        "mask/0044-mask.png": _truncated_stream(),
-        "mask/wrong-size.png": raw_png(W + 1, H, fill=0),
-    }
-    masks = {"0042": "mask/0042-mask.png", "0043": "mask/0043-mask.png", "0044": "mask/0044-mask.png"}
-    case = image_case(omfc, masks, files, statuses=statuses)
-    calls: list[int] = []
-    real = png.decode_many
-    monkeypatch.setattr(png, "decode_many", lambda items: calls.append(len(items)) or real(items))
-    fused = case.run()
-    assert calls == []  # every verdict came from the header pass
-    monkeypatch.setattr(mask_rules, "_inflating_here", lambda ctx: False)
-    separate = case.run()
-    assert calls == [3 - len(statuses)]  # the masks MASK-04 checks, inflated by its own pass
-    assert fused.reports == separate.reports
-    assert "pixel data must be a valid zlib stream" in fused.text("MASK-04")
-    assert "breaks off where the IDAT chunks end" in fused.text("MASK-04")
-    assert (fused.warning("MASK-08") is None) == bool(statuses)  # the black mask, unless excused
-
-
-def test_a_wrong_size_mask_is_not_inflated_in_the_header_pass(omfc, monkeypatch):
-    """The index bounds the work (MASK-06) in the header pass too: a mask of another size is never inflated."""
-    from pytest_omfc import png
-
-    inflated: list[str] = []
-    real = png.decode_pixels
-    monkeypatch.setattr(png, "decode_pixels", lambda path, *a, **k: inflated.append(path) or real(path, *a, **k))
-    res = one_mask(omfc, raw_png(W * 4, H * 4, fill=0))
-    assert res.outcome("MASK-06") == "failed"
-    assert inflated == []
 
 
 # ---------------------------------------------------------------------------- PKG-04 and path safety
