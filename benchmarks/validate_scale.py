@@ -20,7 +20,8 @@ every mask in full).  MediScore's validator (Python 2, not in this
 environment) took 63.9 s on the same 16,000 probes when it was measured for
 the issue; that figure is quoted, labelled as such.  Prints; asserts nothing.
 
-Run: ``python benchmarks/validate_scale.py [--probes N] [--repeat R] [--jobs J] [-- -n 2]``
+Run: ``python benchmarks/validate_scale.py [--probes N] [--repeat R] [--jobs J] [--baseline DIR] [-- -n 2]``
+(``--baseline DIR``: another checkout, e.g. ``git worktree add /tmp/main main``, alternately in the same rounds)
 Targets on a 2-core machine: 16,000 probes in <= 2.0 s wall and <= 300 MB for
 the whole tree, within 1.3x the floor, linear in N.
 """
@@ -147,8 +148,11 @@ def generate(n: int, root: Path, distinct: bool = False) -> tuple[Path, Path]:
 ISOLATE = True
 
 
-def run_pytest(index: Path, sub: Path, jobs: int | None, extra: list[str]) -> tuple[TreeRun, str]:
-    """One pytest subprocess, its whole process tree measured; and its last output line."""
+def run_pytest(
+    index: Path, sub: Path, jobs: int | None, extra: list[str], code: Path | None = None
+) -> tuple[TreeRun, str]:
+    """One pytest subprocess, its whole process tree measured; and its last output line.  ``code``: run the
+    plugin of that checkout (first on ``PYTHONPATH``; the installed entry point then loads it)."""
     cmd = [
         sys.executable,
         "-m",
@@ -166,6 +170,8 @@ def run_pytest(index: Path, sub: Path, jobs: int | None, extra: list[str]) -> tu
         cmd += ["--omfc-jobs", str(jobs)]
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as users run: the warm-up run leaves bytecode caches
+    if code is not None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(code), env.get("PYTHONPATH", "")) if p)
     if ISOLATE:
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         cmd[3:3] = ["-p", "pytest_omfc.plugin"] + (
@@ -174,6 +180,25 @@ def run_pytest(index: Path, sub: Path, jobs: int | None, extra: list[str]) -> tu
     run = run_tree(cmd, cwd=sub.parent, env=env)
     lines = [ln for ln in run.stdout.splitlines() if ln.strip()]
     return run, (lines[-1] if lines else run.stderr.strip()[-200:])
+
+
+def compare(index: Path, sub: Path, baseline: Path, repeat: int, jobs: int | None, extra: list[str]) -> None:
+    """This checkout against ``baseline`` on the same data, alternately run by run, so that both see the same
+    load (a shared machine drifts by more than many a change gains): best and median of each."""
+    here = Path(__file__).resolve().parent.parent
+    runs: dict[str, list[TreeRun]] = {"this checkout": [], "baseline": []}
+    run_pytest(index, sub, jobs, extra, baseline)  # its bytecode caches, as for this checkout's warm-up
+    for _ in range(max(3, repeat)):
+        for label, code in (("this checkout", here), ("baseline", baseline)):
+            runs[label].append(run_pytest(index, sub, jobs, extra, code)[0])
+    load = os.getloadavg()[0]
+    print(f"\nagainst {baseline} (alternate runs, {len(runs['baseline'])} each, load average {load:.2f}):")
+    print(f"  {'':<14} {'best wall s':>11} {'median wall s':>13} {'median CPU s':>12}")
+    for label, rs in runs.items():
+        walls, cpus = sorted(r.wall for r in rs), sorted(r.cpu for r in rs)
+        print(f"  {label:<14} {walls[0]:>11.2f} {walls[len(walls) // 2]:>13.2f} {cpus[len(cpus) // 2]:>12.2f}")
+    mine, base = (sorted(r.wall for r in rs)[len(rs) // 2] for rs in runs.values())
+    print(f"  this checkout takes {mine / base:.2f} of the baseline's median wall time")
 
 
 def best_run(index: Path, sub: Path, repeat: int, jobs: int | None, extra: list[str]) -> tuple[TreeRun, str]:
@@ -265,6 +290,11 @@ def main() -> None:
         action="store_true",
         help="let pytest load every installed plugin (default: only pytest-omfc, and xdist with -n)",
     )
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout (e.g. a git worktree of main) run in the same rounds, alternately: before/after",
+    )
     ap.add_argument("pytest_args", nargs="*", help="extra pytest arguments, e.g. -n 2")
     args = ap.parse_args()
     global ISOLATE
@@ -315,6 +345,9 @@ def main() -> None:
         t = _session(line)
         print(f"  {k:>8} {r.wall:>8.2f} {r.cpu:>7.2f} {r.cpu - one.cpu:>12.2f} {t:>10.2f} {t / k * 1e6:>18.1f}")
     print("  (session = the time pytest reports for running the items, without start-up)")
+
+    if args.baseline is not None:
+        compare(index, sub, args.baseline.resolve(), args.repeat, args.jobs, args.pytest_args)
 
     if not args.no_baseline:
         t_naive, c_naive = naive(index, sub)
