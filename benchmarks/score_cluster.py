@@ -1,7 +1,10 @@
 """Mask scoring on a dask.distributed cluster against local processes, on the same masks, in one run.
 
 Uses ``score_masks.py``'s whole-run case (N probes of 1920x1080 PNG reference and system masks, cached
-under the same directory) and scores it with ``pytest_omfc.scoring.mask.score_masks``:
+under the same directory) and scores it with ``pytest_omfc.scoring.mask.score_masks``; with ``--task
+spatial``, ``score_forgerynet.py``'s spatial case instead (``--probes`` pairs of 256x256 PNG maps, the
+pipe-separated reference) scored with ``pytest_omfc.omfc_score`` (the FNET rules' reading, then the
+pairs on the executor):
 
 * one local process (``jobs=1``) and a local pool (``jobs=2``), each in a subprocess measured as a
   process tree (``benchmarks/_tree.py``);
@@ -15,8 +18,8 @@ Prints wall time, CPU time, CPU per mask, the per-mask overhead of the cluster (
 one local process's) and the speed-up of two dask workers over one local process.  Targets (issue):
 overhead <= 2 ms per mask, two workers >= 1.7x one local process.  Asserts nothing.
 
-Run: ``python benchmarks/score_cluster.py [--probes N] [--repeat R] [--batch B] [--dask-default-allocator]``
-(needs pytest-omfc[dask]; ``--batch 1`` is one task per mask)
+Run: ``python benchmarks/score_cluster.py [--probes N] [--repeat R] [--batch B] [--dask-default-allocator]
+[--task spatial]`` (needs pytest-omfc[dask]; ``--batch 1`` is one task per mask)
 """
 
 from __future__ import annotations
@@ -44,19 +47,39 @@ distributed:
 """
 
 
+#: what is scored (``--task``): the children are told the same
+TASK = "masks"
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
-def child(case: Path, jobs: int, dask: str | None, batch: int | None) -> None:
+def child(case: Path, jobs: int, dask: str | None, batch: int | None, task: str = "masks") -> None:
     """Inside the measured subprocess: score the case, print one JSON line."""
     from pytest_omfc.scoring import executors
     from pytest_omfc.scoring.mask import score_masks
 
     if batch is not None:  # masks per dask task (the shipped default: executors.DASK_BATCH)
         executors.DASK_BATCH = batch
+    if task == "spatial":
+        from pytest_omfc import omfc_score
+
+        t0 = time.perf_counter()
+        scores = omfc_score(
+            submission=case / "p-bench_1",
+            reference=case / "data" / "spatial_ref.csv",
+            edition="ForgeryNet",
+            task="spatial",
+            jobs=jobs,
+            **({"dask": dask} if dask else {}),
+        )
+        res = scores["forgerynet-spatial"].only()
+        metrics = res.metrics or {}
+        print(json.dumps({"wall": time.perf_counter() - t0, "iou": metrics.get("IoU@0.1_img"), "n": len(res.counts)}))
+        return
 
     t0 = time.perf_counter()
     report = score_masks(
@@ -73,6 +96,7 @@ def measure(
     before = cpu_seconds(workers)
     cmd = [sys.executable, __file__, "--child", str(case), "--jobs", str(jobs)] + (["--dask", dask] if dask else [])
     cmd += ["--batch", str(batch)] if batch is not None else []
+    cmd += ["--task", TASK]
     run = run_tree(cmd, cwd=Path(__file__).parent)
     if run.returncode != 0:
         raise RuntimeError(run.stderr[-2000:])
@@ -89,14 +113,22 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--dask")
     ap.add_argument("--batch", type=int, help="masks per dask task (default: the shipped DASK_BATCH)")
+    ap.add_argument("--task", choices=("masks", "spatial"), default="masks", help="what is scored")
     ap.add_argument(
         "--dask-default-allocator", action="store_true", help="start the workers with dask's MALLOC_TRIM_THRESHOLD_"
     )
     args = ap.parse_args()
+    global TASK
+    TASK = args.task
     if args.child is not None:
-        child(args.child, args.jobs, args.dask, args.batch)
+        child(args.child, args.jobs, args.dask, args.batch, args.task)
         return
-    case = run_inputs(cache_root(), args.probes, args.variants)
+    if args.task == "spatial":
+        from score_forgerynet import spatial_inputs
+
+        case = spatial_inputs(args.probes)
+    else:
+        case = run_inputs(cache_root(), args.probes, args.variants)
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     # dask's nanny starts each worker with MALLOC_TRIM_THRESHOLD_=65536, which turns glibc's dynamic mmap
@@ -132,7 +164,12 @@ def main() -> None:
             runs = [measure(case, jobs, dask, workers if dask else [], args.batch) for _ in range(args.repeat)]
             rows.append((label, min(runs, key=lambda r: r[0])))
         n = args.probes
-        print(f"score_masks on {n} probes of 1920x1080 PNG masks; best of {args.repeat}; {os.cpu_count()} CPUs")
+        what = (
+            "score_masks on {n} probes of 1920x1080 PNG masks"
+            if TASK == "masks"
+            else ("omfc_score, ForgeryNet spatial, on {n} pairs of 256x256 PNG maps")
+        )
+        print(f"{what.format(n=n)}; best of {args.repeat}; {os.cpu_count()} CPUs")
         print(f"  {'':<30} {'wall s':>7} {'scoring s':>9} {'CPU s':>7} {'CPU ms/mask':>11}")
         for label, (wall, score, cpu, _) in rows:
             print(f"  {label:<30} {wall:7.2f} {score:9.2f} {cpu:7.2f} {1000 * cpu / n:11.1f}")

@@ -19,7 +19,8 @@ Prints, in one run, with the numbers of both sides compared before the times:
 4. **Spatial runs**: ``--run-maps`` (2,000) 256x256 PNG map pairs scored by the plugin in a subprocess
    (``pytest-omfc``: the FNET rules, then decoding and counting), on one process, ``--omfc-jobs 2`` and
    ``--omfc-dask local``: maps per second and CPU of the process tree (``benchmarks/_tree.py``), the
-   reference given as ``ID|Label|MaskFileName`` and as the image list with its maps folder.
+   reference given as ``ID|Label|MaskFileName`` and as the image list with its maps folder (the maps are
+   written once, under the cache of ``score_masks.py``: :func:`spatial_inputs`).
 5. **Files**: reading ``--lines`` (1,000,000) lines of the benchmark's own image list, a video list of
    a tenth as many videos, and a model's plain prediction lines, against the same data in this
    project's pipe-separated form read by the NIST CSV reader (``read_psv``): lines per second of each.
@@ -207,14 +208,21 @@ def spatial(n_maps: int, repeat: int) -> None:
     _row("score_spatial (integer rules, one bincount)", eng, base)
 
 
-def spatial_runs(n: int) -> None:
-    """The plugin on n spatial map pairs: maps per second on one process, two local processes and a LocalCluster."""
-    import importlib.util
+def spatial_inputs(n: int) -> Path:
+    """n pairs of 256x256 PNG maps (a quarter of the images real: no reference map), written once under the
+    benchmarks' cache (``score_masks.py``'s ``cache_root()``): ``p-bench_1/`` with its pipe-separated
+    predictions and ``masks/``, and ``data/`` with ``spatial_ref.csv``, ``image_list.txt`` and
+    ``spatial_localize/``.  Returns the folder holding both."""
     import io
-    import tempfile
+    import shutil
 
-    from _tree import run_tree
     from PIL import Image
+    from score_masks import cache_root
+
+    d = cache_root().parent / f"forgerynet-spatial-{n}"
+    if (d / "complete").exists():
+        return d
+    shutil.rmtree(d, ignore_errors=True)
 
     def png(a: np.ndarray) -> bytes:
         buf = io.BytesIO()
@@ -222,48 +230,58 @@ def spatial_runs(n: int) -> None:
         return buf.getvalue()
 
     rng = np.random.default_rng(3)
-    with tempfile.TemporaryDirectory() as tmp:
-        d = Path(tmp)
-        sub = d / "p-bench_1"
-        (sub / "masks").mkdir(parents=True)
-        (d / "data" / "spatial_localize" / "val").mkdir(parents=True)
-        yy, xx = np.mgrid[:256, :256]
-        rows, ref_rows, lst = [], [], []
-        for i in range(n):
-            name = f"val/img{i:06d}.jpg"
-            fake = i % 4 != 0
-            cy, cx, r = rng.integers(60, 196), rng.integers(60, 196), rng.integers(20, 60)
-            blob = ((yy - cy) ** 2 + (xx - cx) ** 2 < r * r).astype(np.uint8)
-            pred = (blob * rng.integers(100, 255)).astype(np.uint8)
-            (sub / "masks" / f"{i:06d}.png").write_bytes(png(pred))
-            if fake:
-                gt = np.roll(blob, 7, axis=1) * np.uint8(200)
-                (d / "data" / "spatial_localize" / f"{name[:-4]}.png").write_bytes(png(gt))
-            rows.append(f"{name}|0.9|masks/{i:06d}.png")
-            ref_rows.append(f"{name}|{int(fake)}|{'spatial_localize/' + name[:-4] + '.png' if fake else ''}")
-            lst.append(f"{name} {int(fake)} {int(fake)} {int(fake)}")
-        (sub / "p-bench_1.csv").write_text("ID|Score|MaskFileName\n" + "\n".join(rows) + "\n")
-        (d / "data" / "spatial_ref.csv").write_text("ID|Label|MaskFileName\n" + "\n".join(ref_rows) + "\n")
-        (d / "data" / "image_list.txt").write_text("\n".join(lst) + "\n")
-        print(f"\nspatial runs: {n} pairs of 256x256 PNG maps through pytest-omfc (process tree, one run each)")
-        modes: list[tuple[str, list[str]]] = [
-            ("one process", ["--omfc-jobs", "1"]),
-            ("--omfc-jobs 2", ["--omfc-jobs", "2"]),
-        ]
-        if importlib.util.find_spec("distributed") is not None:
-            modes.append(("--omfc-dask local (2 workers)", ["--omfc-dask", "local", "--omfc-jobs", "2"]))
-        for ref_name in ("spatial_ref.csv", "image_list.txt"):
-            for label, extra in modes:
-                cmd = [sys.executable, "-m", "pytest_omfc", "-q", "--omfc-submission", str(sub)]
-                cmd += ["--omfc-edition", "ForgeryNet", "--omfc-task", "spatial"]
-                cmd += ["--omfc-reference", str(d / "data" / ref_name), *extra]
-                run = run_tree(cmd)
-                if run.returncode != 0:
-                    raise SystemExit(f"exit {run.returncode}: {run.stdout[-1500:]}{run.stderr[-1500:]}")
-                print(
-                    f"  {ref_name:<16} {label:<30} {run.wall:6.2f} s wall {run.cpu:6.2f} s CPU "
-                    f"{n / run.wall:8.0f} maps/s  peak {run.peak_pss_mb:.0f} MB PSS ({run.processes} processes)"
-                )
+    sub = d / "p-bench_1"
+    (sub / "masks").mkdir(parents=True)
+    (d / "data" / "spatial_localize" / "val").mkdir(parents=True)
+    yy, xx = np.mgrid[:256, :256]
+    rows, ref_rows, lst = [], [], []
+    for i in range(n):
+        name = f"val/img{i:06d}.jpg"
+        fake = i % 4 != 0
+        cy, cx, r = rng.integers(60, 196), rng.integers(60, 196), rng.integers(20, 60)
+        blob = ((yy - cy) ** 2 + (xx - cx) ** 2 < r * r).astype(np.uint8)
+        pred = (blob * rng.integers(100, 255)).astype(np.uint8)
+        (sub / "masks" / f"{i:06d}.png").write_bytes(png(pred))
+        if fake:
+            gt = np.roll(blob, 7, axis=1) * np.uint8(200)
+            (d / "data" / "spatial_localize" / f"{name[:-4]}.png").write_bytes(png(gt))
+        rows.append(f"{name}|0.9|masks/{i:06d}.png")
+        ref_rows.append(f"{name}|{int(fake)}|{'spatial_localize/' + name[:-4] + '.png' if fake else ''}")
+        lst.append(f"{name} {int(fake)} {int(fake)} {int(fake)}")
+    (sub / "p-bench_1.csv").write_text("ID|Score|MaskFileName\n" + "\n".join(rows) + "\n")
+    (d / "data" / "spatial_ref.csv").write_text("ID|Label|MaskFileName\n" + "\n".join(ref_rows) + "\n")
+    (d / "data" / "image_list.txt").write_text("\n".join(lst) + "\n")
+    (d / "complete").write_text("")
+    return d
+
+
+def spatial_runs(n: int) -> None:
+    """The plugin on n spatial map pairs: maps per second on one process, two local processes and a LocalCluster."""
+    import importlib.util
+
+    from _tree import run_tree
+
+    d = spatial_inputs(n)
+    sub = d / "p-bench_1"
+    print(f"\nspatial runs: {n} pairs of 256x256 PNG maps through pytest-omfc (process tree, one run each)")
+    modes: list[tuple[str, list[str]]] = [
+        ("one process", ["--omfc-jobs", "1"]),
+        ("--omfc-jobs 2", ["--omfc-jobs", "2"]),
+    ]
+    if importlib.util.find_spec("distributed") is not None:
+        modes.append(("--omfc-dask local (2 workers)", ["--omfc-dask", "local", "--omfc-jobs", "2"]))
+    for ref_name in ("spatial_ref.csv", "image_list.txt"):
+        for label, extra in modes:
+            cmd = [sys.executable, "-m", "pytest_omfc", "-q", "--omfc-submission", str(sub)]
+            cmd += ["--omfc-edition", "ForgeryNet", "--omfc-task", "spatial"]
+            cmd += ["--omfc-reference", str(d / "data" / ref_name), *extra]
+            run = run_tree(cmd)
+            if run.returncode != 0:
+                raise SystemExit(f"exit {run.returncode}: {run.stdout[-1500:]}{run.stderr[-1500:]}")
+            print(
+                f"  {ref_name:<16} {label:<30} {run.wall:6.2f} s wall {run.cpu:6.2f} s CPU "
+                f"{n / run.wall:8.0f} maps/s  peak {run.peak_pss_mb:.0f} MB PSS ({run.processes} processes)"
+            )
 
 
 def files(n: int, repeat: int) -> None:

@@ -62,6 +62,7 @@ __all__ = [
     "HeaderResult",
     "read_header",
     "read_headers",
+    "read_followed_headers",
     "sniff",
     "colour_name",
     "raw_size",
@@ -310,6 +311,11 @@ def _parse(r: _Reader, dev: int, ino: int) -> HeaderResult:
 def read_headers(paths: list[str]) -> list[HeaderResult]:
     """:func:`read_header` over a slice of files (the unit of work of :func:`pytest_omfc.pool.map_slices`)."""
     return [read_header(p) for p in paths]
+
+
+def read_followed_headers(paths: list[str]) -> list[HeaderResult]:
+    """:func:`read_header` with ``follow=True`` over a slice of files whose paths the caller resolved inside."""
+    return [read_header(p, follow=True) for p in paths]
 
 
 # ---------------------------------------------------------------------------- pixels (MASK-04 image data, MASK-08)

@@ -221,7 +221,7 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
     failed: list[str] = []
     pairs: list[_Pair] = []
     for pos in np.flatnonzero(id_ok).tolist():
-        rid = str(sub.sys_ids.iloc[pos])
+        rid = sub.sys_id_list[pos]
         mask = sub.masks[pos]
         gt_info = ref.masks.get(rid)
         if mask.path is None or sub.size_problem(pos):

@@ -30,6 +30,7 @@ from ...editions import Edition, Task
 from ...findings import DEFAULT_MAX_FINDINGS, Finding, Severity, Unavailable
 from ...jsonio import JsonProblem, load_json
 from ...paths import resolve_inside
+from ...pool import map_slices
 from ...submission import CheckSettings, Submission
 
 if TYPE_CHECKING:
@@ -100,6 +101,27 @@ class MaskInfo:
     problem: str | None  # why it cannot be used, "must ... (got ...)"
     width: int = 0
     height: int = 0
+
+
+#: Map headers per process (``--omfc-jobs``): a header costs some 30 us, a pool of warm workers a fraction
+#: of a second, so only the sets of tens of thousands of maps spread.
+HEADERS_PER_JOB = 10_000
+
+
+def _mask_info(name: str, path: Path, head: png.HeaderResult) -> MaskInfo:
+    """What a row's (or a reference line's) mask is, from its header."""
+    if head.state != png.OK:
+        return MaskInfo(name, None, head.message or "must be a readable PNG file")
+    if head.colour != 0 or head.trns or head.bit_depth not in (1, 8):
+        got = png.colour_name(head.colour, head.trns)
+        return MaskInfo(
+            name,
+            None,
+            f"must be a grey (mode L, 8-bit) or 1-bit PNG (got {got}, {head.bit_depth}-bit)",
+            head.width,
+            head.height,
+        )
+    return MaskInfo(name, path, None, head.width, head.height)
 
 
 @dataclass
@@ -276,13 +298,17 @@ class ForgeryNetSubmission(Submission):
                 Finding(f"the reference maps folder must exist (got no {folder})", file=self.ref_display)
             )
             return ref
+        fakes, names = [], []
         for rid in ref.ids:
             if not ref.labels[rid]:
                 ref.masks[rid] = MaskInfo("", None, None)
                 continue
             stem = rid.rsplit(".", 1)[0] if "." in rid.rsplit("/", 1)[-1] else rid
-            name = f"{stem}.png" if os.path.lexists(folder / f"{stem}.png") else rid
-            self._reference_map(ref, rid, self._mask(folder, name, within="the maps folder"), f"{folder.name}/{name}")
+            fakes.append(rid)
+            names.append(f"{stem}.png" if os.path.lexists(folder / f"{stem}.png") else rid)
+        infos = self._masks(folder, names, within="the maps folder")
+        for rid, name, info in zip(fakes, names, infos, strict=True):
+            self._reference_map(ref, rid, info, f"{folder.name}/{name}")
         return ref
 
     def _folder_reference(self) -> Reference:
@@ -311,11 +337,12 @@ class ForgeryNetSubmission(Submission):
                 Finding("the maps folder must hold the PNG maps of the fake images", file=self.ref_display)
             )
             return ref
-        for name in names:
+        infos = self._masks(folder, names, within="the maps folder")
+        for name, info in zip(names, infos, strict=True):
             rid = name[:-4]
             ref.ids.append(rid)
             ref.labels[rid] = 1
-            self._reference_map(ref, rid, self._mask(folder, name, within="the maps folder"), name)
+            self._reference_map(ref, rid, info, name)
         return ref
 
     def _reference_map(self, ref: Reference, rid: str, info: MaskInfo, value: str, column: str | None = None) -> None:
@@ -450,11 +477,10 @@ class ForgeryNetSubmission(Submission):
         ref.labels = dict(zip(ref.ids, labels[ok].astype(np.int64).tolist(), strict=False))
         if self.task is Task.FSL:
             names = dict(zip(ids.tolist(), table.df["MaskFileName"].astype(str).tolist(), strict=False))
-            for rid in ref.ids:
-                info = self._mask(
-                    self.reference_path.parent, names[rid], allow_empty=True, within="the reference's folder"
-                )
-                self._reference_map(ref, rid, info, names[rid], "MaskFileName")
+            given = [names[rid] for rid in ref.ids]
+            infos = self._masks(self.reference_path.parent, given, allow_empty=True, within="the reference's folder")
+            for rid, name, info in zip(ref.ids, given, infos, strict=True):
+                self._reference_map(ref, rid, info, name, "MaskFileName")
         return ref
 
     def _json_reference(self) -> Reference:
@@ -567,7 +593,7 @@ class ForgeryNetSubmission(Submission):
         return ids
 
     @functools.cached_property
-    def _sys_id_list(self) -> list[str]:
+    def sys_id_list(self) -> list[str]:
         """:attr:`sys_ids` as a list, for reading one by position (a Series' ``iloc`` costs microseconds)."""
         return self.sys_ids.tolist()
 
@@ -619,37 +645,40 @@ class ForgeryNetSubmission(Submission):
     ) -> MaskInfo:
         """Resolve a mask name inside ``folder`` (named ``within`` in a message) and read its PNG header (never
         its pixels)."""
-        text = name.strip()
-        if not text and allow_empty:
-            return MaskInfo(name, None, None)
-        path, why = resolve_inside(folder, text, within, self._resolved)
-        if path is None:
-            return MaskInfo(name, None, why)
-        head = png.read_header(str(path), follow=True)
-        if head.state != png.OK:
-            return MaskInfo(name, None, head.message or "must be a readable PNG file")
-        if head.colour != 0 or head.trns or head.bit_depth not in (1, 8):
-            got = png.colour_name(head.colour, head.trns)
-            return MaskInfo(
-                name,
-                None,
-                f"must be a grey (mode L, 8-bit) or 1-bit PNG (got {got}, {head.bit_depth}-bit)",
-                head.width,
-                head.height,
-            )
-        return MaskInfo(name, path, None, head.width, head.height)
+        return self._masks(folder, [name], allow_empty, within)[0]
+
+    def _masks(
+        self, folder: Path, names: list[str], allow_empty: bool = False, within: str = "the submission directory"
+    ) -> list[MaskInfo]:
+        """:meth:`_mask` of each name: the paths are resolved here, one by one (PKG-04's rules: nothing outside
+        ``folder`` is opened), and the headers of a large set are read on ``--omfc-jobs`` processes
+        (:data:`HEADERS_PER_JOB`), as the maps are decoded later; the same :func:`png.read_header` either way."""
+        where: list[tuple[str, Path | None, str | None]] = []  # (name, path, why): path None and why None: empty
+        for name in names:
+            text = name.strip()
+            if not text and allow_empty:
+                where.append((name, None, None))
+                continue
+            path, why = resolve_inside(folder, text, within, self._resolved)
+            where.append((name, path, why if path is None else None))
+        todo = [str(path) for _, path, _ in where if path is not None]
+        heads = iter(map_slices(png.read_followed_headers, todo, self.settings.jobs, min_per_job=HEADERS_PER_JOB))
+        out = []
+        for name, path, why in where:
+            out.append(MaskInfo(name, None, why) if path is None else _mask_info(name, path, next(heads)))
+        return out
 
     @functools.cached_property
     def masks(self) -> list[MaskInfo]:
         """The system mask of each row, headers read once (FNET-07, FNET-08)."""
         table = self.sysout()
         folder = (self.sysout_path or self.dir / "x").parent
-        return [self._mask(folder, str(v)) for v in table.df["MaskFileName"].tolist()]
+        return self._masks(folder, [str(v) for v in table.df["MaskFileName"].tolist()])
 
     def size_problem(self, pos: int) -> str | None:
         """Why row ``pos``'s mask does not have the reference map's size, or None."""
         mask = self.masks[pos]
-        ref = self.reference.masks.get(self._sys_id_list[pos])
+        ref = self.reference.masks.get(self.sys_id_list[pos])
         if mask.path is None or ref is None or ref.path is None:
             return None
         if (mask.width, mask.height) != (ref.width, ref.height):

@@ -65,3 +65,52 @@ def test_the_shared_dask_option_reaches_the_spatial_scorer_through_omfc_score() 
     (entry,) = scores.entries
     text = json.dumps(entry)
     assert "127.0.0.1:9" in text and "spatial scoring could not run" in text, text
+
+
+def test_map_headers_read_on_a_pool_are_those_read_in_one_process(tmp_path: Path, monkeypatch) -> None:
+    """The FNET rules' header pass spreads a large set of maps over ``--omfc-jobs`` processes
+    (HEADERS_PER_JOB); every mask and reference map is then what one process reads, unusable ones included
+    (an RGB map, a truncated one, a name leaving the folder)."""
+    import shutil
+    from concurrent.futures import ProcessPoolExecutor
+
+    from PIL import Image
+
+    from pytest_omfc import pool
+    from pytest_omfc.editions import Task
+    from pytest_omfc.scoring.forgerynet import submission as fsub
+
+    sub = tmp_path / "p-fnet_1_spatial"
+    shutil.copytree(EXAMPLE, sub)
+    Image.new("RGB", (4, 4)).save(sub / "masks" / "face_0002.png")
+    good = (sub / "masks" / "face_0001.png").read_bytes()
+    (sub / "masks" / "face_0003.png").write_bytes(good[: len(good) // 2])
+    csv = sub / "p-fnet_1_spatial.csv"
+    csv.write_text(csv.read_text() + "face_0004|0.5|../../outside.png\n")
+    ref = REFERENCE.parent
+
+    def read(jobs: int) -> tuple[list[Any], dict[str, Any]]:
+        settings = fsub.forgerynet_settings(sub, REFERENCE, Task.FSL, 2, ref, jobs=jobs)
+        built = fsub.ForgeryNetSubmission(settings)
+        return built.masks, dict(built.reference.masks)
+
+    mapped: list[int] = []
+
+    class Spy(ProcessPoolExecutor):
+        def map(self, fn, *iterables, **kw):  # type: ignore[override]
+            results = list(super().map(fn, *iterables, **kw))  # a worker's failure raises: no silent fallback
+            mapped.append(len(results))
+            return iter(results)
+
+    one = read(1)
+    assert mapped == []
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", Spy)
+    monkeypatch.setattr(fsub, "HEADERS_PER_JOB", 1)
+    pooled = read(2)
+    assert mapped == [2, 2]  # the rows' masks, then the reference maps, each on two processes
+    assert pooled == one
+    problems = [m.problem for m in one[0]]
+    assert problems[0] is None
+    assert "must be a grey (mode L, 8-bit) or 1-bit PNG (got RGB" in problems[1]
+    assert "truncated" in problems[2]
+    assert "must stay inside" in problems[3]
