@@ -234,6 +234,7 @@ def test_the_performance_page_quotes_benchmarks_as_they_run() -> None:
         "score_provenance.py": ["whole runs", "with mappings", "scores only"],
         "score_forgerynet.py": ["lines/s", "maps/s", "spatial runs"],
         "validate_scale.py": ["floor", "MediScore", "median wall", "alternate runs"],
+        "score_cluster.py": ["ForgeryNet spatial", "cluster overhead", "one local process"],
     }
     for script, needles in labels.items():
         source = (REPO / "benchmarks" / script).read_text(encoding="utf-8")
