@@ -640,19 +640,13 @@ class ForgeryNetSubmission(Submission):
 
     # ------------------------------------------------------------------ masks
 
-    def _mask(
-        self, folder: Path, name: str, allow_empty: bool = False, within: str = "the submission directory"
-    ) -> MaskInfo:
-        """Resolve a mask name inside ``folder`` (named ``within`` in a message) and read its PNG header (never
-        its pixels)."""
-        return self._masks(folder, [name], allow_empty, within)[0]
-
     def _masks(
         self, folder: Path, names: list[str], allow_empty: bool = False, within: str = "the submission directory"
     ) -> list[MaskInfo]:
-        """:meth:`_mask` of each name: the paths are resolved here, one by one (PKG-04's rules: nothing outside
-        ``folder`` is opened), and the headers of a large set are read on ``--omfc-jobs`` processes
-        (:data:`HEADERS_PER_JOB`), as the maps are decoded later; the same :func:`png.read_header` either way."""
+        """Resolve each mask name inside ``folder`` (named ``within`` in a message) and read its PNG header,
+        never its pixels.  The paths are resolved here, one by one (PKG-04's rules: nothing outside ``folder``
+        is opened); the headers of a large set are read on ``--omfc-jobs`` processes (:data:`HEADERS_PER_JOB`),
+        as the maps are decoded later, with the same :func:`png.read_header` either way."""
         where: list[tuple[str, Path | None, str | None]] = []  # (name, path, why): path None and why None: empty
         for name in names:
             text = name.strip()
