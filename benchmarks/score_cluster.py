@@ -47,10 +47,6 @@ distributed:
 """
 
 
-#: what is scored (``--task``): the children are told the same
-TASK = "masks"
-
-
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -90,13 +86,13 @@ def child(case: Path, jobs: int, dask: str | None, batch: int | None, task: str 
 
 
 def measure(
-    case: Path, jobs: int, dask: str | None, workers: list[int], batch: int | None
+    case: Path, jobs: int, dask: str | None, workers: list[int], batch: int | None, task: str
 ) -> tuple[float, float, float, dict]:
     """(wall, score wall, CPU of the client tree plus the cluster's workers, result) of one scoring run."""
     before = cpu_seconds(workers)
     cmd = [sys.executable, __file__, "--child", str(case), "--jobs", str(jobs)] + (["--dask", dask] if dask else [])
     cmd += ["--batch", str(batch)] if batch is not None else []
-    cmd += ["--task", TASK]
+    cmd += ["--task", task]
     run = run_tree(cmd, cwd=Path(__file__).parent)
     if run.returncode != 0:
         raise RuntimeError(run.stderr[-2000:])
@@ -118,8 +114,6 @@ def main() -> None:
         "--dask-default-allocator", action="store_true", help="start the workers with dask's MALLOC_TRIM_THRESHOLD_"
     )
     args = ap.parse_args()
-    global TASK
-    TASK = args.task
     if args.child is not None:
         child(args.child, args.jobs, args.dask, args.batch, args.task)
         return
@@ -161,21 +155,24 @@ def main() -> None:
             ("local pool (jobs=2)", 2, None),
             ("dask, 2 workers x 1 thread", 1, address),
         ):
-            runs = [measure(case, jobs, dask, workers if dask else [], args.batch) for _ in range(args.repeat)]
+            runs = [
+                measure(case, jobs, dask, workers if dask else [], args.batch, args.task) for _ in range(args.repeat)
+            ]
             rows.append((label, min(runs, key=lambda r: r[0])))
         n = args.probes
         what = (
             "score_masks on {n} probes of 1920x1080 PNG masks"
-            if TASK == "masks"
-            else ("omfc_score, ForgeryNet spatial, on {n} pairs of 256x256 PNG maps")
+            if args.task == "masks"
+            else "omfc_score, ForgeryNet spatial, on {n} pairs of 256x256 PNG maps"
         )
+        unit = "mask" if args.task == "masks" else "pair"
         print(f"{what.format(n=n)}; best of {args.repeat}; {os.cpu_count()} CPUs")
-        print(f"  {'':<30} {'wall s':>7} {'scoring s':>9} {'CPU s':>7} {'CPU ms/mask':>11}")
+        print(f"  {'':<30} {'wall s':>7} {'scoring s':>9} {'CPU s':>7} {'CPU ms/' + unit:>11}")
         for label, (wall, score, cpu, _) in rows:
             print(f"  {label:<30} {wall:7.2f} {score:9.2f} {cpu:7.2f} {1000 * cpu / n:11.1f}")
         one, dask_row = rows[0][1], rows[2][1]
         print(
-            f"  cluster overhead: {1000 * (dask_row[2] - one[2]) / n:+.1f} ms of CPU per mask (target <= 2 ms); "
+            f"  cluster overhead: {1000 * (dask_row[2] - one[2]) / n:+.1f} ms of CPU per {unit} (target <= 2 ms); "
             f"two dask workers are {one[1] / dask_row[1]:.2f}x one local process in scoring time (target >= 1.7x)"
         )
     finally:
