@@ -74,7 +74,8 @@ def child(case: Path, jobs: int, dask: str | None, batch: int | None, task: str 
         )
         res = scores["forgerynet-spatial"].only()
         metrics = res.metrics or {}
-        print(json.dumps({"wall": time.perf_counter() - t0, "iou": metrics.get("IoU@0.1_img"), "n": len(res.counts)}))
+        scored = res.counts.get("scored", 0)
+        print(json.dumps({"wall": time.perf_counter() - t0, "iou": metrics.get("IoU@0.1_img"), "n": scored}))
         return
 
     t0 = time.perf_counter()
@@ -97,6 +98,8 @@ def measure(
     if run.returncode != 0:
         raise RuntimeError(run.stderr[-2000:])
     data = json.loads(run.stdout.strip().splitlines()[-1])
+    if not data.get("n"):  # a run that scored nothing (workers that cannot see the files) is not a time
+        raise RuntimeError(f"the run scored nothing: {data}")
     return run.wall, float(data["wall"]), run.cpu + cpu_seconds(workers) - before, data
 
 

@@ -20,7 +20,7 @@ Prints, in one run, with the numbers of both sides compared before the times:
    (``pytest-omfc``: the FNET rules, then decoding and counting), on one process, ``--omfc-jobs 2`` and
    ``--omfc-dask local``: maps per second and CPU of the process tree (``benchmarks/_tree.py``), the
    reference given as ``ID|Label|MaskFileName`` and as the image list with its maps folder (the maps are
-   written once, under the cache of ``score_masks.py``: :func:`spatial_inputs`).
+   written once, under the cache of ``validate_scale.py``: :func:`spatial_inputs`).
 5. **Files**: reading ``--lines`` (1,000,000) lines of the benchmark's own image list, a video list of
    a tenth as many videos, and a model's plain prediction lines, against the same data in this
    project's pipe-separated form read by the NIST CSV reader (``read_psv``): lines per second of each.
@@ -210,16 +210,16 @@ def spatial(n_maps: int, repeat: int) -> None:
 
 def spatial_inputs(n: int) -> Path:
     """n pairs of 256x256 PNG maps (a quarter of the images real: no reference map), written once under the
-    benchmarks' cache (``score_masks.py``'s ``cache_root()``): ``p-bench_1/`` with its pipe-separated
+    benchmarks' cache (``validate_scale.py``'s ``cache_root()``): ``p-bench_1/`` with its pipe-separated
     predictions and ``masks/``, and ``data/`` with ``spatial_ref.csv``, ``image_list.txt`` and
     ``spatial_localize/``.  Returns the folder holding both."""
     import io
     import shutil
 
     from PIL import Image
-    from score_masks import cache_root
+    from validate_scale import cache_root
 
-    d = cache_root().parent / f"forgerynet-spatial-{n}"
+    d = cache_root() / f"forgerynet-spatial-{n}"
     if (d / "complete").exists():
         return d
     shutil.rmtree(d, ignore_errors=True)

@@ -113,6 +113,15 @@ def test_console_blocks_run_as_shown(tmp_path: Path, where: str, line: int, bloc
         )
 
 
+def test_commands_run_as_on_a_readers_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a CI runner (CI or BUILD_NUMBER set) pytest prints whole failure messages in its short summary, so
+    the blocks' commands run without them, at 80 columns."""
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("BUILD_NUMBER", "7")
+    _, printed = _run('echo "[${CI-unset}] [${BUILD_NUMBER-unset}] [$COLUMNS]"', tmp_path)
+    assert printed.strip() == "[unset] [unset] [80]"
+
+
 def test_there_are_console_blocks_in_the_readme_and_the_site() -> None:
     blocks = [where for where, _, _ in console_blocks()]
     assert "README.md" in blocks
