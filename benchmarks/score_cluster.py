@@ -9,8 +9,8 @@ pairs on the executor):
 * one local process (``jobs=1``) and a local pool (``jobs=2``), each in a subprocess measured as a
   process tree (``benchmarks/_tree.py``);
 * ``dask=tcp://127.0.0.1:<port>``: a ``dask scheduler`` and a ``dask worker --nworkers 2 --nthreads 1``
-  started here on 127.0.0.1 as docs/scoring/masks.md tells a portal to start them (a dask config file that unsets
-  ``MALLOC_TRIM_THRESHOLD_`` for the workers; ``--dask-default-allocator`` leaves dask's setting), left
+  started here on 127.0.0.1 as docs/portals.md tells a portal to start them (dask's own settings,
+  ``MALLOC_TRIM_THRESHOLD_=65536`` from the nanny included: each task sets the allocator itself), left
   running across the repeats; the workers' CPU is read from ``/proc`` before and after each run and
   added to the client's.
 
@@ -18,7 +18,7 @@ Prints wall time, CPU time, CPU per mask, the per-mask overhead of the cluster (
 one local process's) and the speed-up of two dask workers over one local process.  Targets (issue):
 overhead <= 2 ms per mask, two workers >= 1.7x one local process.  Asserts nothing.
 
-Run: ``python benchmarks/score_cluster.py [--probes N] [--repeat R] [--batch B] [--dask-default-allocator]
+Run: ``python benchmarks/score_cluster.py [--probes N] [--repeat R] [--batch B]
 [--task spatial]`` (needs pytest-omfc[dask]; ``--batch 1`` is one task per mask)
 """
 
@@ -31,20 +31,11 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from _tree import cpu_seconds, descendants, run_tree  # benchmarks/_tree.py: the scripts run from this folder
 from score_masks import cache_root, run_inputs
-
-#: What docs/scoring/masks.md tells a portal to put in the workers' dask configuration (``DASK_CONFIG`` directory).
-DASK_CONFIG = """\
-distributed:
-  nanny:
-    pre-spawn-environ:
-      MALLOC_TRIM_THRESHOLD_: null
-"""
 
 
 def _free_port() -> int:
@@ -113,9 +104,6 @@ def main() -> None:
     ap.add_argument("--dask")
     ap.add_argument("--batch", type=int, help="masks per dask task (default: the shipped DASK_BATCH)")
     ap.add_argument("--task", choices=("masks", "spatial"), default="masks", help="what is scored")
-    ap.add_argument(
-        "--dask-default-allocator", action="store_true", help="start the workers with dask's MALLOC_TRIM_THRESHOLD_"
-    )
     args = ap.parse_args()
     if args.child is not None:
         child(args.child, args.jobs, args.dask, args.batch, args.task)
@@ -128,14 +116,7 @@ def main() -> None:
         case = run_inputs(cache_root(), args.probes, args.variants)
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
-    # dask's nanny starts each worker with MALLOC_TRIM_THRESHOLD_=65536, which turns glibc's dynamic mmap
-    # threshold off: every mask-sized array is then a fresh mmap and its page faults.  The docs' dask
-    # section: a config file that unsets it (an environment variable of any value would set it).
-    conf = Path(tempfile.mkdtemp(prefix="omfc-dask-config-"))
-    (conf / "omfc.yaml").write_text(DASK_CONFIG)
-    env = {k: v for k, v in os.environ.items() if k != "MALLOC_TRIM_THRESHOLD_"}
-    if not args.dask_default_allocator:
-        env["DASK_CONFIG"] = str(conf)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}  # dask's nanny sets its own
     scheduler = subprocess.Popen(
         ["dask", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
         stdout=subprocess.DEVNULL,

@@ -12,7 +12,10 @@ Generates its inputs once (cached under ``$XDG_CACHE_HOME/pytest-omfc-bench`` or
    ``read_system_mask`` -> ``score_mask``, what ``score_masks`` runs per mask)
    with its stages (decode, binarise, weights, sweep, metrics), against the
    baseline, and the decode floors (Pillow, libspng when pyspng is installed, the plugin's own reader).
-   Target <= 12 ms per mask per core and <= 1.3x the decode floor (MediScore 0.18 s).
+   Target <= 12 ms per mask per core and <= 1.3x the decode floor (MediScore 0.18 s).  The
+   benchmark's process runs with the allocator setting the plugin applies where it scores
+   (``pytest_omfc/alloc.py``); two fresh subprocesses score the same pair 60 times each with glibc's
+   defaults and with that setting, and print the median time, page faults and system time per mask.
 2. **JPEG 2000, one mask**: a 4032x2268 lossless JPEG 2000 bit-plane reference
    (uint16, 10 bit planes, written with Pillow's encoder) whose journal lists 8
    bit planes and evaluates 3 (one of them above 8), against a 4032x2268 grey
@@ -56,6 +59,7 @@ import os
 import pstats
 import resource
 import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -552,6 +556,53 @@ def measure_run(case: Path, n: int, jobs: int) -> RunFigures:
     )
 
 
+def child_alloc(ref: Path, sys_path: Path, setting: str) -> None:
+    """Inside a fresh subprocess: score one pair 60 times with glibc's defaults or the plugin's setting."""
+    if setting == "plugin":
+        from pytest_omfc.alloc import reuse_freed_memory
+
+        if not reuse_freed_memory():
+            print(json.dumps({"error": "the setting is not available here"}))
+            return
+    plugin_png(ref, sys_path)
+    before, times, cpus = resource.getrusage(resource.RUSAGE_SELF), [], []
+    for _ in range(60):
+        start, cpu = time.perf_counter(), time.process_time()
+        plugin_png(ref, sys_path)
+        times.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    print(
+        json.dumps(
+            {
+                "median_ms": 1e3 * sorted(times)[30],
+                "median_cpu_ms": 1e3 * sorted(cpus)[30],
+                "faults": (after.ru_minflt - before.ru_minflt) / 60,
+                "sys_ms": 1e3 * (after.ru_stime - before.ru_stime) / 60,
+            }
+        )
+    )
+
+
+def allocator_rows(ref: Path, sys_path: Path) -> list[tuple[str, Timing | None, str]]:
+    """The same pair scored in two fresh processes: glibc's default allocator, then the plugin's setting."""
+    rows: list[tuple[str, Timing | None, str]] = []
+    for setting, label in (("default", "glibc's defaults"), ("plugin", "the plugin's setting (alloc.py)")):
+        cmd = [sys.executable, __file__, "--child-alloc", setting, str(ref), str(sys_path)]
+        out = subprocess.run(cmd, capture_output=True, text=True, cwd=Path(__file__).parent, check=False)
+        try:
+            data = json.loads(out.stdout.strip().splitlines()[-1])
+        except (IndexError, ValueError):
+            rows.append((f"allocator: {label}", None, f"failed: {out.stderr.strip()[-200:]}"))
+            continue
+        if "error" in data:
+            rows.append((f"allocator: {label}", None, data["error"]))
+            continue
+        note = f"median of 60; {data['faults']:.0f} page faults, {data['sys_ms']:.1f} ms system time per mask"
+        rows.append((f"allocator: {label}", Timing(data["median_ms"], data["median_cpu_ms"]), note))
+    return rows
+
+
 def decode_floor(ref: Path, sys_path: Path, repeat: int, plugin: Timing) -> list[tuple[str, Timing | None, str]]:
     """What decoding the two PNGs alone costs (no scoring): Pillow, libspng (pyspng) when installed, and
     the plugin's own reader (zlib-ng inflate + numpy unfilter, with its header and CRC pass)."""
@@ -600,6 +651,7 @@ def section_png(root: Path, repeat: int, profile: bool) -> float:
                 results.append(("plugin, 3-channel reference read", t, "read_colour_reference(path) without grey=True"))
             results += stages(ref, sys_path, repeat)
             results += decode_floor(ref, sys_path, repeat, p)
+            results += allocator_rows(ref, sys_path)
     rgb = d / "refrgb.png"
     note = agree(plugin_png(rgb, d / "sys20.png"), baseline_png(rgb, d / "sys20.png"), "rgb")
     p = best(partial(plugin_png, rgb, d / "sys20.png"), repeat)
@@ -754,17 +806,29 @@ def main() -> None:
     ap.add_argument("--only", choices=("png", "jp2", "run"), default=None, help="one section only")
     ap.add_argument("--cache", type=Path, default=None, help=f"input cache (default {cache_root()})")
     ap.add_argument("--child-run", type=Path, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--child-alloc", nargs=3, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child_run is not None:
         child_run(args.child_run, args.jobs)
         return
+    if args.child_alloc is not None:
+        setting, ref, sys_path = args.child_alloc
+        child_alloc(Path(ref), Path(sys_path), setting)
+        return
+    try:  # what the plugin applies where it scores (older checkouts have no such module)
+        from pytest_omfc.alloc import reuse_freed_memory
+    except ImportError:
+        allocator = "glibc's defaults (this checkout has no pytest_omfc/alloc.py)"
+    else:
+        allocator = "the plugin's setting" if reuse_freed_memory() else "the system's defaults"
     repeat = args.repeat or (2 if args.quick else 7)
     probes = args.probes or (200 if args.quick else 2000)
     root = args.cache or cache_root()
     root.mkdir(parents=True, exist_ok=True)
     print(
         f"pytest-omfc mask scoring benchmark; inputs cached in {root}; baseline morphology: {MORPH_NAME}; "
-        f"{len(os.sched_getaffinity(0))} CPUs, load average {os.getloadavg()[0]:.2f} at the start"
+        f"{len(os.sched_getaffinity(0))} CPUs, load average {os.getloadavg()[0]:.2f} at the start; "
+        f"allocator: {allocator}"
     )
     plugin_cpu = baseline_cpu = math.nan
     if args.only in (None, "png", "run"):

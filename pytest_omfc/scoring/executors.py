@@ -18,9 +18,9 @@ opens one :class:`Executor` and calls its :meth:`Executor.map`, so that a cluste
 The workers open the files the items name, so they must see the same paths as this process: a shared
 file system, or the same mount at the same place on every worker; paths are sent as absolute paths.
 Remote workers also need pytest-omfc (the same version) installed, since the function is sent by
-reference to its module, and score about twice as fast when their nannies do not set
-``MALLOC_TRIM_THRESHOLD_`` (dask's default; set ``distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_:
-null`` in the workers' dask config; see ``_TRIM``).
+reference to its module.  Wherever ``fn`` runs (this process, a pool worker, a dask task), glibc's
+allocator is set first (:func:`pytest_omfc.alloc.reuse_freed_memory`), so that freed mask-sized arrays
+are reused instead of faulted in afresh; also in a dask worker whose nanny set ``MALLOC_TRIM_THRESHOLD_``.
 
 Memory stays bounded by the items in flight, not by the number of items: at most ``window`` items are
 submitted and not yet yielded (default: twice the workers), and each result is handed over as soon as
@@ -41,6 +41,7 @@ from functools import partial
 from itertools import chain, islice
 from typing import Any, Protocol, TypeVar
 
+from ..alloc import reuse_freed_memory
 from ..pool import context
 from .errors import ExecutionError
 
@@ -58,8 +59,9 @@ LOCAL = "local"
 #: what to install for ``dask=...`` (one line, quoted in the error)
 DASK_INSTALL = "pip install 'pytest-omfc[dask]'"
 #: dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536, which turns off glibc's dynamic mmap
-#: threshold: every mask-sized array is then mmapped and page-faulted afresh, and a 1920x1080 mask costs
-#: 0.09 s of CPU instead of 0.045 s (measured).  The LocalCluster's workers are started without it.
+#: threshold: every mask-sized array is then mmapped and page-faulted afresh.  Each task sets the allocator
+#: itself (_tuned); the LocalCluster's workers are also started without the variable, for what they
+#: allocate outside the tasks.
 _TRIM = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
 
 
@@ -152,13 +154,14 @@ class Executor:
         if self.dask is not None:
             yield from self._dask_map(fn, work, window)
         elif self.jobs is None or self.jobs <= 1 or len(head) == 1:
+            reuse_freed_memory()
             yield from map(fn, work)
         else:
             yield from self._pool_map(fn, work, self.jobs, window)
 
     def _pool_map(self, fn: Callable[[T], R], items: Iterable[T], jobs: int, window: int | None) -> Iterator[R]:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context())
+            self._pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context(), initializer=reuse_freed_memory)
         pool = self._pool
 
         def submit(item: T) -> Future[R]:
@@ -216,7 +219,7 @@ class Executor:
         threads = sum(client.nthreads().values()) or 1
 
         def submit(item: T) -> Any:
-            return client.submit(fn, item, pure=False)
+            return client.submit(_tuned, fn, item, pure=False)
 
         killed = getattr(self._distributed, "KilledWorker", None)
         try:
@@ -257,6 +260,12 @@ def map_ordered(
 def _apply_all(fn: Callable[[T], R], items: list[T]) -> list[R]:
     """``fn`` over one batch of items (a task of :meth:`Executor.map` with ``batch > 1``)."""
     return [fn(item) for item in items]
+
+
+def _tuned(fn: Callable[[T], R], item: T) -> R:
+    """``fn(item)`` in a process whose allocator reuses freed arrays (:mod:`pytest_omfc.alloc`; a dask task)."""
+    reuse_freed_memory()
+    return fn(item)
 
 
 def _windowed(submit: Callable[[T], _Result[R]], items: Iterable[T], window: int) -> Iterator[R]:

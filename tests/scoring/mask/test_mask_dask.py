@@ -101,10 +101,11 @@ import distributed
 from pytest_omfc.scoring.mask.run import score_masks
 submitted = []
 _submit = distributed.Client.submit
-def counting_submit(self, fn, *args, **kw):
+def counting_submit(self, tuned, fn, item, **kw):  # every task: _tuned(fn, item) (the allocator setting)
+    assert tuned.__name__ == "_tuned", tuned
     inner = fn.args[0] if hasattr(fn, "func") else fn  # a batch: functools.partial(_apply_all, fn)
-    submitted.extend([inner.__name__] * (len(args[0]) if hasattr(fn, "func") else 1))
-    return _submit(self, fn, *args, **kw)
+    submitted.extend([inner.__name__] * (len(item) if hasattr(fn, "func") else 1))
+    return _submit(self, tuned, fn, item, **kw)
 distributed.Client.submit = counting_submit
 tmp = {tmp!r}
 rep = score_masks(tmp + "/index.csv", tmp + "/ref.csv", tmp + "/sys/sys.csv", ref_dir=tmp,
@@ -283,17 +284,65 @@ def test_batched_tasks_yield_every_item_in_order(batch: int) -> None:
 
 @needs_dask
 def test_map_ordered_on_a_local_cluster_matches_the_builtin_map() -> None:
-    """Also: the LocalCluster's workers run without dask's MALLOC_TRIM_THRESHOLD_ (twice the CPU per mask)."""
+    """Also: the LocalCluster's workers run without dask's MALLOC_TRIM_THRESHOLD_ (twice the CPU per mask),
+    and every task runs with the allocator setting of pytest_omfc/alloc.py (also on a cluster the plugin
+    did not start)."""
     code = f"""
     import operator, os, sys
     sys.path.insert(0, {str(ROOT)!r})
+    from pytest_omfc import alloc
     from pytest_omfc.scoring.executors import Executor
     with Executor(jobs=2, dask="local") as ex:
         print(list(ex.map(operator.neg, range(40), window=5)) == [-i for i in range(40)])
         print(list(ex.map(os.getenv, ["MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS"])))
+        print(all(ex.map(alloc.in_force, range(8), batch=1)), all(ex.map(alloc.in_force, range(40))))
     """
     start = time.monotonic()
     out = run_child(code, timeout=90, cap=CAP)
     assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.splitlines()[-2:] == ["True", "[None, '1']"]
+    assert out.stdout.splitlines()[-3:] == ["True", "[None, '1']", "True True"]
     assert time.monotonic() - start < 60
+
+
+def test_scoring_processes_reuse_freed_arrays_instead_of_faulting_them_in_again() -> None:
+    """pytest_omfc/alloc.py: freeing and allocating a mask-sized array again costs page faults with glibc's
+    defaults (every page of a fresh mmap faults in) and almost none once the thresholds are set."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("glibc's allocator: Linux only")
+    code = f"""
+    import resource, sys
+    sys.path.insert(0, {str(ROOT)!r})
+    import numpy as np
+    from pytest_omfc import alloc
+    if sys.argv[1] == "1":
+        assert alloc.reuse_freed_memory() and alloc.in_force()
+    def faults():
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        for _ in range(50):  # what a mask score does: a 2 MB mask, 16 MB of int64 counts, their cumsum
+            mask = np.ones(2_000_000, dtype=np.uint8)
+            counts = mask.astype(np.int64)
+            total = np.cumsum(counts)
+            del mask, counts, total
+        return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+    faults()
+    print(faults())
+    """
+    counts = []
+    for setting in ("0", "1"):
+        out = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(code), setting], capture_output=True, text=True, timeout=60
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        counts.append(int(out.stdout.split()[-1]))
+    default, tuned = counts
+    assert default > 20_000, counts  # 50 rounds of ~1,600 pages (32 MB of int64), faulted in afresh
+    assert tuned < 1_000, counts
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_executor_sets_the_allocator_where_it_scores(jobs: int) -> None:
+    """In this process (jobs=1) and in every pool worker (jobs=2) the item function runs with the setting."""
+    from pytest_omfc import alloc
+
+    with Executor(jobs=jobs) as ex:
+        assert list(ex.map(alloc.in_force, range(8))) == [alloc.reuse_freed_memory()] * 8
