@@ -128,11 +128,7 @@ def colour_reference(
         )
     else:
         raise ValueError(f"reference image must be (H, W, 3) BGR or (H, W) grey (got shape {img.shape})")
-    codes = _gt_codes(selected, mode)
-    gt = np.zeros(agg.shape, dtype=np.bool_)
-    for code in codes:
-        gt |= agg == code
-    return _reference(gt, agg != WHITE, mode)
+    return _reference(_any_equal(agg, _gt_codes(selected, mode)), agg != WHITE, mode)
 
 
 def _gt_codes(selected: Iterable[str | int | tuple[int, int, int]] | None, mode: ReferenceMode) -> list[int]:
@@ -144,8 +140,23 @@ def _gt_codes(selected: Iterable[str | int | tuple[int, int, int]] | None, mode:
     raise ValueError(f"mode must be manipulation, splice_probe or splice_donor (got {mode!r})")
 
 
+def _any_equal(values: NDArray[Any], wanted: list[int]) -> NDArray[np.bool_]:
+    """``values == w`` for any ``w`` of ``wanted``, without a zero-filled start (one pass for one value)."""
+    if not wanted:
+        return np.zeros(values.shape, dtype=np.bool_)
+    out: NDArray[np.bool_] = values == wanted[0]
+    for w in wanted[1:]:
+        out |= values == w
+    return out
+
+
+def _black_on_white(gt: NDArray[np.bool_]) -> NDArray[np.uint8]:
+    """0 where ``gt``, 255 elsewhere: True - 1 = 0 and False - 1 = 255 in uint8 (np.where costs 20 times more)."""
+    return np.ascontiguousarray(gt).view(np.uint8) - np.uint8(1)
+
+
 def _reference(gt: NDArray[np.bool_], not_white: NDArray[np.bool_], mode: ReferenceMode) -> Reference:
-    bw = np.where(gt, np.uint8(0), np.uint8(255))
+    bw = _black_on_white(gt)
     if mode == "splice_probe":
         return Reference(bw, None)
     unselected = not_white & ~gt
@@ -161,10 +172,7 @@ def _grey_reference(
     (benchmarks/score_masks.py, stage "reference -> GT")."""
     codes = _gt_codes(selected, mode)
     greys = [c // 65793 for c in codes if c % 65793 == 0 and c // 65793 <= 255]
-    gt = np.zeros(img.shape, dtype=np.bool_)
-    for g in greys:
-        gt |= img == np.uint8(g)
-    return _reference(gt, img != np.uint8(255), mode)
+    return _reference(_any_equal(img, greys), img != np.uint8(255), mode)
 
 
 def _bit_planes(bits: Iterable[int | str]) -> list[int]:
@@ -209,8 +217,7 @@ def bitplane_reference(
         values = arr[:, :, layer]
         gt |= (values & arr.dtype.type(want)) != 0
         unselected |= (values & arr.dtype.type(keep & ~want)) != 0
-    bw = np.where(gt, np.uint8(0), np.uint8(255))
-    return Reference(bw, unselected if unselected.any() else None)
+    return Reference(_black_on_white(gt), unselected if unselected.any() else None)
 
 
 # --- weights (docs/scoring/masks.md#no-score-zones) -------------------------------------------------------------------

@@ -742,3 +742,21 @@ def test_grey_reference_equals_its_three_channel_reading(mode: str, selected: An
     assert (a.unselected is None) == (b.unselected is None)
     if a.unselected is not None:
         assert np.array_equal(a.unselected, b.unselected)
+
+
+@pytest.mark.parametrize(
+    ("selected", "greys"),
+    [(None, [0]), (["0 0 0"], [0]), (["128 128 128", "0 0 0"], [0, 128]), (["255 0 0"], []), ([], [])],
+)
+def test_reference_is_black_exactly_on_the_selected_colours(selected: Any, greys: list[int]) -> None:
+    """The binarised reference (0 on GT, 255 elsewhere, uint8) against the definition, grey and BGR alike:
+    GT = pixels whose colour is selected (black when nothing is given), distractions = other non-white."""
+    rng = np.random.default_rng(11)
+    grey = rng.choice(np.array([0, 7, 128, 255], dtype=np.uint8), size=(29, 41))
+    gt = np.isin(grey, greys)
+    for image in (grey, np.repeat(grey[:, :, None], 3, axis=2)):
+        ref = colour_reference(image, selected)
+        assert ref.bw.dtype == np.uint8 and ref.bw.flags.c_contiguous
+        assert np.array_equal(ref.bw, np.where(gt, 0, 255).astype(np.uint8))
+        distraction = (grey != 255) & ~gt
+        assert ref.unselected is not None and np.array_equal(ref.unselected, distraction)
