@@ -17,9 +17,12 @@ import html
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..findings import reveal
-from .masks import COLOURS, MaskCard
+
+if TYPE_CHECKING:  # the mask cards' module imports Pillow and the mask scorer: only when a page shows masks
+    from .masks import MaskCard
 
 __all__ = ["Plot", "ReportData", "RuleRow", "ScoreTable", "expid_verdicts", "render_page", "verdict"]
 
@@ -326,6 +329,8 @@ def _masks(data: ReportData) -> list[str]:
     if data.mask_note:
         out.append(f"<p class=meta>{_e(data.mask_note)}</p>")
     if data.worst or data.best:
+        from .masks import COLOURS
+
         names = (
             ("TP", "true positive"),
             ("FN", "false negative"),

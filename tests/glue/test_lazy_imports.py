@@ -171,3 +171,22 @@ def test_declared_metric_names_match_the_engines() -> None:
     assert DETECTION_METRICS == METRIC_COLUMNS
     assert DETECTION.metrics == METRIC_COLUMNS
     assert FILTER_METRICS == filter_metrics()
+
+
+def test_a_check_without_masks_imports_neither_pillow_nor_the_mask_scorer(tmp_path: Path) -> None:
+    """Start-up of a small check (issue 20): a video detection submission has no mask to read or draw,
+    so the whole run (collection, items, terminal summary) imports neither Pillow nor the mask scorer."""
+    vmd = EXAMPLES / "submissions" / "vmd" / "p-baseline_3_vmd"
+    index = EXAMPLES / "datasets" / "OpenMFC2020" / "indexes" / "OpenMFC20_Video-VMD-index.csv"
+    res = run_capped(
+        ["-X", "importtime", "-m", "pytest", "-p", "pytest_omfc.plugin", "-p", "no:cacheprovider"]
+        + ["--omfc-submission", str(vmd), "--omfc-index", str(index)],
+        cwd=tmp_path,
+        env=_env(),
+        timeout=120,
+    )
+    assert res.ret == 0, res.out[-2000:] + res.err[-2000:]
+    imported = re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", res.err, re.MULTILINE)
+    assert "pytest_omfc.rules.vseg" in imported and "pandas" in imported  # the check ran
+    readers = ("pytest_omfc.scoring.mask.engine", "pytest_omfc.scoring.mask.io", "pytest_omfc.report.masks")
+    assert [m for m in imported if m.split(".")[0] == "PIL" or m.startswith(readers)] == []
