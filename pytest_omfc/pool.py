@@ -64,9 +64,10 @@ def resolve_jobs(jobs: int | None) -> int:
     return max(1, n)
 
 
-#: Imported once by the forkserver, so that each worker it forks starts with them (instead of importing
-#: numpy, pandas and Pillow again, about 0.3 s and 30 MB a worker).
-PRELOAD = ["pytest_omfc.png", "pytest_omfc.scoring.mask.run"]
+#: Imported once by the forkserver, so that each worker it forks starts with them: the PNG reader (MASK-04's
+#: inflating, the header passes) and one mask side's scoring (numpy, Pillow, zlib-ng; not pandas, which
+#: the tables need and the workers do not).  A worker's function from elsewhere imports its module itself.
+PRELOAD = ["pytest_omfc.png", "pytest_omfc.scoring.mask.job"]
 
 
 def context() -> multiprocessing.context.BaseContext:

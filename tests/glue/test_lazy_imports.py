@@ -190,3 +190,18 @@ def test_a_check_without_masks_imports_neither_pillow_nor_the_mask_scorer(tmp_pa
     assert "pytest_omfc.rules.vseg" in imported and "pandas" in imported  # the check ran
     readers = ("pytest_omfc.scoring.mask.engine", "pytest_omfc.scoring.mask.io", "pytest_omfc.report.masks")
     assert [m for m in imported if m.split(".")[0] == "PIL" or m.startswith(readers)] == []
+
+
+def test_the_pools_forkserver_preloads_no_table_library(tmp_path: Path) -> None:
+    """The forkserver imports :data:`pytest_omfc.pool.PRELOAD` before the first worker of every pool (MASK-04's
+    inflating, a mask scoring run): the readers and one mask side's scoring, not pandas or pydantic, which
+    only the main process's tables and rules need (0.4 s of imports a check and a scoring run paid)."""
+    from pytest_omfc.pool import PRELOAD
+
+    assert "pytest_omfc.scoring.mask.job" in PRELOAD  # the unit of work of mask scoring
+    code = f"import sys\nfor m in {PRELOAD!r}: __import__(m)\nprint(sorted({{k.split('.')[0] for k in sys.modules}}))"
+    res = run_capped(["-c", code], cwd=tmp_path, env=_env(), timeout=120)
+    assert res.ret == 0, res.err[-2000:]
+    loaded = set(json.loads(res.out.strip().replace("'", '"')))
+    assert {"numpy", "PIL", "zlib_ng"} <= loaded
+    assert not loaded & {"pandas", "pydantic", "h5py", "glymur", "jsonschema", "dask"}
