@@ -15,7 +15,10 @@ of them alike:
 * ``python -X importtime -c "import pytest_omfc.plugin"``: the cumulative import time of the
   entry-point module (pytest included) and the count of modules it imports;
 * the start-up of a check: the smallest bundled example (OpenMFC2020 VMD, 3 trials,
-  all rules), through ``pytest --omfc-submission`` and through ``python -m pytest_omfc``.
+  all rules), through ``pytest --omfc-submission`` and through ``python -m pytest_omfc``;
+* the start-up of a process pool: a process that imports the mask scorer and runs four trivial
+  items on the plugin's local pool of two (``Executor(jobs=2)``: the forkserver, its preloaded
+  modules, two workers), whole process.
 
 Byte code is cached in a temporary ``PYTHONPYCACHEPREFIX`` (``PYTHONDONTWRITEBYTECODE`` is
 dropped) and one untimed round runs first, so the figures are those of an installed package with
@@ -45,6 +48,17 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
 ONE_TEST = "def test_one():\n    pass\n"
+POOL_MODE = "a local pool of two: mask scorer imported, 4 items"
+POOL_START = """\
+import operator
+
+if __name__ == "__main__":
+    import pytest_omfc.scoring.mask.run  # what score_masks has imported when its pool starts
+    from pytest_omfc.scoring.executors import Executor
+
+    with Executor(jobs=2) as ex:
+        assert list(ex.map(operator.neg, range(4))) == [0, -1, -2, -3]
+"""
 
 
 def _env(repo: Path, pycache: Path, *, autoload: bool = True) -> dict[str, str]:
@@ -111,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         pycache = Path(tmp) / "pycache"
         (cwd / "test_one.py").write_text(ONE_TEST, encoding="utf-8")
         base = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_one.py"]
+        (cwd / "pool_start.py").write_text(POOL_START, encoding="utf-8")
         check = ["--omfc-submission", str(vmd), "--omfc-index", str(vmd_index)]
         modes: dict[str, tuple[list[str], dict[str, str]]] = {
             "one test, -p no:omfc": ([*base, "-p", "no:omfc"], _env(repo, pycache)),
@@ -131,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
                 ["-m", "pytest_omfc", "-q", *check],
                 _env(repo, pycache),
             ),
+            POOL_MODE: (["pool_start.py"], _env(repo, pycache)),
         }
         if baseline is not None:
             modes |= {
@@ -146,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
                     modes["start-up: VMD example (3 trials), pytest"][0],
                     _env(baseline, pycache),
                 ),
+                f"baseline: {POOL_MODE}": (["pool_start.py"], _env(baseline, pycache)),
             }
         times: dict[str, list[float]] = {name: [] for name in modes}
         for i in range(ns.runs + 1):  # round 0 writes the byte code: not timed
