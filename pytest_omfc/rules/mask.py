@@ -216,8 +216,10 @@ _ABSENT = (png.MISSING, png.NOT_FILE)
 
 #: Pool thresholds.  With a warm page cache a header read (all chunks, CRCs) costs ~15 us, while a forkserver
 #: worker takes ~0.3 s to start: at evaluation scale (16,000 masks) the header pass stays in the item's
-#: process.  Inflating runs at ~0.5 GB/s, so a worker pays off above ~256 MB of image data (SCANS_PER_JOB
-#: counts inflated bytes).
+#: process.  SCANS_PER_JOB counts inflated bytes: 256 MB per worker, about 20 ms of zlib-ng's inflating at the
+#: 10 to 13 GB/s benchmarks/inflate.py prints for these masks (it was set when Python's zlib inflated at
+#: 0.5 GB/s); a large check has its forkserver started while pytest collects (pool.warm_up), so that a
+#: worker then costs a fork.
 HEADERS_PER_JOB = 50_000
 SCANS_PER_JOB = 1 << 28
 #: Masks per process for MASK-08's early-stopping scan (a few kilobytes each): a pool only for many.
