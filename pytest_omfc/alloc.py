@@ -2,16 +2,16 @@
 
 A mask scorer allocates and frees arrays of a mask's size (2 MB for a 1920x1080 mask, 16 MB as
 int64) many times per mask.  With glibc's defaults such an array is ``mmap``-ed, or freed at the top of
-the heap and trimmed, so the next one is mapped afresh and every page of it faults in again: about
-2,000 page faults and 5 ms of system time per 1920x1080 mask (``benchmarks/score_masks.py``; dask's
-nannies make it worse by starting workers with ``MALLOC_TRIM_THRESHOLD_=65536``).
+the heap and trimmed, so the next one is mapped afresh and every page of it faults in again: 2,000 to
+5,000 page faults and 5 to 13 ms of system time per 1920x1080 mask in ``benchmarks/score_masks.py``'s
+runs (dask's nannies make it worse by starting workers with ``MALLOC_TRIM_THRESHOLD_=65536``).
 :func:`reuse_freed_memory` raises the mmap threshold to glibc's largest (32 MiB) and the trim threshold
 to 64 MiB, both fixed (which also ends glibc's dynamic adjustment): arrays of a mask's size then come
 from the heap and are reused, and a process keeps at most 64 MiB of freed memory for that.
 
 It is called, once per process, where scoring work runs (:mod:`pytest_omfc.scoring.executors`: this
 process, a local pool's workers, dask workers).  Elsewhere than glibc (musl, macOS, Windows) it does
-nothing and says so.
+nothing and returns False.
 """
 
 from __future__ import annotations
@@ -43,10 +43,10 @@ def reuse_freed_memory() -> bool:
     try:
         libc = ctypes.CDLL(None)
         mallopt = libc.mallopt
-        gnu_version = libc.gnu_get_libc_version  # glibc only (musl's mallopt does nothing)
     except (OSError, AttributeError):
         return False
-    del gnu_version
+    if not hasattr(libc, "gnu_get_libc_version"):  # not glibc (musl's mallopt does nothing)
+        return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
     _applied = bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD))
