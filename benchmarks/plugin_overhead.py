@@ -18,7 +18,8 @@ of them alike:
   all rules), through ``pytest --omfc-submission`` and through ``python -m pytest_omfc``;
 * the start-up of a process pool: a process that imports the mask scorer and runs four trivial
   items on the plugin's local pool of two (``Executor(jobs=2)``: the forkserver, its preloaded
-  modules, two workers), whole process.
+  modules, two workers), whole process; and a process that imports only what the pools' forkserver
+  preloads (``pytest_omfc.pool.PRELOAD``), the forkserver's own start-up.
 
 Byte code is cached in a temporary ``PYTHONPYCACHEPREFIX`` (``PYTHONDONTWRITEBYTECODE`` is
 dropped) and one untimed round runs first, so the figures are those of an installed package with
@@ -49,6 +50,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[1]
 ONE_TEST = "def test_one():\n    pass\n"
 POOL_MODE = "a local pool of two: mask scorer imported, 4 items"
+PRELOAD_MODE = "the pools' forkserver preload alone (python -c)"
+PRELOAD_CODE = "import pytest_omfc.pool as p\nfor m in p.PRELOAD: __import__(m)"
 POOL_START = """\
 import operator
 
@@ -147,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
                 _env(repo, pycache),
             ),
             POOL_MODE: (["pool_start.py"], _env(repo, pycache)),
+            PRELOAD_MODE: (["-c", PRELOAD_CODE], _env(repo, pycache)),
         }
         if baseline is not None:
             modes |= {
@@ -163,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
                     _env(baseline, pycache),
                 ),
                 f"baseline: {POOL_MODE}": (["pool_start.py"], _env(baseline, pycache)),
+                f"baseline: {PRELOAD_MODE}": (["-c", PRELOAD_CODE], _env(baseline, pycache)),
             }
         times: dict[str, list[float]] = {name: [] for name in modes}
         for i in range(ns.runs + 1):  # round 0 writes the byte code: not timed

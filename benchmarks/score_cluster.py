@@ -31,6 +31,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -84,9 +85,19 @@ def child(
             head, *rows = (case / name).read_text(encoding="utf-8").splitlines()
             (tables / name).write_text("\n".join([head, *rows[half::2]]) + "\n", encoding="utf-8")
     t0 = time.perf_counter()
-    report = score_masks(
-        tables / "index.csv", tables / "ref.csv", tables / "sys.csv", sys_dir=case, ref_dir=case, jobs=jobs, dask=dask
-    )
+    try:
+        report = score_masks(
+            tables / "index.csv",
+            tables / "ref.csv",
+            tables / "sys.csv",
+            sys_dir=case,
+            ref_dir=case,
+            jobs=jobs,
+            dask=dask,
+        )
+    finally:
+        if tables != case:  # the half's tables only; the masks stay in the cache
+            shutil.rmtree(tables, ignore_errors=True)
     agg = report.results[0].aggregate
     print(json.dumps({"wall": time.perf_counter() - t0, "mcc": agg.get("OptimumMCC"), "n": agg.get("ScoreableTrials")}))
 

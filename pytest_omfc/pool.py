@@ -121,7 +121,7 @@ def map_slices(
 
 
 def warm_up(jobs: int | None) -> threading.Thread | None:
-    """Start the forkserver (and its :data:`PRELOAD` imports, about 0.13 s) in the background, so that the
+    """Start the forkserver (and its :data:`PRELOAD` imports) in the background, so that the
     first pool of a large check finds it ready instead of waiting for it; None when no pool will run here
     (``jobs`` resolves to 1, as under xdist on few CPUs, or there is no forkserver).  The caller decides
     that the check is large enough to need a pool: a small one never starts a process."""

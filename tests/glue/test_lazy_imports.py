@@ -195,7 +195,7 @@ def test_a_check_without_masks_imports_neither_pillow_nor_the_mask_scorer(tmp_pa
 def test_the_pools_forkserver_preloads_no_table_library(tmp_path: Path) -> None:
     """The forkserver imports :data:`pytest_omfc.pool.PRELOAD` before the first worker of every pool (MASK-04's
     inflating, a mask scoring run): the readers and one mask side's scoring, not pandas or pydantic, which
-    only the main process's tables and rules need (0.4 s of imports a check and a scoring run paid)."""
+    only the main process's tables and rules need (benchmarks/plugin_overhead.py times both preloads)."""
     from pytest_omfc.pool import PRELOAD
 
     assert "pytest_omfc.scoring.mask.job" in PRELOAD  # the unit of work of mask scoring

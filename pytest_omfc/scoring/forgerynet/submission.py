@@ -653,8 +653,7 @@ class ForgeryNetSubmission(Submission):
             if not text and allow_empty:
                 where.append((name, None, None))
                 continue
-            path, why = resolve_inside(folder, text, within, self._resolved)
-            where.append((name, path, why if path is None else None))
+            where.append((name, *resolve_inside(folder, text, within, self._resolved)))
         todo = [str(path) for _, path, _ in where if path is not None]
         heads = iter(map_slices(png.read_followed_headers, todo, self.settings.jobs, min_per_job=HEADERS_PER_JOB))
         out = []

@@ -2,8 +2,9 @@
 
 Kept apart from :mod:`.run` (pandas, the tables, the queries) so that a worker imports only what scoring a
 mask needs: the PNG and JPEG 2000 readers and the engine.  The process pools' forkserver preloads this
-module (:data:`pytest_omfc.pool.PRELOAD`): 0.13 s of imports instead of the 0.46 s of :mod:`.run`, before a
-pool's first mask and in every check that inflates masks in a pool.
+module (:data:`pytest_omfc.pool.PRELOAD`) instead of :mod:`.run`: a process importing only the preload
+takes a third of the time it took with :mod:`.run` (``benchmarks/plugin_overhead.py``, row "the pools'
+forkserver preload alone"), before a pool's first mask and in every check that inflates masks in a pool.
 """
 
 from __future__ import annotations

@@ -340,9 +340,10 @@ def test_scoring_processes_reuse_freed_arrays_instead_of_faulting_them_in_again(
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_the_executor_sets_the_allocator_where_it_scores(jobs: int) -> None:
+def test_the_executor_sets_the_allocator_where_it_scores(jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """In this process (jobs=1) and in every pool worker (jobs=2) the item function runs with the setting."""
     from pytest_omfc import alloc
 
+    monkeypatch.setattr(alloc, "_applied", None)  # as in a fresh process (an earlier test may have set it here)
     with Executor(jobs=jobs) as ex:
         assert list(ex.map(alloc.in_force, range(8))) == [alloc.reuse_freed_memory()] * 8
