@@ -115,7 +115,11 @@ def load_json(
         raise JsonProblem(f"must be a {what} of at most {_mb(max_bytes)} (got {st.st_size / 2**20:.1f} MB)")
     try:
         with open(path, "rb") as fh:
-            raw = fh.read(max_bytes + 1)
+            # the size stat gave, and one byte more to see growth: read(max_bytes + 1) would allocate
+            # max_bytes (64 MiB) for every file before shrinking to what it read
+            raw = fh.read(st.st_size + 1)
+            if len(raw) > st.st_size:  # it grew since the stat: up to the limit, as before
+                raw += fh.read(max_bytes + 1 - len(raw))
     except (OSError, ValueError) as exc:
         raise JsonProblem(f"must be a readable file (got {getattr(exc, 'strerror', None) or exc})") from None
     if len(raw) > max_bytes:

@@ -131,6 +131,45 @@ FILTERING_MAPPING_COLUMNS: tuple[str, ...] = (
 )
 
 
+class _MappingRows:
+    """A mapping table as it is gathered: each trial's own columns once with its row count, the varying
+    columns as one list each, holding objects the trial already has (the graphs' file IDs and confidences).
+
+    A tuple per row held about 300 bytes (1,000 trials, 246,000 rows: 77 MB); this holds 8 bytes per
+    varying cell until :meth:`frame` builds the same DataFrame.
+    """
+
+    def __init__(self, columns: Sequence[str], shared: int) -> None:
+        self.columns = list(columns)
+        self.shared = shared  # the first ``shared`` columns: one value per trial
+        self.heads: list[tuple[Any, ...]] = []
+        self.counts: list[int] = []
+        self.cells: list[list[Any]] = [[] for _ in self.columns[shared:]]
+
+    def trial(self, *head: Any) -> None:
+        """The next rows belong to the trial of ``head`` (the shared columns)."""
+        self.heads.append(head)
+        self.counts.append(0)
+
+    def add(self, *values: Any) -> None:
+        for cells, value in zip(self.cells, values, strict=True):
+            cells.append(value)
+        self.counts[-1] += 1
+
+    def frame(self) -> pd.DataFrame:
+        """The table, as ``pd.DataFrame(rows, columns=...)`` of the row tuples gives it (dtypes inferred per
+        column from lists); the gathered lists are released column by column."""
+        if not any(self.counts):  # no row: object columns, as from an empty list of rows
+            return pd.DataFrame([], columns=self.columns)
+        data: dict[str, Any] = {}
+        for j, name in enumerate(self.columns[: self.shared]):
+            data[name] = [h[j] for h, n in zip(self.heads, self.counts, strict=True) for _ in range(n)]
+        for name, cells in zip(self.columns[self.shared :], self.cells, strict=True):
+            data[name] = cells
+        self.cells = []
+        return pd.DataFrame(data, columns=self.columns)
+
+
 @dataclass(frozen=True)
 class TrialReason:
     """Why a trial was not scored (``scored=False``) or what to know about its score."""
@@ -338,6 +377,20 @@ def _fmt_conf(v: Any) -> Any:
     return "" if v is None else v
 
 
+def _file_ids(known: Mapping[str, str]) -> Callable[[str], str]:
+    """:func:`.graph.file_id` for one trial, each path's ID made once (a node named by several rows and
+    links shares one string)."""
+    made: dict[str, str] = {}
+
+    def name(path: str) -> str:
+        got = made.get(path)
+        if got is None:
+            got = made[path] = file_id(path, known)
+        return got
+
+    return name
+
+
 def score_graph_building(
     index: Table,
     reference: Table,
@@ -381,8 +434,8 @@ def score_graph_building(
     sys_dir = Path(sys_dir)
     rows: list[dict[str, Any]] = []
     raw: list[dict[str, float]] = []
-    nmap: list[tuple[Any, ...]] = []
-    lmap: list[tuple[Any, ...]] = []
+    nmap = _MappingRows(NODE_MAPPING_COLUMNS, shared=4)
+    lmap = _MappingRows(LINK_MAPPING_COLUMNS, shared=4)
     for t, pid, out, jname, journal, g in _scorable(trials, journals, groups, reasons, progress):
         present: dict[str, str] = {}
         ids: dict[str, str] = {t.ProvenanceProbeFileName: pid}
@@ -449,33 +502,19 @@ def score_graph_building(
         )
         if not mappings:
             continue
-        head = (jname, pid, direct, out)
+        nmap.trial(jname, pid, direct, out)
+        lmap.trial(jname, pid, direct, out)
+        name = _file_ids(ids)
         for f in sorted(rg.nodes | sg.nodes):
             kind = "Correct" if f in m.correct_nodes else ("Missing" if f in rg.nodes else "FalseAlarm")
-            nmap.append(head + (file_id(f, ids), _fmt_conf(sg.node_confidence.get(f)), kind))
+            nmap.add(name(f), _fmt_conf(sg.node_confidence.get(f)), kind)
         used_sys = {s for _, s in m.link_pairs}
         for r_link, s_link in m.link_pairs:
-            lmap.append(
-                head
-                + (
-                    file_id(r_link[0], ids),
-                    file_id(r_link[1], ids),
-                    _fmt_conf(sg.link_confidence.get(s_link)),
-                    "Correct",
-                )
-            )
+            lmap.add(name(r_link[0]), name(r_link[1]), _fmt_conf(sg.link_confidence.get(s_link)), "Correct")
         for a, b in sorted(rg.links - m.correct_links):
-            lmap.append(head + (file_id(a, ids), file_id(b, ids), "", "Missing"))
+            lmap.add(name(a), name(b), "", "Missing")
         for a, b in sorted(sg.links - used_sys):
-            lmap.append(
-                head
-                + (
-                    file_id(a, ids),
-                    file_id(b, ids),
-                    _fmt_conf(sg.link_confidence.get((a, b))),
-                    "FalseAlarm",
-                )
-            )
+            lmap.add(name(a), name(b), _fmt_conf(sg.link_confidence.get((a, b))), "FalseAlarm")
     trial_scores = pd.DataFrame(rows, columns=list(GRAPH_TRIAL_COLUMNS))
     means = pd.DataFrame(raw, columns=["SimNLO", "SimNO", "SimLO", "NodeRecall"]).mean(skipna=True)
     scores = pd.DataFrame(
@@ -490,8 +529,8 @@ def score_graph_building(
     return GraphBuildingResult(
         scores=scores,
         trial_scores=trial_scores,
-        node_mapping=pd.DataFrame(nmap, columns=list(NODE_MAPPING_COLUMNS)),
-        link_mapping=pd.DataFrame(lmap, columns=list(LINK_MAPPING_COLUMNS)),
+        node_mapping=nmap.frame(),
+        link_mapping=lmap.frame(),
         reasons=tuple(reasons),
     )
 
@@ -580,7 +619,8 @@ def score_filtering(
     journals = _Journals(Path(ref_dir), max_json_bytes, links=False)
     sys_dir = Path(sys_dir)
     rows: list[dict[str, Any]] = []
-    nmap: list[tuple[Any, ...]] = []
+    nmap = _MappingRows(FILTERING_MAPPING_COLUMNS, shared=3)
+    measures = {n: f"NodeRecallAt{n}" for n in NODE_RECALL_NS}
     for t, pid, out, jname, journal, g in _scorable(trials, journals, groups, reasons, progress):
         ref_files: list[str] = []
         ref_types: list[str] = []
@@ -618,24 +658,15 @@ def score_filtering(
             )
             if nt != "all" or not mappings:
                 continue
+            nmap.trial(jname, pid, out)
+            name = _file_ids(ids)
             for n in NODE_RECALL_NS:
                 top = set(ranked[:n])
                 for f in dict.fromkeys(ref_files + ranked[:n]):
                     if f in exclude:
                         continue
                     kind = "Correct" if f in top and f in type_of else ("Missing" if f in type_of else "FalseAlarm")
-                    nmap.append(
-                        (
-                            jname,
-                            pid,
-                            out,
-                            f"NodeRecallAt{n}",
-                            file_id(f, ids),
-                            _fmt_conf(conf.get(f)) if f in top else "",
-                            kind,
-                            type_of.get(f, ""),
-                        )
-                    )
+                    nmap.add(measures[n], name(f), _fmt_conf(conf.get(f)) if f in top else "", kind, type_of.get(f, ""))
     trial_scores = pd.DataFrame(rows, columns=list(FILTERING_TRIAL_COLUMNS))
     recall_cols = [f"NodeRecallAt{n}" for n in NODE_RECALL_NS]
     if trial_scores.empty:
@@ -647,6 +678,6 @@ def score_filtering(
     return FilteringResult(
         scores=scores,
         trial_scores=trial_scores,
-        node_mapping=pd.DataFrame(nmap, columns=list(FILTERING_MAPPING_COLUMNS)),
+        node_mapping=nmap.frame(),
         reasons=tuple(reasons),
     )

@@ -16,6 +16,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from pytest_omfc.scoring.merge import ScoringError
@@ -595,3 +596,34 @@ def test_index_probe_without_system_row_is_a_reason(tmp_path: Path) -> None:
     res = score_graph_building(**ds)
     assert _trial(res)["SimNLO"] == 1.0
     assert res.reasons == (TrialReason(q, "", "no system output row for this probe: not scored", False),)
+
+
+# ---------------------------------------------------------------------------- mapping tables gathered by column
+
+
+@pytest.mark.parametrize(
+    "trials",
+    [
+        [],  # no trial scored
+        [(("J", "p1", True, "a.json"), [])],  # a trial without rows
+        [
+            (("J", "p1", True, "a.json"), [("w1", 0.5, "Correct"), ("w2", "", "Missing")]),
+            (("K", "p2", True, "b.json"), []),
+            (("K", "p3", True, "c.json"), [("w3", 1.0, "FalseAlarm")]),
+        ],
+        [(("J", "p1", False, "a.json"), [("w1", 0.25, "Correct"), ("w2", 0.75, "Correct")])],  # floats only
+    ],
+)
+def test_mapping_rows_give_the_frame_of_the_row_tuples(trials: list[Any]) -> None:
+    """``_MappingRows`` (a trial's columns once, the rest by column) builds what ``pd.DataFrame(rows)`` of
+    the row tuples built before: values and the dtype of every column."""
+    from pytest_omfc.scoring.provenance.run import NODE_MAPPING_COLUMNS, _MappingRows
+
+    rows = _MappingRows(NODE_MAPPING_COLUMNS, shared=4)
+    tuples = []
+    for head, cells in trials:
+        rows.trial(*head)
+        for cell in cells:
+            rows.add(*cell)
+            tuples.append(head + cell)
+    pd.testing.assert_frame_equal(rows.frame(), pd.DataFrame(tuples, columns=list(NODE_MAPPING_COLUMNS)))
