@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -258,7 +259,8 @@ def _trials(index: pd.DataFrame, ref: pd.DataFrame, system: pd.DataFrame) -> tup
 
 
 class _Journals:
-    """Journal cache: each journal file is read and checked once per run.
+    """Journal cache: each journal file is read and checked once per run, and kept until the last trial
+    that names it (:func:`_scorable` drops it then: 1,000 journals held about 30 MB to the end of the run).
 
     Graph building reads the links and refuses a cycle; filtering (``links=False``)
     needs the node types only.
@@ -277,6 +279,10 @@ class _Journals:
             except (JsonProblem, GraphInputError) as exc:
                 self.cache[rel] = f"journal {exc}" if isinstance(exc, JsonProblem) else str(exc)
         return self.cache[rel]
+
+    def drop(self, rel: str) -> None:
+        """No trial needs ``rel`` any more."""
+        self.cache.pop(rel, None)
 
 
 #: One node-table row of a probe: (WorldFileID, WorldFileName, JournalNodeID).
@@ -353,6 +359,7 @@ def _scorable(
     total = len(trials)
     if progress is not None:
         progress(0, total)
+    to_come = Counter(trials["JournalFileName"].tolist()) if total else Counter()  # trials per journal
     for k, t in enumerate(trials.itertuples(index=False), 1):
         pid, out = t.ProvenanceProbeFileID, t.ProvenanceOutputFileName
         journal = journals.get(t.JournalFileName)
@@ -364,6 +371,9 @@ def _scorable(
             if note:
                 reasons.append(TrialReason(pid, out, note, True))
             yield t, pid, out, t.JournalName, journal, g
+        to_come[t.JournalFileName] -= 1
+        if to_come[t.JournalFileName] <= 0:
+            journals.drop(t.JournalFileName)
         if progress is not None:
             progress(k, total)
 

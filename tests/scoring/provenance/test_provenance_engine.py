@@ -627,3 +627,31 @@ def test_mapping_rows_give_the_frame_of_the_row_tuples(trials: list[Any]) -> Non
             rows.add(*cell)
             tuples.append(head + cell)
     pd.testing.assert_frame_equal(rows.frame(), pd.DataFrame(tuples, columns=list(NODE_MAPPING_COLUMNS)))
+
+
+def test_a_journal_is_read_once_and_dropped_after_its_last_trial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trials naming journals A, B, A: A is read once, kept for its second trial, and no journal is held
+    after the last trial that names it."""
+    from pytest_omfc.scoring.provenance import run
+
+    trials = pd.DataFrame(
+        {
+            "ProvenanceProbeFileID": ["p1", "p2", "p3"],
+            "ProvenanceOutputFileName": ["o1", "o2", "o3"],
+            "JournalName": ["A", "B", "A"],
+            "JournalFileName": ["a.json", "b.json", "a.json"],
+        }
+    )
+    reads: list[str] = []
+    monkeypatch.setattr(run, "_read", lambda path, max_bytes: reads.append(path.name) or {})
+    monkeypatch.setattr(run, "parse_journal", lambda doc, rel, **kw: object())
+    monkeypatch.setattr(run, "_unresolved", lambda g, journal: None)
+    journals = run._Journals(tmp_path, 1000, links=True)
+    held = []
+    for _ in run._scorable(trials, journals, {}, []):
+        held.append(sorted(journals.cache))
+    assert reads == ["a.json", "b.json"]
+    assert held == [["a.json"], ["a.json", "b.json"], ["a.json"]]
+    assert journals.cache == {}
