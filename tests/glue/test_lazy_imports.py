@@ -205,3 +205,21 @@ def test_the_pools_forkserver_preloads_no_table_library(tmp_path: Path) -> None:
     loaded = set(json.loads(res.out.strip().replace("'", '"')))
     assert {"numpy", "PIL", "zlib_ng"} <= loaded
     assert not loaded & {"pandas", "pydantic", "h5py", "glymur", "jsonschema", "dask"}
+
+
+def test_a_provenance_pool_worker_imports_no_table_library(tmp_path: Path) -> None:
+    """The PROV rules' unit of work (``provfacts.read_many``, pickled by reference) is all a pool worker of a
+    large provenance check imports: the JSON reader and the schema (pydantic, jsonschema), not pandas,
+    numpy or the rules (benchmarks/score_provenance.py --only-whole measures the tree)."""
+    from pytest_omfc import provfacts
+    from pytest_omfc.rules import prov
+
+    assert prov.read_many is provfacts.read_many
+    code = "import json, sys, pytest_omfc.provfacts\nprint(json.dumps(sorted(sys.modules)))"
+    res = run_capped(["-c", code], cwd=tmp_path, env=_env(), timeout=120)
+    assert res.ret == 0, res.err[-2000:]
+    modules = json.loads(res.out.strip())
+    loaded = {m.split(".")[0] for m in modules}
+    assert "pydantic" in loaded  # jsonschema comes with the first file validated
+    assert not loaded & {"pandas", "numpy", "PIL", "h5py", "glymur", "dask"}
+    assert not [m for m in modules if m.startswith(("pytest_omfc.rules", "pytest_omfc.submission"))]
