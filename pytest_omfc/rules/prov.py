@@ -5,7 +5,8 @@ Every row of a provenance system output names one JSON file by
 files are read once per process, on first use, by :func:`prov_data`: each is
 opened only when its reference stays inside the submission, parsed, validated
 against the task's schema (generated from :mod:`pytest_omfc.models.provenance`)
-and reduced to a small :class:`Facts` record; the PROV items only render those
+and reduced to a small :class:`Facts` record (:mod:`pytest_omfc.provfacts`, which
+pool workers import without pandas or the rules); the PROV items only render those
 facts.  Nothing of a bad file raises: it becomes a finding of PROV-02.
 
 Resolutions followed: D-19 (a blank or missing JSON is an error unless the row
