@@ -136,8 +136,9 @@ class _MappingRows:
     """A mapping table as it is gathered: each trial's own columns once with its row count, the varying
     columns as one list each, holding objects the trial already has (the graphs' file IDs and confidences).
 
-    A tuple per row held about 300 bytes (1,000 trials, 246,000 rows: 77 MB); this holds 8 bytes per
-    varying cell until :meth:`frame` builds the same DataFrame.
+    A tuple per row (with its own copies of the shared columns' references) cost several times the
+    pointer per varying cell held here until :meth:`frame` builds the same DataFrame
+    (``benchmarks/score_provenance.py --only-whole`` prints the peaks).
     """
 
     def __init__(self, columns: Sequence[str], shared: int) -> None:
@@ -260,7 +261,7 @@ def _trials(index: pd.DataFrame, ref: pd.DataFrame, system: pd.DataFrame) -> tup
 
 class _Journals:
     """Journal cache: each journal file is read and checked once per run, and kept until the last trial
-    that names it (:func:`_scorable` drops it then: 1,000 journals held about 30 MB to the end of the run).
+    that names it (:func:`_scorable` drops it then; kept to the end, every journal of a run stayed in memory).
 
     Graph building reads the links and refuses a cycle; filtering (``links=False``)
     needs the node types only.
