@@ -160,7 +160,8 @@ class _MappingRows:
 
     def frame(self) -> pd.DataFrame:
         """The table, as ``pd.DataFrame(rows, columns=...)`` of the row tuples gives it (dtypes inferred per
-        column from lists); the gathered lists are released column by column."""
+        column from lists).  Called once, at the end: the gathered lists go to the frame and this object
+        keeps none of them, so they are freed with the frame's construction."""
         if not any(self.counts):  # no row: object columns, as from an empty list of rows
             return pd.DataFrame([], columns=self.columns)
         data: dict[str, Any] = {}
