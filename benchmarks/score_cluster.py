@@ -32,22 +32,14 @@ import json
 import os
 import shlex
 import shutil
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _tree import cpu_seconds, descendants, run_tree  # benchmarks/_tree.py: the scripts run from this folder
+from _cluster import scheduler  # benchmarks/_cluster.py
+from _tree import cpu_seconds, run_tree  # benchmarks/_tree.py: the scripts run from this folder
 from score_masks import cache_root, run_inputs
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def child(
@@ -154,25 +146,7 @@ def main() -> None:
         case = spatial_inputs(args.probes)
     else:
         case = run_inputs(cache_root(), args.probes, args.variants)
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}  # dask's nanny sets its own
-    scheduler = subprocess.Popen(
-        ["dask", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    worker = subprocess.Popen(
-        ["dask", "worker", address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-        start_new_session=True,
-    )
-    try:
-        time.sleep(4)  # the workers connect
-        workers = descendants(worker.pid)
+    with scheduler() as (address, workers, _):
         rows = []
         for label, jobs, dask in (
             ("one local process (jobs=1)", 1, None),
@@ -210,10 +184,6 @@ def main() -> None:
                 f"reaches {pool_share:.0%} of it, the dask workers {dask_share:.0%}; the cluster's CPU per mask is "
                 f"{1000 * (dask_row[2] - rows[3][1][2]) / n:+.1f} ms against the two plain processes' (both CPUs busy)"
             )
-    finally:
-        for proc in (worker, scheduler):
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=30)
 
 
 if __name__ == "__main__":

@@ -20,8 +20,11 @@ every mask in full).  MediScore's validator (Python 2, not in this
 environment) took 63.9 s on the same 16,000 probes when it was measured for
 the issue; that figure is quoted, labelled as such.  Prints; asserts nothing.
 
-Run: ``python benchmarks/validate_scale.py [--probes N] [--repeat R] [--jobs J] [--baseline DIR] [-- -n 2]``
-(``--baseline DIR``: another checkout, e.g. ``git worktree add /tmp/main main``, alternately in the same rounds)
+Run: ``python benchmarks/validate_scale.py [--probes N] [--repeat R] [--jobs J] [--baseline DIR]
+[--cluster local|scheduler] [-- -n 2]``.  ``--baseline DIR``: another checkout (e.g. ``git worktree add
+/tmp/main main``), alternately in the same rounds; ``--cluster``: MASK-04's inflating on a dask
+LocalCluster, or on a scheduler and two workers started once, against one local process and the local
+pool, alternately.
 Targets on a 2-core machine: 16,000 probes in <= 2.0 s wall and <= 300 MB for
 the whole tree, within 1.3x the floor, linear in N.
 """
@@ -33,6 +36,7 @@ import io
 import os
 import re
 import shutil
+import statistics
 import struct
 import sys
 import time
@@ -201,6 +205,60 @@ def compare(index: Path, sub: Path, baseline: Path, repeat: int, jobs: int | Non
     print(f"  this checkout takes {mine / base:.2f} of the baseline's median wall time")
 
 
+def on_cluster(index: Path, sub: Path, where: str, repeat: int, extra: list[str]) -> None:
+    """MASK-04's inflating on a dask cluster (``--omfc-dask``) against one local process (``--omfc-jobs 1``)
+    and the plugin's local pool (one process per CPU), alternately in the same rounds.
+
+    ``where``: ``local`` (a LocalCluster started by each check: its processes are in the measured tree) or
+    ``scheduler`` (a ``dask scheduler`` and two workers started here once, as a portal runs them; their CPU
+    is read from ``/proc`` before and after each run and added).  Prints wall and CPU time of the whole
+    tree, and the cluster's CPU per mask over the one process: its overhead."""
+    if where == "scheduler":
+        from _cluster import scheduler
+
+        with scheduler() as (address, workers, sched):
+            _on_cluster(index, sub, address, repeat, extra, [*workers, *sched])
+    else:
+        _on_cluster(index, sub, where, repeat, extra, [])
+
+
+def _on_cluster(index: Path, sub: Path, address: str, repeat: int, extra: list[str], outside: list[int]) -> None:
+    from _tree import cpu_seconds
+
+    n_masks = sum(1 for _ in (sub / "mask").iterdir())
+    one_label, dask_label = "one local process (--omfc-jobs 1)", f"--omfc-dask {address}"
+    modes = {
+        one_label: (1, []),
+        "local pool (one process per CPU)": (None, []),
+        dask_label: (None, ["--omfc-dask", address]),
+    }
+    runs: dict[str, list[tuple[float, float]]] = {label: [] for label in modes}
+    run_pytest(index, sub, None, [*extra, "--omfc-dask", address])  # the cluster's first tasks, untimed
+    for _ in range(max(3, repeat)):
+        for label, (jobs, flags) in modes.items():
+            before = cpu_seconds(outside) if flags else 0.0
+            run, last = run_pytest(index, sub, jobs, [*extra, *flags])
+            if run.returncode != 0:
+                print(f"  {label}: pytest exit {run.returncode}, '{last}'")
+            runs[label].append((run.wall, run.cpu + (cpu_seconds(outside) - before if flags else 0.0)))
+    counted = "the scheduler's and workers' CPU added" if outside else "the LocalCluster's processes in the tree"
+    print(
+        f"\nMASK-04 on a dask cluster ({n_masks} masks, alternate runs, {len(runs[one_label])} each, "
+        f"{counted}, load {os.getloadavg()[0]:.2f}):"
+    )
+    print(f"  {'':<40} {'median wall s':>13} {'median CPU s':>12} {'CPU ms / mask over 1 process':>29}")
+    one_cpu = statistics.median(cpu for _, cpu in runs[one_label])
+    walls = {}
+    for label, rs in runs.items():
+        walls[label] = statistics.median(wall for wall, _ in rs)
+        cpu = statistics.median(cpu for _, cpu in rs)
+        print(f"  {label:<40} {walls[label]:>13.2f} {cpu:>12.2f} {(cpu - one_cpu) / n_masks * 1e3:>29.3f}")
+    print(
+        f"  the cluster takes {walls[dask_label] / walls[one_label]:.2f}x the wall time of one local process "
+        "(target: two workers at least 1.7x as fast, i.e. <= 0.59x)"
+    )
+
+
 def best_run(index: Path, sub: Path, repeat: int, jobs: int | None, extra: list[str]) -> tuple[TreeRun, str]:
     runs = [run_pytest(index, sub, jobs, extra) for _ in range(repeat)]
     return min(runs, key=lambda r: r[0].wall)
@@ -295,6 +353,12 @@ def main() -> None:
         type=Path,
         help="another checkout (e.g. a git worktree of main) run in the same rounds, alternately: before/after",
     )
+    ap.add_argument(
+        "--cluster",
+        choices=("local", "scheduler"),
+        help="also run the check with --omfc-dask against one local process and the local pool, alternately: "
+        "'local' (a LocalCluster per check) or 'scheduler' (a dask scheduler and two workers started here once)",
+    )
     ap.add_argument("pytest_args", nargs="*", help="extra pytest arguments, e.g. -n 2")
     args = ap.parse_args()
     global ISOLATE
@@ -348,6 +412,9 @@ def main() -> None:
 
     if args.baseline is not None:
         compare(index, sub, args.baseline.resolve(), args.repeat, args.jobs, args.pytest_args)
+
+    if args.cluster:
+        on_cluster(index, sub, args.cluster, args.repeat, args.pytest_args)
 
     if not args.no_baseline:
         t_naive, c_naive = naive(index, sub)

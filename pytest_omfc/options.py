@@ -366,14 +366,15 @@ CHECK_OPTIONS: tuple[Option, ...] = (*_CHECK_OPTIONS, *ARCHIVE_OPTIONS)
 
 #: The scoring set-up shared by every scorer.  ``--omfc-score``'s choices are the registered scorers (filled
 #: in by :func:`pytest_omfc.scoring.families.every_option`).
-#: ``--omfc-dask``: listed by every scorer that reads pixels (masks, ForgeryNet spatial maps), declared once.
+#: ``--omfc-dask``: listed by every scorer that reads pixels (masks, ForgeryNet spatial maps), declared once; a
+#: check reads it too (MASK-04's inflating of a large submission, :class:`pytest_omfc.submission.CheckSettings`).
 DASK = Option(
     "--omfc-dask",
     "omfc_dask",
     {
         "metavar": "ADDRESS",
-        "help": "score masks and ForgeryNet spatial maps on a dask.distributed scheduler (tcp://host:8786) or "
-        "'local' (a LocalCluster); needs pytest-omfc[dask]",
+        "help": "score masks and ForgeryNet spatial maps, and inflate a large check's masks (MASK-04), on a "
+        "dask.distributed scheduler (tcp://host:8786) or 'local' (a LocalCluster); needs pytest-omfc[dask]",
     },
     "",
     None,

@@ -27,7 +27,7 @@ from typing import TypeVar
 
 import numpy as np
 
-__all__ = ["context", "cpu_count", "map_slices", "resolve_jobs", "warm_up", "xdist_worker"]
+__all__ = ["context", "cpu_count", "cut", "map_slices", "resolve_jobs", "slices_worth", "warm_up", "xdist_worker"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -96,17 +96,10 @@ def map_slices(
     processes idle behind it.
     """
     items = list(items)
-    if weights is None:
-        cost = np.ones(len(items))
-    else:
-        cost = np.asarray(weights, dtype=np.float64)
-    total = float(cost.sum())
-    n = min(resolve_jobs(jobs), len(items), max(1, int(total // max(1.0, float(min_per_job)))))
+    n = min(resolve_jobs(jobs), slices_worth(items, min_per_job, weights))
     if n <= 1:
         return fn(items)
-    cuts = np.searchsorted(np.cumsum(cost), total * np.arange(1, n) / n, side="right")
-    bounds = [0, *sorted(set(int(c) for c in cuts if 0 < c < len(items))), len(items)]
-    slices = [items[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    slices = cut(items, n, weights)
     if len(slices) <= 1:
         return fn(items)
     try:
@@ -118,6 +111,26 @@ def map_slices(
     for part in parts:
         out.extend(part)
     return out
+
+
+def slices_worth(items: Sequence[T], min_per_job: float, weights: Sequence[float] | None = None) -> int:
+    """How many slices of at least ``min_per_job`` (items, or the unit of ``weights``) ``items`` make, at least 1."""
+    total = float(np.sum(weights)) if weights is not None else float(len(items))
+    return max(1, min(len(items), int(total // max(1.0, float(min_per_job)))))
+
+
+def cut(items: Sequence[T], n: int, weights: Sequence[float] | None = None) -> list[list[T]]:
+    """``items`` in at most ``n`` contiguous slices of about equal weight (each item's cost; default 1 each).
+
+    One item heavier than a slice's share stands alone, so fewer slices may come back; none is empty."""
+    items = list(items)
+    if n <= 1 or len(items) <= 1:
+        return [items] if items else []
+    cost = np.ones(len(items)) if weights is None else np.asarray(weights, dtype=np.float64)
+    total = float(cost.sum())
+    cuts = np.searchsorted(np.cumsum(cost), total * np.arange(1, n) / n, side="right")
+    bounds = [0, *sorted(set(int(c) for c in cuts if 0 < c < len(items))), len(items)]
+    return [items[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
 def warm_up(jobs: int | None) -> threading.Thread | None:

@@ -89,6 +89,7 @@ class CheckSettings:
     max_findings: int = DEFAULT_MAX_FINDINGS  # --omfc-max-findings
     slices: int = 4  # --omfc-slices: items per file-heavy rule
     jobs: int = 0  # --omfc-jobs: processes within one item (0: one per CPU)
+    dask: str | None = None  # --omfc-dask: where a large check inflates its masks (MASK-04), else local processes
     archive: ArchiveReport | None = None  # the archive the submission came in (ARC rules), unpacked privately
     shown_from: Path | None = None  # paths in findings are relative to this (default: the submission's parent)
     #: an NC2017 package (``pytest_omfc.package.PackageSettings``): its EXPIDs are each checked as a submission

@@ -34,7 +34,7 @@ from .. import png
 from ..editions import Group, Task
 from ..findings import Finding, Report, Severity, Unavailable, plural, shorten
 from ..paths import WINDOWS_ABS, resolve_inside
-from ..pool import map_slices, xdist_worker
+from ..pool import cut, map_slices, resolve_jobs, slices_worth, xdist_worker
 from ..registry import Part, not_checked, rule
 from ..submission import NotApplicable, Submission
 
@@ -45,6 +45,8 @@ PROBE_PIX, DONOR_PIX = "ProbeOptOutPixelValue", "DonorOptOutPixelValue"
 FAILED = "FailedValidation"
 _REQ = ("CSV-01",)
 
+#: A mask to inflate: path, width, height, bit depth, colour type, interlace, IDAT offset (png.decode_pixels).
+Item = tuple[str, int, int, int, int, int, int]
 #: Texts that mean "no mask" to a person but name a file to MediScore (MASK-01).
 _NULL_WORDS = {"nan", "none", "null", "na", "n/a", "-"}
 _INTEGER = re.compile(r"^[+-]?\d+$")
@@ -378,7 +380,8 @@ def mask_04(ctx: Submission, part: Part) -> Report:
     IEND, and the image data must be one complete zlib stream holding the whole image (decoders stop with
     "Not enough image data" / "image file is truncated").  The image data is inflated only for masks of
     the index size (a mask failing MASK-06 is not decoded: the index bounds the work).  Sliced as MASK-08
-    is (rows by position), so that xdist workers share the inflating."""
+    is (rows by position), so that xdist workers share the inflating; with ``--omfc-dask`` a large check
+    inflates on that cluster (``_spread``)."""
     facts = mask_facts(ctx)
     found = [_finding(ctx, ref, f"{_show(ref.name)} {why}") for ref, why in _unreadable(ctx, facts, part)]
     return Report(found, headline=f"{_of_total(len(found), facts)} masks are not readable PNG files" if found else None)
@@ -488,9 +491,39 @@ def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame, full: bool =
         fn, into = (png.decode_many, facts.decoded) if full else (png.blackness_many, facts.blackness)
         work = [png.raw_size(*item[1:6]) for item in items] if full else None
         min_per_job = SCANS_PER_JOB if full else BLACKNESS_PER_JOB
-        verdicts = map_slices(fn, items, ctx.settings.jobs, min_per_job=min_per_job, weights=work)
+        verdicts = _spread(ctx, fn, items, min_per_job=min_per_job, weights=work)
         into.update(zip(todo["fid"].tolist(), verdicts, strict=False))
     return facts.decoded if full else {**facts.blackness, **facts.decoded}
+
+
+def _spread(
+    ctx: Submission,
+    fn: Callable[[list[Item]], list[tuple[str, str]]],
+    items: list[Item],
+    *,
+    min_per_job: float,
+    weights: list[int] | None,
+) -> list[tuple[str, str]]:
+    """``fn`` over slices of ``items``, verdicts in input order: on the dask cluster of ``--omfc-dask`` when
+    the work is worth more than one slice of ``min_per_job`` (then one task per such slice, so that a task
+    inflates about 256 MB and costs the scheduler once, not once per mask), else in this machine's processes
+    (:func:`~pytest_omfc.pool.map_slices`).  The workers read the files themselves, by the absolute paths
+    this process resolved inside the submission: they must see them at the same place.  A cluster that
+    cannot serve leaves the work to the local processes with an :class:`~.scoring.errors.ExecutionWarning`
+    (the verdicts do not depend on where they are computed)."""
+    dask, worth = ctx.settings.dask, slices_worth(items, min_per_job, weights)
+    if dask is not None and worth > 1:
+        import warnings
+
+        from ..scoring.errors import ExecutionError, ExecutionWarning
+        from ..scoring.executors import Executor
+
+        try:
+            with Executor(jobs=resolve_jobs(ctx.settings.jobs), dask=dask) as cluster:
+                return [v for part in cluster.map(fn, cut(items, worth, weights), batch=1) for v in part]
+        except ExecutionError as exc:
+            warnings.warn(f"{exc}: the masks were inflated here instead", ExecutionWarning, stacklevel=2)
+    return map_slices(fn, items, ctx.settings.jobs, min_per_job=min_per_job, weights=weights)
 
 
 @rule("MASK-06", "The mask has the size of its probe (or donor) in the index", tasks=MASK_TASKS, requires=_REQ)

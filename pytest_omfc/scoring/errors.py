@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 __all__ = [
     "ExecutionError",
+    "ExecutionWarning",
     "QueryError",
     "ScoringError",
     "SetupError",
@@ -51,6 +52,11 @@ class QueryError(SetupError):
 
 class ExecutionError(ScoringError):
     """The scoring processes or the dask cluster failed (a worker died, no scheduler)."""
+
+
+class ExecutionWarning(UserWarning):
+    """The cluster asked for (``--omfc-dask``) could not run a check's work, which then ran in this machine's
+    processes: the verdicts are the same, the run took longer.  A check never fails because of the machine."""
 
 
 class SubmissionError(ScoringError):

@@ -298,3 +298,15 @@ def test_pool_slices_by_weight(monkeypatch):
     seen.clear()
     assert pool.map_slices(lambda part: part, items, 2, min_per_job=100, weights=[1] * 10) == items
     assert seen == []  # 10 bytes of work: not worth a process
+
+
+def test_cut_gives_contiguous_slices_of_about_equal_weight() -> None:
+    """What a dask cluster is given for MASK-04 (one task per slice): every item once, in order, none empty."""
+    from pytest_omfc.pool import cut, slices_worth
+
+    items = list(range(10))
+    assert cut(items, 3, [1] * 9 + [1000]) == [list(range(9)), [9]]  # the heavy item alone; 2 slices, not 3
+    assert cut(items, 2) == [list(range(5)), list(range(5, 10))]
+    assert cut(items, 1) == [items] and cut([], 4) == [] and cut([7], 4) == [[7]]
+    assert slices_worth(items, 100, [1] * 9 + [1000]) == 10  # 1009 units: ten slices of 100, one per item
+    assert slices_worth(items, 4) == 2 and slices_worth(items, 100) == 1 and slices_worth([], 1) == 1

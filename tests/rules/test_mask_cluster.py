@@ -1,0 +1,104 @@
+"""MASK-04's inflating on a dask cluster (``--omfc-dask``, rules/mask.py ``_spread``).
+
+A check of a large submission with ``--omfc-dask`` sends MASK-04's inflating to the cluster, one task per
+slice of about ``SCANS_PER_JOB`` inflated bytes; the verdicts do not depend on where they are computed.
+The runs here lower ``SCANS_PER_JOB`` to one byte (a small plugin module, ``-p cluster_spy``) so that each
+of three small masks is its own task, and count the tasks the cluster was given:
+
+* a real two-worker LocalCluster gives exactly the local run's verdicts (a truncated stream fails MASK-04,
+  an all-black mask warns in MASK-08, a good mask passes), with one task per mask;
+* a scheduler where nothing listens leaves the work to this machine: the same verdicts and exit code, and
+  an ``ExecutionWarning`` naming the address in pytest's warnings summary, no traceback.
+
+Each run is a pytest subprocess with a timeout, so a regression fails instead of hanging the suite; only
+127.0.0.1 is contacted.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.fuzz import verdicts
+from helpers.masks import IDS, image_case, pil_png, raw_png
+
+from pytest_omfc.scoring.executors import DASK_INSTALL
+
+needs_dask = pytest.mark.skipif(
+    importlib.util.find_spec("distributed") is None, reason=f"dask.distributed is not installed ({DASK_INSTALL})"
+)
+
+SPY = """\
+from pytest_omfc.rules import mask
+from pytest_omfc.scoring import executors
+
+mask.SCANS_PER_JOB = 1  # one inflated byte makes a slice: every mask of the case is its own task
+tasks = []
+_dask_map = executors.Executor._dask_map
+
+
+def counting(self, fn, items, window):
+    items = list(items)
+    tasks.append(len(items))
+    yield from _dask_map(self, fn, items, window)
+
+
+executors.Executor._dask_map = counting
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line(f"cluster tasks: {tasks}")
+"""
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 where nothing listens (bound, then released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _run(case: Any, junit: Path, *extra: str) -> tuple[int, str, dict[str, tuple[str, str, bool]]]:
+    res = case.pytester.runpytest_subprocess(
+        *case.args,
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "cluster_spy",
+        "--omfc-jobs",
+        "2",
+        "--junitxml",
+        str(junit),
+        *extra,
+        timeout=180,
+    )
+    return int(res.ret), res.stdout.str(), verdicts(junit)
+
+
+@needs_dask
+def test_mask04_on_a_cluster_gives_the_local_verdicts_and_a_dead_scheduler_falls_back(omfc: Any) -> None:
+    black = raw_png(fill=0)
+    truncated = pil_png()[:-40]  # IEND and the end of the image data cut off
+    files = {"mask/0042-mask.png": pil_png(), "mask/0043-mask.png": black, "mask/0044-mask.png": truncated}
+    case = image_case(omfc, {i: f"mask/{i}-mask.png" for i in IDS}, files)
+    omfc.write("cluster_spy.py", SPY)
+    out = omfc.root / "out"
+    ret, local_out, local = _run(case, out / "local.xml")
+    assert "cluster tasks: []" in local_out
+    assert local["MASK-04"][0] == "failure" and "1 of 3 masks are not readable" in local["MASK-04"][1]
+    assert local["MASK-08"][2], "the all-black mask warns"
+
+    ret_dask, dask_out, on_cluster = _run(case, out / "dask.xml", "--omfc-dask", "local")
+    # the truncated mask has no sound header (no IEND), so only two masks are inflated: two tasks
+    assert "cluster tasks: [2]" in dask_out, dask_out[-3000:]
+    assert (ret_dask, on_cluster) == (ret, local)
+
+    address = f"tcp://127.0.0.1:{closed_port()}"
+    ret_dead, dead_out, fell_back = _run(case, out / "dead.xml", "--omfc-dask", address)
+    assert (ret_dead, fell_back) == (ret, local)
+    assert "ExecutionWarning: dask: cannot connect to the scheduler at" in dead_out, dead_out[-3000:]
+    assert address in dead_out and "the masks were inflated here instead" in dead_out
+    assert "Traceback" not in dead_out and "INTERNALERROR" not in dead_out
