@@ -16,6 +16,11 @@ of them alike:
   entry-point module (pytest included) and the count of modules it imports;
 * the start-up of a check: the smallest bundled example (OpenMFC2020 VMD, 3 trials,
   all rules), through ``pytest --omfc-submission`` and through ``python -m pytest_omfc``;
+  and through ``pytest`` as a wheel install meets it where pytest may not write byte code
+  (``PYTHONDONTWRITEBYTECODE=1``, a read-only ``site-packages``, the first run of a fresh CI
+  environment): pytest marks an installed plugin's whole package for assertion rewriting, which a
+  checkout on ``PYTHONPATH`` does not get, so a small ``-p`` module marks ``pytest_omfc`` as the
+  wheel's entry point would;
 * the start-up of a process pool: a process that imports the mask scorer and runs four trivial
   items on the plugin's local pool of two (``Executor(jobs=2)``: the forkserver, its preloaded
   modules, two workers), whole process; and a process that imports only what the pools' forkserver
@@ -52,6 +57,15 @@ ONE_TEST = "def test_one():\n    pass\n"
 POOL_MODE = "a local pool of two: mask scorer imported, 4 items"
 PRELOAD_MODE = "the pools' forkserver preload alone (python -c)"
 PRELOAD_CODE = "import pytest_omfc.pool as p\nfor m in p.PRELOAD: __import__(m)"
+#: What pytest does for a plugin installed from a wheel (``_mark_plugins_for_rewrite``): mark its package.
+AS_WHEEL = """\
+import sys
+
+for finder in sys.meta_path:
+    if hasattr(finder, "mark_rewrite"):
+        finder.mark_rewrite("pytest_omfc")
+"""
+WHEEL_MODE = "start-up: VMD example (3 trials), pytest, as a wheel, no byte code written"
 POOL_START = """\
 import operator
 
@@ -129,7 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         (cwd / "test_one.py").write_text(ONE_TEST, encoding="utf-8")
         base = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_one.py"]
         (cwd / "pool_start.py").write_text(POOL_START, encoding="utf-8")
+        (cwd / "omfc_as_wheel.py").write_text(AS_WHEEL, encoding="utf-8")
         check = ["--omfc-submission", str(vmd), "--omfc-index", str(vmd_index)]
+        wheel = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "omfc_as_wheel", *check]
         modes: dict[str, tuple[list[str], dict[str, str]]] = {
             "one test, -p no:omfc": ([*base, "-p", "no:omfc"], _env(repo, pycache)),
             "one test, plugin loaded, unused": (
@@ -149,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                 ["-m", "pytest_omfc", "-q", *check],
                 _env(repo, pycache),
             ),
+            WHEEL_MODE: (wheel, _env(repo, pycache) | {"PYTHONDONTWRITEBYTECODE": "1"}),
             POOL_MODE: (["pool_start.py"], _env(repo, pycache)),
             PRELOAD_MODE: (["-c", PRELOAD_CODE], _env(repo, pycache)),
         }
@@ -166,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
                     modes["start-up: VMD example (3 trials), pytest"][0],
                     _env(baseline, pycache),
                 ),
+                f"baseline: {WHEEL_MODE}": (wheel, _env(baseline, pycache) | {"PYTHONDONTWRITEBYTECODE": "1"}),
                 f"baseline: {POOL_MODE}": (["pool_start.py"], _env(baseline, pycache)),
                 f"baseline: {PRELOAD_MODE}": (["-c", PRELOAD_CODE], _env(baseline, pycache)),
             }

@@ -16,8 +16,13 @@ from __future__ import annotations
 
 import importlib
 
-from .pytest_glue.fixture import omfc
-from .pytest_glue.hooks import (
+from .pytest_glue.compat import leave_unrewritten
+
+# Before the plugin's other modules are imported: pytest need not rewrite their asserts (compat.py says why).
+leave_unrewritten(__name__.partition(".")[0])
+
+from .pytest_glue.fixture import omfc  # noqa: E402
+from .pytest_glue.hooks import (  # noqa: E402
     pytest_addoption,
     pytest_collect_directory,
     pytest_configure,

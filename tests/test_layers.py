@@ -123,7 +123,7 @@ def test_engines_and_rules_do_not_import_pytest(modules: list[str], layer: str) 
 def test_private_pytest_api_lives_in_one_module() -> None:
     """Only pytest_glue/compat.py imports ``_pytest`` or reads pytest's private attributes, each use with its
     reason there; everything else uses pytest's public API."""
-    private = ("_decide_args", "_conftest_plugins", "_cachedir", "._tw", "_use_item_location")
+    private = ("_decide_args", "_conftest_plugins", "_cachedir", "._tw", "_use_item_location", "_must_rewrite")
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.name == "compat.py":
             continue

@@ -6,6 +6,7 @@ these, this module is the only place to adapt, and each use falls back to a safe
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ __all__ = [
     "cache_dir",
     "collection_anchors",
     "failure_repr",
+    "leave_unrewritten",
     "loaded_conftests",
     "move_cache",
 ]
@@ -98,3 +100,21 @@ def cache_dir(config: pytest.Config) -> Path | None:
 def skip_here(reason: str) -> Skipped:
     """A skip reported at the raising item's location (see the import's reason): ``raise skip_here(...)``."""
     return Skipped(reason, _use_item_location=True)
+
+
+def leave_unrewritten(package: str) -> None:
+    """Take ``package`` off the list of modules whose asserts pytest rewrites.
+
+    Why: pytest marks every top-level package of a distribution with a ``pytest11`` entry point for assertion
+    rewriting (and ``-p NAME`` marks ``NAME``).  A marked module is not loaded from its ``.pyc`` but parsed,
+    rewritten and compiled by pytest from source, which pytest caches in files of its own only where it may
+    write byte code: with ``PYTHONDONTWRITEBYTECODE``, a read-only ``site-packages`` or in the first run of a
+    fresh CI environment, a check then compiles every module of the plugin it imports, on every run.  The
+    plugin's asserts are internal invariants that gain nothing from rewriting.  pytest has no public API to
+    unmark a package (``PYTEST_DONT_REWRITE`` in a docstring still parses and compiles the module): the set is
+    the rewriting import hook's ``_must_rewrite``, found on ``sys.meta_path``.  Fallback: nothing changes (the
+    modules are rewritten, as before).  Call it before the package's other modules are imported."""
+    for finder in sys.meta_path:
+        marked = getattr(finder, "_must_rewrite", None)
+        if isinstance(marked, set):
+            marked.discard(package)

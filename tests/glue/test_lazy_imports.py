@@ -223,3 +223,51 @@ def test_a_provenance_pool_worker_imports_no_table_library(tmp_path: Path) -> No
     assert "pydantic" in loaded  # jsonschema comes with the first file validated
     assert not loaded & {"pandas", "numpy", "PIL", "h5py", "glymur", "dask"}
     assert not [m for m in modules if m.startswith(("pytest_omfc.rules", "pytest_omfc.submission"))]
+
+
+AS_WHEEL = """
+import json, os, sys
+
+for finder in sys.meta_path:  # what pytest does for a plugin installed from a wheel: mark its whole package
+    if hasattr(finder, "mark_rewrite"):
+        finder.mark_rewrite("pytest_omfc")
+
+
+def pytest_unconfigure(config):
+    rewritten = sorted(
+        name for name, mod in list(sys.modules.items())
+        if name.split(".")[0] == "pytest_omfc"
+        and type(getattr(mod, "__loader__", None)).__name__ == "AssertionRewritingHook"
+    )
+    imported = sorted(name for name in sys.modules if name.split(".")[0] == "pytest_omfc")
+    with open(os.environ["OMFC_MODULES_OUT"], "w") as fh:
+        json.dump({"rewritten": rewritten, "imported": imported}, fh)
+"""
+
+
+def test_a_check_compiles_none_of_the_plugins_modules_for_assertion_rewriting(tmp_path: Path) -> None:
+    """pytest marks an installed plugin's whole package for assertion rewriting: every module it imports is then
+    parsed and compiled from source on each run where pytest may not write byte code (PYTHONDONTWRITEBYTECODE,
+    the first run of a fresh CI environment).  The plugin takes its package off that list as it loads (compat.py,
+    ``leave_unrewritten``): only what was imported before that (the package's ``__init__`` and what it imports,
+    the entry point, the compat module) is rewritten, not the dozens of modules a check imports."""
+    (tmp_path / "omfc_as_wheel.py").write_text(AS_WHEEL, encoding="utf-8")
+    out = tmp_path / "modules.json"
+    index = IMDL_DATASET / "indexes" / "OpenMFC20_Image-IMDL-index.csv"
+    res = run_capped(
+        ["-m", "pytest", "-p", "omfc_as_wheel", "-p", "pytest_omfc.plugin", "-p", "no:cacheprovider", "-q"]
+        + ["--omfc-submission", str(IMDL), "--omfc-index", str(index)],
+        cwd=tmp_path,
+        env=_env(OMFC_MODULES_OUT=str(out), PYTHONDONTWRITEBYTECODE="1"),
+        timeout=120,
+    )
+    assert res.ret == 0, res.out[-2000:] + res.err[-2000:]
+    seen = json.loads(out.read_text(encoding="utf-8"))
+    assert "pytest_omfc.plugin" in seen["rewritten"], "the marking module did not take effect: the test shows nothing"
+    assert len(seen["imported"]) > 40 and "pytest_omfc.rules.mask" in seen["imported"]
+    before_the_plugin = {"pytest_omfc", "pytest_omfc.editions", "pytest_omfc.findings", "pytest_omfc.registry"}
+    assert set(seen["rewritten"]) <= before_the_plugin | {
+        "pytest_omfc.plugin",
+        "pytest_omfc.pytest_glue",
+        "pytest_omfc.pytest_glue.compat",
+    }
