@@ -21,6 +21,11 @@ of them alike:
   environment): pytest marks an installed plugin's whole package for assertion rewriting, which a
   checkout on ``PYTHONPATH`` does not get, so a small ``-p`` module marks ``pytest_omfc`` as the
   wheel's entry point would;
+* a lower bound of MediScore's validator's start-up, in the same rounds: its ``validator.py`` imports
+  numpy, pandas, OpenCV (``cv2``) and ``multiprocessing`` before anything else (it then reads both CSV
+  files and checks the masks in a process pool); MediScore (Python 2) is not in this environment, so
+  ``python -c "import numpy, pandas, multiprocessing, cv2"`` (``cv2`` when it is installed) stands for it:
+  the validator cannot start faster than its imports;
 * the start-up of a process pool: a process that imports the mask scorer and runs four trivial
   items on the plugin's local pool of two (``Executor(jobs=2)``: the forkserver, its preloaded
   modules, two workers), whole process; and a process that imports only what the pools' forkserver
@@ -50,6 +55,7 @@ import sys
 import tempfile
 import time
 from importlib.metadata import entry_points
+from importlib.util import find_spec
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
@@ -65,6 +71,9 @@ for finder in sys.meta_path:
     if hasattr(finder, "mark_rewrite"):
         finder.mark_rewrite("pytest_omfc")
 """
+#: MediScore's validator's imports (tools/Validator/validator.py), cv2 only when installed here.
+MEDISCORE_IMPORTS = "numpy, pandas, multiprocessing" + (", cv2" if find_spec("cv2") is not None else "")
+MEDISCORE_MODE = f"lower bound of MediScore's validator: python -c 'import {MEDISCORE_IMPORTS}'"
 WHEEL_MODE = "start-up: VMD example (3 trials), pytest, as a wheel, no byte code written"
 POOL_START = """\
 import operator
@@ -166,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                 _env(repo, pycache),
             ),
             WHEEL_MODE: (wheel, _env(repo, pycache) | {"PYTHONDONTWRITEBYTECODE": "1"}),
+            MEDISCORE_MODE: (["-c", f"import {MEDISCORE_IMPORTS}"], _env(repo, pycache)),
             POOL_MODE: (["pool_start.py"], _env(repo, pycache)),
             PRELOAD_MODE: (["-c", PRELOAD_CODE], _env(repo, pycache)),
         }
@@ -217,6 +227,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"    baseline: {was - med[off]:+.3f} s, ratio {was / med[off]:.2f}; "
                 f"this checkout's run takes {med[on] / was:.2f} of the baseline's"
             )
+    check, floor = med["start-up: VMD example (3 trials), python -m pytest_omfc"], med[MEDISCORE_MODE]
+    print(
+        f"  the check through python -m pytest_omfc takes {check:.3f} s, {check - floor:+.3f} s over MediScore's "
+        f"validator's imports alone ({floor:.3f} s; the target was at or below the validator's start-up)"
+    )
     print(
         f"  import pytest_omfc.plugin: {imp:.3f} s cumulative (pytest included), {count} modules; "
         f"heavy libraries imported: {', '.join(heavy) or 'none'}"
