@@ -193,6 +193,10 @@ def main(argv: list[str] | None = None) -> int:
                     modes["start-up: VMD example (3 trials), pytest"][0],
                     _env(baseline, pycache),
                 ),
+                "baseline: start-up: VMD example (3 trials), python -m pytest_omfc": (
+                    modes["start-up: VMD example (3 trials), python -m pytest_omfc"][0],
+                    _env(baseline, pycache),
+                ),
                 f"baseline: {WHEEL_MODE}": (wheel, _env(baseline, pycache) | {"PYTHONDONTWRITEBYTECODE": "1"}),
                 f"baseline: {POOL_MODE}": (["pool_start.py"], _env(baseline, pycache)),
                 f"baseline: {PRELOAD_MODE}": (["-c", PRELOAD_CODE], _env(baseline, pycache)),

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
 from .editions import Task
 from .findings import plural, shorten
 from .jsonio import MAX_JSON_BYTES, JsonProblem, load_json
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from .models.provenance import SchemaError
 
 __all__ = ["MAX_BYTES", "Facts", "Tally", "find_cycle", "read_many"]

@@ -36,7 +36,7 @@ from .findings import (
     plural,
     tame,
 )
-from .models import OutputRow, key_columns, layouts_for, required_columns
+from .models.columns import INDEX_KEYS, LAYOUTS, Layout
 from .paths import resolve_inside
 from .registry import REGISTRY, Part, Rule
 
@@ -237,8 +237,8 @@ class Submission(Checked):
     # ------------------------------------------------------------------ layout
 
     @functools.cached_property
-    def layout(self) -> type[OutputRow]:
-        return layouts_for(self.group, self.task)
+    def layout(self) -> Layout:
+        return LAYOUTS[(self.group, self.task)]
 
     @property
     def column_rule(self) -> str:
@@ -246,7 +246,7 @@ class Submission(Checked):
 
     @property
     def keys(self) -> tuple[str, ...]:
-        return key_columns(self.task)
+        return INDEX_KEYS[self.task]
 
     # ------------------------------------------------------------------ files
 
@@ -329,7 +329,7 @@ class Submission(Checked):
         """
         table = self.sysout()
         if not table.has(name):
-            if name in required_columns(self.layout):
+            if name in self.layout.required:
                 raise Unavailable(self.column_rule, f"column {name} is absent")
             raise NotApplicable(f"the optional column {name} is absent")
         return table.df[name]

@@ -239,3 +239,31 @@ def test_check_reports_drift_and_write_removes_stale_files(tmp_path: Path, capsy
     assert schemagen.main(["--check", str(tmp_path)]) == 0
     text = (tmp_path / "output.OpenMFCImageOutput.json").read_text()
     assert text.endswith("}\n") and text.startswith('{\n  "$defs"')
+
+
+def test_the_column_table_a_check_reads_is_generated_from_the_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    """models/columns.py (the layouts and keys without pydantic, what the rules read) is schemagen's output:
+    it says what the models say, and a change to a model shows as drift."""
+    from pytest_omfc.models import columns, tabular
+
+    assert schemagen.columns_drift() == [], "run: python -m pytest_omfc.schemagen schemas"
+    assert set(columns.LAYOUTS) == set(tabular.LAYOUTS)
+    for key, model in tabular.LAYOUTS.items():
+        layout = columns.LAYOUTS[key]
+        assert layout.name == model.__name__ and layout.status == model.status
+        assert layout.columns == tuple(tabular.all_columns(model))
+        assert layout.required == tuple(tabular.required_columns(model))
+    assert columns.INDEX_KEYS == {task: model.key for task, model in tabular.INDEX_MODELS.items()}  # type: ignore[attr-defined]
+    monkeypatch.setattr(tabular.OpenMFCImageOutput, "status", "IsOptOut")
+    assert schemagen.columns_drift() == ["out of date: pytest_omfc/models/columns.py"]
+
+
+def test_the_documented_description_lists_the_fields_of_the_parsed_one() -> None:
+    """The schema description.SystemDescription comes from a pydantic mirror of the plain class the DESC rules use."""
+    from dataclasses import fields
+
+    from pytest_omfc.models import description, documents
+
+    public = [f.name for f in fields(description.SystemDescription) if not f.name.startswith("_")]
+    assert list(documents.SystemDescription.model_fields) == public == ["text", "sections_found"]
+    assert documents.SystemDescription.__doc__ == description.SystemDescription.__doc__

@@ -6,6 +6,9 @@ section, D-12), so a section is recognised by its *name* in a heading: a
 line that starts with the name, optionally after markup or numbering
 (``## 2.``, ``Section 2:``, ``(2)``, ``II.``, ``**``), or "Section N <name>"
 anywhere (the plans' own run-in style).  A word in running text is no heading.
+
+Plain classes: a check imports no pydantic.  The JSON Schema ``description.SystemDescription`` comes
+from the model of the same name in :mod:`pytest_omfc.models.documents`, which lists the same fields.
 """
 
 from __future__ import annotations
@@ -16,11 +19,9 @@ import functools
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
-
-from pydantic import BaseModel, PrivateAttr
 
 __all__ = [
     "SystemDescription",
@@ -38,7 +39,8 @@ __all__ = [
 MAX_BYTES = 64 * 1024
 
 
-class Section(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class Section:
     """A section of the plan's A-a and the pattern that recognises its heading name."""
 
     name: str
@@ -91,14 +93,15 @@ def _heading_re(pattern: str) -> re.Pattern[str]:
     return re.compile(rf"{line_start}|{run_in}", re.I | re.M)
 
 
-class SystemDescription(BaseModel):
+@dataclass
+class SystemDescription:
     """The text of a system description and which of the plan's sections it has (by heading name)."""
 
     heading_patterns: ClassVar[tuple[Section, ...]] = SECTIONS_NC17_MFC19
     text: str
-    sections_found: list[str] = []
+    sections_found: list[str] = field(default_factory=list)
     #: section name -> (start, end) of its first heading in ``text``
-    _headings: dict[str, tuple[int, int]] = PrivateAttr(default_factory=dict)
+    _headings: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def parse(cls, text: str, sections: tuple[Section, ...] = SECTIONS_NC17_MFC19) -> SystemDescription:

@@ -7,24 +7,18 @@ Three grammars, one per edition group (D-01):
 * MFC2019: ``<SYS>_<VERSION>_[OPTIONAL]`` (MFC19 App. A);
 * OpenMFC: a user-defined string of letters, digits, '-' and '_' (OMFC App. A, D-02).
 
-The pydantic models document the grammars (and give ``schemas/``); the
-functions below are what the SUB rules call, so that each rule can name the
-one field that is wrong.
+The pydantic models in :mod:`pytest_omfc.models.documents` document the grammars
+(and give ``schemas/``); the functions here are what the SUB rules call, so that
+each rule can name the one field that is wrong, without importing pydantic.
 """
 
 from __future__ import annotations
 
 import re
-from typing import ClassVar
-
-from pydantic import BaseModel, Field
 
 from ..editions import Edition, Task
 
 __all__ = [
-    "NC17ExpID",
-    "MFC19SubID",
-    "OpenMFCSubID",
     "CONDITIONS",
     "EXPID_FIELDS",
     "SYS_RE",
@@ -78,34 +72,6 @@ TASK_NAMES: dict[Task, tuple[str, ...]] = {
     Task.EV: ("EventVerification", "Manipulation"),
     Task.CAM: ("Camera", "CameraVerification", "Manipulation"),
 }
-
-
-class NC17ExpID(BaseModel):
-    """``<TEAM>_<YEAR>_<DATA>_<TASK>_<CONDITION>_<SYS>_<VERSION>`` (NC2017 and MFC2018, SUB-01)."""
-
-    fields: ClassVar[tuple[str, ...]] = EXPID_FIELDS
-    TEAM: str = Field(min_length=1, pattern=r"^[^_]+$", description="SUB-02")
-    YEAR: str = Field(description="challenge ID: NC17 (NC2017), MFC18 (MFC2018), NC2016 (MediScore test data) (SUB-03)")
-    DATA: str = Field(min_length=1, description="dataset identifier (SUB-04)")
-    TASK: str = Field(description="Manipulation, Splice, ProvenanceFiltering or Provenance, as the index (SUB-05)")
-    CONDITION: str = Field(pattern="^(" + "|".join(CONDITIONS) + ")$", description="SUB-06")
-    SYS: str = Field(pattern=SYS_RE.pattern, description="SUB-07")
-    VERSION: str = Field(pattern=VERSION_RE.pattern, description="SUB-08")
-
-
-class MFC19SubID(BaseModel):
-    """``<SYS>_<VERSION>_[OPTIONAL]`` (MFC2019, SUB-09)."""
-
-    pattern: ClassVar[str] = MFC19_RE.pattern
-    SYS: str = Field(pattern=SYS_RE.pattern, description="SUB-07")
-    VERSION: str = Field(pattern=VERSION_RE.pattern, description="SUB-08")
-    OPTIONAL: str = Field("", description="free text NIST ignores; without it the '_' after VERSION is omitted")
-
-
-class OpenMFCSubID(BaseModel):
-    """A user-defined string of letters, digits, '-' and '_' (OpenMFC, SUB-10, D-02)."""
-
-    SubID: str = Field(pattern=OPENMFC_RE.pattern)
 
 
 # --------------------------------------------------------------------------- parsing

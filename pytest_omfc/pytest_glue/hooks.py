@@ -152,7 +152,7 @@ def _edition_and_task(
     index: Path, edition: Edition | None, task: Task | None, dataset: Path | None
 ) -> tuple[Edition, Task, Path]:
     """What the index's name (and TaskID column) tells, where the options did not; the dataset root."""
-    from ..models import LAYOUTS
+    from ..models.columns import LAYOUTS
 
     if dataset is None:
         dataset = index.parent.parent if index.parent.name == "indexes" else index.parent
@@ -212,7 +212,7 @@ def _package_settings(
     ``--omfc-task``), against ``--omfc-index`` when that is the task's, else the task's index under
     ``--omfc-dataset``.  What cannot be checked so is PKG-10's to report (the upload decides it, not the
     command line): nothing here is a usage error but a missing index and dataset."""
-    from ..models import LAYOUTS
+    from ..models.columns import LAYOUTS
     from ..models.identifiers import expid_task
     from ..package import PackageSettings
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from ..editions import Group, Task
 from ..findings import Finding, Report, Severity
-from ..models import required_columns
 from ..registry import rule
 from ..submission import Submission
 
@@ -24,7 +23,7 @@ _REQ = ("CSV-01",)
 def _required_present(ctx: Submission) -> Report:
     """Every required column of the edition's layout is in the header."""
     table = ctx.sysout()
-    missing = [c for c in required_columns(ctx.layout) if not table.has(c)]
+    missing = [c for c in ctx.layout.required if not table.has(c)]
     found = []
     for c in missing:
         near = [h for h in table.header if h.strip().lower() == c.lower()]

@@ -197,10 +197,8 @@ def csv_06(ctx: Submission) -> Report:
     optional ones (D-05 segment columns, D-06 ConfidenceScore, D-16) have no
     position in the plans.
     """
-    from ..models import all_columns, required_columns
-
     table = ctx.sysout()
-    expected = all_columns(ctx.layout)
+    expected = list(ctx.layout.columns)
     named = [c for c in table.header if c.strip()]  # empty names are CSV-02's
     extra = [c for c in named if c not in expected and c.strip() not in expected]
     if table.has("IsOptOut") and ctx.status_name != "IsOptOut":
@@ -214,7 +212,7 @@ def csv_06(ctx: Submission) -> Report:
         )
         for c in extra
     ]
-    required = required_columns(ctx.layout)
+    required = ctx.layout.required
     present = list(dict.fromkeys(c for c in named if c in required))  # duplicates are CSV-02's
     order = [c for c in required if c in present]
     if present != order:

@@ -87,8 +87,20 @@ def test_with_a_submission_the_bundled_example_is_still_checked_and_scored(tmp_p
         "--omfc-jobs",
         "1",
     )
-    assert {"pandas", "numpy", "pydantic"} <= set(_heavy(modules))  # the probe ran after configure imported them
+    assert {"pandas", "numpy"} <= set(_heavy(modules))  # the probe ran after configure imported them
+    assert "pydantic" not in _heavy(modules)  # the rules read models/columns.py, not the models (schemas/ only)
     assert "omfc mask scores" in res.out and "omfc detection scores" in res.out
+    assert re.search(r"\b\d+ passed\b", res.out) and " failed" not in res.out
+
+
+def test_a_video_check_imports_no_pydantic(tmp_path: Path) -> None:
+    """The rules read the column table (models/columns.py), the identifier grammars, the interval lists and the
+    description with plain code: pydantic and the models are for ``schemas/`` (and provenance's JSON)."""
+    vmd = EXAMPLES / "submissions" / "vmd" / "p-baseline_3_vmd"
+    index = EXAMPLES / "datasets" / "OpenMFC2020" / "indexes" / "OpenMFC20_Video-VMD-index.csv"
+    res, modules = _probe_run(tmp_path, "--omfc-submission", str(vmd), "--omfc-index", str(index))
+    assert "pytest_omfc.rules.vseg" in modules and "pytest_omfc.models.columns" in modules
+    assert "pydantic" not in _heavy(modules) and "pytest_omfc.models.tabular" not in modules
     assert re.search(r"\b\d+ passed\b", res.out) and " failed" not in res.out
 
 
@@ -209,8 +221,8 @@ def test_the_pools_forkserver_preloads_no_table_library(tmp_path: Path) -> None:
 
 def test_a_provenance_pool_worker_imports_no_table_library(tmp_path: Path) -> None:
     """The PROV rules' unit of work (``provfacts.read_many``, pickled by reference) is all a pool worker of a
-    large provenance check imports: the JSON reader and the schema (pydantic, jsonschema), not pandas,
-    numpy or the rules (benchmarks/score_provenance.py --only-whole measures the tree)."""
+    large provenance check imports: the JSON reader (the schema, pydantic and jsonschema, with the first file
+    validated), not pandas, numpy or the rules (benchmarks/score_provenance.py --only-whole measures the tree)."""
     from pytest_omfc import provfacts
     from pytest_omfc.rules import prov
 
@@ -220,8 +232,7 @@ def test_a_provenance_pool_worker_imports_no_table_library(tmp_path: Path) -> No
     assert res.ret == 0, res.err[-2000:]
     modules = json.loads(res.out.strip())
     loaded = {m.split(".")[0] for m in modules}
-    assert "pydantic" in loaded  # jsonschema comes with the first file validated
-    assert not loaded & {"pandas", "numpy", "PIL", "h5py", "glymur", "dask"}
+    assert not loaded & {"pandas", "numpy", "PIL", "h5py", "glymur", "dask", "pydantic", "jsonschema"}
     assert not [m for m in modules if m.startswith(("pytest_omfc.rules", "pytest_omfc.submission"))]
 
 

@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from pytest_omfc.models.segments import IntervalList, first_overlap
+from pytest_omfc.models.documents import IntervalList
+from pytest_omfc.models.segments import first_overlap
 
 IDX_HEADER = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight", "FrameCount"]
 OUT_HEADER = [
