@@ -233,8 +233,9 @@ def test_the_performance_page_quotes_benchmarks_as_they_run() -> None:
         "score_masks.py": ["decode floor: Pillow, both PNGs", "OpenJPEG decode alone", "plugin's reference read"],
         "score_provenance.py": ["whole runs", "with mappings", "scores only"],
         "score_forgerynet.py": ["lines/s", "maps/s", "spatial runs"],
-        "validate_scale.py": ["floor", "MediScore", "median wall", "alternate runs"],
+        "validate_scale.py": ["floor", "MediScore", "median wall", "alternate runs", "MASK-04 on a dask cluster"],
         "score_cluster.py": ["ForgeryNet spatial", "cluster overhead", "one local process"],
+        "plugin_overhead.py": ["lower bound of MediScore's validator", "as a wheel, no byte code written"],
     }
     for script, needles in labels.items():
         source = (REPO / "benchmarks" / script).read_text(encoding="utf-8")
