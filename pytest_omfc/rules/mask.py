@@ -510,20 +510,37 @@ def _spread(
     (:func:`~pytest_omfc.pool.map_slices`).  The workers read the files themselves, by the absolute paths
     this process resolved inside the submission: they must see them at the same place.  A cluster that
     cannot serve leaves the work to the local processes with an :class:`~.scoring.errors.ExecutionWarning`
-    (the verdicts do not depend on where they are computed)."""
+    (the verdicts do not depend on where they are computed).  A mask the cluster found unusable is read
+    again here, so that a worker that does not see the submission can never fail a mask this process reads
+    (a warning counts such masks)."""
     dask, worth = ctx.settings.dask, slices_worth(items, min_per_job, weights)
-    if dask is not None and worth > 1:
-        import warnings
+    if dask is None or worth <= 1:
+        return map_slices(fn, items, ctx.settings.jobs, min_per_job=min_per_job, weights=weights)
+    import warnings
 
-        from ..scoring.errors import ExecutionError, ExecutionWarning
-        from ..scoring.executors import Executor
+    from ..scoring.errors import ExecutionError, ExecutionWarning
+    from ..scoring.executors import Executor
 
-        try:
-            with Executor(jobs=resolve_jobs(ctx.settings.jobs), dask=dask) as cluster:
-                return [v for part in cluster.map(fn, cut(items, worth, weights), batch=1) for v in part]
-        except ExecutionError as exc:
-            warnings.warn(f"{exc}: the masks were inflated here instead", ExecutionWarning, stacklevel=2)
-    return map_slices(fn, items, ctx.settings.jobs, min_per_job=min_per_job, weights=weights)
+    try:
+        with Executor(jobs=resolve_jobs(ctx.settings.jobs), dask=dask) as cluster:
+            verdicts = [v for part in cluster.map(fn, cut(items, worth, weights), batch=1) for v in part]
+    except ExecutionError as exc:
+        warnings.warn(f"{exc}: the masks were inflated here instead", ExecutionWarning, stacklevel=2)
+        return map_slices(fn, items, ctx.settings.jobs, min_per_job=min_per_job, weights=weights)
+    again = [i for i, (state, _) in enumerate(verdicts) if state == png.BAD_DATA]
+    here = map_slices(fn, [items[i] for i in again], ctx.settings.jobs, min_per_job=min_per_job) if again else []
+    differ = [i for i, (state, _) in zip(again, here, strict=True) if state != png.BAD_DATA]
+    for i, verdict in zip(again, here, strict=True):
+        verdicts[i] = verdict
+    if differ:
+        warnings.warn(
+            f"dask: the workers of {dask!r} could not use {plural(len(differ), 'mask')} that this process reads "
+            f"(first: {items[differ[0]][0]}): they must see the submission at the same paths; those masks were "
+            "inflated here",
+            ExecutionWarning,
+            stacklevel=2,
+        )
+    return verdicts
 
 
 @rule("MASK-06", "The mask has the size of its probe (or donor) in the index", tasks=MASK_TASKS, requires=_REQ)

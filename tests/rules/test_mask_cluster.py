@@ -8,7 +8,9 @@ of three small masks is its own task, and count the tasks the cluster was given:
 * a real two-worker LocalCluster gives exactly the local run's verdicts (a truncated stream fails MASK-04,
   an all-black mask warns in MASK-08, a good mask passes), with one task per mask;
 * a scheduler where nothing listens leaves the work to this machine: the same verdicts and exit code, and
-  an ``ExecutionWarning`` naming the address in pytest's warnings summary, no traceback.
+  an ``ExecutionWarning`` naming the address in pytest's warnings summary, no traceback;
+* workers that do not see the submission (a stand-in executor whose every verdict is "unusable") never
+  fail a mask this process reads: such masks are read again here, and a warning counts them.
 
 Each run is a pytest subprocess with a timeout, so a regression fails instead of hanging the suite; only
 127.0.0.1 is contacted.
@@ -25,6 +27,10 @@ import pytest
 from helpers.fuzz import verdicts
 from helpers.masks import IDS, image_case, pil_png, raw_png
 
+from pytest_omfc import png
+from pytest_omfc.rules import mask as mask_rules
+from pytest_omfc.scoring import executors
+from pytest_omfc.scoring.errors import ExecutionError, ExecutionWarning
 from pytest_omfc.scoring.executors import DASK_INSTALL
 
 needs_dask = pytest.mark.skipif(
@@ -106,3 +112,75 @@ def test_mask04_on_a_cluster_gives_the_local_verdicts_and_a_dead_scheduler_falls
     assert "ExecutionWarning: dask: cannot connect to the scheduler at" in dead_out, dead_out[-3000:]
     assert address in dead_out and "the masks were inflated here instead" in dead_out
     assert "Traceback" not in dead_out and "INTERNALERROR" not in dead_out
+
+
+class _Settings:
+    def __init__(self, dask: str | None) -> None:
+        self.dask, self.jobs = dask, 1
+
+
+class _Ctx:
+    def __init__(self, dask: str | None) -> None:
+        self.settings = _Settings(dask)
+
+
+def _items(tmp_path: Path) -> list[tuple[str, int, int, int, int, int, int]]:
+    """Three masks as MASK-04 hands them to ``_spread``: a white one, a black one, a damaged stream."""
+    out = []
+    for name, data in (("white", raw_png()), ("black", raw_png(fill=0)), ("bad", raw_png(idat=b"\x78\x9cnot deflate"))):
+        path = tmp_path / f"{name}.png"
+        path.write_bytes(data)
+        h = png.read_header(str(path))
+        out.append((str(path), h.width, h.height, h.bit_depth, h.colour, h.interlace, h.idat))
+    return out
+
+
+def test_workers_that_cannot_read_the_masks_never_fail_one_this_process_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items = _items(tmp_path)
+    here = png.decode_many(items)
+    assert [state for state, _ in here] == [png.NOT_BLACK, png.BLACK, png.BAD_DATA]
+    sent: list[int] = []
+
+    class Blind:  # a cluster whose workers do not see the submission: every mask "must be readable"
+        def __init__(self, **kw: Any) -> None:
+            pass
+
+        def __enter__(self) -> Blind:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+        def map(self, fn: Any, slices: Any, batch: int) -> Any:
+            for part in slices:
+                sent.append(len(part))
+                yield [(png.BAD_DATA, "must be readable (got No such file or directory)")] * len(part)
+
+    monkeypatch.setattr(executors, "Executor", Blind)
+    weights = [png.raw_size(*item[1:6]) for item in items]
+    with pytest.warns(ExecutionWarning, match=r"could not use 2 masks that this process reads \(first: .*white\.png\)"):
+        got = mask_rules._spread(_Ctx("tcp://127.0.0.1:1"), png.decode_many, items, min_per_job=1, weights=weights)
+    assert got == here and sum(sent) == 3 and len(sent) > 1  # one task per slice, every mask sent
+
+
+def test_a_cluster_that_fails_leaves_the_masks_to_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = _items(tmp_path)
+
+    class Down:
+        def __init__(self, **kw: Any) -> None:
+            pass
+
+        def __enter__(self) -> Down:
+            raise ExecutionError("dask: cannot connect to the scheduler at 'tcp://127.0.0.1:1' within 10 s")
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+    monkeypatch.setattr(executors, "Executor", Down)
+    with pytest.warns(ExecutionWarning, match="cannot connect.*the masks were inflated here instead"):
+        got = mask_rules._spread(_Ctx("tcp://127.0.0.1:1"), png.decode_many, items, min_per_job=1, weights=[1] * 3)
+    assert got == png.decode_many(items)
+    monkeypatch.setattr(executors, "Executor", None)  # without --omfc-dask the cluster is never asked
+    assert mask_rules._spread(_Ctx(None), png.decode_many, items, min_per_job=1, weights=[1] * 3) == got
