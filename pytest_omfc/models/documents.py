@@ -1,9 +1,10 @@
 """The pydantic models that document formats, and every NIST model with a JSON Schema in ``schemas/``.
 
-A check never imports this module (nor pydantic): the rules read the same formats with the plain code of
-:mod:`.identifiers`, :mod:`.segments`, :mod:`.description` and the column table of :mod:`.columns`.
+A check never imports this module: the rules read the same formats with the plain code of
+:mod:`.identifiers`, :mod:`.segments`, :mod:`.description` and the column table of :mod:`.columns`, and
+only a provenance check imports pydantic (its JSON is validated with :mod:`.provenance`).
 :mod:`pytest_omfc.schemagen` writes the schemas from :data:`SCHEMA_MODELS`; ``tests/test_schemas.py``
-checks that each model here lists the fields of the plain class it documents.
+checks that :class:`SystemDescription` lists the fields of the plain class the DESC rules use.
 """
 
 from __future__ import annotations
