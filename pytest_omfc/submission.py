@@ -165,6 +165,21 @@ class Checked:
         self.sub_id = settings.submission.name
         self._outcomes: dict[tuple[str, Part | None], Outcome] = {}
         self._memo: dict[str, Any] = {}
+        #: the IDs of the rules this run will run in this process (None: not known, as through the API); a
+        #: rule family may start work for a later rule of the set early (MASK-04's inflating)
+        self.planned: frozenset[str] | None = None
+        self._closers: list[Callable[[], None]] = []
+
+    def on_close(self, close: Callable[[], None]) -> None:
+        """Have :meth:`close` call ``close``: work a rule family started and a later rule takes in."""
+        self._closers.append(close)
+
+    def close(self) -> None:
+        """Stop what the rule families left running (MASK-04's early pool when MASK-04 never ran: a run that
+        stopped at its first failure, ``-x``); the pytest glue calls it when the run ends."""
+        closers, self._closers = self._closers, []
+        for close in closers:
+            close()
 
     def memo(self, key: str, build: Callable[[], T]) -> T:
         """What ``build()`` gives, computed once per process and submission under ``key``: the one cache the

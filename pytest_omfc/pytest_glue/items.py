@@ -126,6 +126,8 @@ class RuleItem(pytest.Item):
 
     def runtest(self) -> None:
         sub = submission_for(self.config, self.settings)
+        if sub.planned is None and not hasattr(self.config, "workerinput"):  # the items left after deselection
+            sub.planned = frozenset(i.rule.id for i in self.session.items if isinstance(i, RuleItem))
         out = sub.outcome(self.rule, self.part)
         limit = sub.settings.max_findings
         self.user_properties.append(("omfc.severity", self.rule.severity_for(sub.group).value))

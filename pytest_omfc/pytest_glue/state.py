@@ -74,12 +74,19 @@ def settings_of(config: pytest.Config) -> CheckSettings | None:
     return config.stash.get(SETTINGS_KEY, None)
 
 
+def _close_all(cache: dict[Path, Checked]) -> None:
+    """At the end of the run: stop what a submission's rules left running (:meth:`Checked.close`)."""
+    for sub in list(cache.values()):
+        sub.close()
+
+
 def submission_for(config: pytest.Config, settings: CheckSettings | None = None) -> Checked:
     """The process-wide parsed submission of ``settings`` (default: the run's), built on first use, never
     at collection; one per EXPID of an NC2017 package, and the package itself for its own rules."""
     cache = config.stash.get(SUBMISSION_KEY, None)
     if cache is None:
         cache = config.stash[SUBMISSION_KEY] = {}
+        config.add_cleanup(lambda: _close_all(cache))
     if settings is None:
         settings = config.stash[SETTINGS_KEY]
         assert settings is not None

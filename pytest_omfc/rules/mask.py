@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,10 +32,11 @@ import numpy as np
 import pandas as pd
 
 from .. import png
+from ..alloc import reuse_freed_memory
 from ..editions import Group, Task
 from ..findings import Finding, Report, Severity, Unavailable, plural, shorten
 from ..paths import WINDOWS_ABS, resolve_inside
-from ..pool import cut, map_slices, resolve_jobs, slices_worth, xdist_worker
+from ..pool import context, cut, map_slices, resolve_jobs, slices_worth, xdist_worker
 from ..registry import Part, not_checked, rule
 from ..submission import NotApplicable, Submission
 
@@ -72,6 +74,7 @@ class MaskFacts:
     dims: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # side -> expected (w, h) per ref
     decoded: dict[int, tuple[str, str]] = field(default_factory=dict)  # fid -> png.decode_pixels verdict (this process)
     blackness: dict[int, tuple[str, str]] = field(default_factory=dict)  # fid -> black or not only (MASK-08 alone)
+    early: _Early | None = None  # MASK-04's inflating started during the header pass, not yet taken in
 
 
 def mask_facts(ctx: Submission) -> MaskFacts:
@@ -142,12 +145,13 @@ def _build_facts(ctx: Submission) -> MaskFacts:
         .drop(columns="rank")
         .reset_index(drop=True)
     )
-    _probe_files(ctx, refs)
-    return MaskFacts(refs=refs, blanks=blanks, columns=columns, total=len(df))
+    early = _probe_files(ctx, refs)
+    return MaskFacts(refs=refs, blanks=blanks, columns=columns, total=len(df), early=early)
 
 
-def _probe_files(ctx: Submission, refs: pd.DataFrame) -> None:
-    """Fill the file columns of ``refs``: path safety first (PKG-04), then stat + PNG header of each unique file.
+def _probe_files(ctx: Submission, refs: pd.DataFrame) -> _Early | None:
+    """Fill the file columns of ``refs``: path safety first (PKG-04), then stat + PNG header of each unique file;
+    MASK-04's inflating started on the way (:class:`_Early`), or None.
 
     Directories are resolved once each (usually only ``mask/``); a file is
     resolved on its own only when it is itself a symlink.  Nothing outside the
@@ -177,13 +181,17 @@ def _probe_files(ctx: Submission, refs: pd.DataFrame) -> None:
         else:
             path_of[name] = path
     files = sorted(set(path_of.values()))
-    results = dict(
-        zip(
-            files,
-            map_slices(png.read_headers, files, ctx.settings.jobs, min_per_job=HEADERS_PER_JOB),
-            strict=False,
-        )
-    )
+    early = _early(ctx, refs, path_of, files)
+    if early is None:
+        file_heads = map_slices(png.read_headers, files, ctx.settings.jobs, min_per_job=HEADERS_PER_JOB)
+    else:
+        file_heads = []
+        for at in range(0, len(files), EARLY_CHUNK):
+            chunk = files[at : at + EARLY_CHUNK]
+            got = png.read_headers(chunk)
+            file_heads += got
+            early.add(chunk, got)
+    results = dict(zip(files, file_heads, strict=False))
     for name, path in path_of.items():  # a final symlink: followed only once it resolves inside
         if results[path].state == png.LINK:
             where, why = resolve_inside(root, name)
@@ -210,6 +218,90 @@ def _probe_files(ctx: Submission, refs: pd.DataFrame) -> None:
         dtype=np.int64,
         count=len(heads),
     )
+    return early
+
+
+class _Early:
+    """MASK-04's inflating, started while the header pass goes on: each chunk of headers read sends its files
+    of the index size to a pool of one process per CPU, so that both CPUs work during the header pass instead
+    of one.  The files and the arguments are those :func:`_decoded` would pass (a sound header whose size is
+    the index size of a reference that is not excused, once per file), so the verdicts are the same; what
+    this did not inflate, or a pool that fails, :func:`_decoded` inflates itself.  Started only when the run
+    plans MASK-04 here (:func:`_early`), so a check that does not inflate never starts it."""
+
+    def __init__(self, want: dict[str, set[tuple[int, int]]], jobs: int) -> None:
+        self.want, self.jobs = want, jobs
+        self.seen: set[tuple[int, int]] = set()  # (device, inode): a file reached by two names is sent once
+        self.sent: list[tuple[list[Item], Future[list[tuple[str, str]]]]] = []
+        self.pool: ProcessPoolExecutor | None = None
+
+    def add(self, paths: list[str], heads: list[png.HeaderResult]) -> None:
+        items: list[Item] = []
+        for path, h in zip(paths, heads, strict=True):
+            if h.state == png.OK and (h.width, h.height) in self.want.get(path, ()) and (h.dev, h.ino) not in self.seen:
+                self.seen.add((h.dev, h.ino))
+                items.append((path, h.width, h.height, h.bit_depth, h.colour, h.interlace, h.idat))
+        if not items:
+            return
+        try:
+            if self.pool is None:  # the allocator as in the scorers' pools: without it each worker took twice the CPU
+                self.pool = ProcessPoolExecutor(self.jobs, mp_context=context(), initializer=reuse_freed_memory)
+            self.sent.append((items, self.pool.submit(png.decode_many, items)))
+        except Exception:  # noqa: BLE001  no processes here: _decoded inflates these itself
+            pass
+
+    def verdicts(self) -> dict[Item, tuple[str, str]]:
+        """What the pool gave, by the arguments of each file; the pool is shut down."""
+        out: dict[Item, tuple[str, str]] = {}
+        try:
+            for items, future in self.sent:
+                try:
+                    out.update(zip(items, future.result(), strict=True))
+                except Exception:  # noqa: BLE001  a dead worker: _decoded inflates those files itself
+                    continue
+        finally:
+            self.close()
+        return out
+
+    def close(self) -> None:
+        """Cancel what has not started and stop the pool (idempotent)."""
+        pool, self.pool, self.sent = self.pool, None, []
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _early(ctx: Submission, refs: pd.DataFrame, path_of: dict[str, str], files: list[str]) -> _Early | None:
+    """An :class:`_Early` when MASK-04 will inflate in this process with a pool anyway: the run plans MASK-04
+    (the rules left after deselection, not an xdist worker, which inflates only its slice), no dask cluster,
+    more than one process, the header pass in this process, and at least two pool slices of work by the
+    index sizes (else None: the header pass runs whole and MASK-04 inflates later, as without it)."""
+    jobs = resolve_jobs(ctx.settings.jobs)
+    if (
+        ctx.planned is None
+        or "MASK-04" not in ctx.planned
+        or xdist_worker()
+        or ctx.settings.dask is not None
+        or jobs <= 1
+        or len(files) >= 2 * HEADERS_PER_JOB
+    ):
+        return None
+    want: dict[str, set[tuple[int, int]]] = {}
+    for side in dict.fromkeys(refs["side"].tolist()):
+        mine = refs[((refs["side"] == side) & ~refs["excused"]).to_numpy()]
+        try:
+            widths, heights = _dims_at(ctx, mine["pos"].to_numpy(), side)
+        except Unavailable:
+            continue
+        for name, w, h in zip(mine["name"].tolist(), widths.tolist(), heights.tolist(), strict=True):
+            path = path_of.get(name)
+            if path is not None and 0 < w < 2**31 and 0 < h < 2**31 and w == int(w) and h == int(h):
+                want.setdefault(path, set()).add((int(w), int(h)))
+    work = sum(max(w * h for w, h in sizes) for sizes in want.values())  # about what 8-bit grey masks inflate to
+    if work < 2 * SCANS_PER_JOB:
+        return None
+    early = _Early(want, jobs)
+    ctx.on_close(early.close)
+    return early
 
 
 _UNSAFE_RESULT = png.HeaderResult(png.UNSAFE)
@@ -226,6 +318,9 @@ HEADERS_PER_JOB = 50_000
 SCANS_PER_JOB = 1 << 28
 #: Masks per process for MASK-08's early-stopping scan (a few kilobytes each): a pool only for many.
 BLACKNESS_PER_JOB = 20_000
+#: Files per chunk of the header pass when MASK-04's inflating starts during it (:class:`_Early`): a chunk's
+#: files go to the pool as soon as their headers are read (500 to 2,000 gave the same time here).
+EARLY_CHUNK = 1000
 
 
 def _checked(facts: MaskFacts) -> pd.DataFrame:
@@ -427,8 +522,13 @@ def _not_grey(facts: MaskFacts) -> list[tuple[Any, str]]:
 def _index_dims(ctx: Submission, facts: MaskFacts, side: str) -> tuple[np.ndarray, np.ndarray]:
     """The index size of ``side`` (probe or donor) for the row of every reference; NaN where the trial or the
     number is unknown (IDX-03 and the index are other rules' business).  D-26: the index, not the output."""
-    if side in facts.dims:
-        return facts.dims[side]
+    if side not in facts.dims:
+        facts.dims[side] = _dims_at(ctx, facts.refs["pos"].to_numpy(), side)
+    return facts.dims[side]
+
+
+def _dims_at(ctx: Submission, pos: np.ndarray, side: str) -> tuple[np.ndarray, np.ndarray]:
+    """The index width and height of ``side`` for the system-output rows ``pos`` (NaN where unknown)."""
     index = ctx.index()
     wcol, hcol = ("ProbeWidth", "ProbeHeight") if side == "probe" else ("DonorWidth", "DonorHeight")
     for c in (wcol, hcol):
@@ -437,13 +537,12 @@ def _index_dims(ctx: Submission, facts: MaskFacts, side: str) -> tuple[np.ndarra
     keys = ctx.index_keys
     first = keys[~keys.duplicated(keep="first")]
     where = pd.Index(first.to_numpy()).get_indexer(ctx.sys_keys.to_numpy())
-    rows = np.where(where >= 0, first.index.to_numpy()[np.clip(where, 0, None)], -1)[facts.refs["pos"].to_numpy()]
+    rows = np.where(where >= 0, first.index.to_numpy()[np.clip(where, 0, None)], -1)[pos]
     out = []
     for c in (wcol, hcol):
         values = pd.to_numeric(index.df[c], errors="coerce").to_numpy(dtype=np.float64)
         out.append(np.where(rows >= 0, values[np.clip(rows, 0, None)], np.nan))
-    facts.dims[side] = (out[0], out[1])
-    return facts.dims[side]
+    return out[0], out[1]
 
 
 def _sized(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame) -> np.ndarray:
@@ -477,6 +576,8 @@ def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame, full: bool =
     worker had that slice, or MASK-08 runs alone), MASK-08 asks ``full=False``: black or not, stopping
     at the first sample above 0, a few kilobytes into a mask with a white background.
     """
+    if facts.early is not None:
+        _take_early(facts)
     refs = refs[(refs["state"] == png.OK).to_numpy()]
     refs = refs[_sized(ctx, facts, refs)]
     known = list(facts.decoded) if full else [*facts.decoded, *facts.blackness]
@@ -494,6 +595,21 @@ def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame, full: bool =
         verdicts = _spread(ctx, fn, items, min_per_job=min_per_job, weights=work)
         into.update(zip(todo["fid"].tolist(), verdicts, strict=False))
     return facts.decoded if full else {**facts.blackness, **facts.decoded}
+
+
+def _take_early(facts: MaskFacts) -> None:
+    """The verdicts of the inflating started during the header pass, into ``facts.decoded`` by file."""
+    early, facts.early = facts.early, None
+    assert early is not None
+    got = early.verdicts()
+    if not got:
+        return
+    ok = facts.refs[(facts.refs["state"] == png.OK).to_numpy()]
+    columns = ("path", "width", "height", "bit_depth", "colour", "interlace", "idat")
+    for fid, *item in zip(ok["fid"].tolist(), *(ok[c].tolist() for c in columns), strict=True):
+        verdict = got.get(tuple(item))
+        if verdict is not None:
+            facts.decoded.setdefault(fid, verdict)
 
 
 def _spread(

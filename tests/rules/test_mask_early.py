@@ -1,0 +1,152 @@
+"""MASK-04's inflating started during the header pass (rules/mask.py ``_Early``): the same verdicts, less wall time.
+
+When the run plans MASK-04 in this process, the header pass reads the mask headers in chunks and sends each
+chunk's files of the index size to a pool while it reads the next chunk; MASK-04 and MASK-08 then take the
+verdicts in.  The tests force it on small cases (one inflated byte makes the work worth a pool, one file a
+chunk) and compare every rule's outcome with the run that inflates later, as before:
+
+* good, all-black, damaged-stream and wrong-size masks and an excused row: identical outcomes, and the
+  excused and wrong-size files are never sent;
+* two names of one file (a hard link) are sent once;
+* a run that deselects MASK-04 never starts the pool (MASK-08 scans on its own and still warns).
+
+The inner runs are single processes (the outer suite's xdist worker variables are removed: an xdist worker
+inflates only its own slice and never starts early).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from helpers.masks import IDS, IMG_IDX, IMG_OUT, H, W, pil_png, raw_png
+
+from pytest_omfc.rules import mask as mask_rules
+
+
+@pytest.fixture
+def early(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Force the early inflating on small cases; the names of the files each chunk sent, in order."""
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(mask_rules, "SCANS_PER_JOB", 1)
+    monkeypatch.setattr(mask_rules, "EARLY_CHUNK", 1)
+    sent: list[list[str]] = []
+    add = mask_rules._Early.add
+
+    def spy(self: Any, paths: list[str], heads: list[Any]) -> None:
+        before = len(self.seen)
+        add(self, paths, heads)
+        if len(self.seen) > before:
+            sent.append([os.path.basename(p) for p in paths])
+
+    monkeypatch.setattr(mask_rules._Early, "add", spy)
+    return sent
+
+
+def _case(omfc: Any, files: dict[str, bytes], masks: dict[str, str], statuses: dict[str, str]) -> Any:
+    ids = sorted(masks)
+    rows = [[i, 0.5, masks[i], statuses.get(i, "Processed"), ""] for i in ids]
+    return omfc.case(
+        "OpenMFC2020",
+        "IMDL",
+        header=IMG_OUT,
+        rows=rows,
+        index_header=IMG_IDX,
+        index_rows=[["IMDL", i, f"probe/{i}.jpg", W, H] for i in ids],
+        files=files,
+    )
+
+
+def _outcomes(res: Any) -> dict[str, tuple[str, str]]:
+    return dict(res.reports)
+
+
+def _warned(res: Any, rule_id: str) -> str:
+    """Every warning text of a rule, its slices' together."""
+    return "\n".join(str(v) for n, v in res.props.get(rule_id, []) if n == "omfc.warning")
+
+
+def test_the_early_inflating_gives_every_rule_the_same_outcome(
+    omfc: Any, early: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {
+        "mask/good.png": pil_png(),
+        "mask/black.png": raw_png(fill=0),
+        "mask/damaged.png": raw_png(idat=b"\x78\x9cthis is not deflate"),
+        "mask/wide.png": raw_png(W + 1, H),  # MASK-06: never inflated
+        "mask/excused.png": raw_png(fill=0),  # a FailedValidation row: never looked at (STATUS-08)
+    }
+    masks = {"0001": "mask/good.png", "0002": "mask/black.png", "0003": "mask/damaged.png"}
+    masks |= {"0004": "mask/wide.png", "0005": "mask/excused.png"}
+    case = _case(omfc, files, masks, {"0005": "FailedValidation"})
+    inflated_later: list[int] = []
+    spread = mask_rules._spread
+
+    def counting(ctx: Any, fn: Any, items: list[Any], **kw: Any) -> Any:
+        inflated_later.append(len(items))
+        return spread(ctx, fn, items, **kw)
+
+    monkeypatch.setattr(mask_rules, "_spread", counting)
+    started = case.run("--omfc-jobs", "2")
+    assert inflated_later == []  # MASK-04 and MASK-08 took every verdict from the early pool
+    assert sorted(name for chunk in early for name in chunk) == ["black.png", "damaged.png", "good.png"]
+    assert started.outcome("MASK-04") == "failed" and "damaged.png" in started.text("MASK-04")
+    assert "black.png" in _warned(started, "MASK-08") and "excused" not in _warned(started, "MASK-08")
+    assert started.outcome("MASK-06") == "failed" and "wide.png" in started.text("MASK-06")
+    early.clear()
+    monkeypatch.setattr(mask_rules, "_early", lambda *args: None)  # inflate later, as before
+    later = case.run("--omfc-jobs", "2")
+    assert early == [] and inflated_later == [3]
+    assert _outcomes(later) == _outcomes(started)
+    assert {r: _warned(later, r) for r in later.reports} == {r: _warned(started, r) for r in started.reports}
+
+
+def test_two_names_of_one_file_are_sent_once(omfc: Any, early: list[list[str]]) -> None:
+    case = _case(omfc, {"mask/a.png": raw_png(fill=0)}, {i: "mask/a.png" for i in IDS}, {})
+    linked = case.submission / "mask" / "b.png"
+    os.link(case.submission / "mask" / "a.png", linked)
+    case = _case(omfc, {}, {IDS[0]: "mask/a.png", IDS[1]: "mask/b.png", IDS[2]: "mask/a.png"}, {})
+    res = case.run("--omfc-jobs", "2")
+    assert len([name for chunk in early for name in chunk]) == 1  # the first chunk; the link's chunk sends none
+    assert _warned(res, "MASK-08").count("should be white (255)") == 3  # every name, the link's too
+
+
+def test_a_run_without_mask04_never_starts_the_early_pool(
+    omfc: Any, early: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[int] = []
+    init = mask_rules._Early.__init__
+
+    def counting(self: Any, *args: Any) -> None:
+        started.append(1)
+        init(self, *args)
+
+    monkeypatch.setattr(mask_rules._Early, "__init__", counting)
+    case = _case(omfc, {"mask/black.png": raw_png(fill=0)}, {i: "mask/black.png" for i in IDS}, {})
+    res = case.run("--omfc-jobs", "2", "-k", "not MASK-04")
+    assert started == [] and early == []
+    assert "MASK-04" not in res.reports and _warned(res, "MASK-08").count("should be white (255)") == 3
+    res = case.run("--omfc-jobs", "2")
+    assert started == [1]  # the same case with MASK-04 planned does start it
+
+
+def test_a_run_that_stops_before_mask04_stops_the_early_pool(
+    omfc: Any, early: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``-x``: MASK-01 fails (a field that reads as blank) after the header pass started the pool and the run
+    stops before MASK-04 takes the verdicts in; the run's end closes the pool (no orphaned processes)."""
+    closed: list[bool] = []
+    close = mask_rules._Early.close
+
+    def spy(self: Any) -> None:
+        closed.append(self.pool is not None)
+        close(self)
+
+    monkeypatch.setattr(mask_rules._Early, "close", spy)
+    masks = {IDS[0]: "mask/black.png", IDS[1]: "mask/black.png", IDS[2]: "nan"}
+    case = _case(omfc, {"mask/black.png": raw_png(fill=0)}, masks, {})
+    res = case.run("--omfc-jobs", "2", "-x")
+    assert res.outcome("MASK-01") == "failed" and "MASK-04" not in res.reports
+    assert early and closed[0] is True  # the pool was running when the run's end closed it
