@@ -12,7 +12,9 @@ for masks whose header size equals the index size (MASK-06: memory and time
 are bounded by the index, not by what a file declares), and once per file
 (by device and inode, so symlinks and hard links to one file cost one
 decode) per process; big batches go to the pool of :mod:`pytest_omfc.pool`
-(``--omfc-jobs``), split by the bytes they inflate to.
+(``--omfc-jobs``), split by the bytes they inflate to.  When the run plans MASK-04 in
+this process, that inflating starts during the header pass, chunk by chunk
+(:class:`_Early`), so that both CPUs work while the headers are read.
 
 Rows whose status is ``FailedValidation`` are excused from every mask check,
 as MediScore excuses them (STATUS-08); in splice files ``ProbeStatus`` excuses
