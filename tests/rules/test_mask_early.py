@@ -36,10 +36,10 @@ def early(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     add = mask_rules._Early.add
 
     def spy(self: Any, paths: list[str], heads: list[Any]) -> None:
-        before = len(self.seen)
+        before = len(self.sent)
         add(self, paths, heads)
-        if len(self.seen) > before:
-            sent.append([os.path.basename(p) for p in paths])
+        if len(self.sent) > before:  # a task went to the pool: the names of its files
+            sent.append([os.path.basename(item[0]) for item in self.sent[-1][0]])
 
     monkeypatch.setattr(mask_rules._Early, "add", spy)
     return sent
