@@ -147,19 +147,20 @@ def _build_facts(ctx: Submission) -> MaskFacts:
         .drop(columns="rank")
         .reset_index(drop=True)
     )
-    early = _probe_files(ctx, refs)
-    return MaskFacts(refs=refs, blanks=blanks, columns=columns, total=len(df), early=early)
+    facts = MaskFacts(refs=refs, blanks=blanks, columns=columns, total=len(df))
+    facts.early = _probe_files(ctx, facts)
+    return facts
 
 
-def _probe_files(ctx: Submission, refs: pd.DataFrame) -> _Early | None:
-    """Fill the file columns of ``refs``: path safety first (PKG-04), then stat + PNG header of each unique file;
-    MASK-04's inflating started on the way (:class:`_Early`), or None.
+def _probe_files(ctx: Submission, facts: MaskFacts) -> _Early | None:
+    """Fill the file columns of ``facts.refs``: path safety first (PKG-04), then stat + PNG header of each unique
+    file; MASK-04's inflating started on the way (:class:`_Early`), or None.
 
     Directories are resolved once each (usually only ``mask/``); a file is
     resolved on its own only when it is itself a symlink.  Nothing outside the
     submission is opened or stat'ed.
     """
-    root = ctx.dir
+    refs, root = facts.refs, ctx.dir
     parents: dict[str, tuple[str | None, str | None]] = {}
     unsafe: dict[str, str] = {}
     path_of: dict[str, str] = {}
@@ -183,7 +184,7 @@ def _probe_files(ctx: Submission, refs: pd.DataFrame) -> _Early | None:
         else:
             path_of[name] = path
     files = sorted(set(path_of.values()))
-    early = _early(ctx, refs, path_of, files)
+    early = _early(ctx, facts, path_of, files)
     if early is None:
         file_heads = map_slices(png.read_headers, files, ctx.settings.jobs, min_per_job=HEADERS_PER_JOB)
     else:
@@ -246,11 +247,11 @@ class _Early:
         if not items:
             return
         try:
-            if self.pool is None:  # the allocator as in the scorers' pools: without it each worker took twice the CPU
+            if self.pool is None:  # the scorers' allocator setting: without it the workers spent far more CPU
                 self.pool = ProcessPoolExecutor(self.jobs, mp_context=context(), initializer=reuse_freed_memory)
             self.sent.append((items, self.pool.submit(png.decode_many, items)))
-        except Exception:  # noqa: BLE001  no processes here: _decoded inflates these itself
-            pass
+        except Exception:  # noqa: BLE001  no processes here: _decoded inflates these and later files itself
+            self.want = {}
 
     def verdicts(self) -> dict[Item, tuple[str, str]]:
         """What the pool gave, by the arguments of each file; the pool is shut down."""
@@ -272,11 +273,12 @@ class _Early:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _early(ctx: Submission, refs: pd.DataFrame, path_of: dict[str, str], files: list[str]) -> _Early | None:
+def _early(ctx: Submission, facts: MaskFacts, path_of: dict[str, str], files: list[str]) -> _Early | None:
     """An :class:`_Early` when MASK-04 will inflate in this process with a pool anyway: the run plans MASK-04
     (the rules left after deselection, not an xdist worker, which inflates only its slice), no dask cluster,
-    more than one process, the header pass in this process, and at least two pool slices of work by the
-    index sizes (else None: the header pass runs whole and MASK-04 inflates later, as without it)."""
+    more than one process, the header pass in this process (as :func:`map_slices` would decide), and at
+    least two pool slices of work by the index sizes (else None: the header pass runs whole and MASK-04
+    inflates later, as without it).  The expected sizes come from :func:`_index_dims` (kept for MASK-06)."""
     jobs = resolve_jobs(ctx.settings.jobs)
     if (
         ctx.planned is None
@@ -284,22 +286,23 @@ def _early(ctx: Submission, refs: pd.DataFrame, path_of: dict[str, str], files: 
         or xdist_worker()
         or ctx.settings.dask is not None
         or jobs <= 1
-        or len(files) >= 2 * HEADERS_PER_JOB
+        or slices_worth(files, HEADERS_PER_JOB) > 1
     ):
         return None
+    refs = facts.refs
     want: dict[str, set[tuple[int, int]]] = {}
-    for side in dict.fromkeys(refs["side"].tolist()):
-        mine = refs[((refs["side"] == side) & ~refs["excused"]).to_numpy()]
+    for side in facts.columns:
         try:
-            widths, heights = _dims_at(ctx, mine["pos"].to_numpy(), side)
+            widths, heights = _index_dims(ctx, facts, side)
         except Unavailable:
             continue
-        for name, w, h in zip(mine["name"].tolist(), widths.tolist(), heights.tolist(), strict=True):
+        mine = ((refs["side"] == side) & ~refs["excused"]).to_numpy()
+        for name, w, h in zip(refs["name"][mine].tolist(), widths[mine].tolist(), heights[mine].tolist(), strict=True):
             path = path_of.get(name)
             if path is not None and 0 < w < 2**31 and 0 < h < 2**31 and w == int(w) and h == int(h):
                 want.setdefault(path, set()).add((int(w), int(h)))
-    work = sum(max(w * h for w, h in sizes) for sizes in want.values())  # about what 8-bit grey masks inflate to
-    if work < 2 * SCANS_PER_JOB:
+    work = [max(w * h for w, h in sizes) for sizes in want.values()]  # about what 8-bit grey masks inflate to
+    if slices_worth(work, SCANS_PER_JOB, work) <= 1:
         return None
     early = _Early(want, jobs)
     ctx.on_close(early.close)
@@ -321,7 +324,7 @@ SCANS_PER_JOB = 1 << 28
 #: Masks per process for MASK-08's early-stopping scan (a few kilobytes each): a pool only for many.
 BLACKNESS_PER_JOB = 20_000
 #: Files per chunk of the header pass when MASK-04's inflating starts during it (:class:`_Early`): a chunk's
-#: files go to the pool as soon as their headers are read (500 to 2,000 gave the same time here).
+#: files go to the pool as soon as their headers are read.
 EARLY_CHUNK = 1000
 
 
@@ -524,13 +527,8 @@ def _not_grey(facts: MaskFacts) -> list[tuple[Any, str]]:
 def _index_dims(ctx: Submission, facts: MaskFacts, side: str) -> tuple[np.ndarray, np.ndarray]:
     """The index size of ``side`` (probe or donor) for the row of every reference; NaN where the trial or the
     number is unknown (IDX-03 and the index are other rules' business).  D-26: the index, not the output."""
-    if side not in facts.dims:
-        facts.dims[side] = _dims_at(ctx, facts.refs["pos"].to_numpy(), side)
-    return facts.dims[side]
-
-
-def _dims_at(ctx: Submission, pos: np.ndarray, side: str) -> tuple[np.ndarray, np.ndarray]:
-    """The index width and height of ``side`` for the system-output rows ``pos`` (NaN where unknown)."""
+    if side in facts.dims:
+        return facts.dims[side]
     index = ctx.index()
     wcol, hcol = ("ProbeWidth", "ProbeHeight") if side == "probe" else ("DonorWidth", "DonorHeight")
     for c in (wcol, hcol):
@@ -539,12 +537,13 @@ def _dims_at(ctx: Submission, pos: np.ndarray, side: str) -> tuple[np.ndarray, n
     keys = ctx.index_keys
     first = keys[~keys.duplicated(keep="first")]
     where = pd.Index(first.to_numpy()).get_indexer(ctx.sys_keys.to_numpy())
-    rows = np.where(where >= 0, first.index.to_numpy()[np.clip(where, 0, None)], -1)[pos]
+    rows = np.where(where >= 0, first.index.to_numpy()[np.clip(where, 0, None)], -1)[facts.refs["pos"].to_numpy()]
     out = []
     for c in (wcol, hcol):
         values = pd.to_numeric(index.df[c], errors="coerce").to_numpy(dtype=np.float64)
         out.append(np.where(rows >= 0, values[np.clip(rows, 0, None)], np.nan))
-    return out[0], out[1]
+    facts.dims[side] = (out[0], out[1])
+    return facts.dims[side]
 
 
 def _sized(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame) -> np.ndarray:

@@ -256,7 +256,7 @@ def pytest_unconfigure(config):
 """
 
 
-def test_a_check_compiles_none_of_the_plugins_modules_for_assertion_rewriting(tmp_path: Path) -> None:
+def test_a_check_rewrites_only_the_modules_imported_before_the_plugin(tmp_path: Path) -> None:
     """pytest marks an installed plugin's whole package for assertion rewriting: every module it imports is then
     parsed and compiled from source on each run where pytest may not write byte code (PYTHONDONTWRITEBYTECODE,
     the first run of a fresh CI environment).  The plugin takes its package off that list as it loads (compat.py,

@@ -124,7 +124,8 @@ def test_a_run_without_mask04_never_starts_the_early_pool(
         init(self, *args)
 
     monkeypatch.setattr(mask_rules._Early, "__init__", counting)
-    case = _case(omfc, {"mask/black.png": raw_png(fill=0)}, {i: "mask/black.png" for i in IDS}, {})
+    files = {"mask/black.png": raw_png(fill=0), "mask/black2.png": raw_png(fill=0)}  # two files: worth a pool
+    case = _case(omfc, files, {IDS[0]: "mask/black.png", IDS[1]: "mask/black.png", IDS[2]: "mask/black2.png"}, {})
     res = case.run("--omfc-jobs", "2", "-k", "not MASK-04")
     assert started == [] and early == []
     assert "MASK-04" not in res.reports and _warned(res, "MASK-08").count("should be white (255)") == 3
@@ -145,8 +146,30 @@ def test_a_run_that_stops_before_mask04_stops_the_early_pool(
         close(self)
 
     monkeypatch.setattr(mask_rules._Early, "close", spy)
-    masks = {IDS[0]: "mask/black.png", IDS[1]: "mask/black.png", IDS[2]: "nan"}
-    case = _case(omfc, {"mask/black.png": raw_png(fill=0)}, masks, {})
+    masks = {IDS[0]: "mask/black.png", IDS[1]: "mask/black2.png", IDS[2]: "nan"}
+    case = _case(omfc, {"mask/black.png": raw_png(fill=0), "mask/black2.png": raw_png(fill=0)}, masks, {})
     res = case.run("--omfc-jobs", "2", "-x")
     assert res.outcome("MASK-01") == "failed" and "MASK-04" not in res.reports
     assert early and closed[0] is True  # the pool was running when the run's end closed it
+
+
+def test_no_processes_for_the_early_pool_leaves_the_inflating_to_mask04(
+    omfc: Any, early: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A machine that cannot start the early pool (a sandbox, limits): it is tried once, nothing is sent, and
+    MASK-04 inflates every file itself with the same verdicts."""
+    tries: list[int] = []
+
+    def no_pool(*args: Any, **kw: Any) -> Any:
+        tries.append(1)
+        raise OSError("no processes here")
+
+    files = {"mask/good.png": pil_png(), "mask/black.png": raw_png(fill=0), "mask/black2.png": raw_png(fill=0)}
+    case = _case(omfc, files, {IDS[0]: "mask/good.png", IDS[1]: "mask/black.png", IDS[2]: "mask/black2.png"}, {})
+    monkeypatch.setattr(mask_rules, "ProcessPoolExecutor", no_pool)  # the early pool's only (MASK-04's is pool.py's)
+    refused = case.run("--omfc-jobs", "2")
+    assert tries == [1] and early == []  # three chunks of one file each, one attempt
+    monkeypatch.setattr(mask_rules, "_early", lambda *args: None)
+    later = case.run("--omfc-jobs", "2")
+    assert _outcomes(later) == _outcomes(refused)
+    assert _warned(refused, "MASK-08").count("should be white (255)") == 2
