@@ -66,8 +66,9 @@ __all__ = ["Table", "ParseResult", "Limits", "limits_for", "read_psv", "read_tex
 BOM = "\ufeff"
 _SEPARATORS = {",": "comma-separated", "\t": "tab-separated", ";": "semicolon-separated"}
 #: A non-blank physical line (line ends: CRLF, CR, LF -- not U+2028, U+0085, \f ...).  It starts
-#: only at a line start (the lookbehind), so blank runs are skipped in C, in linear time.
-_RECORD = re.compile(r"(?<![^\r\n])[^\S\r\n]*+\S[^\r\n]*")
+#: only at a line start (the lookbehind), so blank runs are skipped in C, in linear time (a blank
+#: line's run is given back once, blank by blank, and cannot match: still linear).
+_RECORD = re.compile(r"(?<![^\r\n])[^\S\r\n]*\S[^\r\n]*")
 _NON_BLANK_BYTES = re.compile(rb"\S")
 #: Bytes that are not UTF-8, as decoded with ``surrogateescape``.
 _BAD_BYTE = re.compile("[\udc80-\udcff]")

@@ -71,16 +71,17 @@ SECTIONS_NC17_MFC19: tuple[Section, ...] = (_IDENT, _SYSTEM, _OPTOUT, _HARDWARE,
 SECTIONS_OPENMFC: tuple[Section, ...] = (_IDENT, _SYSTEM, _HARDWARE, _TRAINING, _REFS)
 
 #: Markup or numbering that may precede a heading name at the start of a line.  Each token
-#: must end in punctuation or before white space, so a line is split into tokens one way only
-#: (no catastrophic backtracking on long runs of digits or '#').  Runs of blanks are possessive
-#: (``*+``): what follows a run is never a blank, so giving blanks back cannot help a match, and
-#: two adjacent runs must not split one run of blanks between them in O(n^2) ways.
-_MARKUP = r"[#*>=_\-\u2022|]++(?![#*>=_\-\u2022|])"
-_ENUM = r"\(?(?:(?:section|part|appendix)[ \t]*+)?(?:\d++|[ivx]++|[a-f])(?:[.:)\]\-\u2013\u2014]|(?=[ \t]))"
-_PREFIX = rf"[ \t]*+(?:(?:{_MARKUP}|{_ENUM})[ \t]*+)*"
+#: must end in punctuation or before white space, and no two runs of blanks are adjacent, so a
+#: line is split into tokens one way only: backtracking gives back at most one run at a time and
+#: stays linear in the line's length (no catastrophic backtracking on long runs of digits, '#' or
+#: blanks).  Plain quantifiers, not possessive ones (``*+``, Python 3.11+): the patterns match the
+#: same text either way (tests/rules/test_desc_patterns.py compares them).
+_MARKUP = r"[#*>=_\-\u2022|]+(?![#*>=_\-\u2022|])"
+_ENUM = r"\(?(?:(?:section|part|appendix)[ \t]*)?(?:\d+|[ivx]+|[a-f])(?:[.:)\]\-\u2013\u2014]|(?=[ \t]))"
+_PREFIX = rf"[ \t]*(?:(?:{_MARKUP}|{_ENUM})[ \t]*)*"
 #: Words that say how trials were opted out or not processed (DESC-03).
 OPT_OUT_WORDS = re.compile(
-    r"\bopt(?:s|ed|ing)?\b|\bopt[\s_-]*+outs?\b|\boptout|non[\s_-]*+processed|not[\s_-]++processed|unprocessed",
+    r"\bopt(?:s|ed|ing)?\b|\bopt[\s_-]*outs?\b|\boptout|non[\s_-]*processed|not[\s_-]+processed|unprocessed",
     re.I,
 )
 _NOTHING = re.compile(r"^(?:none|n/?a|nothing|no|not applicable|-+)?$", re.I)
@@ -89,7 +90,8 @@ _NOTHING = re.compile(r"^(?:none|n/?a|nothing|no|not applicable|-+)?$", re.I)
 @functools.cache
 def _heading_re(pattern: str) -> re.Pattern[str]:
     line_start = rf"^{_PREFIX}(?:{pattern})(?![A-Za-z0-9])"
-    run_in = rf"\bsection[ \t]*+\d++[ \t]*+[.:)\-\u2013\u2014]?[ \t]*+(?:{pattern})(?![A-Za-z0-9])"
+    # one run of blanks, then punctuation and a second run only after it: never two adjacent runs
+    run_in = rf"\bsection[ \t]*\d+[ \t]*(?:[.:)\-\u2013\u2014][ \t]*)?(?:{pattern})(?![A-Za-z0-9])"
     return re.compile(rf"{line_start}|{run_in}", re.I | re.M)
 
 

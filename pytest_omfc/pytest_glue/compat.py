@@ -36,6 +36,8 @@ __all__ = [
     "leave_unrewritten",
     "loaded_conftests",
     "move_cache",
+    "name_testcase",
+    "only_collect",
 ]
 
 
@@ -118,3 +120,38 @@ def leave_unrewritten(package: str) -> None:
         marked = getattr(finder, "_must_rewrite", None)
         if isinstance(marked, set):
             marked.discard(package)
+
+
+def name_testcase(config: pytest.Config, report: pytest.TestReport, classname: str, name: str) -> None:
+    """Set the JUnit testcase's ``classname`` and ``name`` of ``report`` when ``--junitxml`` is writing.
+
+    Why: pytest derives both from the node ID, whose parse of ``[`` changed in pytest 9.2 (``junit.py`` says
+    how); pytest's public API sets testcase attributes only from a test function's fixture
+    (``record_xml_attribute``).  The XML writer is ``config.stash[_pytest.junitxml.xml_key]``; its
+    ``node_reporter(report)`` is the testcase being built, whose ``add_attribute`` values pytest keeps over its
+    own (``record_testreport`` restores "user-defined attributes").  Fallback: pytest's own names."""
+    try:
+        from _pytest.junitxml import xml_key
+
+        xml = config.stash.get(xml_key, None)
+        if xml is None:
+            return
+        prefix = getattr(xml, "prefix", None)
+        reporter = xml.node_reporter(report)
+        reporter.add_attribute("classname", f"{prefix}.{classname}" if prefix else classname)
+        reporter.add_attribute("name", name)
+    except Exception:  # noqa: BLE001  a private API: fall back rather than break the run
+        return
+
+
+def only_collect(early_config: pytest.Config, anchors: list[str]) -> None:
+    """Make ``anchors`` the paths pytest takes its initial conftests from, before it imports any (``tryfirst``
+    in ``pytest_load_initial_conftests``).
+
+    Why: with no path on the command line, pytest imports the initial conftests of its ``testpaths`` (a
+    project's ``tests/conftest.py``, with whatever test-only packages it imports) before any plugin knows what
+    the run collects.  A run given ``--omfc-submission`` on the command line collects the submission alone and
+    must not import them.  pytest decides the anchors from the early parse,
+    ``Config.known_args_namespace.file_or_dir``; the full parse that follows reads the command line again, so
+    nothing else changes.  Fallback: none needed (the attribute is set on pytest's own namespace)."""
+    early_config.known_args_namespace.file_or_dir = list(anchors)

@@ -244,6 +244,11 @@ class GateItem(pytest.Item):
         self.gate = gate
         self.add_marker("omfc")
 
+    @property
+    def junit_name(self) -> str:
+        """The JUnit testcase name: the gate as given, blanks removed (:mod:`.junit`)."""
+        return self.gate.text
+
     def runtest(self) -> None:
         from ..scoring.results import build_scores
 

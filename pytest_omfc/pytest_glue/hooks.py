@@ -48,7 +48,7 @@ from ..editions import (
 from ..paths import not_regular
 from ..scoring.families import every_option, option
 from . import scoring as _scoring
-from .compat import cache_dir, collection_anchors, loaded_conftests, move_cache
+from .compat import cache_dir, collection_anchors, loaded_conftests, move_cache, only_collect
 from .state import (
     SETTINGS_KEY,
     UsageProblem,
@@ -611,6 +611,12 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     pytest import before this plugin was loaded cannot be undone here; the
     ``pytest-omfc`` entry point never reads such an ini.
     """
+    ns = early_config.known_args_namespace
+    if not ns.file_or_dir and getattr(ns, "omfc_submission", None) and early_config.inipath is not None:
+        # --omfc-submission on the command line and no path: the submission alone (_add_submission), so none
+        # of the project's testpaths conftests; the configfile as the anchor takes the conftest.py beside it
+        # only (a file anchor has no test* folders, and the submission's own conftest.py is never imported)
+        only_collect(early_config, [str(early_config.inipath)])
     guarded = _check_setup(early_config)
     for conftest in _initial_conftests(early_config):
         where = _inside(conftest, guarded)
@@ -655,14 +661,11 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     _check_loaded(config, settings)
     from .items import OmfcReporter  # the rules, the submission and their libraries: only now
+    from .junit import JunitNames
 
     config.pluginmanager.register(OmfcReporter(), "omfc-reporter")
-    target = _collection_argument(config, settings.submission)
-    if config.args_source == pytest.Config.ArgsSource.ARGS:
-        if target not in config.args:
-            config.args.append(target)
-    else:
-        config.args[:] = [target]
+    config.pluginmanager.register(JunitNames(config), "omfc-junit-names")
+    _add_submission(config, _collection_argument(config, settings.submission))
     _keep_cache_out(config, settings)
     _warm_up(config, settings)
     _scoring.configure(config, settings.dataset_root, UsageProblem)
@@ -678,6 +681,23 @@ def pytest_configure(config: pytest.Config) -> None:
 
     _html.configure(config, settings, _path(config, "omfc_html"), masks, UsageProblem)
     _gates.configure(config, UsageProblem)
+
+
+def _add_submission(config: pytest.Config, target: str) -> None:
+    """What the run collects besides the submission (docs/ci.md, "Your own tests beside the check").
+
+    ``--omfc-submission`` on the command line: the submission and the paths given with it, none when none
+    are given (``testpaths`` are not collected: ``pytest --omfc-submission DIR`` checks DIR).  The
+    ``omfc_submission`` ini setting: the submission and what pytest would collect anyway (the paths given,
+    else ``testpaths``, else the current directory), so a bare ``pytest`` in a team's repository runs the
+    team's tests and the submission's rules.
+    """
+    from_ini = config.getoption("omfc_submission") in (None, "")
+    if config.args_source == pytest.Config.ArgsSource.ARGS or from_ini:
+        if target not in config.args:
+            config.args.append(target)
+    else:
+        config.args[:] = [target]
 
 
 #: A system output of this size (about 2,000 rows) or more makes a check worth a process pool.

@@ -157,6 +157,11 @@ class RuleItem(pytest.Item):
             text = f"{self.rule.id}: the check could not run: {excinfo.exconly()}"
         return failure_repr(self.reportinfo()[0], text)
 
+    @property
+    def junit_name(self) -> str:
+        """The JUnit testcase name: the rule ID, with the slice (``MASK-04[1/4]``) (:mod:`.junit`)."""
+        return self.rule.id + (f"[{self.part}]" if self.part else "")
+
     def reportinfo(self) -> tuple[Path, int, str]:
         settings = self.settings
         path = settings.csv if settings.csv else self.path

@@ -454,6 +454,11 @@ class ScoreItem(pytest.Item):
         self.add_marker("omfc")
 
     @property
+    def junit_name(self) -> str:
+        """The JUnit testcase name: the scorer, with the query (``detection[q1]``) (:mod:`.junit`)."""
+        return self.name.rpartition("score::")[2]
+
+    @property
     def checked(self) -> CheckSettings:
         """The settings of the submission (or EXPID) this item scores."""
         settings = getattr(self.parent, "settings", None) or self.config.stash[SETTINGS_KEY]

@@ -141,3 +141,18 @@ def test_hostile_archive_is_a_failing_rule_within_bounds(
     assert [p for p in after if p not in before] == [Path("j.xml")]  # the private directory is gone too
     assert not (tmp_path.parent / "escaped.txt").exists() and not (upload.parent / "escaped.txt").exists()
     shutil.rmtree(upload)
+
+
+def test_a_path_through_a_link_in_the_private_folder_is_refused(tmp_path: Path) -> None:
+    """The second guard (tarfile's data-filter check, made here for every Python): a path that resolves outside
+    the private folder is refused even if the name checks let it through."""
+    from pytest_omfc.archive import _escapes
+
+    dest = tmp_path / "private"
+    (dest / "sub").mkdir(parents=True)
+    (dest / "sub" / "out").symlink_to(tmp_path, target_is_directory=True)
+    real = os.path.realpath(dest)
+    assert not _escapes(real, dest / "sub" / "file.csv")
+    assert not _escapes(real, dest)
+    assert _escapes(real, dest / "sub" / "out" / "file.csv")
+    assert _escapes(real, tmp_path / "private-sibling" / "x")
