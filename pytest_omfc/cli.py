@@ -22,9 +22,9 @@ nothing taken from either side:
   ``<ID>::<ID>::<RULE>`` and nothing is resolved from a directory the
   command happened to be started in.
 
-It accepts the plugin's options and a few reporting options of pytest
-(``-n``, ``-q``, ``-v``, ``-k``, ``-r``, ``--tb``, ``--junitxml``, and ``-o``
-for ``junit_*`` and ``console_output_style`` only).  The exit codes are
+It accepts the plugin's options, ``--version`` and a few reporting options of pytest
+(``-n``, ``-q``, ``-v``, ``-k``, ``-r``, ``-x``, ``--tb``, ``--co``, ``--color``, ``--junitxml``, and
+``-o`` for ``junit_*`` and ``console_output_style`` only).  The exit codes are
 pytest's: 0 all rules pass, 1 a rule fails, 4 a usage error.
 """
 
@@ -46,7 +46,7 @@ from .options import OUTPUT_PATHS, Option
 from .paths import resolve_input
 from .scoring.families import every_option
 
-__all__ = ["build_parser", "pytest_args", "main", "IGNORED_ENV", "OVERRIDE_PREFIXES"]
+__all__ = ["build_parser", "pytest_args", "main", "version_line", "IGNORED_ENV", "OVERRIDE_PREFIXES"]
 
 #: Environment variables that would add options or plugins behind the command line's back.
 IGNORED_ENV = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
@@ -66,6 +66,11 @@ class UsageExit(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
+        if message.startswith("unrecognized arguments"):
+            message += (
+                " (pytest-omfc takes the plugin's options and the pytest switches listed by pytest-omfc --help; "
+                "plain pytest takes the others, without the isolation)"
+            )
         raise UsageExit(message)
 
 
@@ -86,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     for opt in _omfc_options():
         kw = {k: v for k, v in opt.kwargs.items() if k in ("action", "metavar", "help", "choices")}
         group.add_argument(opt.flag, dest=opt.ini, default=None, **kw)
+    parser.add_argument("-V", "--version", action="store_true", help="print the versions of pytest-omfc and pytest")
     rep = parser.add_argument_group("reporting (passed to pytest)")
     rep.add_argument("-n", "--numprocesses", metavar="N", help="pytest-xdist worker processes (a number or auto)")
     rep.add_argument("-q", "--quiet", action="count", default=0, help="less output (repeatable)")
@@ -93,6 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("-k", dest="keyword", metavar="EXPRESSION", help="run only the rule items matching the expression")
     rep.add_argument("-r", dest="reportchars", metavar="CHARS", help="short summary of (f)ailed, (s)kipped, ... items")
     rep.add_argument("--tb", choices=["auto", "long", "short", "line", "native", "no"], help="failure text style")
+    rep.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failing rule")
+    rep.add_argument(
+        "--co", "--collect-only", dest="collectonly", action="store_true", help="list the rule items, run none"
+    )
+    rep.add_argument("--color", choices=["yes", "no", "auto"], help="colour the terminal output")
     rep.add_argument(
         "--junitxml", metavar="PATH", help="write a JUnit XML report (never into the submission or dataset)"
     )
@@ -171,6 +182,12 @@ def pytest_args(ns: argparse.Namespace, private: Path) -> list[str]:
         args.append(f"-r{ns.reportchars}")
     if ns.tb is not None:
         args.append(f"--tb={ns.tb}")
+    if ns.exitfirst:
+        args.append("--exitfirst")
+    if ns.collectonly:
+        args.append("--collect-only")
+    if ns.color is not None:
+        args.append(f"--color={ns.color}")
     if ns.junitxml is not None:
         args.append(f"--junitxml={ns.junitxml}")
     args += [f"--override-ini={_override(v)}" for v in ns.override_ini]
@@ -187,11 +204,21 @@ def pytest_args(ns: argparse.Namespace, private: Path) -> list[str]:
     return args
 
 
+def version_line() -> str:
+    """``pytest-omfc X.Y.Z (pytest A.B.C, Python D.E.F)``: what ``--version`` prints."""
+    from . import __version__
+
+    return f"pytest-omfc {__version__} (pytest {pytest.__version__}, Python {sys.version.split()[0]})"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the checks in isolation; returns pytest's exit code."""
     parser = build_parser()
     try:
         ns = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        if ns.version:
+            print(version_line())
+            return int(pytest.ExitCode.OK)
         if ns.omfc_submission is None:
             raise UsageExit("--omfc-submission: give the submission directory")
         private = Path(tempfile.mkdtemp(prefix="pytest-omfc-"))

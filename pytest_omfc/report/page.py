@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .. import __version__
 from ..findings import reveal
 
 if TYPE_CHECKING:  # the mask cards' module imports Pillow and the mask scorer: only when a page shows masks
@@ -351,7 +352,7 @@ def render_page(data: ReportData) -> str:
     title = f"pytest-omfc: {data.submission}"
     body = [
         f"<h1>{_e(title)}</h1>",
-        f"<div class=meta>{_e(data.edition)}, task {_e(data.task)}</div>",
+        f"<div class=meta>{_e(data.edition)}, task {_e(data.task)}; pytest-omfc {_e(__version__)}</div>",
         f'<div id="verdict" class="verdict {"pass" if ok else "fail"}">{"Passed" if ok else "Failed"}: '
         f"{_e(text)}</div>",
     ]
@@ -362,6 +363,7 @@ def render_page(data: ReportData) -> str:
     body += _expids(data) + _findings(data) + _scores(data) + _masks(data) + _rules(data)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="generator" content="pytest-omfc {_e(__version__)}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:; '
         f"style-src 'unsafe-inline'; script-src '{_SCRIPT_HASH}'\">"

@@ -1,0 +1,49 @@
+"""``pytest-omfc`` speaks pytest's common switches (--version, -x, --co, --color, -k) and names what it refuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers.examples import EXAMPLES
+from helpers.runs import run_capped
+
+import pytest_omfc
+
+pytestmark = pytest.mark.compat
+
+INDEX = str(EXAMPLES / "datasets/OpenMFC2020/indexes/OpenMFC20_Image-IMDL-index.csv")
+VALID = str(EXAMPLES / "submissions/imdl/p-baseline_3_imdl")
+BAD = str(EXAMPLES / "submissions/imdl/p-baseline_3_bad-status")
+
+
+def _cli(tmp_path: Path, *args: str) -> tuple[int | None, str, str]:
+    run = run_capped(["-m", "pytest_omfc", *args], cwd=tmp_path, timeout=120)
+    return run.ret, run.out, run.err
+
+
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version_prints_the_one_version(tmp_path: Path, flag: str) -> None:
+    ret, out, _ = _cli(tmp_path, flag)
+    assert ret == 0 and out.startswith(f"pytest-omfc {pytest_omfc.__version__} (pytest {pytest.__version__}, Python ")
+
+
+def test_collect_only_lists_the_rule_items(tmp_path: Path) -> None:
+    ret, out, _ = _cli(tmp_path, "--omfc-submission", VALID, "--omfc-index", INDEX, "--co", "-q")
+    lines = [line for line in out.splitlines() if "::" in line]
+    assert ret == 0 and "p-baseline_3_imdl::p-baseline_3_imdl::SUB-10" in lines and len(lines) > 20
+    assert " passed" not in out  # nothing ran
+
+
+def test_exitfirst_stops_at_the_first_failure(tmp_path: Path) -> None:
+    ret, out, _ = _cli(tmp_path, "--omfc-submission", BAD, "--omfc-index", INDEX, "-x", "--color", "no")
+    assert ret == 1 and "stopping after 1 failures" in out and "\x1b[" not in out
+    full_ret, full_out, _ = _cli(
+        tmp_path, "--omfc-submission", BAD, "--omfc-index", INDEX, "--color=yes", "-k", "not MASK"
+    )
+    assert full_ret == 1 and "\x1b[" in full_out and "deselected" in full_out
+
+
+def test_an_unknown_switch_is_named(tmp_path: Path) -> None:
+    ret, _, err = _cli(tmp_path, "--omfc-submission", VALID, "--lf")
+    assert ret == 4 and "unrecognized arguments: --lf" in err and "plain pytest" in err
