@@ -256,5 +256,12 @@ def test_tests_mirror_the_package_and_never_import_each_other() -> None:
             imports += [f"{path.name}: {n}" for n in names if n.split(".")[-1].startswith(("test_", "conftest"))]
     top = sorted(p.name for p in TESTS.glob("test_*.py"))
     assert misplaced == [] and imports == []
-    assert top == ["test_docs.py", "test_docs_site.py", "test_examples.py", "test_layers.py", "test_schemas.py"]
+    assert top == [
+        "test_docs.py",
+        "test_docs_site.py",
+        "test_examples.py",
+        "test_install.py",
+        "test_layers.py",
+        "test_schemas.py",
+    ]
     assert {f"scoring/{f}" for f in families} <= {p.parent.relative_to(TESTS).as_posix() for p in TESTS.rglob("test_*")}

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pydantic
 import pytest
 from helpers.paths import REPO
 from pydantic import BaseModel, ValidationError
@@ -202,6 +203,10 @@ def _pydantic_accepts(model: type[BaseModel], instance: Any) -> bool:
     return True
 
 
+@pytest.mark.skipif(
+    tuple(int(p) for p in pydantic.VERSION.split(".")[:2]) < (2, 14),
+    reason="schemas/ is written with pydantic 2.14 or later (earlier releases leave out a root model's examples)",
+)
 def test_schemas_are_up_to_date() -> None:
     assert schemagen.drift(SCHEMAS) == [], "run: python -m pytest_omfc.schemagen schemas"
 

@@ -694,10 +694,21 @@ def _add_submission(config: pytest.Config, target: str) -> None:
     """
     from_ini = config.getoption("omfc_submission") in (None, "")
     if config.args_source == pytest.Config.ArgsSource.ARGS or from_ini:
-        if target not in config.args:
+        # not below a path already given: walking that path collects it (pytest_collect_directory), and pytest
+        # before 9.0 collects only the deeper of two nested paths
+        if not any(_below(target, arg, config.invocation_params.dir) for arg in config.args):
             config.args.append(target)
     else:
         config.args[:] = [target]
+
+
+def _below(target: str, arg: str, invocation: Path) -> bool:
+    """Whether the path ``target`` is the collection argument ``arg`` (a path or node ID) or lies inside it."""
+    try:
+        path = (invocation / arg.split("::")[0]).resolve()
+        return Path(target).resolve().is_relative_to(path)
+    except (OSError, RuntimeError, ValueError):
+        return False
 
 
 #: A system output of this size (about 2,000 rows) or more makes a check worth a process pool.

@@ -38,6 +38,10 @@ def _got(text: str, value: float) -> str:
     """Why a score text is not a finite real, for "(got ...)"."""
     if text == "":
         return "an empty field"
+    try:  # from the text itself: pandas 2 reads '1e400' as NaN, pandas 3 as infinity
+        value = float(text)
+    except ValueError:
+        pass
     if np.isnan(value):
         return f"{text!r}, which is not a number" if text.lower() in ("nan", "+nan", "-nan") else repr(text)
     if "inf" in text.lower():
