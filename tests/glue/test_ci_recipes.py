@@ -13,14 +13,19 @@ from __future__ import annotations
 
 import shlex
 import shutil
+import subprocess
+import sys
 import tarfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.fresh import NEEDS_FRESH, copy_of_the_repository, new_venv, shell
 from helpers.paths import REPO
 from helpers.runs import run_capped
+
+import pytest_omfc
 
 yaml = pytest.importorskip("yaml", reason="PyYAML parses the recipes (pip install pyyaml)")
 
@@ -32,6 +37,9 @@ PRE_COMMIT = REPO / ".pre-commit-hooks.yaml"
 VALID = "p-baseline_3_imdl"
 FAILING = "p-baseline_3_score-out-of-range"  # SCORE-03 fails (a ConfidenceScore of 1.7)
 INDEX = EXAMPLES / "datasets/OpenMFC2020/indexes/OpenMFC20_Image-IMDL-index.csv"
+#: Until pytest-omfc is on PyPI the recipes install its wheel, committed under vendor/ by the team.
+WHEEL = f"pytest_omfc-{pytest_omfc.__version__}-py3-none-any.whl"
+INSTALL = f"python -m pip install vendor/{WHEEL}"
 
 
 def load(path: Path) -> Any:
@@ -104,7 +112,7 @@ def test_github_actions_structure() -> None:
     assert uses[0] == "actions/checkout", "the submission repository is checked out first"
     assert "actions/setup-python" in uses
     runs = [s["run"] for s in steps if "run" in s]
-    assert any(r.split()[-1] == "pytest-omfc" and "pip install" in r for r in runs), runs
+    assert INSTALL in runs, runs
     (check,) = [s for s in steps if "pytest-omfc --" in s.get("run", "")]
     argv = command(check["run"])
     (pack,) = [s for s in steps if s.get("run", "").startswith("tar cvf ")]
@@ -145,7 +153,7 @@ def gitlab_job() -> dict[str, Any]:
 def test_gitlab_ci_structure() -> None:
     job = gitlab_job()
     script = job["script"]
-    assert any("pip install" in line and line.split()[-1] == "pytest-omfc" for line in script), script
+    assert INSTALL in script, script
     argv = command("\n".join(script))
     artifacts = job["artifacts"]
     assert artifacts["when"] == "always"
@@ -160,6 +168,40 @@ def test_gitlab_ci_command_runs(tmp_path: Path) -> None:
     for rel in job["artifacts"]["paths"]:
         assert (tmp_path / rel).is_file(), rel
     check_junit(tmp_path / job["artifacts"]["reports"]["junit"], None)
+
+
+@pytest.mark.parametrize("recipe", ["github", "gitlab"])
+@pytest.mark.fresh
+@NEEDS_FRESH
+def test_recipe_install_line_works_in_a_fresh_environment(tmp_path: Path, recipe: str) -> None:
+    """The recipe's install line as written, in a new venv, on the wheel this repository builds (what the
+    team commits under vendor/); then the recipe's check with the console script it installed."""
+    team, source = tmp_path / "team", tmp_path / "pytest-omfc"
+    copy_of_the_repository(source)  # (a build of its own: pip wheel writes build/ beside the sources)
+    wheel = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(team / "vendor"), str(source)],
+        capture_output=True,
+        text=True,
+    )
+    assert wheel.returncode == 0 and (team / "vendor" / WHEEL).is_file(), wheel.stderr[-2000:]
+    env = new_venv(tmp_path / "venv")
+    install = shell(INSTALL, team, env)
+    assert install.returncode == 0, install.stderr[-3000:]
+    lines = (
+        [s["run"] for s in github_steps() if "pytest-omfc --" in s.get("run", "")]
+        if recipe == "github"
+        else [line for line in gitlab_job()["script"] if line.startswith("pytest-omfc ")]
+    )
+    argv = command(lines[0])
+    shutil.copytree(EXAMPLES / "submissions/imdl" / VALID, team / VALID)
+    (team / value(argv, "--omfc-index")).parent.mkdir(parents=True)
+    shutil.copy(INDEX, team / value(argv, "--omfc-index"))
+    if value(argv, "--omfc-submission").endswith(".tar"):
+        with tarfile.open(team / f"{VALID}.tar", "w") as tf:
+            tf.add(team / VALID, arcname=VALID)
+    check = shell(lines[0], team, env, timeout=300)
+    assert check.returncode == 0, (check.stdout + check.stderr)[-3000:]
+    assert (team / value(argv, "--junitxml")).is_file()
 
 
 # ---------------------------------------------------------------------------- pre-commit
