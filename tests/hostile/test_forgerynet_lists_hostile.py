@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pytest_omfc.scoring.forgerynet import lists
@@ -37,6 +37,9 @@ def _slow(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @SETTINGS
 @given(lines=st.lists(IMAGE_LINE, max_size=12), classes=st.sampled_from([2, 3, 16]), newline=st.booleans())
+@example(lines=["Jme 0 1 10", "z 1.0 8 0"], classes=2, newline=True)  # pandas' int64 parse took '1.0' as 1
+@example(lines=["a 1e0 1 1", "b 0 0 0"], classes=2, newline=False)
+@example(lines=["a \u0661 1 1", "b 0 0 0"], classes=2, newline=True)  # Arabic-Indic 1: int() takes it
 def test_image_lists_fast_and_line_by_line_agree(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: list[str], classes: int, newline: bool
 ) -> None:

@@ -53,7 +53,11 @@ MAX_SEGMENTS = 100_000
 LEVELS = ("binary", "triple", "n-way")
 
 Kind = Literal["json", "psv", "image-list", "video-list"]
-_INT = re.compile(r"[+-]?\d+\Z")
+#: An integer label as every reader takes it: ASCII digits (``\d`` would take '٢' as 2, as int() does).
+_INT = re.compile(r"[+-]?[0-9]+\Z")
+#: A field after a blank that is not an ASCII integer ('1.0', '1e0', '٢'): pandas' int64 parse would take some
+#: of them, so such a text goes to the line-by-line reader (a leading blank before a name sends it there too).
+_NOT_INT_FIELD = re.compile(r"[ \t][+-]?[0-9]*[^0-9\s]")
 
 
 def level_of(classes: int) -> int:
@@ -202,6 +206,8 @@ def _fields(text: str, width: int, numbers: str | None = None) -> pd.DataFrame |
     import io
 
     if not text.strip() or '"' in text:
+        return None
+    if numbers == "int64" and _NOT_INT_FIELD.search(text):
         return None
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     dtypes: dict[int, Any] = {i: (numbers or object) for i in range(1, width)}
