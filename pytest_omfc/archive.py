@@ -43,6 +43,7 @@ __all__ = [
     "archive_stem",
     "is_junk",
     "kind_of",
+    "gathered_name",
     "private_dir",
     "remove",
     "unpack",
@@ -155,8 +156,23 @@ def archive_stem(name: str) -> str:
 
 
 def private_dir() -> Path:
-    """A new private directory (mode 0700) for one archive's members."""
+    """A new private directory (mode 0700) for one archive: its members go to ``<private>/unpacked/``, and
+    members packed without a folder above them are gathered in ``<private>/gathered/<name>/``
+    (:func:`gathered_name`): no name taken from the upload ever decides where a file lands outside these."""
     return Path(tempfile.mkdtemp(prefix="pytest-omfc-archive-"))
+
+
+#: Where, inside the private directory, the members are unpacked and loose members gathered.
+UNPACKED, GATHERED = "unpacked", "gathered"
+
+
+def gathered_name(archive_name: str) -> str:
+    """The folder that gathers members packed without one: the archive's stem (``p-x_1.tar`` -> ``p-x_1``), or
+    ``submission`` when the stem is no usable folder name ('', '.', '..', a separator or NUL in it: an upload
+    named ``...tar`` must not make the private directory's parent the submission folder)."""
+    stem = archive_stem(archive_name)
+    bad = stem in ("", ".", "..") or any(c in stem for c in "/\\\x00") or len(stem.encode("utf-8", "replace")) > 255
+    return "submission" if bad else stem
 
 
 class _Counting:

@@ -301,16 +301,18 @@ def _unpacked(config: pytest.Config, sub: Path) -> ArchiveReport | None:
     """An uploaded archive (ARC rules): unpacked once, by the controller (or the only process), member by
     member into a private directory removed when the session ends; xdist workers read the controller's
     report.  None for a directory or a system output file."""
-    from ..archive import ArchiveLimits, ArchiveReport, private_dir, remove, unpack
+    from ..archive import UNPACKED, ArchiveLimits, ArchiveReport, private_dir, remove, unpack
 
     if not _is_archive(sub):
         return None
     worker = getattr(config, "workerinput", None)
     if worker is not None and ARCHIVE_INPUT in worker:
         return ArchiveReport.from_dict(json.loads(worker[ARCHIVE_INPUT]))
-    dest = private_dir()
-    config.add_cleanup(lambda: remove(dest))
-    atexit.register(remove, dest)  # also when pytest never reaches its cleanup
+    private = private_dir()
+    config.add_cleanup(lambda: remove(private))
+    atexit.register(remove, private)  # also when pytest never reaches its cleanup
+    dest = private / UNPACKED
+    dest.mkdir()
     limits = ArchiveLimits(
         entries=resolved(config, "omfc_archive_max_entries"),
         total_bytes=resolved(config, "omfc_archive_max_bytes"),
@@ -336,7 +338,7 @@ def _archived_submission(report: ArchiveReport) -> Path:
     """The submission folder inside the private directory: the archive's one top folder; when the members
     were packed without one (from inside the folder), a folder named after the archive gathers them (ARC-02
     says so)."""
-    from ..archive import archive_stem
+    from ..archive import GATHERED, gathered_name
     from ..models.identifiers import expid_task, package_problem
     from ..package import find_package
 
@@ -352,10 +354,10 @@ def _archived_submission(report: ArchiveReport) -> Path:
             if find_package(folder) and (expid_task(inside[0].name) or package_problem(folder.name) is None):
                 return folder
             folder = inside[0]
-    folder = root / (archive_stem(Path(report.archive).name) or "submission")
-    folder.mkdir(exist_ok=True)
+    folder = root.parent / GATHERED / gathered_name(Path(report.archive).name)  # beside unpacked/, never in it
+    folder.mkdir(parents=True, exist_ok=True)
     for top in report.tops:
-        if top != folder.name and (root / top).exists():
+        if (root / top).exists() or (root / top).is_symlink():
             (root / top).rename(folder / top)
     return folder
 

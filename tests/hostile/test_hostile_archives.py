@@ -156,3 +156,46 @@ def test_a_path_through_a_link_in_the_private_folder_is_refused(tmp_path: Path) 
     assert not _escapes(real, dest)
     assert _escapes(real, dest / "sub" / "out" / "file.csv")
     assert _escapes(real, tmp_path / "private-sibling" / "x")
+
+
+def _loose(path: Path, names: list[str]) -> Path:
+    """An archive of the valid submission's files packed from inside its folder (no folder above them), plus
+    ``names`` as small files at the top."""
+    with tarfile.open(path, "w") as tf:
+        for item in sorted(FOLDER.rglob("*")):
+            tf.add(item, arcname=item.relative_to(FOLDER).as_posix(), recursive=False)
+        for name in names:
+            _add(tf, name, b"from the upload\n")
+    return path
+
+
+@pytest.mark.parametrize("entry", ["pytest_omfc", "pytest"])
+@pytest.mark.parametrize(
+    ("upload", "tops"),
+    [
+        ("...tar", ["keep.txt"]),  # its stem is '..': the gathering folder was the private folder's parent
+        (f"{SUB}.tar", [SUB]),  # a top-level file named as the stem: FileExistsError, INTERNALERROR
+        (".tar", []),
+    ],
+)
+def test_the_private_folder_never_takes_its_place_from_the_upload(
+    tmp_path: Path, upload: str, tops: list[str], entry: str
+) -> None:
+    """Members packed without a folder are gathered in a fixed place inside the private folder: nothing is moved
+    into TMPDIR (a file already there keeps its content), nothing stays behind, and the run ends in rule
+    verdicts (exit 1: ARC-02 and the SubID rules), not exit 5 or an INTERNALERROR."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    (tmp / "keep.txt").write_text("the portal's own file\n", encoding="utf-8")
+    archive = _loose(tmp_path / upload, tops)
+    args = ["-m", entry, "--omfc-submission", str(archive), "--omfc-index", str(INDEX)]
+    if entry == "pytest":
+        args += ["-p", "no:cacheprovider", "--rootdir", str(tmp_path), "-c", str(tmp_path / "empty.ini")]
+        (tmp_path / "empty.ini").write_text("[pytest]\n", encoding="utf-8")
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    run = run_capped(args, cwd=tmp_path, env=env, timeout=120)
+    text = run.out + run.err
+    assert run.ret == 1 and "INTERNALERROR" not in text and "Traceback" not in text, text[-3000:]
+    assert "ARC-02" in text
+    assert (tmp / "keep.txt").read_text(encoding="utf-8") == "the portal's own file\n"
+    assert sorted(p.name for p in tmp.iterdir()) == ["keep.txt"]
