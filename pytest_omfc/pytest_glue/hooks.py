@@ -642,14 +642,6 @@ def _check_loaded(config: pytest.Config, settings: CheckSettings) -> None:
         where = _inside(conftest, guarded)
         if where is not None:
             raise _refuse("conftest", conftest, where)
-    xml = config.getoption("xmlpath", None)
-    if xml:
-        path = Path(os.path.normpath(os.path.abspath(os.path.expanduser(os.path.expandvars(xml)))))
-        where = _inside(path, guarded)
-        if where is not None:  # pytest would write the report there (the way --omfc-metrics-json is refused)
-            raise UsageProblem(
-                f"--junitxml: must not point into the {where[0]} directory {where[1]} (got {path.resolve()})"
-            )
 
 
 # ---------------------------------------------------------------------------- configure
@@ -671,6 +663,10 @@ def pytest_configure(config: pytest.Config) -> None:
     _keep_cache_out(config, settings)
     _warm_up(config, settings)
     _scoring.configure(config, settings.dataset_root, UsageProblem)
+    xml = config.getoption("xmlpath", None)
+    if xml:  # pytest writes it (not through write_atomic): refused up front like every output
+        path = Path(os.path.normpath(os.path.abspath(os.path.expanduser(os.path.expandvars(xml)))))
+        _scoring.refuse_output(config, "--junitxml", path, UsageProblem)
     # What is loaded by now (pandas, numpy, the models, the rules) lives as long as the process: out of the
     # cyclic collector's sight, each collection stops walking it (pytest's own gc.collect() at exit took
     # 0.2 s with it, a 1-probe check's sixth).  Only when a submission is checked, and once per process

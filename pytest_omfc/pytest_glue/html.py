@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from ..outputs import write_atomic
 from ..submission import CheckSettings
 
 __all__ = ["HtmlReporter", "configure"]
@@ -29,17 +30,9 @@ def configure(
     """Refuse a report path inside the submission or dataset (or a directory); register the reporter."""
     if path is None:
         return
-    guarded = [("submission", settings.submission.resolve())]
-    if settings.dataset_root is not None:
-        guarded.append(("dataset", settings.dataset_root.resolve()))
-    for kind, directory in guarded:
-        if path == directory or path.is_relative_to(directory):
-            raise usage_error(f"--omfc-html: must not point into the {kind} directory {directory} (got {path})")
-    if path.is_dir():
-        raise usage_error(f"--omfc-html: must be a file path (got the directory {path})")
-    from .scoring import refuse_input_overwrite
+    from .scoring import refuse_output
 
-    refuse_input_overwrite(config, "--omfc-html", path, usage_error)  # index, reference, journal tables...
+    refuse_output(config, "--omfc-html", path, usage_error)  # guarded places, index, reference, journal tables...
     config.pluginmanager.register(HtmlReporter(config, settings, path, masks), "omfc-html-reporter")
 
 
@@ -81,9 +74,7 @@ class HtmlReporter:
         if hasattr(self.config, "workerinput"):
             return
         try:
-            page = self._page()
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(page, encoding="utf-8")
+            write_atomic(self.path, self._page())
             self.done = str(self.path)
         except OSError as exc:
             self.error = f"--omfc-html: cannot write {self.path}: {exc}"

@@ -37,7 +37,6 @@ from __future__ import annotations
 import glob
 import io
 import json
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -48,6 +47,7 @@ import pytest
 
 from ..editions import EditionTaskError, Task, parse_task
 from ..options import OUTPUT_PATHS, exclusive_queries
+from ..outputs import Guarded, why_not_folder, why_not_writable, write_atomic
 from ..paths import resolve_input
 from ..report.views import summary_rows, view_for
 from ..scoring import families as _families  # noqa: F401  (registers every scorer, in order)
@@ -328,24 +328,31 @@ def run_inputs(config: pytest.Config) -> list[Path]:
     return files
 
 
-def _read_by_run(path: Path, inputs: list[Path]) -> Path | None:
-    """The input of ``inputs`` that ``path`` is (or links to), else None."""
-    for f in inputs:
-        same = f.resolve() == path.resolve()
-        if not same and path.exists() and f.exists():
-            try:
-                same = os.path.samefile(f, path)
-            except OSError:
-                same = False
-        if same:
-            return f
-    return None
+def guarded_places(config: pytest.Config) -> list[Guarded]:
+    """Where no output of the run may go (:mod:`pytest_omfc.outputs`): the submission folder and each EXPID
+    folder of a package, the dataset, and for an upload the archive itself and the private folder it was
+    unpacked into."""
+    sub = config.stash.get(SETTINGS_KEY, None)
+    if sub is None:
+        return []
+    places: list[Guarded] = [("submission directory", sub.submission)]
+    places += [("EXPID directory", m.submission) for m in getattr(sub, "members", ())]
+    if sub.dataset_root is not None:
+        places.append(("dataset directory", sub.dataset_root))
+    if sub.archive is not None:
+        if sub.archive.root:
+            places.append(("private directory", Path(sub.archive.root).parent))
+        upload, base = given(config, "omfc_submission")
+        if upload is not None:
+            places.append(("uploaded archive", (base / Path(str(upload)).expanduser()).resolve()))
+    return places
 
 
-def refuse_input_overwrite(config: pytest.Config, flag: str, path: Path, usage_error: type[Exception]) -> None:
-    """Usage error when ``path`` is (or is a link to) a file the run reads."""
-    if (f := _read_by_run(path, run_inputs(config))) is not None:
-        raise usage_error(f"{flag}: must not overwrite a file the run reads (got {path}, which is {f})")
+def refuse_output(config: pytest.Config, flag: str, path: Path, usage_error: type[Exception]) -> None:
+    """Usage error, before anything runs, when the run must not write ``path`` (:func:`~..outputs.why_not_writable`)."""
+    why = why_not_writable(path, guarded_places(config), run_inputs(config))
+    if why is not None:
+        raise usage_error(f"{flag}: {why}")
 
 
 def _guard_outputs(
@@ -353,21 +360,17 @@ def _guard_outputs(
 ) -> None:
     """Never write into the submission or the dataset, nor over a file the run reads: refuse such output
     paths up front."""
-    sub = config.stash.get(SETTINGS_KEY, None)
-    guarded = [p.resolve() for p in ((sub.submission if sub else None), dataset_root) if p is not None]
     common = settings.common()
     for name in SCORING_OUTPUTS:
         path = common.get(name.removeprefix("omfc_"))
         if path is None:
             continue
         flag = "--" + name.replace("_", "-")
-        inside = next((g for g in guarded if path == g or path.is_relative_to(g)), None)
-        if inside is not None:
-            raise usage_error(f"{flag}: must not point into the submission or dataset directory {inside} (got {path})")
-        if name != "omfc_plots" and path.is_dir():
-            raise usage_error(f"{flag}: must be a file path (got the directory {path})")
-        if name != "omfc_plots":
-            refuse_input_overwrite(config, flag, path, usage_error)
+        if name == "omfc_plots":
+            if (why := why_not_folder(path, guarded_places(config))) is not None:
+                raise usage_error(f"{flag}: {why}")
+        else:
+            refuse_output(config, flag, path, usage_error)
     if settings.options_for("provenance").get("mappings"):
         if settings.metrics_json is None:
             raise usage_error(
@@ -376,7 +379,7 @@ def _guard_outputs(
             )
         for table in ("node_mapping", "link_mapping"):
             side = settings.metrics_json.with_name(f"{settings.metrics_json.stem}.{table}.csv")
-            refuse_input_overwrite(config, "--omfc-metrics-json", side, usage_error)
+            refuse_output(config, "--omfc-metrics-json", side, usage_error)
 
 
 def score_items(parent: pytest.Collector, settings: CheckSettings, prefix: str) -> Iterator[pytest.Item]:
@@ -635,10 +638,10 @@ class ScoringReporter:
         path = self.settings.metrics_json
         if path is not None:
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                document = _side_tables(self.document(), path, self.written, self.errors, run_inputs(self.config))
+                guarded, inputs = guarded_places(self.config), run_inputs(self.config)
+                document = _side_tables(self.document(), path, self.written, self.errors, guarded, inputs)
                 text = json.dumps(document, indent=2, allow_nan=False, default=_json_default)
-                path.write_text(text + "\n", encoding="utf-8")
+                write_atomic(path, text + "\n")
                 self.written.append(f"metrics JSON: {path}")
             except (OSError, ValueError) as exc:
                 self.errors.append(f"--omfc-metrics-json: cannot write {path}: {exc}")
@@ -721,13 +724,18 @@ class ScoringReporter:
 
 
 def _side_tables(
-    document: dict[str, Any], path: Path, written: list[str], errors: list[str], inputs: list[Path]
+    document: dict[str, Any],
+    path: Path,
+    written: list[str],
+    errors: list[str],
+    guarded: list[Guarded],
+    inputs: list[Path],
 ) -> dict[str, Any]:
     """Write each result's ``tables`` (name -> CSV text, e.g. provenance's ``node_mapping``) beside the metrics
     JSON as ``<stem>[-<EXPID>].<name>.csv`` and put the file names in their place: a table of 100,000 rows
-    stays a compact file instead of a JSON record per row.  A name that is a file the run reads (``inputs``;
-    the up-front guard knows only the single submission's names, not an EXPID's) is not written: an error
-    says so.  Returns the document to dump (entries copied)."""
+    stays a compact file instead of a JSON record per row.  A name the run must not write (a file it reads,
+    a guarded place: the up-front guard knows only the single submission's names, not an EXPID's) is not
+    written: an error says so.  Returns the document to dump (entries copied)."""
     docs: list[dict[str, Any]] = document["expids"] if "expids" in document else [document]
     for doc in docs:
         stem = path.stem if doc is document else f"{path.stem}-{doc['submission']}"
@@ -738,10 +746,10 @@ def _side_tables(
                 names = {}
                 for name, text in tables.items():
                     target = path.with_name(f"{stem}.{name}.csv")
-                    if (read := _read_by_run(target, inputs)) is not None:
-                        errors.append(f"--omfc-metrics-json: the {name} table {target} would overwrite {read}")
+                    if (why := why_not_writable(target, guarded, inputs)) is not None:
+                        errors.append(f"--omfc-metrics-json: the {name} table {why}")
                         continue
-                    target.write_text(text, encoding="utf-8")
+                    write_atomic(target, text)
                     written.append(f"{name} table: {target}")
                     names[name] = target.name
                 entry = {**entry, "tables": names}

@@ -13,6 +13,7 @@ HTML report inlines it).  ``probit(p)`` is exported for reuse.
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from ..findings import reveal
+from ..outputs import write_atomic
 from ..scoring.detection import DetectionReport, DetectionResult
 
 __all__ = ["det_svg", "probit", "roc_svg", "write_det_plot", "write_plots", "write_roc_plot"]
@@ -225,7 +227,9 @@ class _Canvas:
             else:
                 anchor = {"start": "ls", "middle": "ms", "end": "rs"}[it.anchor]
                 draw.text((it.x, it.y), it.text, fill=it.color, font=font, anchor=anchor)
-        img.save(path, format="PNG")
+        data = io.BytesIO()
+        img.save(data, format="PNG")
+        write_atomic(path, data.getvalue())
 
 
 #: Curve points are snapped to this fraction of a pixel (invisible at any zoom a report is read at).
@@ -308,7 +312,7 @@ def _save(canvas: _Canvas, out_dir: str | Path, stem: str, formats: Sequence[str
         if fmt.lower() == "png":
             canvas.to_png(path)
         elif fmt.lower() == "svg":
-            path.write_text(canvas.to_svg(), encoding="utf-8")
+            write_atomic(path, canvas.to_svg())
         else:
             raise ValueError(f"unsupported plot format {fmt!r}; use 'png' or 'svg'")
         paths.append(path)

@@ -160,7 +160,7 @@ def test_metrics_json_inside_the_dataset_is_a_usage_error(fnet: Fnet) -> None:
         *case.args(), "--omfc-metrics-json", str(case.reference.parent / "m.json"), "-p", "no:cacheprovider"
     )
     assert res.ret == 4
-    assert "--omfc-metrics-json: must not point into the submission or dataset directory" in res.stderr.str()
+    assert "--omfc-metrics-json: must not point into the dataset directory" in res.stderr.str()
     assert not (case.reference.parent / "m.json").exists()
 
 

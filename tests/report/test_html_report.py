@@ -328,7 +328,7 @@ def test_never_written_into_the_submission_or_dataset(pytester: pytest.Pytester,
         "submission": f"ERROR: --omfc-html: must not point into the submission directory {sub} (got {target})",
         "dataset": f"ERROR: --omfc-html: must not point into the dataset directory {pytester.path / 'OpenMFC2020'} "
         f"(got {target})",
-        "directory": f"ERROR: --omfc-html: must be a file path (got the directory {target})",
+        "directory": f"ERROR: --omfc-html: must be a regular file or a new one (got {target}, a directory)",
     }[where]
     assert [line for line in res.errlines if line.strip()] == [want]
     assert not target.is_file()

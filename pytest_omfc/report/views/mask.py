@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...outputs import write_atomic
 from .base import Options, View, ViewContext, fmt
 
 if TYPE_CHECKING:
@@ -85,8 +86,7 @@ def _mask_finish(entries: list[dict[str, Any]], opts: Options, title: str) -> tu
         frames.append(rows)
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        table.to_csv(path, sep="|", index=False)
+        write_atomic(path, table.to_csv(sep="|", index=False))
     except (OSError, ValueError) as exc:
         return [], [f"--omfc-per-probe-csv: cannot write {path}: {exc}"]
     return [f"per-probe CSV: {path}"], []

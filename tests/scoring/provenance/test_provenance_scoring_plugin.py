@@ -404,11 +404,11 @@ def test_a_side_table_never_overwrites_a_file_the_run_reads(tmp_path: Path) -> N
     doc = {"package": "P", "expids": [{"submission": "NIST_NC17_X_Provenance_ImgOnly_p-a_1", "results": [entry]}]}
     written: list[str] = []
     errors: list[str] = []
-    out = _side_tables(doc, metrics, written, errors, [read])
+    out = _side_tables(doc, metrics, written, errors, [], [read])
     assert read.read_text() == "WorldFileID|WorldFileName\n"
+    link = metrics.parent / "m-NIST_NC17_X_Provenance_ImgOnly_p-a_1.node_mapping.csv"
     assert errors == [
-        "--omfc-metrics-json: the node_mapping table "
-        f"{metrics.parent / 'm-NIST_NC17_X_Provenance_ImgOnly_p-a_1.node_mapping.csv'} would overwrite {read}"
+        f"--omfc-metrics-json: the node_mapping table must not be a symbolic link (got {link}, a link to {read})"
     ]
     (result,) = out["expids"][0]["results"]
     assert result["tables"] == {"link_mapping": "m-NIST_NC17_X_Provenance_ImgOnly_p-a_1.link_mapping.csv"}
