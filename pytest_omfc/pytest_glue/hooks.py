@@ -518,19 +518,12 @@ def _task_from_column(index: Path) -> Task | None:
 ENTRY_POINT_HINT = "run pytest-omfc (python -m pytest_omfc) instead, which ignores it"
 
 
-def guarded_dirs(config: pytest.Config) -> list[tuple[str, Path]]:
-    """The submission and dataset directories as far as the options tell them, never raising.
-
-    Mirrors :func:`resolve_settings` (a file submission stands for its
-    directory; the dataset is ``--omfc-dataset``, else the index's
-    ``indexes/`` parent, else the index's directory); bad values are left to
-    :func:`resolve_settings` to report.
-    """
-    return [(kind, d) for kind, d, _ in _guarded(config)]
-
-
 def _guarded(config: pytest.Config) -> list[tuple[str, Path, bool]]:
-    """:func:`guarded_dirs` with a flag: False for a dataset guessed as the directory that holds the index.
+    """The directories nothing in which may configure the run, as far as the options tell them, never raising:
+    the submission (a file submission stands for its directory), the folder of an upload given on the command
+    line, and the dataset (``--omfc-dataset``, else the index's ``indexes/`` parent, else the index's
+    directory); bad values are left to :func:`resolve_settings` to report.  Each with a flag: False for a
+    dataset guessed as the directory that holds the index.
 
     Such a guess is often the current directory, and so pytest's rootdir:
     the rootdir may equal it (nothing of it is read: a configfile or
@@ -539,8 +532,12 @@ def _guarded(config: pytest.Config) -> list[tuple[str, Path, bool]]:
     out: list[tuple[str, Path, bool]] = []
     try:
         sub = _path(config, "omfc_submission")
-        if sub is not None and not _is_archive(sub):  # an archive's folder is the uploader's, not the submission
+        if sub is not None and not _is_archive(sub):
             out.append(("submission", sub.parent if sub.is_file() else sub, True))
+        elif sub is not None and _given_on_command_line(config, "omfc_submission"):
+            # an upload given on the command line: what lies beside it is the uploader's, as a submission
+            # folder's content is (an ini that names the archive itself is the team's own configuration)
+            out.append(("upload", sub.parent, True))
         dataset = _path(config, "omfc_dataset")
         index = _path(config, "omfc_index")
         if dataset is not None:
@@ -555,13 +552,25 @@ def _guarded(config: pytest.Config) -> list[tuple[str, Path, bool]]:
     return out
 
 
+def _given_on_command_line(config: pytest.Config, name: str) -> bool:
+    """Whether option ``name`` came from the command line (also before the full parse), not the ini file."""
+    if config.getoption(name, None) not in (None, ""):
+        return True
+    return getattr(getattr(config, "known_args_namespace", None), name, None) not in (None, "")
+
+
 def _inside(path: Path, guarded: list[tuple[str, Path]]) -> tuple[str, Path] | None:
-    """The guarded directory holding ``path`` (or equal to it), if any."""
+    """The guarded directory holding ``path`` (or equal to it), if any; an upload's folder guards only what
+    lies in it directly (a folder below it, such as pytest-omfc's own private one in a TMPDIR that also
+    receives uploads, is not the uploader's)."""
     try:
         path = path.resolve()
     except (OSError, RuntimeError):
         return None
-    return next(((kind, d) for kind, d in guarded if path == d or path.is_relative_to(d)), None)
+    for kind, d in guarded:
+        if path == d or (path.parent == d if kind == "upload" else path.is_relative_to(d)):
+            return kind, d
+    return None
 
 
 def _refuse(what: str, path: Path, where: tuple[str, Path]) -> UsageProblem:
@@ -573,13 +582,15 @@ def _refuse(what: str, path: Path, where: tuple[str, Path]) -> UsageProblem:
 
 
 def _check_setup(config: pytest.Config) -> list[tuple[str, Path]]:
-    """Refuse a configfile or rootdir inside the submission or the dataset; return the guarded directories."""
+    """Refuse a configfile or rootdir inside the submission or the dataset (a configfile beside an upload);
+    return the guarded directories."""
     entries = _guarded(config)
     guarded = [(kind, d) for kind, d, _ in entries]
     if config.inipath is not None and (where := _inside(config.inipath, guarded)) is not None:
         raise _refuse("configfile", config.inipath, where)
     root = config.rootpath.resolve()
-    strict = [(kind, d) for kind, d, exact in entries if exact or root != d]
+    # an upload's folder as rootdir reads nothing by itself (its configfile and conftest.py are refused apart)
+    strict = [(kind, d) for kind, d, exact in entries if kind != "upload" and (exact or root != d)]
     if (where := _inside(root, strict)) is not None:
         raise _refuse("rootdir", config.rootpath, where)
     return guarded

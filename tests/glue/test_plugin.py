@@ -4,6 +4,7 @@ texts, JUnit XML, parsing once per process, and never writing into the submissio
 from __future__ import annotations
 
 import json
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -326,3 +327,27 @@ def test_a_conftest_in_the_submission_is_not_imported(omfc, pytester):
     res = case.run()
     assert not marker.exists()
     assert res.outcome("IDX-06") == "passed"
+
+
+@pytest.mark.parametrize("what", ["pytest.ini", "conftest.py"])
+def test_a_config_beside_an_uploaded_archive_is_refused(pytester, what):
+    """An upload given on the command line: an ini or conftest.py beside it is the uploader's, never run."""
+    import shutil
+    import tarfile
+
+    from helpers.examples import EXAMPLES
+
+    uploads = pytester.mkdir("uploads")
+    with tarfile.open(uploads / "p-baseline_3_imdl.tar", "w") as tf:
+        tf.add(EXAMPLES / "submissions/imdl/p-baseline_3_imdl", arcname="p-baseline_3_imdl")
+    shutil.copytree(EXAMPLES / "datasets/OpenMFC2020/indexes", pytester.path / "data" / "indexes")
+    marker = pytester.path / "ran"
+    code = f"from pathlib import Path\nPath({str(marker)!r}).write_text('x')\n"
+    (uploads / what).write_text("[pytest]\naddopts = -p no:cacheprovider\n" if what == "pytest.ini" else code)
+    os.chdir(uploads)  # a portal run in the uploads folder: pytest finds the ini there, or the conftest.py
+    res = pytester.runpytest_subprocess(
+        "--omfc-submission", "p-baseline_3_imdl.tar", "--omfc-index", "../data/indexes/OpenMFC20_Image-IMDL-index.csv"
+    )
+    assert res.ret == pytest.ExitCode.USAGE_ERROR, res.stdout.str() + res.stderr.str()
+    assert f"lies inside the upload directory {uploads}" in res.stderr.str()
+    assert not marker.exists()

@@ -190,8 +190,9 @@ def test_the_private_folder_never_takes_its_place_from_the_upload(
     archive = _loose(tmp_path / upload, tops)
     args = ["-m", entry, "--omfc-submission", str(archive), "--omfc-index", str(INDEX)]
     if entry == "pytest":
-        args += ["-p", "no:cacheprovider", "--rootdir", str(tmp_path), "-c", str(tmp_path / "empty.ini")]
-        (tmp_path / "empty.ini").write_text("[pytest]\n", encoding="utf-8")
+        (tmp_path / "config").mkdir()  # not beside the upload: that is refused (tests/glue/test_plugin.py)
+        (tmp_path / "config" / "empty.ini").write_text("[pytest]\n", encoding="utf-8")
+        args += ["-p", "no:cacheprovider", "--rootdir", str(tmp_path), "-c", str(tmp_path / "config" / "empty.ini")]
     env = {**os.environ, "TMPDIR": str(tmp)}
     run = run_capped(args, cwd=tmp_path, env=env, timeout=120)
     text = run.out + run.err

@@ -116,8 +116,9 @@ def test_every_output_refuses_a_fifo_and_the_upload(tmp_path: Path, flag: str, e
     base = ["-m", entry, "--omfc-submission", str(archive), "--omfc-index", str(INDEX)]
     base += ["--omfc-reference", str(REFERENCE)]
     if entry == "pytest":
-        (tmp_path / "empty.ini").write_text("[pytest]\n", encoding="utf-8")
-        base += ["-p", "no:cacheprovider", "-c", str(tmp_path / "empty.ini"), "--rootdir", str(tmp_path)]
+        (tmp_path / "config").mkdir()  # not beside the upload: that is refused (tests/glue/test_plugin.py)
+        (tmp_path / "config" / "empty.ini").write_text("[pytest]\n", encoding="utf-8")
+        base += ["-p", "no:cacheprovider", "-c", str(tmp_path / "config" / "empty.ini"), "--rootdir", str(tmp_path)]
     for target, why in ((fifo, "must be a regular file or a new one"), (archive, "must not be the uploaded archive")):
         run = run_capped([*base, f"{flag}={target}"], cwd=tmp_path, timeout=60)
         assert run.ret == 4, (run.ret, run.out[-2000:], run.err[-2000:])  # None: it hung
