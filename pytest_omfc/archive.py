@@ -132,7 +132,22 @@ def _kind(head: bytes) -> str | None:
     for magic, name in _MAGIC:
         if head.startswith(magic):
             return name
-    return "tar" if len(head) >= 262 and head[257:262] == b"ustar" else None
+    return "tar" if _tar_header(head) else None
+
+
+def _tar_header(head: bytes) -> bool:
+    """Whether ``head`` starts with a tar header: ``ustar`` at offset 257 and a valid header checksum (the sum
+    of the 512 bytes with the checksum field read as blanks, written in octal at offset 148), as tar itself
+    checks.  A text file that happens to hold ``ustar`` there (a CSV given as the system output) is no tar."""
+    if len(head) < 512 or head[257:262] != b"ustar":
+        return False
+    field = head[148:156].replace(b"\x00", b" ").strip()
+    try:
+        stored = int(field, 8)
+    except ValueError:
+        return False
+    computed = sum(head[:148]) + 8 * 32 + sum(head[156:512])
+    return stored == computed
 
 
 def kind_of(path: Path) -> str | None:

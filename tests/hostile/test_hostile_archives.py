@@ -200,3 +200,24 @@ def test_the_private_folder_never_takes_its_place_from_the_upload(
     assert "ARC-02" in text
     assert (tmp / "keep.txt").read_text(encoding="utf-8") == "the portal's own file\n"
     assert sorted(p.name for p in tmp.iterdir()) == ["keep.txt"]
+
+
+def test_a_csv_holding_ustar_at_offset_257_is_a_csv(tmp_path: Path) -> None:
+    """Format by its own signature, strictly: a tar needs a valid header checksum, not only 'ustar' at 257."""
+    from pytest_omfc.archive import kind_of
+
+    text = (FOLDER / f"{SUB}.csv").read_text(encoding="utf-8").splitlines()
+    header, rows = text[0], text[1:]
+    padded = header + "\n" + rows[0] + "\n"
+    filler = 257 - len(padded[:-1].encode())
+    assert filler > 0
+    csv = tmp_path / f"{SUB}.csv"
+    csv.write_text(padded[:-1] + " " * filler + "ustar\n" + "\n".join(rows[1:]) + "\n", encoding="utf-8")
+    assert csv.read_bytes()[257:262] == b"ustar" and kind_of(csv) is None
+    real = tmp_path / "real.tar"
+    with tarfile.open(real, "w", format=tarfile.USTAR_FORMAT) as tf:
+        tf.add(FOLDER, arcname=SUB)
+    assert kind_of(real) == "tar"
+    with tarfile.open(tmp_path / "gnu.tar", "w", format=tarfile.GNU_FORMAT) as tf:  # 'ustar  ' (GNU magic)
+        tf.add(FOLDER, arcname=SUB)
+    assert kind_of(tmp_path / "gnu.tar") == "tar"
