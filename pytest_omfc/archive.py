@@ -16,10 +16,14 @@ member decides before writing a byte:
 
 The rest is written below the private directory, each path resolved first and refused unless it lies there
 (the check of :func:`tarfile.data_filter`, which Python 3.10 and 3.11.0-3.11.3 lack, made here as a second guard).
-Limits are enforced while streaming (ARC-06): the number of members, the total unpacked size and the
-expansion ratio (unpacked bytes per archive byte); reaching one stops the unpacking with a finding that
-names it.  Memory stays at one read buffer whatever the archive holds; time is bounded by the archive's
-size and the limits.  An archive that cannot be read (a zip, a truncated gzip, a corrupt header) is ARC-01.
+The archive is read as GNU tar reads it, completely: every member of a concatenated gzip (and every bzip2 or
+xz stream), decompressed a buffer at a time.  Limits are enforced while streaming (ARC-06): the number of
+members, the total unpacked size and the expansion ratio (unpacked bytes per archive byte), both counted on
+everything tarfile reads, headers included; a GNU long name or pax header over :data:`MAX_META` and more than
+:data:`MAX_META_CHAIN` such headers in a row are refused by their declared sizes, before they are read.
+Reaching a limit stops the unpacking with a finding that names it.  Memory stays at a few read buffers
+whatever the archive holds; time is bounded by the archive's size and the limits.  An archive that cannot be
+read (a zip, a truncated gzip, a corrupt header) is ARC-01.
 No pytest import; nothing here raises on bad input.
 """
 
@@ -33,7 +37,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO, Any
+from typing import IO, Any, cast
 
 __all__ = [
     "ArchiveLimits",
@@ -191,16 +195,108 @@ def gathered_name(archive_name: str) -> str:
 
 
 class _Counting:
-    """A read-only file wrapper that counts the compressed bytes read (for the expansion ratio)."""
+    """A read-only file wrapper that counts the bytes read: the archive's (for the expansion ratio), and the
+    decompressed stream tarfile reads, headers included (``limit``: :class:`_Stop` past it)."""
 
-    def __init__(self, fh: IO[bytes]) -> None:
+    def __init__(self, fh: IO[bytes], limit: int | None = None, why: str = "") -> None:
         self.fh = fh
         self.read_bytes = 0
+        self.limit = limit
+        self.why = why
+
+    def readable(self) -> bool:
+        return True
 
     def read(self, n: int = -1) -> bytes:
         data = self.fh.read(n)
         self.read_bytes += len(data)
+        if self.limit is not None and self.read_bytes > self.limit:
+            raise _Stop("ARC-06", self.why)
         return data
+
+
+class _Stop(Exception):
+    """Reading stops with a finding: ``args`` are the rule and the message."""
+
+
+#: A GNU long name or link, or a pax record set, larger than this is refused before it is read (a name over
+#: :data:`MAX_NAME` is a finding anyway): tarfile would hold it in memory whole (a 1.5 GiB name took 3 GB).
+MAX_META = 1 << 20
+#: More header blocks than this in a row before a member (pax records, long names, global headers) are refused:
+#: tarfile reads each by recursion (two million global headers ended in RecursionError).
+MAX_META_CHAIN = 32
+_PAX_TYPES = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
+_META_TYPES = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, *_PAX_TYPES)
+#: tarfile's error for a block that is no header (a checksum that does not match); not in its typed names
+_INVALID_HEADER: type[Exception] = getattr(tarfile, "InvalidHeaderError", tarfile.HeaderError)
+
+
+class _BoundedInfo(tarfile.TarInfo):
+    """tarfile's header reading with bounds (:data:`MAX_META`, :data:`MAX_META_CHAIN`) and sparse members read
+    without their map (they are refused, ARC-03): memory stays bounded whatever the headers say, on every
+    Python (the overridden methods are the same from 3.10 to 3.13)."""
+
+    omfc_sparse = False
+
+    @classmethod
+    def fromtarfile(cls, tarfile_: tarfile.TarFile) -> _BoundedInfo:
+        """The next header (tarfile's own steps); one that is not a header (its checksum is wrong) where a member
+        should start is a finding: tarfile ends its iteration there without a word on some Pythons (3.11.2
+        after a malformed pax record), which would hide every member after it."""
+        fileobj: Any = tarfile_.fileobj
+        buf = fileobj.read(tarfile.BLOCKSIZE)
+        try:
+            obj = cls.frombuf(buf, tarfile_.encoding, tarfile_.errors)
+        except _INVALID_HEADER as exc:
+            offset = fileobj.tell() - tarfile.BLOCKSIZE
+            raise _Stop(
+                "ARC-01", f"must be a complete, readable tar archive (got a corrupt header at byte {offset}: {exc})"
+            ) from None
+        obj.offset = fileobj.tell() - tarfile.BLOCKSIZE
+        return cast(_BoundedInfo, obj._proc_member(tarfile_))
+
+    def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
+        if self.type in _META_TYPES:
+            chain = getattr(tarfile_, "omfc_chain", 0) + 1
+            tarfile_.omfc_chain = chain  # type: ignore[attr-defined]
+            kind = "a pax header" if self.type in _PAX_TYPES else "a GNU long name or link header"
+            if self.size > MAX_META:
+                raise _Stop("ARC-06", f"has {kind} of {self.size} bytes: it must be at most {MAX_META} bytes")
+            if chain > MAX_META_CHAIN:
+                raise _Stop("ARC-06", f"has more than {MAX_META_CHAIN} extended headers in a row before a member")
+        return super()._proc_member(tarfile_)  # type: ignore[misc]
+
+    def _proc_sparse(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
+        """A GNU sparse member: its extension blocks are skipped one at a time (never collected)."""
+        _structs, isextended, _origsize = self._sparse_structs  # type: ignore[attr-defined]
+        del self._sparse_structs  # type: ignore[attr-defined]
+        fileobj: Any = tarfile_.fileobj
+        while isextended:
+            buf = fileobj.read(tarfile.BLOCKSIZE)
+            if len(buf) < tarfile.BLOCKSIZE:
+                raise tarfile.ReadError("unexpected end of data in a sparse header")
+            isextended = bool(buf[504])
+        self.sparse = None
+        self.omfc_sparse = True
+        self.offset_data = fileobj.tell()
+        tarfile_.offset = self.offset_data + self._block(self.size)  # type: ignore[attr-defined]
+        return self
+
+
+def _decompressed(kind: str, counting: _Counting) -> IO[bytes]:
+    """The tar stream of an archive of ``kind``: every gzip member, bzip2 stream and xz stream in turn (as
+    ``gzip -d`` reads them: a second member is no hiding place), decompressed a buffer at a time."""
+    import bz2
+    import gzip
+    import lzma
+
+    if kind == "gzip":
+        return cast(IO[bytes], gzip.GzipFile(fileobj=cast(Any, counting), mode="rb"))
+    if kind == "bzip2":
+        return bz2.BZ2File(cast(Any, counting))
+    if kind == "xz":
+        return lzma.LZMAFile(cast(Any, counting))
+    return cast(IO[bytes], counting)
 
 
 def _why_unsafe(name: str, member: tarfile.TarInfo) -> str | None:
@@ -225,6 +321,8 @@ def _why_unsafe(name: str, member: tarfile.TarInfo) -> str | None:
         return "is a device"
     if member.isfifo():
         return "is a FIFO"
+    if getattr(member, "omfc_sparse", False):
+        return "is a sparse file (GNU tar --sparse): pack the files as they are"
     if not (member.isreg() or member.isdir()):
         return f"is a special member (tar type {member.type!r})"
     return None
@@ -281,10 +379,32 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
         )
     counting = _Counting(raw)
     names = {"tar": "tar", "gzip": "tar.gz", "bzip2": "tar.bz2", "xz": "tar.xz"}
+    # everything tarfile reads, headers and padding included, counts against the unpacked-size limit
+    stream_limit = limits.total_bytes + 2048 * limits.entries + 2 * MAX_META
+    tar_stream = _Counting(
+        _decompressed(kind, counting),
+        stream_limit,
+        f"must unpack to at most {limits.total_bytes} bytes, headers included (--omfc-archive-max-bytes; "
+        "unpacking stopped there)",
+    )
     try:
-        with raw, tarfile.open(fileobj=counting, mode="r|*") as tf:  # type: ignore[call-overload]
+        with raw, tarfile.open(fileobj=tar_stream, mode="r|", tarinfo=_BoundedInfo) as tf:  # type: ignore[call-overload]
             for member in _members(tf):
+                tf.omfc_chain = 0
                 members += 1
+                if tar_stream.read_bytes > RATIO_FLOOR and tar_stream.read_bytes > limits.ratio * max(
+                    counting.read_bytes, 1
+                ):
+                    problems.append(
+                        ArchiveProblem(
+                            "ARC-06",
+                            "",
+                            f"must expand at most {limits.ratio:g} times its size (--omfc-archive-max-ratio; "
+                            f"{tar_stream.read_bytes} bytes of tar stream from {counting.read_bytes} read, headers "
+                            "included: a compression bomb? unpacking stopped there)",
+                        )
+                    )
+                    break
                 if members > limits.entries:
                     problems.append(
                         ArchiveProblem(
@@ -374,6 +494,10 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
                 if stop is not None:
                     problems.append(ArchiveProblem("ARC-06", name, stop))
                     break
+    except _Stop as stop:
+        problems.append(ArchiveProblem(str(stop.args[0]), "", str(stop.args[1])))
+    except (MemoryError, RecursionError) as exc:  # a last guard: the bounds above are meant to prevent these
+        problems.append(ArchiveProblem("ARC-06", "", f"cannot be read within bounded memory ({type(exc).__name__})"))
     except (tarfile.TarError, EOFError, zlib.error, OSError, ValueError) as exc:
         text = str(exc) or type(exc).__name__
         problems.append(
