@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from .curves import curve_from_counts, sorted_groups
+from .timsort import sort_like_python2
 
 __all__ = ["BOOTSTRAP_METHODS", "ci_bounds_index", "bootstrap_ci"]
 
@@ -105,6 +106,6 @@ def bootstrap_ci(
     lo, hi = ci_bounds_index(ci_level, n_iter)
     out: dict[str, tuple[float, float]] = {}
     for name, vals in values.items():
-        ordered = sorted(vals)  # Python list sort, as MediScore: NaN placement included
+        ordered = sort_like_python2(vals)  # Python 2.7's list sort, as MediScore: NaN placement included
         out[name] = (ordered[lo], ordered[hi])
     return out
