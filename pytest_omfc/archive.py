@@ -33,6 +33,7 @@ import os
 import shutil
 import tarfile
 import tempfile
+import unicodedata
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ __all__ = [
     "ArchiveReport",
     "DEFAULT_LIMITS",
     "archive_stem",
+    "fs_key",
     "is_junk",
     "kind_of",
     "gathered_name",
@@ -299,6 +301,15 @@ def _decompressed(kind: str, counting: _Counting) -> IO[bytes]:
     return cast(IO[bytes], counting)
 
 
+def fs_key(name: str) -> str:
+    """The name as the case-insensitive file systems of macOS (APFS, HFS+) and Windows (NTFS) compare names: in
+    one Unicode normal form (macOS takes NFC and NFD spellings of ``é`` for one name) and with each character's
+    simple upper case (one character to one: ``ß`` stays ``ß``, so ``straße`` and ``strasse`` are two files, as
+    they are there; ``str.casefold`` would make them one)."""
+    text = unicodedata.normalize("NFC", name)
+    return "".join(u if len(u := c.upper()) == 1 else c for c in text)
+
+
 def _why_unsafe(name: str, member: tarfile.TarInfo) -> str | None:
     """Why a member must not be unpacked (ARC-03), or None."""
     if "\x00" in name:
@@ -309,10 +320,12 @@ def _why_unsafe(name: str, member: tarfile.TarInfo) -> str | None:
         return "has a name that is not UTF-8"
     if len(name.encode()) > MAX_NAME or any(len(c.encode()) > MAX_COMPONENT for c in name.split("/")):
         return f"has a name longer than a file system takes ({MAX_COMPONENT} bytes a component, {MAX_NAME} in all)"
-    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+    if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
         return "has an absolute name"
-    if ".." in PurePosixPath(name).parts:
-        return "has a '..' component (it would be written outside the submission)"
+    if ".." in PurePosixPath(name.replace("\\", "/")).parts:
+        return "has a '..' component (it would be written outside the submission on some file system)"
+    if "\\" in name:
+        return "has a backslash in its name (a folder separator on Windows: the layout would change there)"
     if member.issym():
         return f"is a symbolic link (to {member.linkname!r}): links are never followed"
     if member.islnk():
@@ -431,14 +444,15 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
                     )
                     continue
                 norm = name.rstrip("/")
-                folded = norm.casefold()
+                folded = fs_key(norm)
                 if folded in seen:
                     other = seen[folded]
-                    what = (
-                        "is in the archive twice"
-                        if other == norm
-                        else f"is the same file as {other!r} on a case-insensitive file system (macOS, Windows)"
-                    )
+                    if other == norm:
+                        what = "is in the archive twice"
+                    elif unicodedata.normalize("NFC", other) == unicodedata.normalize("NFC", norm):
+                        what = f"is the same file as {other!r} on macOS (the same name in another Unicode normal form)"
+                    else:
+                        what = f"is the same file as {other!r} on a case-insensitive file system (macOS, Windows)"
                     if not (member.isdir() and other == norm):
                         problems.append(ArchiveProblem("ARC-04", norm, f"{what}; the later one is not unpacked"))
                     continue

@@ -140,3 +140,36 @@ def test_a_corrupt_header_after_members_is_a_finding(tmp_path: Path, garbage: by
     archive.write_bytes(_valid_tar() + garbage + link.tobuf(format=tarfile.GNU_FORMAT) + b"\0" * 1024)
     out = _unpack(tmp_path, archive)
     assert any(p[0] == "ARC-01" and "corrupt header at byte" in p[2] for p in out["problems"]), out
+
+
+def _tar_of(tmp_path: Path, names: list[str]) -> Path:
+    archive = tmp_path / f"{SUB}.tar"
+    with tarfile.open(archive, "w", format=tarfile.PAX_FORMAT) as tf:
+        tf.add(FOLDER, arcname=SUB)
+        for name in names:
+            info = tarfile.TarInfo(name)
+            info.size = 1
+            tf.addfile(info, io.BytesIO(b"x"))
+    return archive
+
+
+@pytest.mark.parametrize(
+    ("names", "rule", "member", "text"),
+    [
+        ([f"{SUB}/..\\..\\..\\evil.txt"], "ARC-03", f"{SUB}/..\\..\\..\\evil.txt", "'..' component"),
+        ([f"{SUB}/mask\\x.png"], "ARC-03", f"{SUB}/mask\\x.png", "backslash"),
+        ([f"{SUB}/\u00e9.txt", f"{SUB}/e\u0301.txt"], "ARC-04", f"{SUB}/e\u0301.txt", "another Unicode normal form"),
+        ([f"{SUB}/A.txt", f"{SUB}/a.txt"], "ARC-04", f"{SUB}/a.txt", "case-insensitive"),
+    ],
+)
+def test_member_names_as_the_three_file_systems_read_them(
+    tmp_path: Path, names: list[str], rule: str, member: str, text: str
+) -> None:
+    out = _unpack(tmp_path, _tar_of(tmp_path, names))
+    assert any(p[0] == rule and p[1] == member and text in p[2] for p in out["problems"]), out
+
+
+def test_names_that_are_two_files_everywhere_are_not_a_collision(tmp_path: Path) -> None:
+    """straße and strasse are two files on NTFS and APFS (full case folding would make them one)."""
+    out = _unpack(tmp_path, _tar_of(tmp_path, [f"{SUB}/stra\u00dfe.txt", f"{SUB}/strasse.txt"]))
+    assert not [p for p in out["problems"] if p[0] == "ARC-04"], out

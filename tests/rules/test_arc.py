@@ -23,6 +23,8 @@ import pytest
 from helpers.columns import layout_case
 from helpers.paths import REPO
 from helpers.runs import Case, RunOutcome
+from hypothesis import given
+from hypothesis import strategies as st
 
 SUB = "p-test_1"
 ARC = ["ARC-01", "ARC-02", "ARC-03", "ARC-04", "ARC-05", "ARC-06", "ARC-07"]
@@ -283,3 +285,17 @@ def test_a_submission_holding_only_its_mask_folder_keeps_its_name(omfc: Any) -> 
     res = _run(case, _pack(case, f"{SUB}.tar"))
     assert res.outcome("ARC-02") == "passed"
     assert res.first_line("CSV-08") == "CSV-08: p-test_1/p-test_1.csv is missing (showing 1)"
+
+
+@given(st.text(max_size=12))
+def test_fs_key_folds_normal_forms_and_simple_case(name: str) -> None:
+    """hypothesis: NFC and NFD spellings, and upper and lower case, give one key; the key never grows a
+    character into two (full case folding's ß -> ss)."""
+    import unicodedata
+
+    from pytest_omfc.archive import fs_key
+
+    key = fs_key(name)
+    assert fs_key(unicodedata.normalize("NFD", name)) == key == fs_key(unicodedata.normalize("NFC", name))
+    assert fs_key(name.lower()) == fs_key(name.upper()) or any(len(c.upper()) > 1 or len(c.lower()) > 1 for c in name)
+    assert len(key) == len(unicodedata.normalize("NFC", name))
