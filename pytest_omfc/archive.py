@@ -30,15 +30,15 @@ No pytest import; nothing here raises on bad input.
 from __future__ import annotations
 
 import os
-import shutil
 import tarfile
-import tempfile
 import unicodedata
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Any, cast
+
+from . import private
 
 __all__ = [
     "ArchiveLimits",
@@ -180,7 +180,7 @@ def private_dir() -> Path:
     """A new private directory (mode 0700) for one archive: its members go to ``<private>/unpacked/``, and
     members packed without a folder above them are gathered in ``<private>/gathered/<name>/``
     (:func:`gathered_name`): no name taken from the upload ever decides where a file lands outside these."""
-    return Path(tempfile.mkdtemp(prefix="pytest-omfc-archive-"))
+    return private.make("archive")
 
 
 #: Where, inside the private directory, the members are unpacked and loose members gathered.
@@ -522,4 +522,4 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
 
 def remove(root: str | Path) -> None:
     """Remove a private directory and everything in it (never fails)."""
-    shutil.rmtree(root, ignore_errors=True)
+    private.remove(root)

@@ -33,9 +33,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -44,6 +42,7 @@ import pytest
 
 from .options import OUTPUT_PATHS, Option
 from .paths import resolve_input
+from .private import forget, make, on_terminate, remove, sweep
 from .scoring.families import every_option
 
 __all__ = ["build_parser", "pytest_args", "main", "version_line", "IGNORED_ENV", "OVERRIDE_PREFIXES"]
@@ -157,6 +156,7 @@ def pytest_args(ns: argparse.Namespace, private: Path) -> list[str]:
         f"--config-file={private / 'pytest.ini'}",
         f"--rootdir={private}",
         f"--confcutdir={private}",
+        f"--basetemp={private / 'basetemp'}",  # pytest's and xdist's temporary folders, removed with it
         "--noconftest",
         "-p",
         "no:cacheprovider",
@@ -221,12 +221,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(pytest.ExitCode.OK)
         if ns.omfc_submission is None:
             raise UsageExit("--omfc-submission: give the submission directory")
-        private = Path(tempfile.mkdtemp(prefix="pytest-omfc-"))
+        sweep()  # what runs killed before their cleanup left in TMPDIR
+        private = make("run")
     except UsageExit as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return int(pytest.ExitCode.USAGE_ERROR)
     saved = {k: os.environ.get(k) for k in (*IGNORED_ENV, "PYTEST_DISABLE_PLUGIN_AUTOLOAD")}
     cwd = Path.cwd()
+
+    def cleanup() -> None:
+        os.chdir(cwd)
+        remove(private)
+        forget(cleanup)
+
     try:
         (private / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
         _absolute(ns, cwd)
@@ -236,15 +243,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"pytest-omfc: {name} is ignored (options come only from this command line)", file=sys.stderr)
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         os.chdir(private)
+        on_terminate(cleanup)
         return int(pytest.main(args))
     except UsageExit as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return int(pytest.ExitCode.USAGE_ERROR)
     finally:
-        os.chdir(cwd)
         for name, value in saved.items():
             if value is None:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-        shutil.rmtree(private, ignore_errors=True)
+        cleanup()

@@ -308,9 +308,19 @@ def _unpacked(config: pytest.Config, sub: Path) -> ArchiveReport | None:
     worker = getattr(config, "workerinput", None)
     if worker is not None and ARCHIVE_INPUT in worker:
         return ArchiveReport.from_dict(json.loads(worker[ARCHIVE_INPUT]))
-    private = private_dir()
-    config.add_cleanup(lambda: remove(private))
-    atexit.register(remove, private)  # also when pytest never reaches its cleanup
+    from .. import private as _private
+
+    _private.sweep()  # what runs killed before their cleanup left in TMPDIR
+    folder = private_dir()
+
+    def cleanup() -> None:
+        remove(folder)
+        _private.forget(cleanup)
+
+    config.add_cleanup(cleanup)
+    atexit.register(remove, folder)  # also when pytest never reaches its cleanup
+    _private.on_terminate(cleanup)  # and on SIGTERM (a portal's time-out)
+    private = folder
     dest = private / UNPACKED
     dest.mkdir()
     limits = ArchiveLimits(
@@ -758,7 +768,9 @@ def _collection_argument(config: pytest.Config, submission: Path) -> str:
     text = str(submission)
     if "[" not in text and "::" not in text:
         return text
-    alias_dir = Path(tempfile.mkdtemp(prefix="pytest-omfc-alias-"))
+    from ..private import make
+
+    alias_dir = make("alias")
     alias = alias_dir / "submission"
     alias.symlink_to(submission, target_is_directory=True)
     config.stash[ALIAS_KEY] = alias

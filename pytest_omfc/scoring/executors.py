@@ -39,8 +39,10 @@ from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from itertools import chain, islice
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from .. import private
 from ..alloc import reuse_freed_memory
 from ..pool import context
 from .errors import ExecutionError
@@ -105,6 +107,7 @@ class Executor:
         self._client: Any = None
         self._cluster: Any = None
         self._distributed: Any = None
+        self._scratch: Path | None = None
 
     def __enter__(self) -> Executor:  # noqa: PYI034  (typing.Self needs 3.11; the package allows 3.10)
         return self
@@ -122,6 +125,9 @@ class Executor:
             client.close()
         if cluster is not None:
             cluster.close()
+        scratch, self._scratch = self._scratch, None
+        if scratch is not None:  # the LocalCluster's scratch space, a private folder of this run
+            private.remove(scratch)
 
     def map(
         self, fn: Callable[[T], R], items: Iterable[T], *, window: int | None = None, batch: int | None = None
@@ -184,8 +190,10 @@ class Executor:
         if address == LOCAL:
             workers = self.jobs if self.jobs is not None and self.jobs > 1 else 2
             try:
+                self._scratch = private.make("dask")  # not dask-scratch-space/ in TMPDIR, left behind
                 with dask_config.set({_TRIM: None}):  # see _TRIM
                     self._cluster = distributed.LocalCluster(
+                        local_directory=str(self._scratch),
                         n_workers=workers,
                         threads_per_worker=1,
                         processes=True,

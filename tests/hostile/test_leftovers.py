@@ -1,0 +1,115 @@
+"""Nothing of a run is left in TMPDIR after any exit (pytest_omfc/private.py): the private folders are marked,
+removed at the end, on SIGTERM (a portal's time-out), and by the next run when a run was killed outright;
+pytest's and xdist's temporary folders live inside the run's own."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+from helpers.paths import EXAMPLES
+
+from pytest_omfc import private
+
+SUB = "p-baseline_3_imdl"
+INDEX = EXAMPLES / "datasets/OpenMFC2020/indexes/OpenMFC20_Image-IMDL-index.csv"
+
+#: The pytest-omfc command whose unpacking waits 60 s once done: time to send it a signal mid-run.
+SLOW = (
+    "import sys, time\n"
+    "import pytest_omfc.archive as a\n"
+    "real = a.unpack\n"
+    "def slow(*args, **kw):\n"
+    "    out = real(*args, **kw)\n"
+    "    print('unpacked', flush=True)\n"
+    "    time.sleep(60)\n"
+    "    return out\n"
+    "a.unpack = slow\n"
+    "from pytest_omfc.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def _upload(tmp_path: Path) -> Path:
+    archive = tmp_path / f"{SUB}.tar"
+    with tarfile.open(archive, "w") as tf:
+        tf.add(EXAMPLES / "submissions/imdl" / SUB, arcname=SUB)
+    return archive
+
+
+def _env(tmp: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
+    env["TMPDIR"] = str(tmp)
+    return env
+
+
+def test_sigterm_mid_run_leaves_nothing(tmp_path: Path) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    archive = _upload(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SLOW, "--omfc-submission", str(archive), "--omfc-index", str(INDEX)],
+        cwd=tmp_path,
+        env=_env(tmp),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "unpacked"
+        assert len(list(tmp.iterdir())) >= 2  # the command's own folder and the unpacked upload
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == -signal.SIGTERM
+    assert list(tmp.iterdir()) == []
+
+
+def test_a_killed_runs_folders_are_removed_by_the_next_run(tmp_path: Path) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp / "pytest-omfc-archive-stale"
+    (stale / "unpacked").mkdir(parents=True)
+    (stale / private.MARKER).write_text(dead.stdout)
+    alive = tmp / "pytest-omfc-archive-alive"
+    alive.mkdir()
+    (alive / private.MARKER).write_text(f"{os.getpid()}\n")
+    unmarked = tmp / "pytest-omfc-archive-unmarked"
+    unmarked.mkdir()
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest_omfc", "--omfc-submission", str(_upload(tmp_path)), "--omfc-index", str(INDEX)],
+        cwd=tmp_path,
+        env=_env(tmp),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert sorted(p.name for p in tmp.iterdir()) == ["pytest-omfc-archive-alive", "pytest-omfc-archive-unmarked"]
+
+
+@pytest.mark.parametrize("args", [["-n", "2"], []], ids=["xdist", "one-process"])
+def test_a_run_leaves_nothing_in_tmpdir(tmp_path: Path, args: list[str]) -> None:
+    pytest.importorskip("xdist")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    started = time.time()
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest_omfc", "--omfc-submission", str(_upload(tmp_path)), "--omfc-index", str(INDEX)]
+        + args,
+        cwd=tmp_path,
+        env=_env(tmp),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert list(tmp.iterdir()) == [], f"left after {time.time() - started:.0f} s"
