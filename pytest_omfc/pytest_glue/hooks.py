@@ -53,6 +53,7 @@ from .state import (
     SETTINGS_KEY,
     UsageProblem,
     given,
+    node_text,
     resolved,
 )
 
@@ -821,7 +822,9 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
     if settings is not None and (path == settings.submission or path == parent.config.stash.get(ALIAS_KEY, None)):
         # outside the rootdir (pytest-omfc's is a private directory) pytest would name it ".": use its name
         aliased = path != settings.submission
-        nodeid = None if path.is_relative_to(parent.config.rootpath) and not aliased else settings.submission.name
+        nodeid = (
+            None if path.is_relative_to(parent.config.rootpath) and not aliased else node_text(settings.submission.name)
+        )
         from ..package import PackageSettings
         from .items import PackageDir, SubmissionDir
 

@@ -15,7 +15,7 @@ from ..registry import Part, Rule, package_rules, rules_for, summed_warnings
 from ..report.page import RuleRow, expid_verdicts
 from . import scoring as _scoring
 from .compat import FSCollector, TerminalRepr, failure_repr, skip_here
-from .state import EXTRA_ITEMS_KEY, SETTINGS_KEY, submission_for
+from .state import EXTRA_ITEMS_KEY, SETTINGS_KEY, node_text, submission_for
 
 if TYPE_CHECKING:
     from ..submission import CheckSettings
@@ -74,7 +74,7 @@ class PackageDir(FSCollector):
         for rule in package_rules(settings.edition.group, archive=settings.archive is not None):
             yield RuleItem.from_parent(self, name=rule.id, rule=rule)
         for member in settings.members:
-            name = member.submission.name
+            name = node_text(member.submission.name)
             yield SubmissionDir.from_parent(
                 self, path=member.submission, nodeid=f"{self.nodeid}/{name}", settings=member, packaged=True
             )

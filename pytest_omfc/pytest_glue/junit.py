@@ -38,7 +38,7 @@ def testcase_names(item: pytest.Item) -> tuple[str, str] | None:
     if not isinstance(name, str) or not item.name.endswith(name) or item.parent is None:
         return None
     head = item.name[: len(item.name) - len(name)].removesuffix("::")
-    path, *names = item.parent.nodeid.split("::")
+    path, *names = item.parent.nodeid.replace("%3A%3A", "::").split("::")  # a folder's "::" (state.node_text)
     path = re.sub(r"\.py$", "", path.replace("/", "."))
     parts = [path, *names, *(head.split("::") if head else [])]
     return ".".join(p for p in parts if p), name

@@ -25,6 +25,7 @@ __all__ = [
     "SUBMISSION_KEY",
     "UsageProblem",
     "given",
+    "node_text",
     "resolved",
     "settings_of",
     "single_submission",
@@ -40,6 +41,13 @@ EXTRA_ITEMS_KEY = pytest.StashKey[list[Callable[[pytest.Collector], Iterator[pyt
 #: A bad command line: pytest prints ``ERROR: <text>`` and exits 4.  pytest's own class (it is ``@final``:
 #: not subclassed), under the name the plugin's option checks raise.
 UsageProblem = pytest.UsageError
+
+
+def node_text(name: str) -> str:
+    """A folder's name as it stands in a collector's node ID: ``::`` written ``%3A%3A`` (pytest reads ``::`` as
+    the separator of node IDs, and pytest 9.2 failed to collect a package named ``NIST_NC17_DRYRUN17_5::[x]``).
+    JUnit testcase names never depend on it (:mod:`.junit`)."""
+    return name.replace("::", "%3A%3A")
 
 
 def given(config: pytest.Config, ini: str) -> tuple[Any, Path]:

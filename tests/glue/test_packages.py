@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from helpers.paths import EXAMPLES, REPO
+from helpers.runs import run_capped
 
 PKG = "NIST_NC17_DRYRUN17_5"
 MANIP = "NIST_NC17_DRYRUN17_Manipulation_ImgOnly_p-baseline_3"
@@ -260,3 +261,21 @@ def test_the_readme_package_command_runs_as_shown() -> None:
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     for expid in (MANIP, SPLICE):
         assert f"\n{expid}: passed\n" in res.stdout
+
+
+@pytest.mark.parametrize("extra", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+@pytest.mark.parametrize("entry", ["pytest", "pytest_omfc"])
+def test_a_package_folder_named_with_node_id_syntax_is_collected(tmp_path: Path, entry: str, extra: list[str]) -> None:
+    """A folder may have any name: ``::`` and brackets in it once ended collection (exit 2) under pytest 9.2."""
+    if extra:
+        pytest.importorskip("xdist")
+    folder = tmp_path / f"{PKG}::[x]"
+    shutil.copytree(EXAMPLES / "submissions" / "nc2017" / PKG, folder)
+    shutil.copytree(EXAMPLES / "datasets" / "NC2017", tmp_path / "NC2017")
+    args = ["-m", entry, "--omfc-submission", folder.name, "--omfc-dataset", "NC2017", *extra]
+    if entry == "pytest":
+        args += ["-p", "no:cacheprovider"]
+    run = run_capped(args, cwd=tmp_path, timeout=120)
+    text = run.out + run.err
+    assert run.ret == 1 and "INTERNALERROR" not in text and "error during collection" not in text, text[-3000:]
+    assert f"FAILED {PKG}%3A%3A[x]::PKG-10" in text  # the package name is not the plan's: PKG-10 says so
