@@ -34,7 +34,7 @@ import pytest
 from ..findings import shorten
 from .compat import TerminalRepr, failure_repr
 from .scoring import SCORING_KEY, ScoringSettings, outcomes_for
-from .state import EXTRA_ITEMS_KEY, SETTINGS_KEY, given
+from .state import EXTRA_ITEMS_KEY, SETTINGS_KEY, given, node_text
 
 __all__ = ["GATES_KEY", "Gate", "GateItem", "configure", "evaluate", "parse_gate"]
 
@@ -194,7 +194,7 @@ def gate_items(parent: pytest.Collector) -> Iterator[pytest.Item]:
     sub = parent.config.stash[SETTINGS_KEY]
     assert sub is not None
     for gate in parent.config.stash.get(GATES_KEY, ()):
-        yield GateItem.from_parent(parent, name=f"{sub.submission.name}::require::{gate.text}", gate=gate)
+        yield GateItem.from_parent(parent, name=f"{node_text(sub.submission.name)}::require::{gate.text}", gate=gate)
 
 
 # ---------------------------------------------------------------------------- evaluation

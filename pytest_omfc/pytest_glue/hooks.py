@@ -803,18 +803,16 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     from ..package import PackageSettings
 
     if isinstance(settings, PackageSettings):
-        lines = [f"omfc: package {settings.submission.name}: {len(settings.members)} EXPID(s) to check"]
+        lines = [f"omfc: package {node_text(settings.submission.name)}: {len(settings.members)} EXPID(s) to check"]
         for member in settings.members:
             lines.append(
-                f"omfc:   {member.submission.name} ({member.edition.value}, task {member.task.value}), "
+                f"omfc:   {node_text(member.submission.name)} ({member.edition.value}, task {member.task.value}), "
                 f"index {member.index}"
             )
-        return lines + [f"omfc:   {name}: not checked (PKG-10)" for name, _ in settings.unchecked]
+        return lines + [f"omfc:   {node_text(name)}: not checked (PKG-10)" for name, _ in settings.unchecked]
     source, path = settings.listing
-    return [
-        f"omfc: submission {settings.submission.name} ({settings.edition.value}, task {settings.task.value})",
-        f"omfc: {source} {path}",
-    ]
+    name, edition, task = node_text(settings.submission.name), settings.edition.value, settings.task.value
+    return [f"omfc: submission {name} ({edition}, task {task})", f"omfc: {source} {path}"]
 
 
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:

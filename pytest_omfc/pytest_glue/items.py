@@ -48,7 +48,7 @@ class SubmissionDir(FSCollector):
     def collect(self) -> Iterator[pytest.Item]:
         settings = self.settings
         slices = settings.slices
-        prefix = "" if self.packaged else f"{settings.submission.name}::"
+        prefix = "" if self.packaged else f"{node_text(settings.submission.name)}::"
         archive = settings.archive is not None and not self.packaged
         for rule in rules_for(settings.edition.group, settings.task, archive=archive):
             parts: list[Part | None] = [Part(i, slices) for i in range(slices)] if rule.sliced else [None]
@@ -166,7 +166,7 @@ class RuleItem(pytest.Item):
         settings = self.settings
         path = settings.csv if settings.csv else self.path
         where = dict(self.user_properties).get("omfc.expid")
-        name = f"{where}::{self.name}" if where else self.name
+        name = f"{node_text(str(where))}::{self.name}" if where else self.name
         return path, 0, f"[omfc] {name}: {self.rule.title}"
 
 
@@ -228,7 +228,7 @@ class OmfcReporter:
                 failed = sorted({r.rule for r in self.places[where] if r.status == "failed"})
                 failed += self.failed_scores.get(where, [])
                 detail = f" ({', '.join(failed)})" if failed else ""
-                terminalreporter.line(f"{where}: {text}{detail}", green=ok, red=not ok)
+                terminalreporter.line(f"{node_text(where)}: {text}{detail}", green=ok, red=not ok)
         if not self.warnings:
             return
         terminalreporter.section("omfc warnings (they do not fail the run)", sep="=", yellow=True)

@@ -37,7 +37,7 @@ def testcase_names(item: pytest.Item) -> tuple[str, str] | None:
     name = getattr(item, "junit_name", None)
     if not isinstance(name, str) or not item.name.endswith(name) or item.parent is None:
         return None
-    head = item.name[: len(item.name) - len(name)].removesuffix("::")
+    head = item.name[: len(item.name) - len(name)].removesuffix("::").replace("%3A%3A", "::")
     path, *names = item.parent.nodeid.replace("%3A%3A", "::").split("::")  # a folder's "::" (state.node_text)
     path = re.sub(r"\.py$", "", path.replace("/", "."))
     parts = [path, *names, *(head.split("::") if head else [])]

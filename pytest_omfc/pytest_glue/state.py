@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..editions import Edition
+from ..findings import escape
 
 if TYPE_CHECKING:  # submission imports numpy and pandas: only when a submission is checked
     from ..submission import Checked, CheckSettings, Submission
@@ -44,10 +45,11 @@ UsageProblem = pytest.UsageError
 
 
 def node_text(name: str) -> str:
-    """A folder's name as it stands in a collector's node ID: ``::`` written ``%3A%3A`` (pytest reads ``::`` as
-    the separator of node IDs, and pytest 9.2 failed to collect a package named ``NIST_NC17_DRYRUN17_5::[x]``).
+    """A folder's name as it stands in a node ID (and so on the terminal): control, bidi and zero-width characters
+    escaped (``\\u202e``: a name must not reorder the lines it is printed on), ``::`` written ``%3A%3A`` (pytest
+    reads ``::`` as the separator of node IDs, and pytest 9.2 failed to collect ``NIST_NC17_DRYRUN17_5::[x]``).
     JUnit testcase names never depend on it (:mod:`.junit`)."""
-    return name.replace("::", "%3A%3A")
+    return escape(name).replace("::", "%3A%3A")
 
 
 def given(config: pytest.Config, ini: str) -> tuple[Any, Path]:

@@ -279,3 +279,19 @@ def test_a_package_folder_named_with_node_id_syntax_is_collected(tmp_path: Path,
     text = run.out + run.err
     assert run.ret == 1 and "INTERNALERROR" not in text and "error during collection" not in text, text[-3000:]
     assert f"FAILED {PKG}%3A%3A[x]::PKG-10" in text  # the package name is not the plan's: PKG-10 says so
+
+
+def test_bidi_characters_in_an_expid_never_reach_the_terminal_raw(tmp_path: Path) -> None:
+    """An EXPID folder named with U+202E (right-to-left override): the header, progress, failure lines and the
+    per-EXPID verdicts print it escaped (\\u202e), as findings already did."""
+    package = tmp_path / PKG
+    shutil.copytree(EXAMPLES / "submissions" / "nc2017" / PKG, package)
+    shutil.copytree(EXAMPLES / "datasets" / "NC2017", tmp_path / "NC2017")
+    expid = next(p for p in sorted(package.iterdir()) if p.is_dir())
+    expid.rename(package / f"{expid.name}\u202ecod.exe")
+    for entry in ("pytest", "pytest_omfc"):
+        args = ["-m", entry, "--omfc-submission", PKG, "--omfc-dataset", "NC2017", "-v", "-rA"]
+        run = run_capped(args + (["-p", "no:cacheprovider"] if entry == "pytest" else []), cwd=tmp_path, timeout=120)
+        text = run.out + run.err
+        assert run.ret == 1 and "INTERNALERROR" not in text, text[-3000:]
+        assert "\u202e" not in text and "\\u202e" in text
