@@ -32,6 +32,7 @@ dask is an optional extra: without it ``dask=...`` raises an :class:`~.errors.Ex
 
 from __future__ import annotations
 
+import asyncio  # asyncio.TimeoutError, which dask raises: not the built-in TimeoutError before Python 3.11
 import logging
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -201,20 +202,20 @@ class Executor:
                         silence_logs=logging.ERROR,
                     )
                 self._client = distributed.Client(self._cluster, timeout=timeout)
-            except (OSError, RuntimeError, TimeoutError) as exc:
+            except (OSError, RuntimeError, TimeoutError, asyncio.TimeoutError) as exc:
                 self.close()
                 raise ExecutionError(f"dask: cannot start a LocalCluster of {workers} workers ({_line(exc)})") from None
             return self._client
         try:
             self._client = distributed.Client(address, timeout=timeout)
-        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        except (OSError, TimeoutError, asyncio.TimeoutError, ValueError, TypeError) as exc:
             raise ExecutionError(
                 f"dask: cannot connect to the scheduler at {address!r} within {timeout:g} s "
                 f"({type(exc).__name__}: {_line(exc)})"
             ) from None
         try:
             self._client.wait_for_workers(1, timeout=timeout)
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, asyncio.TimeoutError) as exc:
             self.close()
             raise ExecutionError(
                 f"dask: the scheduler at {address!r} has no workers within {timeout:g} s ({_line(exc)})"
@@ -237,7 +238,7 @@ class Executor:
                 f"dask: a worker of {address!r} cannot import the scorer ({_line(exc)}); "
                 "install pytest-omfc on the workers"
             ) from None
-        except (OSError, TimeoutError, CancelledError) as exc:
+        except (OSError, TimeoutError, asyncio.TimeoutError, CancelledError) as exc:
             raise ExecutionError(
                 f"dask: the cluster at {address!r} failed ({type(exc).__name__}: {_line(exc)})"
             ) from None
