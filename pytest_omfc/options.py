@@ -283,7 +283,10 @@ _CHECK_OPTIONS: tuple[Option, ...] = (
         "--omfc-fps",
         "omfc_fps",
         {"metavar": "FPS", "help": "frames per second of the videos, for --omfc-time-unit seconds"},
-        parse=bounded(float, lambda v: math.isfinite(v) and v > 0, "a positive number"),
+        # a bound, not only positive: 1e308 passed and overflowed the segment times to infinity in the scorer
+        parse=bounded(
+            float, lambda v: math.isfinite(v) and 0 < v <= 1000, "a number of frames per second in (0, 1000]"
+        ),
     ),
     Option(
         "--omfc-spatial-maps",

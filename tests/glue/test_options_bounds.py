@@ -155,3 +155,13 @@ def test_bounds_themselves_are_accepted(omfc, extra, items):
     assert res.ret == 0
     for rule_id in ("MASK-04", "MASK-08"):
         assert len([r for r in res.reports if r.startswith(f"{rule_id}[")]) == items
+
+
+@pytest.mark.parametrize("text", ["1e308", "inf", "0", "-25", "1001"])
+def test_fps_has_a_bound(text: str) -> None:
+    """--omfc-fps 1e308 passed the rules and the scorer failed with a bare ValueError (segment times overflowed)."""
+    from pytest_omfc.scoring.families import option
+
+    with pytest.raises(ValueError, match=r"must be a number of frames per second in \(0, 1000\]"):
+        option("omfc_fps").parse(text)
+    assert option("omfc_fps").parse("29.97") == 29.97
