@@ -213,6 +213,11 @@ class Executor:
                 f"dask: cannot connect to the scheduler at {address!r} within {timeout:g} s "
                 f"({type(exc).__name__}: {_line(exc)})"
             ) from None
+        except (MemoryError, OverflowError) as exc:  # what answers there read a junk frame length: 3 EiB
+            raise ExecutionError(
+                f"dask: the address {address!r} does not speak the dask protocol (its answer read as a frame of "
+                f"impossible size: {type(exc).__name__})"
+            ) from None
         try:
             self._client.wait_for_workers(1, timeout=timeout)
         except (OSError, TimeoutError, asyncio.TimeoutError) as exc:

@@ -166,6 +166,20 @@ if address == "no-workers":
     import distributed
     cluster = distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None)
     address = cluster.scheduler_address
+if address == "junk":  # a server that is no dask scheduler: it answers bytes that read as a 3 EiB frame
+    import socket, threading
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    def serve():
+        while True:
+            conn, _ = server.accept()
+            try:
+                conn.sendall(b"HTTP/1.1 400 Bad Request\\r\\n\\r\\n" * 64)
+            except OSError:
+                pass
+    threading.Thread(target=serve, daemon=True).start()
+    address = "tcp://127.0.0.1:%d" % server.getsockname()[1]
 tmp = {tmp!r}
 start = time.monotonic()
 try:
@@ -181,7 +195,7 @@ else:
 
 
 @needs_dask
-@pytest.mark.parametrize("address", ["closed-port", "no-workers"])
+@pytest.mark.parametrize("address", ["closed-port", "no-workers", "junk"])
 def test_a_scheduler_that_cannot_serve_is_a_scoring_error_naming_it(tmp_path: Path, address: str) -> None:
     d = Data(tmp_path)
     d.trial("a")
@@ -194,11 +208,14 @@ def test_a_scheduler_that_cannot_serve_is_a_scoring_error_naming_it(tmp_path: Pa
     assert lines[0] != "no error", out.stdout
     elapsed, named, message = float(lines[0]), lines[1], "\n".join(lines[2:])
     assert elapsed < 15, f"{elapsed} s to give up on {named}"
-    expected = (
-        f"dask: cannot connect to the scheduler at '{named}' within 1.5 s"
-        if address == "closed-port"
-        else f"dask: the scheduler at '{named}' has no workers within 1.5 s"
-    )
+    expected = {
+        "closed-port": (f"dask: cannot connect to the scheduler at '{named}' within 1.5 s",),
+        "no-workers": (f"dask: the scheduler at '{named}' has no workers within 1.5 s",),
+        "junk": (
+            f"dask: the address '{named}' does not speak the dask protocol",
+            f"dask: cannot connect to the scheduler at '{named}' within 1.5 s",
+        ),
+    }[address]
     assert message.startswith(expected), message
     assert "\n" not in message and "Traceback" not in out.stderr
 
