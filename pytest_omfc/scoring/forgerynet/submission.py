@@ -337,6 +337,18 @@ class ForgeryNetSubmission(Submission):
                 Finding("the maps folder must hold the PNG maps of the fake images", file=self.ref_display)
             )
             return ref
+        first: dict[str, str] = {}  # image ID -> its map; frame.png and frame.PNG name one image
+        for name in names:
+            if (other := first.setdefault(name[:-4], name)) != name:
+                ref.problems.append(
+                    Finding(
+                        f"each image must have one map (got {name!r} beside {other!r}; {other!r} is used)",
+                        file=self.ref_display,
+                        key=name[:-4],
+                        value=name,
+                    )
+                )
+        names = list(first.values())
         infos = self._masks(folder, names, within="the maps folder")
         for name, info in zip(names, infos, strict=True):
             rid = name[:-4]

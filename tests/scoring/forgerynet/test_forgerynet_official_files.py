@@ -359,3 +359,27 @@ def test_a_folder_is_a_reference_for_spatial_localization_only(fnet: Fnet) -> No
     )
     assert res.ret == 4
     res.stderr.fnmatch_lines(["*--omfc-reference: no such file: *maps*"])
+
+
+def test_two_maps_for_one_image_are_a_finding_not_a_crash(fnet: Fnet) -> None:
+    """frame00001.png beside frame00001.PNG in the maps folder: one image, two maps.  FNET-04 and the scorer ended
+    in InvalidIndexError; the second map is now a finding of the reference (FNET-02 fails, naming it), and
+    nothing crashes."""
+    from helpers.forgerynet import FnetCase, png_bytes
+
+    names = ["val_release/1/a/frame00001.jpg", "val_release/3/b/frame00002.jpg"]
+    gt = {names[0]: _map(1, 5, 200), names[1]: _map(3, 8, 120)}
+    files = {f"masks/m{i}.png": png_bytes(gt[n]) for i, n in enumerate(names)}
+    maps = {f"spatial_localize/{n[:-4]}.png": png_bytes(m) for n, m in gt.items()}
+    maps[f"spatial_localize/{names[0][:-4]}.PNG"] = png_bytes(gt[names[1]])
+    psv_ref = (["ID", "Label", "MaskFileName"], [[n, 1, f"spatial_localize/{n[:-4]}.png"] for n in names])
+    rows = [[n, "0.9", f"masks/m{i}.png"] for i, n in enumerate(names)]
+    case = fnet.case("spatial", reference=psv_ref, submission=(["ID", "Score", "MaskFileName"], rows), files=files,
+                     ref_files=maps)  # fmt: skip
+    case = FnetCase(case.pytester, "spatial", case.submission, case.reference.parent / "spatial_localize")
+    res = case.run()
+    assert res.outcome.ret == 1, res.outcome
+    assert res.outcome.outcome("FNET-04") in ("passed", "skipped"), res.outcome.text("FNET-04")
+    text = res.outcome.text("FNET-02")
+    assert res.outcome.outcome("FNET-02") == "failed" and "frame00001.PNG" in text and "one map" in text, text
+    assert "could not run" not in str(res.outcome.reports) and "InvalidIndexError" not in str(res.outcome.reports)
