@@ -54,6 +54,7 @@ import stat
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
@@ -224,6 +225,19 @@ def read_text(path: Path, display: str, limits: Limits | None, result: ParseResu
     return _load(path, display, limits, result)
 
 
+def _read_bounded(fh: BinaryIO, size: int, max_bytes: int) -> bytes:
+    """At most ``max_bytes + 1`` bytes, asking for the file's size (plus one), not the bound: ``read(n)``
+    allocates ``n`` bytes up front, and a 4 GiB bound failed a 38 MB file under an address-space limit.  A file
+    that grew after the ``stat`` is read on in 1 MiB chunks up to the bound."""
+    raw = fh.read(min(size, max_bytes) + 1)
+    while len(raw) <= max_bytes:
+        chunk = fh.read(min(1 << 20, max_bytes + 1 - len(raw)))
+        if not chunk:
+            break
+        raw += chunk
+    return raw
+
+
 def _load(path: Path, display: str, limits: Limits | None, result: ParseResult) -> str | None:
     """The file's text (bad bytes as surrogates), or None with the fatal finding filed.
 
@@ -248,7 +262,7 @@ def _load(path: Path, display: str, limits: Limits | None, result: ParseResult) 
             if limits is not None and st.st_size > limits.max_bytes:
                 _too_big(result, display, limits, st.st_size)
                 return None
-            raw = fh.read(limits.max_bytes + 1) if limits is not None else fh.read()
+            raw = _read_bounded(fh, st.st_size, limits.max_bytes) if limits is not None else fh.read()
     except OSError as exc:
         result.fail("CSV-08", f"cannot be read ({exc.strerror or exc})")
         return None

@@ -187,3 +187,20 @@ def test_fifo_index_is_a_usage_error_naming_it(omfc):
     res = run_capped(case.pytester.path, *case.args)
     assert res.ret == 4
     assert f"--omfc-index: not a regular file: {case.index}" in res.out
+
+
+def test_a_bound_far_above_the_file_does_not_allocate_the_bound(tmp_path: Path) -> None:
+    """A 1,000,000-line list passed the 4 GiB bound but read(bound) allocated it up front: MemoryError under the
+    address-space limit portals set.  The read asks for the file's size; the same file under a 700 MB cap."""
+    from helpers.runs import run_capped
+
+    path = tmp_path / "list.txt"
+    path.write_text("".join(f"train_release/{i}.jpg 1 {i % 3} {i % 16}\n" for i in range(200_000)), encoding="utf-8")
+    script = (
+        "import sys\nfrom pathlib import Path\nfrom pytest_omfc.csvio import Limits, ParseResult, read_text\n"
+        "res = ParseResult(table=None, display='list.txt')\n"
+        "text = read_text(Path(sys.argv[1]), 'list.txt', Limits(8 << 30, 10**9, 'a bound', 'fixed'), res)\n"
+        "print(len(text) if text is not None else res.fatal)\n"
+    )
+    run = run_capped(["-c", script, str(path)], cwd=tmp_path, timeout=60, cap=700 << 20)
+    assert run.ret == 0 and run.out.strip() == str(len(path.read_text(encoding="utf-8"))), run.err[-2000:]
