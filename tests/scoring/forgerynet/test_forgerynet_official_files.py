@@ -383,3 +383,28 @@ def test_two_maps_for_one_image_are_a_finding_not_a_crash(fnet: Fnet) -> None:
     text = res.outcome.text("FNET-02")
     assert res.outcome.outcome("FNET-02") == "failed" and "frame00001.PNG" in text and "one map" in text, text
     assert "could not run" not in str(res.outcome.reports) and "InvalidIndexError" not in str(res.outcome.reports)
+
+
+def test_a_map_over_the_pixel_bound_is_not_decoded(tmp_path: Path) -> None:
+    """Two 30000x30000 maps of 1 MB each passed the rules and took scoring to 3.5 GB: a map over the mask
+    scorers' pixel bound is refused from its header, naming its size."""
+    import zlib
+
+    from pytest_omfc.scoring.forgerynet.adapter import MAX_MAP_PIXELS, _grey_map
+    from pytest_omfc.scoring.mask.io import MAX_PIXELS
+
+    assert MAX_MAP_PIXELS == MAX_PIXELS
+    side = 30_000
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return len(data).to_bytes(4, "big") + kind + data + zlib.crc32(kind + data).to_bytes(4, "big")
+
+    comp = zlib.compressobj(9)
+    row = b"\0" * (side + 1)
+    idat = b"".join(comp.compress(row) for _ in range(side)) + comp.flush()
+    ihdr = side.to_bytes(4, "big") * 2 + bytes([8, 0, 0, 0, 0])
+    path = tmp_path / "big.png"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+    assert path.stat().st_size < 2 << 20
+    got = _grey_map(path, (side, side))
+    assert isinstance(got, str) and got.startswith(f"must be at most {MAX_PIXELS:,} pixels") and "30000x30000" in got
