@@ -345,6 +345,17 @@ ARCHIVE_OPTIONS: tuple[Option, ...] = (
         parse=bounded(integer, lambda v: 1 <= v <= 10_000_000, "an integer from 1 to 10000000"),
     ),
     Option(
+        "--omfc-package-max-expids",
+        "omfc_package_max_expids",
+        {
+            "metavar": "N",
+            "help": "EXPID folders of an NC2017 package checked, 1 to 100000 (default 1000); "
+            "the others are named by PKG-10",
+        },
+        default=1000,
+        parse=bounded(integer, lambda v: 1 <= v <= 100_000, "an integer from 1 to 100000"),
+    ),
+    Option(
         "--omfc-archive-max-bytes",
         "omfc_archive_max_bytes",
         {"metavar": "BYTES", "help": "bytes an archive may unpack to, 1 MiB to 1 TiB (default 16 GiB = 17179869184)"},

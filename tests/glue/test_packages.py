@@ -295,3 +295,17 @@ def test_bidi_characters_in_an_expid_never_reach_the_terminal_raw(tmp_path: Path
         text = run.out + run.err
         assert run.ret == 1 and "INTERNALERROR" not in text, text[-3000:]
         assert "\u202e" not in text and "\\u202e" in text
+
+
+def test_a_limit_on_the_expids_checked(tmp_path: Path) -> None:
+    """--omfc-package-max-expids: past it, the EXPIDs are named by PKG-10 and not checked (3,000 EXPIDs took
+    over five minutes); out of its bounds, a usage error."""
+    shutil.copytree(EXAMPLES / "submissions" / "nc2017" / PKG, tmp_path / PKG)
+    shutil.copytree(EXAMPLES / "datasets" / "NC2017", tmp_path / "NC2017")
+    base = ["-m", "pytest_omfc", "--omfc-submission", PKG, "--omfc-dataset", "NC2017"]
+    run = run_capped([*base, "--omfc-package-max-expids", "1"], cwd=tmp_path, timeout=120)
+    text = run.out + run.err
+    assert run.ret == 1 and "1 EXPID(s) to check" in text, text[-3000:]
+    assert "the package holds more than 1 EXPID folders (--omfc-package-max-expids)" in text
+    bad = run_capped([*base, "--omfc-package-max-expids", "0"], cwd=tmp_path, timeout=60)
+    assert bad.ret == 4 and "must be an integer from 1 to 100000 (got 0)" in bad.err
