@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .paths import mode_kind
@@ -39,16 +39,9 @@ def _real(path: Path) -> Path:
 
 def why_not_writable(path: Path, guarded: Sequence[Guarded] = (), inputs: Sequence[Path] = ()) -> str | None:
     """Why the run must not write ``path`` ("must ... (got ...)"), or None when it may."""
-    try:
-        st = os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):  # a new file (a folder in its way fails when written)
-        st = None
-    except OSError as exc:
-        return f"must be a file path the run can examine (got {path}: {exc.strerror or exc})"
-    if st is not None and stat.S_ISLNK(st.st_mode):
-        return f"must not be a symbolic link (got {path}, a link to {os.readlink(path)})"
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        return f"must be a regular file or a new one (got {path}, {mode_kind(st.st_mode)})"
+    st, why = _entry(path, stat.S_ISREG, "a regular file", "a file path")
+    if why is not None:
+        return why
     real = _real(path)
     if (why := _inside(path, real, guarded)) is not None:
         return why
@@ -64,17 +57,25 @@ def why_not_writable(path: Path, guarded: Sequence[Guarded] = (), inputs: Sequen
 
 def why_not_folder(path: Path, guarded: Sequence[Guarded] = ()) -> str | None:
     """Why the run must not write files into the folder ``path`` (``--omfc-plots``), or None when it may."""
+    _, why = _entry(path, stat.S_ISDIR, "a folder", "a folder")
+    return why if why is not None else _inside(path, _real(path), guarded)
+
+
+def _entry(
+    path: Path, right_kind: Callable[[int], bool], kind: str, what: str
+) -> tuple[os.stat_result | None, str | None]:
+    """``(lstat, None)`` when ``path`` is new or of ``right_kind`` (never a link), else ``(_, why not)``."""
     try:
         st = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):  # a new file (a folder in its way fails when written)
-        st = None
+        return None, None
     except OSError as exc:
-        return f"must be a folder the run can examine (got {path}: {exc.strerror or exc})"
-    if st is not None and stat.S_ISLNK(st.st_mode):
-        return f"must not be a symbolic link (got {path}, a link to {os.readlink(path)})"
-    if st is not None and not stat.S_ISDIR(st.st_mode):
-        return f"must be a folder or a new one (got {path}, {mode_kind(st.st_mode)})"
-    return _inside(path, _real(path), guarded)
+        return None, f"must be {what} the run can examine (got {path}: {exc.strerror or exc})"
+    if stat.S_ISLNK(st.st_mode):
+        return st, f"must not be a symbolic link (got {path}, a link to {os.readlink(path)})"
+    if not right_kind(st.st_mode):
+        return st, f"must be {kind} or a new one (got {path}, {mode_kind(st.st_mode)})"
+    return st, None
 
 
 def _inside(path: Path, real: Path, guarded: Sequence[Guarded]) -> str | None:

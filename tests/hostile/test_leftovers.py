@@ -49,6 +49,20 @@ def _env(tmp: Path) -> dict[str, str]:
     return env
 
 
+def _check(tmp_path: Path, tmp: Path, *args: str) -> None:
+    """pytest-omfc on the valid example packed as an upload, with TMPDIR=``tmp``: every rule passes."""
+    upload = str(_upload(tmp_path))
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest_omfc", "--omfc-submission", upload, "--omfc-index", str(INDEX), *args],
+        cwd=tmp_path,
+        env=_env(tmp),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+
+
 def test_sigterm_mid_run_leaves_nothing(tmp_path: Path) -> None:
     tmp = tmp_path / "tmp"
     tmp.mkdir()
@@ -84,15 +98,7 @@ def test_a_killed_runs_folders_are_removed_by_the_next_run(tmp_path: Path) -> No
     (alive / private.MARKER).write_text(f"{os.getpid()}\n")
     unmarked = tmp / "pytest-omfc-archive-unmarked"
     unmarked.mkdir()
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest_omfc", "--omfc-submission", str(_upload(tmp_path)), "--omfc-index", str(INDEX)],
-        cwd=tmp_path,
-        env=_env(tmp),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    _check(tmp_path, tmp)
     assert sorted(p.name for p in tmp.iterdir()) == ["pytest-omfc-archive-alive", "pytest-omfc-archive-unmarked"]
 
 
@@ -102,14 +108,5 @@ def test_a_run_leaves_nothing_in_tmpdir(tmp_path: Path, args: list[str]) -> None
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     started = time.time()
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest_omfc", "--omfc-submission", str(_upload(tmp_path)), "--omfc-index", str(INDEX)]
-        + args,
-        cwd=tmp_path,
-        env=_env(tmp),
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    _check(tmp_path, tmp, *args)
     assert list(tmp.iterdir()) == [], f"left after {time.time() - started:.0f} s"
