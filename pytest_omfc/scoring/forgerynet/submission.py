@@ -440,7 +440,10 @@ class ForgeryNetSubmission(Submission):
         k = 2 if self.task is Task.FSL else self.classes
         ids = table.df["ID"].astype(str)
         raw = table.df["Label"].astype(str)
-        labels = pd.to_numeric(raw.str.strip(), errors="coerce")
+        # an integer as every ForgeryNet reader takes it (lists._INT): ASCII digits only, so '1.0', '1e0' and
+        # '٢' are refused here as in the predictions and the lists (to_numeric alone took them as 1 and 2)
+        text = raw.str.strip()
+        labels = pd.to_numeric(text.where(text.str.fullmatch(r"[+-]?[0-9]+", na=False)), errors="coerce")
         empty = (ids == "").to_numpy()
         repeated = ids.duplicated(keep="first").to_numpy() & ~empty
         bad_label = (

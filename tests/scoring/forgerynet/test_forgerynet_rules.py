@@ -347,3 +347,13 @@ def test_fnet12_warns_on_more_than_10_predictions(fnet: Fnet) -> None:
 def test_fnet12_accepts_exactly_10(fnet: Fnet) -> None:
     run = _tl(fnet, sub=_with("v3", *[{"segment": [i, i + 1], "score": 0.5} for i in range(10)]))
     assert run.outcome.outcome("FNET-12") == "passed" and run.outcome.warning("FNET-12") is None
+
+
+@pytest.mark.parametrize("label", ["1.0", "1e0", "\u0661", " +1x"])
+def test_fnet02_reads_a_reference_label_as_the_predictions_and_lists_do(fnet: Fnet, label: str) -> None:
+    """One integer for every ForgeryNet reader (ASCII digits): the reference took '1.0', '1e0' and an
+    Arabic-Indic one as 1 where the predictions and the lists refuse them."""
+    ref = (["ID", "Label"], [["a", 0], ["b", label], ["c", 1], ["d", 0]])
+    run = _bin(fnet, ref=ref)
+    assert run.outcome.outcome("FNET-02") == "failed"
+    assert "Label must be an integer from 0 to 1" in run.outcome.text("FNET-02")
