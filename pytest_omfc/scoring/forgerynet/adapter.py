@@ -19,7 +19,7 @@ from ...editions import Task
 from ...findings import Unavailable, plural
 from ...options import DASK
 from ..registry import NotScored, Outcome, Scorer, ScoreResult, ScoringInput, register
-from .options import THRESHOLD
+from .options import MAX_MAP_PIXELS, THRESHOLD
 
 if TYPE_CHECKING:  # numpy is imported where a scorer runs: registering must stay light (plugin load time)
     import numpy as np
@@ -140,12 +140,6 @@ CLASSIFICATION = register(
 # ==================================================================================== spatial
 
 
-#: The most pixels of one map the scorer decodes: the mask scorer's bound (scoring/mask/io.py MAX_PIXELS, which
-#: imports Pillow: the number is repeated here, and tests/scoring/forgerynet/test_forgerynet_official_files.py
-#: keeps the two equal).
-MAX_MAP_PIXELS = 160_000_000
-
-
 def _grey_map(path: Path, size: tuple[int, int]) -> np.ndarray | str:
     """The decoded map (uint8 grey, or bool for 1-bit), or why it cannot be used.  The header was
     checked (FNET-07/08), so the decode is bounded by the reference's size.  Read as the mask scorer
@@ -159,7 +153,7 @@ def _grey_map(path: Path, size: tuple[int, int]) -> np.ndarray | str:
     header = png.read_header(str(path), follow=True)  # the FNET rules' header pass
     if header.state != png.OK:
         return header.message
-    if header.width * header.height > MAX_MAP_PIXELS:  # two 30000x30000 maps of 1 MB took scoring to 3.5 GB
+    if header.width * header.height > MAX_MAP_PIXELS:  # as the rules' header pass (submission._mask_info)
         return (
             f"must be at most {MAX_MAP_PIXELS:,} pixels, as every mask the scorers decode "
             f"(got {header.width}x{header.height})"

@@ -14,6 +14,11 @@ def _threshold(value: Any) -> float:
     return float(str(value).strip())
 
 
+#: The most pixels of one map a rule lets through and the scorer decodes: the mask scorer's bound
+#: (scoring/mask/io.py MAX_PIXELS, which imports Pillow; tests/scoring/forgerynet/test_forgerynet_official_files.py
+#: keeps the two equal).
+MAX_MAP_PIXELS = 160_000_000
+
 THRESHOLD = Option(
     "--omfc-threshold",
     "omfc_threshold",

@@ -32,6 +32,7 @@ from ...jsonio import JsonProblem, load_json
 from ...paths import resolve_inside
 from ...pool import map_slices
 from ...submission import CheckSettings, Submission
+from .options import MAX_MAP_PIXELS
 
 if TYPE_CHECKING:
     from .lists import ParsedList
@@ -118,6 +119,15 @@ def _mask_info(name: str, path: Path, head: png.HeaderResult) -> MaskInfo:
             name,
             None,
             f"must be a grey (mode L, 8-bit) or 1-bit PNG (got {got}, {head.bit_depth}-bit)",
+            head.width,
+            head.height,
+        )
+    if head.width * head.height > MAX_MAP_PIXELS:  # two 30000x30000 maps of 1 MB took scoring to 3.5 GB
+        return MaskInfo(
+            name,
+            None,
+            f"must be at most {MAX_MAP_PIXELS:,} pixels, as every mask the scorers decode "
+            f"(got {head.width}x{head.height})",
             head.width,
             head.height,
         )

@@ -388,13 +388,22 @@ def test_two_maps_for_one_image_are_a_finding_not_a_crash(fnet: Fnet) -> None:
 def test_a_map_over_the_pixel_bound_is_not_decoded(tmp_path: Path) -> None:
     """Two 30000x30000 maps of 1 MB each passed the rules and took scoring to 3.5 GB: a map over the mask
     scorers' pixel bound is refused from its header, naming its size."""
-    import zlib
-
-    from pytest_omfc.scoring.forgerynet.adapter import MAX_MAP_PIXELS, _grey_map
+    from pytest_omfc.scoring.forgerynet.adapter import _grey_map
+    from pytest_omfc.scoring.forgerynet.options import MAX_MAP_PIXELS
     from pytest_omfc.scoring.mask.io import MAX_PIXELS
 
     assert MAX_MAP_PIXELS == MAX_PIXELS
     side = 30_000
+    path = tmp_path / "big.png"
+    path.write_bytes(_big_png(side))
+    assert path.stat().st_size < 2 << 20
+    got = _grey_map(path, (side, side))
+    assert isinstance(got, str) and got.startswith(f"must be at most {MAX_PIXELS:,} pixels") and "30000x30000" in got
+
+
+def _big_png(side: int) -> bytes:
+    """A grey PNG of side x side zero pixels: about 1 MB for 30000 x 30000."""
+    import zlib
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         return len(data).to_bytes(4, "big") + kind + data + zlib.crc32(kind + data).to_bytes(4, "big")
@@ -403,8 +412,20 @@ def test_a_map_over_the_pixel_bound_is_not_decoded(tmp_path: Path) -> None:
     row = b"\0" * (side + 1)
     idat = b"".join(comp.compress(row) for _ in range(side)) + comp.flush()
     ihdr = side.to_bytes(4, "big") * 2 + bytes([8, 0, 0, 0, 0])
-    path = tmp_path / "big.png"
-    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
-    assert path.stat().st_size < 2 << 20
-    got = _grey_map(path, (side, side))
-    assert isinstance(got, str) and got.startswith(f"must be at most {MAX_PIXELS:,} pixels") and "30000x30000" in got
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+
+
+def test_fnet07_names_a_map_over_the_pixel_bound(fnet: Fnet) -> None:
+    """The rules read the map's size from its header as the scorer does: a 30000x30000 map fails FNET-07."""
+    from helpers.forgerynet import png_bytes
+
+    names = ["val_release/1/a/frame00001.jpg"]
+    maps = {f"spatial_localize/{names[0][:-4]}.png": png_bytes(_map(1, 5, 200))}
+    psv_ref = (["ID", "Label", "MaskFileName"], [[names[0], 1, f"spatial_localize/{names[0][:-4]}.png"]])
+    case = fnet.case("spatial", reference=psv_ref, submission=(["ID", "Score", "MaskFileName"],
+                     [[names[0], "0.9", "masks/m0.png"]]), files={"masks/m0.png": _big_png(30_000)},
+                     ref_files=maps)  # fmt: skip
+    res = case.run()
+    text = res.outcome.text("FNET-07")
+    assert res.outcome.outcome("FNET-07") == "failed" and "must be at most 160,000,000 pixels" in text, text
+    assert "30000x30000" in text
