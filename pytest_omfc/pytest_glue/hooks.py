@@ -325,8 +325,7 @@ def _unpacked(config: pytest.Config, sub: Path) -> ArchiveReport | None:
     config.add_cleanup(cleanup)
     atexit.register(remove, folder)  # also when pytest never reaches its cleanup
     _private.on_terminate(cleanup)  # and on SIGTERM (a portal's time-out)
-    private = folder
-    dest = private / UNPACKED
+    dest = folder / UNPACKED
     dest.mkdir()
     limits = ArchiveLimits(
         entries=resolved(config, "omfc_archive_max_entries"),
@@ -716,8 +715,7 @@ def _add_submission(config: pytest.Config, target: str) -> None:
     else ``testpaths``, else the current directory), so a bare ``pytest`` in a team's repository runs the
     team's tests and the submission's rules.
     """
-    from_ini = config.getoption("omfc_submission") in (None, "")
-    if config.args_source == pytest.Config.ArgsSource.ARGS or from_ini:
+    if config.args_source == pytest.Config.ArgsSource.ARGS or not _given_on_command_line(config, "omfc_submission"):
         # not below a path already given: walking that path collects it (pytest_collect_directory), and pytest
         # before 9.0 collects only the deeper of two nested paths
         if not any(_below(target, arg, config.invocation_params.dir) for arg in config.args):
