@@ -3,6 +3,7 @@ fast path (pandas' C parser) gives exactly what the line-by-line reader gives.""
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,8 @@ from hypothesis import strategies as st
 from pytest_omfc.scoring.forgerynet import lists
 
 NAME = st.from_regex(r"[A-Za-z0-9_/.\-]{1,30}", fullmatch=True)
+#: characters some reader takes for white space or a line end and another does not (lists.NOT_A_BLANK)
+HOSTILE_BLANK = st.sampled_from(["\xa0", "\x0b", "\x0c", "\r", "\x1c", "\x1f", "\x85", "\u2003", "\u3000", "\ufeff"])
 LABEL = st.integers(-2, 20).map(str) | st.sampled_from(["x", "1.0", "", "+1", "007"])
 IMAGE_LINE = st.one_of(
     st.tuples(NAME, st.integers(0, 1), st.integers(0, 2), st.integers(0, 15)).map(lambda t: " ".join(map(str, t))),
@@ -25,6 +28,8 @@ IMAGE_LINE = st.one_of(
         lambda t: f"{t[0]}{t[1]}{t[2]} {t[2]} {t[2]}"
     ),
     st.tuples(NAME, st.integers(0, 1)).map(lambda t: f" {t[0]} {t[1]} {t[1]} {t[1]} "),
+    # ... and inside a name, where pandas keeps one field that str.split cuts in two (or ends the line at '\r')
+    st.tuples(NAME, HOSTILE_BLANK, NAME, st.integers(0, 1)).map(lambda t: f"{t[0]}{t[1]}{t[2]} {t[3]} {t[3]} {t[3]}"),
 )
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -40,6 +45,10 @@ def _slow(monkeypatch: pytest.MonkeyPatch) -> None:
 @example(lines=["Jme 0 1 10", "z 1.0 8 0"], classes=2, newline=True)  # pandas' int64 parse took '1.0' as 1
 @example(lines=["a 1e0 1 1", "b 0 0 0"], classes=2, newline=False)
 @example(lines=["a \u0661 1 1", "b 0 0 0"], classes=2, newline=True)  # Arabic-Indic 1: int() takes it
+@example(lines=["a\xa0b 1 1 1", "c 0 0 0"], classes=2, newline=True)  # one field to pandas, two to str.split
+@example(lines=["a\xa0b 1 1 1", "", "c 0 0 0"], classes=2, newline=True)  # (a blank line chose the reader)
+@example(lines=["a\rb 1 1 1", "c 0 0 0"], classes=2, newline=True)  # a line end to pandas only
+@example(lines=["\ufeffa 1 1 1\r", "c 0 0 0\r"], classes=2, newline=True)  # BOM and CRLF: read by every reader
 def test_image_lists_fast_and_line_by_line_agree(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: list[str], classes: int, newline: bool
 ) -> None:
@@ -93,12 +102,44 @@ def test_a_lazy_dict_reads_as_the_dict_it_stands_for() -> None:
         json.dumps(lists.LazyDict(["x"], [5]))
 
 
+def test_not_a_blank_is_every_white_space_but_the_separators() -> None:
+    """The line definition's forbidden set holds every character ``str.isspace`` is true for except space, tab
+    and newline, every C0/C1 control character except tab and newline, and the zero-width no-break space (a
+    byte-order mark anywhere but at the start of the file, where every reader drops it)."""
+    for code in range(0x110000):
+        ch = chr(code)
+        should = (ch.isspace() or unicodedata.category(ch) == "Cc" or ch == "\ufeff") and ch not in " \t\n"
+        assert bool(lists.NOT_A_BLANK.fullmatch(ch)) == should, hex(code)
+
+
+def test_a_hostile_blank_is_a_finding_naming_line_and_character(tmp_path: Path) -> None:
+    path = tmp_path / "image_list.txt"
+    path.write_text("\ufeffa 1 1 1\r\nb\xa0c 0 0 0\r\nd\x0be 1 1 1\nf 0 0 0\n", encoding="utf-8", newline="")
+    got = lists.read_image_list(path, "image_list.txt", 2)
+    assert got.ids == ["a", "f"]
+    assert [(f.line, f.message.split("(got ")[1]) for f in got.problems] == [
+        (2, "U+00A0 NO-BREAK SPACE at column 2)"),
+        (3, "U+000B, a control character, at column 2)"),
+    ]
+
+
+def test_the_line_limit_holds_in_every_reader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line over MAX_LINE characters is a finding naming it whichever reader the file would take (pandas'
+    parser read it whole)."""
+    monkeypatch.setattr(lists, "MAX_LINE", 64)
+    path = tmp_path / "image_list.txt"
+    path.write_text("a  1 1 1\n" + "b" * 80 + "  1 1 1\n" + "c  0 0 0\n" * 20)  # double blanks: no one-split path
+    got = lists.read_image_list(path, "image_list.txt", 2)
+    assert "b" * 80 not in got.ids and len(got.ids) == 2 - 1 + 1
+    assert [(f.line, f.message) for f in got.problems][:1] == [(2, "a line must be at most 64 characters (got 87)")]
+
+
 SCORE = st.floats(0, 1).map(lambda v: f"{v:.6g}") | st.sampled_from(["nan", "inf", "-1", "x", "1e400", ""])
 
 
 @SETTINGS
 @given(
-    rows=st.lists(st.tuples(NAME, SCORE, SCORE), max_size=10),
+    rows=st.lists(st.tuples(NAME | st.tuples(NAME, HOSTILE_BLANK, NAME).map("".join), SCORE, SCORE), max_size=10),
     header=st.booleans(),
     width=st.sampled_from([1, 2]),
 )

@@ -15,11 +15,21 @@ or 9 (videos) the n-way one.  Each list is recognised by its content (:func:`sni
 name.  Every problem is a :class:`~pytest_omfc.findings.Finding` naming the file, line and value;
 nothing here raises on bad input.  A line is at most :data:`MAX_LINE` characters and a video at most
 :data:`MAX_SEGMENTS` segments, so a hostile line costs bounded memory.
+
+**One definition of a line** for every reader here (the whole-file fast paths and the line-by-line reader):
+a line ends at ``\n`` (a ``\r`` just before it is dropped, as is a UTF-8 byte-order mark at the start of
+the file); its fields are separated by spaces and tabs only.  A line holding any other character that some
+reader would take for white space or a line end (no-break space, vertical tab, form feed, U+2003, a lone
+``\r``...) or a control character is a finding naming the line and the character (:data:`NOT_A_BLANK`),
+whichever reader the file takes: Python's ``str.split`` cuts at a no-break space where pandas' parser does
+not, and pandas ends a line at a lone ``\r`` where ``str.split("\n")`` does not, so such a character
+would otherwise decide a verdict by which reader ran.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,12 +38,13 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ...csvio import Limits, ParseResult, Table, read_text
+from ...csvio import BOM, Limits, ParseResult, Table, read_text
 from ...findings import Finding
 
 __all__ = [
     "MAX_LINE",
     "MAX_SEGMENTS",
+    "NOT_A_BLANK",
     "LEVELS",
     "LazyDict",
     "ParsedList",
@@ -58,6 +69,10 @@ _INT = re.compile(r"[+-]?[0-9]+\Z")
 #: A field after a blank that is not an ASCII integer ('1.0', '1e0', '٢'): pandas' int64 parse would take some
 #: of them, so such a text goes to the line-by-line reader (a leading blank before a name sends it there too).
 _NOT_INT_FIELD = re.compile(r"[ \t][+-]?[0-9]*[^0-9\s]")
+#: A character no line may hold: every character ``str.isspace`` is true for but space, tab and newline (so also
+#: ``\r``, which pandas takes for a line end), every other C0 or C1 control character, and the zero-width
+#: no-break space.  With none of them in a text, every reader here cuts its lines and fields at the same places.
+NOT_A_BLANK = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
 
 
 def level_of(classes: int) -> int:
@@ -154,7 +169,52 @@ def _text(path: Path, display: str, limits: Limits | None) -> tuple[str | None, 
     if text is None:
         found = [f for issues in res.issues.values() for f in issues]
         return None, res.fatal[1] if res.fatal else f"{display} cannot be read", found
-    return text, None, []
+    return _lines_text(text), None, []
+
+
+def _lines_text(text: str) -> str:
+    """The text as every reader here reads it: no byte-order mark at the start, ``\r\n`` as ``\n``."""
+    text = text.removeprefix(BOM)
+    return text.replace("\r\n", "\n") if "\r" in text else text
+
+
+_PRINTABLE = bytes(range(32, 127))
+
+
+def _clean(text: str) -> bool:
+    """True when no line breaks the line definition (too long, or a character of :data:`NOT_A_BLANK`): only
+    then may a whole-file fast path read the text; otherwise the line-by-line reader names each bad line.
+    An ASCII text (the benchmark's lists) is checked on its bytes with numpy, any other with the pattern.
+    Line lengths are checked on the UTF-8 bytes (at least as long as the characters; a line that is longer in
+    bytes only is left to the line-by-line reader, which counts characters)."""
+    if text.isascii():
+        data = text.encode("ascii")
+        controls = data.translate(None, _PRINTABLE)  # what is left: the control bytes
+        if controls.count(b"\n") + controls.count(b"\t") != len(controls):
+            return False
+        raw = np.frombuffer(data, dtype=np.uint8)
+    elif NOT_A_BLANK.search(text) is not None:
+        return False
+    else:
+        raw = np.frombuffer(text.encode("utf-8", "surrogateescape"), dtype=np.uint8)
+    if raw.size <= MAX_LINE:
+        return True
+    ends = np.r_[-1, np.flatnonzero(raw == 10), raw.size]
+    return int(np.diff(ends).max()) <= MAX_LINE + 1
+
+
+def _not_a_blank(line: str) -> str | None:
+    """What is wrong with a line holding a character of :data:`NOT_A_BLANK`, or None."""
+    hit = NOT_A_BLANK.search(line)
+    if hit is None:
+        return None
+    ch = hit.group()
+    name = unicodedata.name(ch, "")
+    what = f"U+{ord(ch):04X} {name}" if name else f"U+{ord(ch):04X}, a control character,"
+    return (
+        "a line must separate its fields with spaces or tabs only and hold no other white space or control "
+        f"character (got {what} at column {hit.start() + 1})"
+    )
 
 
 def _records(text: str, display: str, report: Callable[[Finding], object]) -> Iterator[tuple[int, str, list[str]]]:
@@ -165,6 +225,10 @@ def _records(text: str, display: str, report: Callable[[Finding], object]) -> It
             continue
         if len(line) > MAX_LINE:
             report(Finding(f"a line must be at most {MAX_LINE} characters (got {len(line)})", file=display, line=no))
+            continue
+        bad = _not_a_blank(line)
+        if bad is not None:
+            report(Finding(bad, file=display, line=no, value=line.strip()[:200]))
             continue
         yield no, line, line.split()
 
@@ -292,7 +356,7 @@ def read_image_list(path: Path, display: str, classes: int, limits: Limits | Non
     if text is None:
         out.fatal, out.problems = fatal, found
         return out
-    fast = _image_list_fast(text, classes)
+    fast = _image_list_fast(text, classes) if _clean(text) else None
     if fast is not None:
         return fast
     level = level_of(classes)
@@ -443,11 +507,13 @@ def read_plain_predictions(path: Path, display: str, columns: list[str], limits:
     text = read_text(path, display, limits, res)
     if text is None:
         return res
+    text = _lines_text(text)
     width = 1 + len(columns)
     head_line = _first_line(text)
     header = bool(head_line.strip()) and not any(_number(t) for t in head_line.split()[1:])
     body_text = text.split("\n", 1)[1] if header and "\n" in text and not text.startswith("\n") else text
-    whole = body_text is not text or not header  # a header line that is the whole text: line by line
+    # a header line that is the whole text, or a line that breaks the line definition: line by line
+    whole = (body_text is not text or not header) and _clean(text)
     fields = _single_spaced(body_text, width) if whole else None  # the layout a model prints: one split
     if fields is not None:
         table = pd.DataFrame(
