@@ -31,6 +31,7 @@ __all__ = [
     "OUTPUT_PATHS",
     "SCORING_OPTIONS",
     "DASK",
+    "MAP_PIXELS",
     "Option",
     "bounded",
     "exclusive_queries",
@@ -38,6 +39,11 @@ __all__ = [
     "integer",
     "one_of",
 ]
+
+
+#: The most pixels the ForgeryNet system maps of one run may hold together by default (``--omfc-map-pixels``):
+#: the benchmark's sets hold some 10^11; a portal may set less.
+MAP_PIXELS = 10**12
 
 
 def bounded(conv: Callable[[Any], Any], ok: Callable[[Any], bool], must: str) -> Callable[[Any], Any]:
@@ -297,6 +303,18 @@ _CHECK_OPTIONS: tuple[Option, ...] = (
             "(the benchmark's spatial_localize; default: spatial_localize/ beside the list)",
         },
         parse=_path_text,
+    ),
+    Option(
+        "--omfc-map-pixels",
+        "omfc_map_pixels",
+        {
+            "metavar": "N",
+            "help": "ForgeryNet spatial: the most pixels the system maps of one run may hold together, "
+            "1 to 10^15 (default 10^12); the maps past it are FNET-07 findings and are not decoded",
+        },
+        default=MAP_PIXELS,
+        # the per-map bound (160 MP) caps memory; this caps the run's decoding time, for a portal
+        parse=bounded(integer, lambda v: 1 <= v <= 10**15, "an integer from 1 to 10^15"),
     ),
     Option(
         "--omfc-video-info",

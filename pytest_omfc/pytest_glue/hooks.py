@@ -431,16 +431,19 @@ def _forgerynet_settings(
 
 
 def _forgerynet_task_options(config: pytest.Config, task: Task, dataset: Path | None) -> dict[str, Any]:
-    """The options of one ForgeryNet task: ``--omfc-spatial-maps`` (spatial), ``--omfc-time-unit``,
-    ``--omfc-fps`` and ``--omfc-video-info`` (temporal); given for another task, a usage error.  The file is
-    resolved as every input path is (:func:`pytest_omfc.paths.resolve_input`), the folder likewise (the
-    dataset root first, then the invocation or ini directory)."""
+    """The options of one ForgeryNet task: ``--omfc-spatial-maps`` and ``--omfc-map-pixels`` (spatial),
+    ``--omfc-time-unit``, ``--omfc-fps`` and ``--omfc-video-info`` (temporal); given for another task, a usage
+    error.  The file is resolved as every input path is (:func:`pytest_omfc.paths.resolve_input`), the folder
+    likewise (the dataset root first, then the invocation or ini directory)."""
     from ..paths import resolve_input
 
     maps_text, maps_base = _option(config, "omfc_spatial_maps")
+    if task is not Task.FSL and _option(config, "omfc_map_pixels")[0] is not None:
+        raise UsageProblem(f"--omfc-map-pixels: only for the ForgeryNet spatial task (got {task.value})")
     if task is Task.FSL:
+        budget = {"map_pixels": resolved(config, "omfc_map_pixels")}
         if maps_text is None:
-            return {}
+            return budget
         given_maps = Path(maps_text).expanduser()  # a folder: the dataset root first, then the base
         cands = (
             [given_maps]
@@ -450,7 +453,7 @@ def _forgerynet_task_options(config: pytest.Config, task: Task, dataset: Path | 
         maps = next((c for c in cands if c.is_dir()), cands[-1]).absolute()
         if not maps.is_dir():
             raise UsageProblem(f"--omfc-spatial-maps: no such folder: {maps}")
-        return {"spatial_maps": maps}
+        return {**budget, "spatial_maps": maps}
     if maps_text is not None:
         raise UsageProblem(f"--omfc-spatial-maps: only for the ForgeryNet spatial task (got {task.value})")
     given = {name: _option(config, name)[0] is not None for name in ("omfc_time_unit", "omfc_fps", "omfc_video_info")}

@@ -29,6 +29,7 @@ from ...csvio import Limits, ParseResult, Table, limits_for, read_psv
 from ...editions import Edition, Task
 from ...findings import DEFAULT_MAX_FINDINGS, Finding, Severity, Unavailable
 from ...jsonio import JsonProblem, load_json
+from ...options import MAP_PIXELS
 from ...paths import resolve_inside
 from ...pool import map_slices
 from ...submission import CheckSettings, Submission
@@ -134,6 +135,30 @@ def _mask_info(name: str, path: Path, head: png.HeaderResult) -> MaskInfo:
     return MaskInfo(name, path, None, head.width, head.height)
 
 
+def _within_budget(infos: list[MaskInfo], budget: int) -> list[MaskInfo]:
+    """The system maps, in row order, with every usable map past the run's pixel budget made unusable (FNET-07,
+    naming the total it would reach): the per-map bound caps the memory of a decode, this the run's decoding
+    time.  The scorer leaves those rows out as it leaves out every unusable map."""
+    usable = np.fromiter((i.path is not None and i.problem is None for i in infos), dtype=bool, count=len(infos))
+    pixels = np.fromiter((i.width * i.height for i in infos), dtype=np.int64, count=len(infos)) * usable
+    totals = np.cumsum(pixels)
+    over = np.flatnonzero(usable & (totals > budget))
+    if not over.size:
+        return infos
+    out = list(infos)
+    for pos in over.tolist():
+        info = infos[pos]
+        out[pos] = MaskInfo(
+            info.name,
+            None,
+            f"must fit the run's pixel budget: the system maps may hold at most {budget:,} pixels together "
+            f"(--omfc-map-pixels; with this {info.width}x{info.height} map they would hold {int(totals[pos]):,})",
+            info.width,
+            info.height,
+        )
+    return out
+
+
 @dataclass
 class Reference:
     """The reference, parsed: IDs in file order with their labels, masks, segments and durations."""
@@ -181,6 +206,7 @@ def forgerynet_settings(
     fps: float | None = None,
     video_info: Path | None = None,
     spatial_maps: Path | None = None,
+    map_pixels: int = MAP_PIXELS,
 ) -> ForgeryNetSettings:
     """The settings of a ForgeryNet check (the plugin's and ``omfc_score``'s): the system file is the file
     given, else ``<ID>/<ID>.json`` (temporal) or ``<ID>/<ID>.csv``; the reference lists the IDs."""
@@ -200,6 +226,7 @@ def forgerynet_settings(
         fps=fps,
         video_info=video_info,
         spatial_maps=spatial_maps,
+        map_pixels=map_pixels,
     )
 
 
@@ -216,6 +243,7 @@ class ForgeryNetSettings(CheckSettings):
     fps: float | None = None
     video_info: Path | None = None
     spatial_maps: Path | None = None  # spatial against an image list: the reference maps (spatial_localize)
+    map_pixels: int = MAP_PIXELS  # spatial: the most pixels the system maps may hold together (--omfc-map-pixels)
 
     @property
     def listing(self) -> tuple[str, Path]:
@@ -691,7 +719,9 @@ class ForgeryNetSubmission(Submission):
         """The system mask of each row, headers read once (FNET-07, FNET-08)."""
         table = self.sysout()
         folder = (self.sysout_path or self.dir / "x").parent
-        return self._masks(folder, [str(v) for v in table.df["MaskFileName"].tolist()])
+        return _within_budget(
+            self._masks(folder, [str(v) for v in table.df["MaskFileName"].tolist()]), self.settings.map_pixels
+        )
 
     def size_problem(self, pos: int) -> str | None:
         """Why row ``pos``'s mask does not have the reference map's size, or None."""

@@ -429,3 +429,46 @@ def test_fnet07_names_a_map_over_the_pixel_bound(fnet: Fnet) -> None:
     text = res.outcome.text("FNET-07")
     assert res.outcome.outcome("FNET-07") == "failed" and "must be at most 160,000,000 pixels" in text, text
     assert "30000x30000" in text
+
+
+def test_maps_past_the_runs_pixel_budget_are_fnet07_findings_and_not_scored(fnet: Fnet) -> None:
+    """``--omfc-map-pixels``: the system maps of a run may hold at most N pixels together (the per-map bound caps
+    a decode's memory, this the run's decoding time).  With a budget of two 20x10 maps, the third map in row
+    order fails FNET-07 naming the total it would reach, and the scorer leaves its row out as the rule says."""
+    from helpers.forgerynet import png_bytes
+
+    names = [f"val_release/1/a/frame0000{i}.jpg" for i in range(3)]
+    gt = {n: _map(1, 5, 200) for n in names}
+    maps = {f"spatial_localize/{n[:-4]}.png": png_bytes(m) for n, m in gt.items()}
+    psv_ref = (["ID", "Label", "MaskFileName"], [[n, 1, f"spatial_localize/{n[:-4]}.png"] for n in names])
+    files = {f"masks/m{i}.png": png_bytes(gt[n]) for i, n in enumerate(names)}
+    rows = [[n, "0.9", f"masks/m{i}.png"] for i, n in enumerate(names)]
+    case = fnet.case("spatial", reference=psv_ref, submission=(["ID", "Score", "MaskFileName"], rows), files=files,
+                     ref_files=maps)  # fmt: skip
+    h, w = gt[names[0]].shape
+    whole = case.run()
+    assert whole.outcome.outcome("FNET-07") == "passed", whole.outcome.text("FNET-07")
+    capped = case.run("--omfc-map-pixels", str(2 * w * h))
+    text = capped.outcome.text("FNET-07")
+    assert capped.outcome.outcome("FNET-07") == "failed", text
+    assert f"at most {2 * w * h:,} pixels together" in text and f"would hold {3 * w * h:,}" in text, text
+    assert "m2.png" in text and "m0.png" not in text and "m1.png" not in text, text
+    assert "1 row whose mask is unusable" in str(capped.metrics), capped.metrics
+
+
+def test_the_map_pixel_budget_is_bounded_and_for_the_spatial_task_only(fnet: Fnet) -> None:
+    from helpers.forgerynet import png_bytes
+
+    case = fnet.case("image-classification", reference=image_list(), submission=(["ID", "Score"], [["x", "0.5"]]))
+    res = fnet.pytester.runpytest(*case.args(), "--omfc-map-pixels", "100", "-p", "no:cacheprovider")
+    assert res.ret == 4
+    res.stderr.fnmatch_lines(["*--omfc-map-pixels: only for the ForgeryNet spatial task (got image-classification)*"])
+    name = "val_release/1/a/frame00001.jpg"
+    psv_ref = (["ID", "Label", "MaskFileName"], [[name, 1, f"spatial_localize/{name[:-4]}.png"]])
+    spatial = fnet.case("spatial", reference=psv_ref, submission=(["ID", "Score", "MaskFileName"],
+                        [[name, "0.9", "masks/m0.png"]]), files={"masks/m0.png": png_bytes(_map(1, 5, 200))},
+                        ref_files={f"spatial_localize/{name[:-4]}.png": png_bytes(_map(1, 5, 200))})  # fmt: skip
+    for bad in ("0", "1e16", "x", str(10**15 + 1)):
+        res = fnet.pytester.runpytest(*spatial.args(), "--omfc-map-pixels", bad, "-p", "no:cacheprovider")
+        assert res.ret == 4, bad
+        res.stderr.fnmatch_lines(["*--omfc-map-pixels*must be an integer from 1 to 10^15*"])
