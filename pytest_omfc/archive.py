@@ -520,6 +520,7 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
     return ArchiveReport(display, names[kind], str(dest), members, total, tuple(tops), tuple(problems))
 
 
-def remove(root: str | Path) -> None:
-    """Remove a private directory and everything in it (never fails)."""
-    private.remove(root)
+def remove(root: str | Path, members: int = 0) -> None:
+    """Remove a private directory and everything in it (never fails); one that holds more than
+    :data:`~pytest_omfc.private.DETACH_MEMBERS` unpacked members by a detached ``rm`` (:func:`private.remove`)."""
+    private.remove(root, detach=members > private.DETACH_MEMBERS)

@@ -227,7 +227,11 @@ _CHECK_OPTIONS: tuple[Option, ...] = (
     Option(
         "--omfc-slices",
         "omfc_slices",
-        {"metavar": "N", "help": "items per file-heavy rule, each covering a slice of the rows, 1 to 64 (default 4)"},
+        {
+            "metavar": "N",
+            "help": "items per file-heavy rule, each covering a slice of the rows, 1 to 64 (default 4; an NC2017 "
+            "package shares them among its EXPIDs)",
+        },
         default=4,
         # 0 would collect no MASK-08 item (a broken mask passes); a huge count never finishes collecting
         parse=bounded(integer, lambda v: 1 <= v <= 64, "an integer from 1 to 64"),

@@ -11,16 +11,18 @@ limit leaves nothing for long.  No pytest import.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import signal
 import stat
+import subprocess
 import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
-__all__ = ["MARKER", "PREFIX", "forget", "make", "on_terminate", "remove", "sweep"]
+__all__ = ["DETACH_MEMBERS", "MARKER", "PREFIX", "forget", "make", "on_terminate", "remove", "sweep"]
 
 PREFIX = "pytest-omfc-"
 MARKER = ".pytest-omfc-private"
@@ -33,8 +35,40 @@ def make(kind: str) -> Path:
     return path
 
 
-def remove(path: str | Path) -> None:
-    """Remove a private directory and everything in it (never fails)."""
+#: Members of an unpacked upload past which its removal is handed to a detached ``rm`` (:func:`remove`).
+DETACH_MEMBERS = 10_000
+
+
+def remove(path: str | Path, *, detach: bool = False) -> None:
+    """Remove a private directory and everything in it (never fails).
+
+    With ``detach`` (a tree of many files: removing 100,000 members took minutes on a busy disk, after the
+    verdict, and a portal's kill meanwhile lost the exit code), the directory is first renamed to
+    ``pytest-omfc-trash-*`` beside it (one ``rename``: the run's name is free at once) and an ``rm -rf`` in a
+    session of its own removes it while this process exits with its code.  The trash keeps its marker, so
+    :func:`sweep` removes what a killed ``rm`` left."""
+    path = Path(path)
+    if detach:
+        trash = path.with_name(f"{PREFIX}trash-{os.getpid()}-{secrets.token_hex(4)}")
+        rm = shutil.which("rm")
+        try:
+            os.rename(path, trash)
+        except OSError:
+            trash = path
+        if rm is not None and trash != path:
+            try:
+                subprocess.Popen(  # noqa: S603  a fixed program on a path this process made
+                    [rm, "-rf", "--", str(trash)],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,
+                    close_fds=True,
+                )
+                return
+            except OSError:
+                pass
+        path = trash
     shutil.rmtree(path, ignore_errors=True)
 
 

@@ -24,6 +24,7 @@ by :func:`pytest_configure` when ``--omfc-submission`` is given
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import gc
 import hashlib
 import json
@@ -275,6 +276,12 @@ def _package_settings(
                 shown_from=layout.folder.parent,
             )
         )
+    if len(members) > 1:
+        # --omfc-slices N spreads a file-heavy rule over N items for xdist; a package's EXPIDs are already
+        # spread, so the N slices are shared among them (at least one each): 1,000 EXPIDs of a trial or two no
+        # longer carry 6,000 items that each check nothing
+        share = max(1, resolved(config, "omfc_slices") // len(members))
+        members = [dataclasses.replace(m, slices=share) for m in members]
     first = members[0] if members else None
     return PackageSettings(
         submission=layout.folder,
@@ -318,12 +325,14 @@ def _unpacked(config: pytest.Config, sub: Path) -> ArchiveReport | None:
     _private.sweep()  # what runs killed before their cleanup left in TMPDIR
     folder = private_dir()
 
+    unpacked: list[int] = [0]  # members, once unpacked: a large tree is removed by a detached rm
+
     def cleanup() -> None:
-        remove(folder)
+        remove(folder, unpacked[0])
         _private.forget(cleanup)
 
     config.add_cleanup(cleanup)
-    atexit.register(remove, folder)  # also when pytest never reaches its cleanup
+    atexit.register(lambda: remove(folder, unpacked[0]))  # also when pytest never reaches its cleanup
     _private.on_terminate(cleanup)  # and on SIGTERM (a portal's time-out)
     dest = folder / UNPACKED
     dest.mkdir()
@@ -333,6 +342,7 @@ def _unpacked(config: pytest.Config, sub: Path) -> ArchiveReport | None:
         ratio=resolved(config, "omfc_archive_max_ratio"),
     )
     report = unpack(sub, dest, limits)
+    unpacked[0] = report.members
     config.pluginmanager.register(_ArchiveToWorkers(report), "omfc-archive-to-workers")
     return report
 

@@ -55,6 +55,14 @@ def _rules_of(outcomes: dict[str, str], prefix: str) -> dict[str, str]:
     return {nodeid.rsplit("::", 1)[-1]: o for nodeid, o in outcomes.items() if nodeid.startswith(prefix + "::")}
 
 
+def _verdicts(rules: dict[str, str]) -> dict[str, set[str]]:
+    """Each rule's outcomes, its slices (``MASK-04[1/2]``) taken together."""
+    out: dict[str, set[str]] = {}
+    for name, outcome in rules.items():
+        out.setdefault(name.split("[", 1)[0], set()).add(outcome)
+    return out
+
+
 def test_the_plans_package_checks_each_expid_as_it_checks_alone(pytester: pytest.Pytester, here: Path) -> None:
     ret, outcomes = _run(pytester, PKG)
     assert ret == 0, outcomes
@@ -64,7 +72,17 @@ def test_the_plans_package_checks_each_expid_as_it_checks_alone(pytester: pytest
         assert "IDX-02" in packaged and "SUB-05" in packaged and "PKG-07" in packaged
         ret_alone, alone = _run(pytester, f"{PKG}/{expid}")  # its task from its name (SUB-05's <TASK> field)
         assert ret_alone == 0
-        assert _rules_of(alone, f"{PKG}/{expid}::{expid}") == packaged  # the same rules, the same verdicts
+        # the same rules, the same verdicts (the package shares --omfc-slices among its EXPIDs: 2 each here)
+        assert _verdicts(_rules_of(alone, f"{PKG}/{expid}::{expid}")) == _verdicts(packaged)
+        assert "MASK-04[1/4]" in _rules_of(alone, f"{PKG}/{expid}::{expid}") and "MASK-04[1/2]" in packaged
+
+
+def test_a_package_shares_the_slices_among_its_expids(pytester: pytest.Pytester, here: Path) -> None:
+    """--omfc-slices N spreads a file-heavy rule over N items; in a package the N are shared among the EXPIDs (at
+    least one each): a package of 1,000 small EXPIDs carried 6,000 slice items that checked nothing."""
+    for slices, want in (("8", "MASK-04[1/4]"), ("4", "MASK-04[1/2]"), ("3", "MASK-04[1/1]")):
+        _, outcomes = _run(pytester, PKG, "--omfc-slices", slices)
+        assert want in _rules_of(outcomes, f"{PKG}/{MANIP}"), (slices, sorted(outcomes))
     assert not any("ARC-" in n for n in outcomes)  # a folder is no upload
 
 

@@ -110,3 +110,60 @@ def test_a_run_leaves_nothing_in_tmpdir(tmp_path: Path, args: list[str]) -> None
     started = time.time()
     _check(tmp_path, tmp, *args)
     assert list(tmp.iterdir()) == [], f"left after {time.time() - started:.0f} s"
+
+
+def _gone(tmp: Path, seconds: float = 60) -> list[str]:
+    """What is left in ``tmp`` once it empties, or after ``seconds``."""
+    end = time.monotonic() + seconds
+    while list(tmp.iterdir()) and time.monotonic() < end:
+        time.sleep(0.1)
+    return [p.name for p in tmp.iterdir()]
+
+
+def test_a_large_tree_is_renamed_at_once_and_removed_by_a_detached_rm(tmp_path: Path) -> None:
+    """Removing 100,000 unpacked members took minutes after the verdict, and a kill meanwhile lost the exit code:
+    a large tree is renamed (its own name is free at once) and a detached rm removes the trash."""
+    tmp = tmp_path / "tmp"
+    tree = tmp / "pytest-omfc-archive-big"
+    (tree / "unpacked").mkdir(parents=True)
+    (tree / private.MARKER).write_text(f"{os.getpid()}\n")
+    for k in range(200):
+        (tree / "unpacked" / f"m{k}").write_bytes(b"x")
+    private.remove(tree, detach=True)
+    assert not tree.exists()
+    assert _gone(tmp) == []
+
+
+def test_trash_a_killed_rm_left_is_swept(tmp_path: Path) -> None:
+    tmp = tmp_path / "tmp"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    trash = tmp / "pytest-omfc-trash-12-ab"
+    (trash / "unpacked").mkdir(parents=True)
+    (trash / private.MARKER).write_text(dead.stdout)
+    assert private.sweep(tmp) == [trash] and not trash.exists()
+
+
+def test_an_upload_of_many_members_exits_with_its_code_and_leaves_nothing(tmp_path: Path) -> None:
+    """An upload of more than DETACH_MEMBERS members: the verdict's exit code (every rule passes: 0), and
+    TMPDIR empties once the detached rm is done."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    archive = tmp_path / f"{SUB}.tar"
+    with tarfile.open(archive, "w") as tf:
+        tf.add(EXAMPLES / "submissions/imdl" / SUB, arcname=SUB)
+        info = tarfile.TarInfo(f"{SUB}/extra")
+        info.type = tarfile.DIRTYPE
+        tf.addfile(info)
+        for k in range(private.DETACH_MEMBERS + 1):
+            tf.addfile(tarfile.TarInfo(f"{SUB}/extra/{k}"))
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest_omfc", "--omfc-submission", str(archive), "--omfc-index", str(INDEX), "-q"],
+        cwd=tmp_path,
+        env=_env(tmp),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode in (0, 1), run.stdout[-2000:] + run.stderr[-2000:]
+    assert "Traceback" not in run.stdout + run.stderr
+    assert _gone(tmp) == []
