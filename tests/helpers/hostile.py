@@ -10,6 +10,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
+from helpers.runs import PEAK_MB
+
 #: Address space of the child: pandas & co. need ~1 GB of it (BLAS pools kept to one thread); the old reader
 #: failed with MemoryError on the sparse tail under this cap (it needs > 12 GiB).
 AS_LIMIT = 3 * 1024**3
@@ -25,8 +27,9 @@ _CHILD = """\
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))
 import pytest
+{peak}
 rc = pytest.main(sys.argv[1:])
-sys.stderr.write("\\nOMFC-PEAK-KB %d\\n" % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+sys.stderr.write("\\nOMFC-PEAK-KB %d\\n" % (peak_mb() * 1024))
 sys.exit(rc)
 """
 
@@ -68,7 +71,15 @@ def run_capped(cwd: Path, *args: str) -> Capped:
     xml = cwd / "capped.xml"
     start = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, "-c", _CHILD.format(cap=AS_LIMIT), *args, "-p", "no:cacheprovider", f"--junitxml={xml}"],
+        [
+            sys.executable,
+            "-c",
+            _CHILD.format(cap=AS_LIMIT, peak=PEAK_MB),
+            *args,
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={xml}",
+        ],
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -213,6 +213,23 @@ class Capped:
         return [ln for ln in self.err.splitlines() if ln.strip()]
 
 
+#: Source of ``peak_mb()`` for a child process: its own peak RSS in MB since it started, from VmHWM in
+#: /proc/self/status.  Not ``ru_maxrss``: Linux carries the parent's peak across fork and exec into it, so a
+#: child of a 300 MB xdist worker reported 300 MB whatever it did (benchmarks/score_masks.py says so too).
+PEAK_MB = """
+def peak_mb():
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+"""
+
+
 def run_capped(
     args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 60, cap: int = 3 * 1024**3
 ) -> Capped:

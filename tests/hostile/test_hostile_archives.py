@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from helpers.paths import EXAMPLES
-from helpers.runs import run_capped
+from helpers.runs import PEAK_MB, run_capped
 
 SUB = "p-baseline_3_imdl"
 FOLDER = EXAMPLES / "submissions" / "imdl" / SUB
@@ -24,10 +24,9 @@ INDEX = EXAMPLES / "datasets" / "OpenMFC2020" / "indexes" / "OpenMFC20_Image-IMD
 
 #: Runs the entry point in this process and prints its peak resident memory (the unpacking happens here).
 PEAK = (
-    "import json, resource, sys\n"
-    "from pytest_omfc.cli import main\n"
+    "import json, sys\n" + PEAK_MB + "from pytest_omfc.cli import main\n"
     "code = main(sys.argv[1:])\n"
-    "print(json.dumps({'peak_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}), file=sys.stderr)\n"
+    "print(json.dumps({'peak_mb': peak_mb()}), file=sys.stderr)\n"
     "sys.exit(code)\n"
 )
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from helpers.paths import EXAMPLES
-from helpers.runs import run_capped
+from helpers.runs import PEAK_MB, run_capped
 
 #: tarfile's header reading is overridden (archive._BoundedInfo): checked on every supported Python
 pytestmark = pytest.mark.compat
@@ -27,11 +27,10 @@ FOLDER = EXAMPLES / "submissions" / "imdl" / SUB
 CAP = 700 << 20  # the address space of the unpacking process: Python and the plugin's imports fit well below
 
 UNPACK = (
-    "import json, resource, sys\n"
-    "from pathlib import Path\n"
+    "import json, sys\n" + PEAK_MB + "from pathlib import Path\n"
     "from pytest_omfc.archive import unpack\n"
     "report = unpack(Path(sys.argv[1]), Path(sys.argv[2]))\n"
-    "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+    "peak = peak_mb()\n"
     "print(json.dumps({'peak_mb': peak, 'problems': [[p.rule, p.member, p.message] for p in report.problems],"
     " 'members': report.members}))\n"
 )

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers.paths import REPO
+from helpers.runs import PEAK_MB
 
 from pytest_omfc.scoring.merge import ScoringError
 from pytest_omfc.scoring.temporal.engine import (
@@ -289,14 +290,15 @@ from pytest_omfc.scoring.temporal import parse_segments, score_temporal
 t0 = time.perf_counter()
 {body}
 print("elapsed", time.perf_counter() - t0)
-print("maxrss_kb", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+{peak}
+print("maxrss_kb", peak_mb() * 1024)
 """
 
 
 def _bounded(body: str, cap: int = 1_500_000_000, timeout: float = 60) -> str:
     """Run ``body`` in a subprocess under RLIMIT_AS ``cap`` and ``timeout``; return its stdout."""
     root = str(REPO)
-    code = _RUNNER.format(cap=cap, root=root, body=textwrap.dedent(body))
+    code = _RUNNER.format(cap=cap, root=root, body=textwrap.dedent(body), peak=PEAK_MB)
     done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
