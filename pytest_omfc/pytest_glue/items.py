@@ -23,6 +23,10 @@ if TYPE_CHECKING:
 __all__ = ["OmfcReporter", "PackageDir", "RuleFailed", "RuleItem", "SubmissionDir", "failure_repr"]
 
 
+#: The rule IDs of the session's items after deselection, computed once (:meth:`RuleItem.runtest`).
+_PLANNED = pytest.StashKey[frozenset[str]]()
+
+
 # ---------------------------------------------------------------------------- nodes
 
 
@@ -127,7 +131,11 @@ class RuleItem(pytest.Item):
     def runtest(self) -> None:
         sub = submission_for(self.config, self.settings)
         if sub.planned is None and not hasattr(self.config, "workerinput"):  # the items left after deselection
-            sub.planned = frozenset(i.rule.id for i in self.session.items if isinstance(i, RuleItem))
+            planned = self.config.stash.get(_PLANNED, None)
+            if planned is None:  # once per session, not once per EXPID of a package (that was quadratic)
+                planned = frozenset(i.rule.id for i in self.session.items if isinstance(i, RuleItem))
+                self.config.stash[_PLANNED] = planned
+            sub.planned = planned
         out = sub.outcome(self.rule, self.part)
         limit = sub.settings.max_findings
         self.user_properties.append(("omfc.severity", self.rule.severity_for(sub.group).value))
