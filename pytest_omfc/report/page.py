@@ -204,8 +204,11 @@ def expid_verdicts(
     its failed score items)."""
     out = []
     scores = failed_scores or {}
-    for where in dict.fromkeys(r.where for r in rules if r.where):
-        mine = [r for r in rules if r.where == where]
+    by_place: dict[str, list[RuleRow]] = {}  # grouped once (filtering all rules per EXPID was quadratic)
+    for r in rules:
+        if r.where:
+            by_place.setdefault(r.where, []).append(r)
+    for where, mine in by_place.items():
         ok, text = verdict(ReportData(where, "", "", rules=mine, score_failures=list(scores.get(where, []))))
         out.append((where, ok, text))
     return out
