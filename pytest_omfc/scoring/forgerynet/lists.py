@@ -3,7 +3,8 @@
 * **Image lists** (``image_list.txt``, ``val_list``...): one image per line,
   ``<image> <binary_cls_label> <triple_cls_label> <16cls_label>``, whitespace-separated, no header.
 * **Video lists** (``video_list.txt``): one video per line,
-  ``<n> <video> [<start frame> <frame count> <fake/real>] x n <binary> <triple> <n-way>``, e.g.
+  ``<n> <video> [<start frame> <frame count> <fake/real>] x n <binary> <triple> <n-way>``, the flag
+  written ``1``/``0`` (the benchmark's lists) or ``fake``/``real`` (its readme), one way per file, e.g.
   ``3 val_video_release/4/7f89/718e/video.mp4 0 10 0 10 35 1 45 30 0 1 2 4``: frames 0-9 real,
   10-44 fake, 45-74 real; labels 1 (fake), 2, 4.  Segments are a start frame and a length in frames;
   the list gives no duration (the segments need not cover the video: a 91-frame video may list 73).
@@ -39,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from ...csvio import BOM, Limits, ParseResult, Table, read_text
-from ...findings import Finding
+from ...findings import Finding, Severity
 
 __all__ = [
     "MAX_LINE",
@@ -383,8 +384,15 @@ def read_image_list(path: Path, display: str, classes: int, limits: Limits | Non
     return out
 
 
-def _video_line(tokens: list[str], classes: int, level: int) -> tuple[list[tuple[float, float]], int] | str:
-    """The fake segments (start, end) in frames and the label of a video line, or what is wrong with it."""
+#: A segment's flag as a video list may spell it: the benchmark's lists write 0/1, its readme ``<fake/real>``.
+_FLAGS = {"0": (False, "digits"), "1": (True, "digits"), "real": (False, "words"), "fake": (True, "words")}
+
+
+def _video_line(
+    tokens: list[str], classes: int, level: int
+) -> tuple[list[tuple[float, float]], int, str | None] | str:
+    """The fake segments (start, end) in frames, the label and the flags' spelling (``digits``, ``words``, None
+    without segments) of a video line, or what is wrong with it.  A line mixing both spellings is wrong."""
     if not _INT.match(tokens[0]) or int(tokens[0]) < 0:
         return f"must start with the number of segments (got {tokens[0]!r})"
     n = int(tokens[0])
@@ -398,20 +406,27 @@ def _video_line(tokens: list[str], classes: int, level: int) -> tuple[list[tuple
             "or a truncated line?)"
         )
     fakes: list[tuple[float, float]] = []
+    spelling: str | None = None
     for i in range(n):
         start, length, flag = tokens[2 + 3 * i : 5 + 3 * i]
-        if not (_INT.match(start) and _INT.match(length) and flag in ("0", "1")):
+        known = _FLAGS.get(flag.lower())
+        if not (_INT.match(start) and _INT.match(length) and known is not None):
             return (
-                f"segment {i + 1} must be <start frame> <frame count> <0 real | 1 fake> (got {start} {length} {flag})"
+                f"segment {i + 1} must be <start frame> <frame count> <0 or real | 1 or fake> "
+                f"(got {start} {length} {flag})"
             )
         if int(start) < 0 or int(length) < 0:
             return f"segment {i + 1} must have a start and a frame count of 0 or more (got {start} {length})"
-        if flag == "1":
+        fake, spelled = known
+        if spelling is not None and spelled != spelling:
+            return f"must spell every segment's flag one way, 0/1 or real/fake (got both; segment {i + 1}: {flag})"
+        spelling = spelled
+        if fake:
             fakes.append((float(start), float(int(start) + int(length))))
     bad = _label_problem(tokens[-3 + level], classes, LEVELS[level])
     if bad is not None:
         return bad
-    return fakes, int(tokens[-3 + level])
+    return fakes, int(tokens[-3 + level]), spelling
 
 
 def read_video_list(path: Path, display: str, classes: int, limits: Limits | None = None) -> ParsedList:
@@ -427,6 +442,7 @@ def read_video_list(path: Path, display: str, classes: int, limits: Limits | Non
         out.fatal, out.problems = fatal, found
         return out
     level = level_of(classes)
+    spelling: tuple[str, int] | None = None  # the flags' spelling of the file: its first line with segments
     for no, line, tokens in _records(text, display, out.problems.append):
         got = (
             _video_line(tokens, classes, level)
@@ -444,7 +460,20 @@ def read_video_list(path: Path, display: str, classes: int, limits: Limits | Non
                 )
             )
             continue
-        fakes, label = got
+        fakes, label, spelled = got
+        if spelled is not None and spelling is None:
+            spelling = (spelled, no)
+        elif spelled is not None and spelling is not None and spelled != spelling[0]:
+            out.problems.append(
+                Finding(
+                    f"every segment's flag should be spelled one way in a list, 0/1 or real/fake (got {spelled} "
+                    f"here, {spelling[0]} on line {spelling[1]}; the line is read)",
+                    severity=Severity.WARNING,
+                    file=display,
+                    line=no,
+                    key=tokens[1],
+                )
+            )
         if _finish(out, display, tokens[1], no, label):
             out.segments[tokens[1]] = fakes
     if not out.ids and out.fatal is None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from helpers.forgerynet import Fnet
 
+from pytest_omfc.findings import Severity
 from pytest_omfc.scoring.forgerynet.lists import read_video_list, sniff
 
 IMAGES = [  # name, binary, triple, 16-way (the benchmark's line form)
@@ -135,6 +136,53 @@ def test_bad_video_lines_are_findings_naming_the_line(tmp_path: Path, line: str,
     [finding] = parsed.problems
     assert finding.line == 2 and words in finding.message, finding.message
     assert parsed.ids == ["vid/ok.mp4"]
+
+
+def _worded(line: str) -> str:
+    """A video-list line with its segment flags written as the benchmark's readme writes them (fake/real)."""
+    tokens = line.split()
+    n = int(tokens[0])
+    for i in range(n):
+        tokens[4 + 3 * i] = {"0": "real", "1": "fake"}[tokens[4 + 3 * i]]
+    return " ".join(tokens)
+
+
+def test_video_list_flags_spelled_fake_and_real_read_as_1_and_0(tmp_path: Path) -> None:
+    """The readme's ``<start frame> <during frames count> <fake/real>``: every fake video failed FNET-02
+    ("must be ... <0 real | 1 fake>") and AP was not computed."""
+    digits, words = tmp_path / "digits.txt", tmp_path / "words.txt"
+    digits.write_text("\n".join(VIDEOS) + "\n")
+    words.write_text("\n".join(map(_worded, VIDEOS)) + "\n")
+    assert "fake" in words.read_text() and "real" in words.read_text()
+    a, b = read_video_list(digits, "d", 2), read_video_list(words, "w", 2)
+    assert b.problems == [] and (b.ids, b.segments, dict(b.labels)) == (a.ids, a.segments, dict(a.labels))
+    assert read_video_list(words, "w", 9).segments == a.segments
+    upper = tmp_path / "upper.txt"
+    upper.write_text(_worded(VIDEOS[0]).replace("fake", "Fake").replace("real", "REAL") + "\n")
+    assert read_video_list(upper, "u", 2).segments == {VIDEOS[0].split()[1]: [(14.0, 29.0)]}
+
+
+def test_both_flag_spellings_in_one_list_are_findings(tmp_path: Path) -> None:
+    """Within a line the mix is an error (the line is left out); across lines a warning naming the first
+    line of the other spelling (the line is read: each flag is unambiguous)."""
+    path = tmp_path / "video_list.txt"
+    path.write_text(
+        f"{_worded(VIDEOS[0])}\n{VIDEOS[1]}\n3 vid/mixed.mp4 0 10 real 10 35 1 45 30 0 1 1 4\n", encoding="utf-8"
+    )
+    parsed = read_video_list(path, "video_list.txt", 2)
+    assert parsed.ids == [VIDEOS[0].split()[1], VIDEOS[1].split()[1]]
+    warn, err = parsed.problems
+    assert warn.line == 2 and warn.severity is Severity.WARNING and "(got digits here, words on line 1" in warn.message
+    assert err.line == 3 and err.severity is None and "must spell every segment's flag one way" in err.message
+
+
+def test_a_worded_video_list_scores_as_the_digit_one(fnet: Fnet) -> None:
+    results = {LONG: [{"segment": [14, 27.5], "score": 0.9}]}
+    worded = "".join(_worded(line) + "\n" for line in VLIST.splitlines())
+    a = temporal(fnet, VLIST, results)
+    b = temporal(fnet, worded, results)
+    assert b.outcome.outcome("FNET-02") == "passed", b.outcome.text("FNET-02")
+    assert b.entry()["metrics"] == a.entry()["metrics"] and b.entry()["metrics"]["AP@0.90"] == pytest.approx(1.0)
 
 
 def test_bad_image_list_lines_fail_fnet02_naming_the_line(fnet: Fnet) -> None:
