@@ -487,7 +487,9 @@ SOURCES: dict[str, Source] = {
     ),
     "VMASK-02": Source(
         plans="MFC19 §5.1.2.2",
-        mediscore="MediScore does not check it (D-15).",
+        mediscore="MediScore does not check it (D-15). Its video reader takes the numbered groups and a whole-video "
+        "'masks/masks' (frames from 0) and ignores every other member (NIST's own files carry a 'probe_ids' group): "
+        "so does this rule, and such members are no finding.",
         quote='The HDF5-path to the mask is "[starting_frame_number]/masks", where [starting_frame_number] is the 0-indexed frame number indicating where the manipulated block starts and doubles as the title of the "group" to be generated in the file, and where "masks" is the name of the "dataset" within the group, which holds the frame\'s pixel mask data.',
         quoted_from="MFC19 §5.1.2.2",
     ),

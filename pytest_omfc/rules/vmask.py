@@ -71,6 +71,9 @@ class MaskFile:
 
     problem: str | None = None
     blocks: list[Block] = field(default_factory=list)
+    #: top-level members that are no block: not a frame number, and no group holding 'masks' (NIST's own files
+    #: carry such groups, e.g. 'probe_ids'; MediScore's reader takes only numbered groups and 'masks/masks')
+    metadata: list[str] = field(default_factory=list)
     truncated: bool = False
     #: where the file takes data from another file (PKG-05, D-24): the first few, and how many in all
     outside: list[str] = field(default_factory=list)
@@ -145,6 +148,9 @@ def _summarise(f: h5py.File, h5: ModuleType) -> MaskFile:
     names.sort(key=_frame_order)
     for name in names:
         link = f.get(name, getlink=True)
+        if _is_metadata(f, h5, name, link):
+            out.metadata.append(name)
+            continue
         if not isinstance(link, h5.HardLink):
             out.blocks.append(Block(name, f"must be a group, not {_link_kind(link)} (links are not followed)"))
             continue
@@ -171,6 +177,23 @@ def _summarise(f: h5py.File, h5: ModuleType) -> MaskFile:
             continue
         out.blocks.append(Block(name, shape=tuple(int(x) for x in shape), dtype=str(ds.dtype)))
     return out
+
+
+#: MediScore's whole-video layout: one dataset 'masks/masks' whose frame 0 is the video's first frame.
+WHOLE_VIDEO = "masks"
+
+
+def _is_metadata(f: h5py.File, h5: ModuleType, name: str, link: object) -> bool:
+    """A top-level member that is no block: its name is not a frame number (nor :data:`WHOLE_VIDEO`) and it is
+    not a group holding 'masks' (a block under a wrong name stays a block, and VMASK-02 names it).  NIST's
+    reader (MediScore's ``video``) takes only numbered groups and 'masks/masks', so such members are
+    metadata to it: its own files carry a 'probe_ids' group and attributes beside the blocks."""
+    if name == WHOLE_VIDEO or _FRAME_NAME.fullmatch(name):
+        return False
+    if not isinstance(link, h5.HardLink):
+        return True
+    obj = f.get(name)
+    return not (isinstance(obj, h5.Group) and "masks" in obj)
 
 
 def _outside_of(f: h5py.File, h5: ModuleType, name: str, link: object) -> str | None:
@@ -390,7 +413,9 @@ def vmask_01(ctx: Submission) -> Report:
 )
 def vmask_02(ctx: Submission) -> Report:
     """MFC19 §5.1.2.2.  D-15: group names are 0-indexed start frames, ``0 <= g < FrameCount``, and a block of
-    n frames covers ``g ... g+n-1`` (so ``g + n <= FrameCount``); blocks are disjoint ("disjoint intervals")."""
+    n frames covers ``g ... g+n-1`` (so ``g + n <= FrameCount``); blocks are disjoint ("disjoint intervals").
+    As NIST's reader: 'masks/masks' is the whole video from frame 0, and members that are no block (a
+    'probe_ids' group, a dataset beside the blocks) are metadata, not findings."""
     fc = _index(ctx, "FrameCount")
     found: list[Finding] = []
     files = 0
@@ -411,7 +436,7 @@ def vmask_02(ctx: Submission) -> Report:
             if b.problem:
                 found.append(Finding(f"block {b.name!r} {b.problem}", **_loc(ctx, ref)))
                 continue
-            if not _FRAME_NAME.fullmatch(b.name):
+            if not (b.name == WHOLE_VIDEO or _FRAME_NAME.fullmatch(b.name)):
                 found.append(
                     Finding(
                         f"block {b.name!r}: the group name must be the 0-indexed start frame, "
@@ -429,7 +454,7 @@ def vmask_02(ctx: Submission) -> Report:
                     )
                 )
                 continue
-            g, n = int(b.name), b.shape[0]
+            g, n = (0 if b.name == WHOLE_VIDEO else int(b.name)), b.shape[0]
             if bound and g >= count:
                 found.append(
                     Finding(

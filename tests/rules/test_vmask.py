@@ -163,6 +163,36 @@ def test_vmask02_block_layout(omfc, tmp_path):
     assert order == sorted(order)  # frame order, not HDF5's alphabetical order
 
 
+def test_nists_own_layout_passes_vmask02(omfc):
+    """NIST's own video-mask files (MediScore's reader, lib/video_masks.py: only numbered groups and 'masks/masks'
+    are read): numbered blocks beside a 'probe_ids' group, a metadata dataset and start_frame/end_frame
+    attributes.  The 'probe_ids' group drew a false VMASK-02 warning ("must hold a dataset 'masks'")."""
+    case = make(omfc, ["mask/v1.hdf5", "mask/v2.hdf5"], files={"mask/v1.hdf5": GOOD})
+    with h5py.File(case.submission / "mask" / "v1.hdf5", "a") as f:
+        ids = f.create_group("probe_ids")
+        ids.create_dataset("v1", data=b"v1")
+        f.create_dataset("frame_rate", data=29.97)
+        f["0"].attrs["start_frame"], f["0"].attrs["end_frame"] = 0, 4
+        f.attrs["end_frame"] = 99
+    path = case.submission / "mask" / "v2.hdf5"  # the whole-video layout NIST's generator writes by default
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with h5py.File(path, "w") as f:
+        f.create_group("masks").create_dataset("masks", shape=(100, 240, 320), dtype="uint8")
+    res = case.run()
+    for rid in VMASK_ITEMS:
+        assert res.outcome(rid) == "passed" and res.warning(rid) is None, (rid, res.warning(rid))
+
+
+def test_a_misnamed_block_stays_a_block_and_the_whole_video_is_bounded(omfc):
+    """A group holding 'masks' under a name that is no frame number is a block named wrongly (a finding), not
+    metadata; 'masks/masks' covers frames from 0 and is bounded by FrameCount like any block."""
+    blocks = {"start30": ((1, 240, 320), "uint8"), "masks": ((101, 240, 320), "uint8")}
+    res = make(omfc, ["mask/v1.hdf5"], files={"mask/v1.hdf5": blocks}).run()
+    warning = res.warning("VMASK-02")
+    assert "block 'start30': the group name must be the 0-indexed start frame" in warning, warning
+    assert "block 'masks': its 101 frames (0-indexed 0-100) must end within [0, 99]" in warning, warning
+
+
 def test_vmask03_frame_size(omfc):
     res = make(
         omfc,

@@ -388,9 +388,7 @@ def read_image_list(path: Path, display: str, classes: int, limits: Limits | Non
 _FLAGS = {"0": (False, "digits"), "1": (True, "digits"), "real": (False, "words"), "fake": (True, "words")}
 
 
-def _video_line(
-    tokens: list[str], classes: int, level: int
-) -> tuple[list[tuple[float, float]], int, str | None] | str:
+def _video_line(tokens: list[str], classes: int, level: int) -> tuple[list[tuple[float, float]], int, str | None] | str:
     """The fake segments (start, end) in frames, the label and the flags' spelling (``digits``, ``words``, None
     without segments) of a video line, or what is wrong with it.  A line mixing both spellings is wrong."""
     if not _INT.match(tokens[0]) or int(tokens[0]) < 0:
