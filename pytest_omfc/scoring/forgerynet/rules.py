@@ -19,6 +19,7 @@ from ...editions import Group, Task
 from ...findings import Finding, Report, Severity, plural
 from ...registry import rule
 from ...submission import NotApplicable, Submission
+from .hints import SAMPLE, near_miss
 from .submission import SUM_TOLERANCE, TOP_PREDICTIONS, ForgeryNetSubmission, json_path, show_json
 
 __all__: list[str] = []
@@ -153,7 +154,9 @@ def fnet_03(sub: Submission) -> Report:
 def fnet_04(sub: Submission) -> Report:
     """Classification and spatial: one row per reference ID.  Temporal: a video of the reference that
     the results omit is a warning (such videos "still count", their segments as misses: ActivityNet's AP);
-    an unknown video is an error (duplicate keys already fail FNET-01)."""
+    an unknown video is an error (duplicate keys already fail FNET-01).  When every unknown ID is a reference
+    ID with a fixed prefix cut or added, without its leading zeros, or cut to its file name, the headline says
+    so (:mod:`.hints`)."""
     ctx = _ctx(sub)
     ref = ctx.reference_or_skip()
     if ctx.is_temporal:
@@ -210,7 +213,9 @@ def fnet_04(sub: Submission) -> Report:
             )
         )
     parts = [f"{len(missing)} of {len(ref.ids)} reference IDs are missing"] if missing else []
-    parts += [plural(unknown, "unknown ID")] if unknown else []
+    if unknown:
+        hint = near_miss(ids[~is_known].head(SAMPLE).tolist(), ref.ids)
+        parts += [plural(unknown, "unknown ID") + (f": {hint}" if hint else "")]
     parts += [f"{plural(repeated_n, 'ID')} repeated"] if repeated_n else []
     return Report(found, headline="; ".join(parts) if parts else None)
 
@@ -245,7 +250,8 @@ def _temporal_ids(ctx: ForgeryNetSubmission) -> Report:
         )
         for vid in missing
     ]
-    head = f"{plural(unknown, 'unknown video')} in the results" if unknown else None
+    hint = near_miss([f.key for f in found[: min(unknown, SAMPLE)] if f.key], ref.ids) if unknown else None
+    head = f"{plural(unknown, 'unknown video')} in the results" + (f": {hint}" if hint else "") if unknown else None
     warn = (
         f"{len(missing)} of {len(ref.ids)} reference videos are not in the results (they count as misses)"
         if missing

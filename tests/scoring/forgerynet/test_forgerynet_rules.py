@@ -166,7 +166,9 @@ def test_fnet04_fails_on_missing_unknown_and_repeated_ids(fnet: Fnet) -> None:
     sub = (["ID", "Score"], [["42", 0.2], ["b", 0.9], ["b", 0.8], ["c", 0.4]])
     run = _bin(fnet, sub=sub)
     assert _first(run, "FNET-04") == (
-        "FNET-04: 2 of 4 reference IDs are missing; 1 unknown ID; 1 ID repeated (showing 4)"
+        "FNET-04: 2 of 4 reference IDs are missing; 1 unknown ID: every unknown ID is a reference ID without its "
+        "leading zeros (e.g. '42' for '0042'): leading zeros were dropped (a spreadsheet or a number parse reads "
+        "such IDs as numbers); key the results as the reference does; 1 ID repeated (showing 4)"
     )
     text = run.outcome.text("FNET-04")
     assert (
