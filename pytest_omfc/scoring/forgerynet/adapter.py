@@ -101,6 +101,9 @@ def run_classification(inp: ScoringInput) -> list[Outcome]:
             )
         ] * n
     labels = sub.ref_labels[sub.ref_position[ok]]
+    undecided = _one_class(sub.ref_labels, labels, notes)
+    if isinstance(undecided, NotScored):
+        return [undecided] * n
     probs = sub.probs[ok]
     threshold = float(inp.options.get("threshold", 0.5))
     k = sub.classes
@@ -118,7 +121,25 @@ def run_classification(inp: ScoringInput) -> list[Outcome]:
     }
     props: list[tuple[str, Any]] = [(name, float(v)) for name, v in body["metrics"].items() if v is not None]
     props += [(f"count.{name}", v) for name, v in counts.items()]
-    return [ScoreResult(entry, props)]
+    return [ScoreResult(entry, props, undecided)]
+
+
+def _one_class(reference: Any, scored: Any, notes: list[str]) -> NotScored | str | None:
+    """What decides a ranking metric is both classes: a reference of one class leaves AUC undefined (not
+    scored, the item skips); scored rows of one class out of a two-class reference fail the item, naming the
+    rows left out (the numbers stay in the metrics JSON).  None when both classes were scored."""
+    import numpy as np
+
+    kinds = ("real", "fake")
+    ref_fake, got_fake = np.asarray(reference) > 0, np.asarray(scored) > 0
+    if ref_fake.all() or not ref_fake.any():
+        only = kinds[int(ref_fake.all())]
+        return NotScored(f"the reference holds only {only} IDs: AUC and balanced accuracy are undefined")
+    if got_fake.all() or not got_fake.any():
+        only, other = kinds[int(got_fake.all())], kinds[int(not got_fake.all())]
+        left = "; ".join(notes) or "no row names one"
+        return f"only {only} IDs were scored: no {other} ID of the reference has a usable row ({left})"
+    return None
 
 
 _CLASS_METRICS = ("Acc", "AUC", "mAP", "Acc_binary")
@@ -222,7 +243,7 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
     sub, ref, table = got
     id_ok = sub.id_ok
     acc = SpatialAccumulator()
-    bad_mask = bad_ref = undecodable = 0
+    bad_mask = bad_ref = undecodable = fake_scored = 0
     failed: list[str] = []
     pairs: list[_Pair] = []
     for pos in np.flatnonzero(id_ok).tolist():
@@ -243,12 +264,13 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
             # a face map costs about half a millisecond: 64 per task on a pool, 512 on dask (whose every task
             # costs the scheduler and the workers tens of milliseconds), so the plumbing is not the work
             batch = _SPATIAL_BATCH * (8 if dask else 1)
-            for (rid, *_), row in zip(pairs, executor.map(_pair_counts, pairs, batch=batch), strict=True):
+            for (rid, *_, gt_path), row in zip(pairs, executor.map(_pair_counts, pairs, batch=batch), strict=True):
                 if isinstance(row, str):
                     undecodable += 1
                     failed.append(row)
                 else:
                     acc.add_counts(rid, row)
+                    fake_scored += gt_path is not None
     except ExecutionError as exc:
         return [NotScored(f"spatial scoring could not run: {exc}", fail=True)] * n
     scored = len(acc)
@@ -264,6 +286,9 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
     )
     notes += failed[:5]
     counts = {"reference": len(ref.ids), "rows": len(table), "scored": scored}
+    fakes = sum(1 for rid in ref.ids if (info := ref.masks.get(rid)) is not None and info.path is not None)
+    if not fakes:  # what decides the maps' scores are the fake images: without one they are undefined
+        return [NotScored(f"the reference holds no fake image (none of its {len(ref.ids)} IDs has a map)")] * n
     if not scored:
         return [
             NotScored(
@@ -284,6 +309,9 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
     props: list[tuple[str, Any]] = [(k, float(v)) for k, v in body["metrics"].items() if v is not None]
     props += [(f"count.{k}", v) for k, v in counts.items()]
     failure = f"{plural(undecodable, 'mask')} could not be decoded: {'; '.join(failed[:5])}" if undecodable else None
+    if not fake_scored:  # only real images scored: a score of nothing that matters never passes
+        only_real = f"0 of {fakes} fake images scored: only real images were"
+        failure = f"{failure}; {only_real}" if failure else f"{only_real} ({'; '.join(notes) or 'no row names one'})"
     return [ScoreResult(entry, props, failure)]
 
 
@@ -355,6 +383,14 @@ def run_temporal(inp: ScoringInput) -> list[Outcome]:
             (bad_score, "prediction", "with a score that is not a finite number (FNET-11)"),
         ]
     )
+    truth = sum(len(ref.segments[v]) for v in ref.ids)
+    if not truth:  # AP and AR are over the fake segments: without one they are undefined (not 0)
+        return [
+            NotScored(f"the reference holds no fake segment in its {len(ref.ids)} videos: AP and AR are undefined")
+        ] * n
+    if not chosen:
+        why = "; ".join(notes) or "the results list no segment"
+        return [NotScored(f"0 of {len(preds.video)} predictions scored: nothing can be scored ({why})", fail=True)] * n
     report = score_temporal({vid: ref.segments[vid] for vid in ref.ids}, chosen, top_k=10)
     body = report.to_entry()
     counts = {

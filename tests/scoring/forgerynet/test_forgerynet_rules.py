@@ -278,8 +278,10 @@ def test_fnet07_fails_on_unusable_masks(fnet: Fnet, name: str, content: bytes | 
     text = run.outcome.text("FNET-07")
     assert f"p-test_1/p-test_1.csv:2 [a] MaskFileName='{name}': " in text
     assert message.split(" (got")[0] in text, text
-    # the image is left out of scoring with a note; the real one is still scored
-    assert run.outcome.outcome("score::forgerynet-spatial") == "passed"
+    # the image is left out of scoring with a note; the real one is still scored, but a score of real images
+    # only never passes (it passed before, having scored nothing that matters)
+    assert run.outcome.outcome("score::forgerynet-spatial") == "failed"
+    assert "0 of 1 fake images scored: only real images were" in run.outcome.text("score::forgerynet-spatial")
     assert run.entry()["counts"]["scored"] == 1
 
 
