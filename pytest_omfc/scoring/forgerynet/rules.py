@@ -432,9 +432,48 @@ def fnet_10(sub: Submission) -> Report:
                     value=show_json(p.segment_value[k]),
                 )
             )
-    return Report(
-        found,
-        headline=f"{len(found)} of {plural(len(p.video), 'prediction')} leave the video's duration" if found else None,
+    head = f"{len(found)} of {plural(len(p.video), 'prediction')} leave the video's duration" if found else None
+    bounded = [k for k in range(len(p.video)) if p.segment_problem[k] is None and p.video[k] in ctx.reference.durations]
+    bounded = [k for k in bounded if ctx.reference.durations[p.video[k]] is not None]
+    if head and len(bounded) >= 3 and len(found) == len(bounded):
+        head += (
+            ": every prediction leaves its video, so the results and the reference's durations are in different "
+            "units (frames against seconds?)"
+        )
+    scale = _scale_warning(ctx)
+    warn = None
+    if scale is not None:
+        found.append(scale)
+        warn = "the predicted segments are far shorter than the reference's fake segments: a unit mismatch?"
+    return Report(found, headline=head or warn, warning_headline=warn if head else None)
+
+
+#: How many times shorter than the reference's fake segments the predicted ones must be (medians) for FNET-10 to
+#: warn of a unit mismatch: seconds read as frames are some 25 times shorter; honest predictions are not 10.
+SCALE_FACTOR = 10.0
+
+
+def _scale_warning(ctx: ForgeryNetSubmission) -> Finding | None:
+    """A warning when the valid predicted segments are, by their median length, :data:`SCALE_FACTOR` times or more
+    shorter than the reference's fake segments: scored so, every tIoU is tiny and AP is 0 with no other sign."""
+    p = ctx.predictions
+    lengths = [p.end[k] - p.start[k] for k in range(len(p.video)) if p.segment_problem[k] is None]
+    truth = [e - s for segs in ctx.reference.segments.values() for s, e in segs]
+    if len(lengths) < 3 or not truth:
+        return None
+    mine, theirs = float(np.median(lengths)), float(np.median(truth))
+    if mine <= 0 or theirs / mine < SCALE_FACTOR:
+        return None
+    if ctx.reference_kind == "video-list" and ctx.settings.time_unit == "frames":
+        advice = "predictions written in seconds? give --omfc-time-unit seconds and --omfc-fps FPS"
+    else:
+        advice = "are the results and the reference in the same unit?"
+    return Finding(
+        f"the predicted segments should be in the reference's unit (got a median length of {mine:g} against "
+        f"{theirs:g} for the reference's fake segments, {theirs / mine:.0f} times shorter: every tIoU would be "
+        f"tiny and AP near 0); {advice}",
+        file=ctx.json_display,
+        severity=Severity.WARNING,
     )
 
 

@@ -520,3 +520,33 @@ def test_the_map_pixel_budget_is_bounded_and_for_the_spatial_task_only(fnet: Fne
         res = fnet.pytester.runpytest(*spatial.args(), "--omfc-map-pixels", bad, "-p", "no:cacheprovider")
         assert res.ret == 4, bad
         res.stderr.fnmatch_lines(["*--omfc-map-pixels*must be an integer from 1 to 10^15*"])
+
+
+def test_segments_in_seconds_read_as_frames_warn_about_the_time_unit(fnet: Fnet) -> None:
+    """Predictions in seconds against a list in frames: AP 0.0000 and no other sign.  FNET-10 warns, naming
+    --omfc-time-unit; the same predictions in frames do not warn."""
+    fake = [
+        "3 vid/a.mp4 0 25 0 25 250 1 275 25 0 1 1 1",
+        "2 vid/b.mp4 0 100 1 100 200 0 1 1 1",
+        "1 vid/c.mp4 0 90 0 0 0 0",
+    ]
+    vlist = "\n".join(fake) + "\n"
+    seconds = {"vid/a.mp4": [{"segment": [1, 11], "score": 0.9}], "vid/b.mp4": [{"segment": [0, 4], "score": 0.8}],
+               "vid/c.mp4": [{"segment": [0.5, 1], "score": 0.1}]}  # fmt: skip
+    run = temporal(fnet, vlist, seconds)
+    warning = run.outcome.warning("FNET-10") or ""
+    assert run.outcome.outcome("FNET-10") == "passed" and "a unit mismatch?" in warning, warning
+    assert "give --omfc-time-unit seconds and --omfc-fps FPS" in warning, warning
+    frames = {k: [{**v[0], "segment": [x * 25 for x in v[0]["segment"]]}] for k, v in seconds.items()}
+    assert temporal(fnet, vlist, frames).outcome.warning("FNET-10") is None
+
+
+def test_every_prediction_past_its_video_names_the_unit_mismatch(fnet: Fnet) -> None:
+    """Frames against durations in seconds: every prediction leaves its video; FNET-10's headline says why."""
+    gt = {
+        "database": {f"v{i}": {"annotations": [{"segment": [1, 5], "label": "Fake"}], "duration": 10} for i in range(3)}
+    }
+    results = {f"v{i}": [{"segment": [25, 125], "score": 0.9}] for i in range(3)}
+    run = temporal(fnet, json.dumps(gt), results, name="gt.json")
+    first = run.outcome.first_line("FNET-10")
+    assert "every prediction leaves its video" in first and "frames against seconds?" in first, first
