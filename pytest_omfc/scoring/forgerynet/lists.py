@@ -567,6 +567,11 @@ def read_plain_predictions(path: Path, display: str, columns: list[str], limits:
             continue
         if len(tokens) != width:
             hint = ": a name with spaces?" if len(tokens) > width else ": a truncated line?"
+            if len(tokens) == width + 1 and all(_INT.match(t) for t in tokens[-2:]):
+                hint = (
+                    ": <class> <label>, as a test log writes (PyDeepFakeDet, M2TR)? the file must hold the "
+                    "probabilities, not the predicted class"
+                )
             res.add(
                 "CSV-03",
                 Finding(

@@ -550,3 +550,17 @@ def test_every_prediction_past_its_video_names_the_unit_mismatch(fnet: Fnet) -> 
     run = temporal(fnet, json.dumps(gt), results, name="gt.json")
     first = run.outcome.first_line("FNET-10")
     assert "every prediction leaves its video" in first and "frames against seconds?" in first, first
+
+
+def test_a_test_log_of_classes_and_labels_is_named_as_such(tmp_path: Path) -> None:
+    """PyDeepFakeDet/M2TR print ``<path> <class> <label>`` after a model-name line: not a probability file."""
+    from pytest_omfc.scoring.forgerynet.lists import read_plain_predictions
+
+    path = tmp_path / "test.log"
+    path.write_text("M2TR\nval_release/1/a/frame00001.jpg 1 1\nval_release/real/b/frame00002.jpg 0 1\n")
+    res = read_plain_predictions(path, "test.log", ["Score"], None)
+    messages = [f.message for f in res.issues.get("CSV-03", [])]
+    assert len(messages) == 2 and all("<class> <label>, as a test log writes" in m for m in messages), messages
+    path.write_text("name score\nval_release/1/a/frame 00001.jpg 0.9\n")  # a name with a space stays so
+    res = read_plain_predictions(path, "test.log", ["Score"], None)
+    assert "a name with spaces?" in res.issues["CSV-03"][0].message
