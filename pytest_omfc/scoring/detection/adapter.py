@@ -74,12 +74,30 @@ def _defined(r: DetectionResult) -> DetectionResult | NotScored:
     return NotScored(f"{where}: {what} (targets={t}, non-targets={nt}); AUC and EER are undefined")
 
 
-def _detection_result(r: DetectionResult) -> ScoreResult:
+def _detection_result(r: DetectionResult, convention: str = "mediscore") -> ScoreResult:
     data = r.to_dict()
     props: list[tuple[str, Any]] = [("SYS_RESPONSE", r.sys_response)]
     props += [(name, math.nan if value is None else float(value)) for name, value in data["metrics"].items()]
     props += [(f"count.{name}", int(value)) for name, value in data["counts"].items()]
-    return ScoreResult({k: data[k] for k in ("query", "query_kind", "metrics", "counts", "roc")}, props)
+    entry = {k: data[k] for k in ("query", "query_kind", "metrics", "counts", "roc")}
+    note = _zero_by_convention(data["metrics"], convention)
+    if note:  # only then: the entry's keys stay as documented otherwise
+        entry["notes"] = [note]
+    return ScoreResult(entry, props)
+
+
+def _zero_by_convention(metrics: dict[str, Any], convention: str) -> str | None:
+    """The footnote for an AUC@FAR of 0 beside a CDR@FAR above 0 (a perfect ranking, above all): MediScore's
+    trapezoids end at the last ROC point at or below the FAR stop, and a ROC that climbs at FAR 0 climbs in a
+    vertical step, which has no area."""
+    pauc, cdr = metrics.get("AUC@FAR"), metrics.get("CDR@FAR")
+    if convention != "mediscore" or pauc is None or cdr is None or pauc != 0 or not cdr > 0:
+        return None
+    return (
+        f"AUC@FAR 0 beside CDR@FAR {cdr:.4f} is MediScore's convention, not a failed detector: it adds trapezoids "
+        "only up to the last ROC point at or below the FAR stop, and this ROC climbs at FAR 0, a vertical step "
+        "with no area; --omfc-convention plan integrates up to the FAR stop"
+    )
 
 
 def run_detection(inp: ScoringInput) -> list[Outcome]:
@@ -128,7 +146,7 @@ def run_detection(inp: ScoringInput) -> list[Outcome]:
     out: list[Outcome] = []
     for r in results:
         d = r if isinstance(r, NotScored) else _defined(r)
-        out.append(d if isinstance(d, NotScored) else _detection_result(d))
+        out.append(d if isinstance(d, NotScored) else _detection_result(d, inp.convention))
     return out
 
 

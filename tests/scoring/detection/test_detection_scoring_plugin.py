@@ -188,6 +188,18 @@ def test_query_manipulation_without_journal_tables_fails_naming_them(omfc):
     )
 
 
+def test_a_zero_auc_at_far_by_convention_has_a_footnote(omfc):
+    """The whole set: AUC@FAR 0 beside CDR@FAR 0.5 (two targets above every non-target: a vertical step at FAR 0).
+    The terminal explains the 0 under the table; the plan convention integrates to the FAR stop and has none."""
+    s = make(omfc)
+    out = s.case.pytester.runpytest(*s.args())
+    out.stdout.fnmatch_lines(
+        ["omfc: convention mediscore, FAR stop 0.1", "  AUC@FAR 0 beside CDR@FAR 0.5000 is MediScore's convention*"]
+    )
+    plan = s.case.pytester.runpytest(*s.args("--omfc-convention", "plan"))
+    assert "is MediScore's convention, not a failed detector" not in plan.stdout.str()
+
+
 def test_convention_plan_keeps_missing_trials(omfc):
     """docs/scoring/conventions.md, docs/scoring/detection.md#inputs-and-merge: MediScore drops trials missing from
     the output; the plan scores them at the minimum."""
@@ -221,9 +233,14 @@ def test_metrics_json_shape(omfc):
         "query_partition": None,
     }
     first, second = doc["results"]
-    assert (
-        list(first) == ["scorer", "query", "query_kind", "metrics", "counts", "roc"] and first["scorer"] == "detection"
-    )
+    # "notes" only with a footnote: here AUC@FAR 0 beside CDR@FAR 0.5 (MediScore's convention, a step at FAR 0)
+    assert list(first) == ["scorer", "query", "query_kind", "metrics", "counts", "roc", "notes"]
+    assert first["scorer"] == "detection" and first["metrics"]["AUC@FAR"] == 0 and first["metrics"]["CDR@FAR"] > 0
+    assert first["notes"] == [
+        "AUC@FAR 0 beside CDR@FAR 0.5000 is MediScore's convention, not a failed detector: it adds trapezoids only "
+        "up to the last ROC point at or below the FAR stop, and this ROC climbs at FAR 0, a vertical step with no "
+        "area; --omfc-convention plan integrates up to the FAR stop"
+    ]
     assert (first["query"], first["query_kind"]) == ("Collection==['A']", "q")
     assert first["metrics"]["AUC"] == 0.75 and first["metrics"]["AUC_CI_UPPER"] == 1.0
     assert {"targets": 2, "nontargets": 2}.items() <= first["counts"].items()
