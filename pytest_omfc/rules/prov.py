@@ -218,7 +218,11 @@ def _tally_report(ctx: Submission, pick: Callable[[Facts], Tally], unit: str, ve
 # --------------------------------------------------------------------------- PKG-06, PROV-01, PROV-02
 
 _ALL_PROV = {N17, M18, M19}
-_PLAN_PROV = {N17, M19}  # the rules that come from the NC2017/MFC2019 plans (MFC2018 has none)
+#: The rules that come from the NC2017/MFC2019 plans.  MFC2018 has no plan of its own here, and it sits between
+#: the two: its submissions get the same content checks as warnings (:data:`_M18_WARN`), so a graph that would
+#: fail NC2017 and MFC2019 does not pass MFC2018 without a word, nor is it rejected by a rule no plan of it states.
+_PLAN_PROV = {N17, M18, M19}
+_M18_WARN = {M18: Severity.WARNING}
 
 
 @rule(
@@ -479,7 +483,7 @@ def _task_sources(ctx: Submission) -> list[Finding]:
 # --------------------------------------------------------------------------- PROV-06..10: nodes and links
 
 
-@rule("PROV-06", "Every node carries a fileid (D-20)", groups=_PLAN_PROV, tasks={PF, PG})
+@rule("PROV-06", "Every node carries a fileid (D-20)", groups=_PLAN_PROV, tasks={PF, PG}, severity_by_group=_M18_WARN)
 def prov_06(ctx: Submission) -> Report:
     """PROV-06: id, file and nodeConfidenceScore are the schema's (PROV-03/04); ``fileid`` is "must" in the plans.
 
@@ -488,7 +492,13 @@ def prov_06(ctx: Submission) -> Report:
     return _tally_report(ctx, lambda f: f.fileid, "node", ("lacks a fileid", "lack a fileid"))
 
 
-@rule("PROV-07", "Node file and fileid are as in the NIST index", groups=_PLAN_PROV, tasks={PF, PG})
+@rule(
+    "PROV-07",
+    "Node file and fileid are as in the NIST index",
+    groups=_PLAN_PROV,
+    tasks={PF, PG},
+    severity_by_group=_M18_WARN,
+)
 def prov_07(ctx: Submission) -> Report:
     """PROV-07 (D-20): ``file`` is the index path, ``fileid`` the index ID.
 
@@ -514,13 +524,21 @@ def prov_07(ctx: Submission) -> Report:
     return report
 
 
-@rule("PROV-08", "Node ids are unique within a JSON file", groups=_PLAN_PROV, tasks={PF, PG})
+@rule(
+    "PROV-08", "Node ids are unique within a JSON file", groups=_PLAN_PROV, tasks={PF, PG}, severity_by_group=_M18_WARN
+)
 def prov_08(ctx: Submission) -> Report:
     """PROV-08: ``id`` "identifies the node" (App. C), so it is unique in its file; MediScore passes duplicates."""
     return _tally_report(ctx, lambda f: f.dup_ids, "node", ("repeats an id", "repeat an id"))
 
 
-@rule("PROV-09", "Link source and target are integer indexes into nodes, in range", groups=_PLAN_PROV, tasks={PF, PG})
+@rule(
+    "PROV-09",
+    "Link source and target are integer indexes into nodes, in range",
+    groups=_PLAN_PROV,
+    tasks={PF, PG},
+    severity_by_group=_M18_WARN,
+)
 def prov_09(ctx: Submission) -> Report:
     """PROV-09: the schema asks only for numbers; the scorer indexes ``nodes`` by them and crashes.
 
@@ -530,7 +548,13 @@ def prov_09(ctx: Submission) -> Report:
     return _tally_report(ctx, lambda f: f.links, "link end", ("is not a node index", "are not node indexes"))
 
 
-@rule("PROV-10", "Every graph link has a numeric relationshipConfidenceScore", groups=_PLAN_PROV, tasks={PG})
+@rule(
+    "PROV-10",
+    "Every graph link has a numeric relationshipConfidenceScore",
+    groups=_PLAN_PROV,
+    tasks={PG},
+    severity_by_group=_M18_WARN,
+)
 def prov_10(ctx: Submission) -> Report:
     """PROV-10: "must" (App. C); SchG requires it too, so PROV-04 fails with it, this rule names the links."""
     return _tally_report(
@@ -611,7 +635,7 @@ def prov_12(ctx: Submission) -> Report:
     "The probe itself is among the filtered results",
     groups=_PLAN_PROV,
     tasks={PF},
-    severity_by_group={N17: Severity.WARNING},
+    severity_by_group={N17: Severity.WARNING, **_M18_WARN},
 )
 def prov_13(ctx: Submission) -> Report:
     """PROV-13 (D-21): MFC19 "must contain 500 filtered results including the probe itself" (error);

@@ -120,13 +120,12 @@ def make(
         ("N17", "PG", graph, ["PROV-04", "PROV-10", "PROV-14", "PROV-15"]),
         ("M19", "PF", lambda p: filtering(p, 400), ["PROV-03", "PROV-12", "PROV-13", "PROV-17"]),
         ("M19", "PG", graph, ["PROV-04", "PROV-10", "PROV-14", "PROV-15", "PROV-17"]),
-        ("M18", "PF", filtering, ["PROV-03", "PROV-17"]),
+        ("M18", "PF", filtering, ["PROV-03", "PROV-13", "PROV-17"]),
+        ("M18", "PG", graph, ["PROV-04", "PROV-10", "PROV-14", "PROV-15", "PROV-17"]),
     ],
 )
 def test_valid_submission_passes_every_prov_rule(omfc, group, task, doc, rules):
-    common = ["PKG-06", "PROV-01", "PROV-02", "PROV-05", "PROV-18"]
-    if group != "M18":
-        common += ["PROV-06", "PROV-07", "PROV-08", "PROV-09"]
+    common = ["PKG-06", "PROV-01", "PROV-02", "PROV-05", "PROV-18", "PROV-06", "PROV-07", "PROV-08", "PROV-09"]
     res = make(omfc, group, task, {"P1": doc("P1"), "P2": doc("P2")}).run()
     for rid in common + rules:
         assert res.outcome(rid) == "passed", (rid, res.text(rid))
@@ -360,6 +359,20 @@ def test_prov09_link_indexes(omfc):
         "in this file"
     )
     assert res.outcome("PROV-04") == "failed"  # only the string index breaks the schema (MediScore: g_link_string_idx)
+
+
+def test_mfc2018_gets_the_content_checks_as_warnings(omfc):
+    """MFC2018 has no plan here; NC2017 and MFC2019 both ask for a fileid and node-index links.  A graph that
+    fails them there warns under MFC2018 (it passed silently before) and is not rejected."""
+    doc = graph("P1")
+    del doc["nodes"][0]["fileid"]
+    doc["links"].append({"source": 0, "target": 3, "relationshipConfidenceScore": 0.1})
+    for group, outcome in (("N17", "failed"), ("M18", "passed"), ("M19", "failed")):
+        res = make(omfc, group, "PG", {"P1": doc, "P2": graph("P2")}).run()
+        for rid in ("PROV-06", "PROV-09"):
+            assert res.outcome(rid) == outcome, (group, rid, res.text(rid))
+            if group == "M18":
+                assert res.warning(rid), (group, rid)
 
 
 # --------------------------------------------------------------------------- PROV-11..13: filtering lists
