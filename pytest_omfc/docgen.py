@@ -101,7 +101,8 @@ CHOICES: dict[str, str] = {
     "D-19": "A blank or missing provenance JSON is an error (not a crash) unless the trial is NonProcessed/OptOut "
     "(MFC2019) or IsOptOut=Y (NC2017).",
     "D-20": "Provenance nodes must carry `fileid`, and `file`/`fileid` must be the path and ID the index gives. "
-    "MFC2018 has no plan here: its submissions get the content checks of NC2017 and MFC2019 (PROV-06 to PROV-15) "
+    "MFC2018 has no plan here: its submissions get the content checks of NC2017 and MFC2019 (PROV-06 to PROV-10, "
+    "PROV-13 to PROV-15) "
     "as warnings, so a graph those plans reject does not pass MFC2018 silently.",
     "D-21": "NC2017 filtering lists hold 200 nodes (more is an error, fewer a warning), MFC2019 lists at most 500 "
     "(fewer than 300 a warning); the probe must be among them.",
