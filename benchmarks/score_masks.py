@@ -30,8 +30,10 @@ Generates its inputs once (cached under ``$XDG_CACHE_HOME/pytest-omfc-bench`` or
    pairs hard-linked under distinct names (each file is still read and
    decoded: the scorer deduplicates by path only).
 
-The baseline is a straightforward numpy implementation of docs/scoring/masks.md,
-kept here: Pillow decode (``convert('RGB')`` + BGR flip, ``convert('L')``), the
+The baseline is a straightforward numpy implementation of docs/scoring/masks.md, not
+MediScore: for the JPEG 2000 case it reads all 16 bit planes of the one-component reference,
+as the plugin does (docs/scoring/masks.md#ground-truth); MediScore reads such a file as 8 bits, so its numbers differ on
+the evaluated plane above 8.  Kept here: Pillow decode (``convert('RGB')`` + BGR flip, ``convert('L')``), the
 reference colour code ``65536*B + 256*G + R``, no-score zones with OpenCV's
 ``dilate``/``erode`` (MediScore's calls; ``scipy.ndimage`` when OpenCV is not
 installed), then for every threshold ``t`` of ``{-1} | unique(sys)`` a
@@ -330,7 +332,9 @@ def baseline_reference_png(path: Path) -> tuple[NDArray[np.uint8], NDArray[np.bo
 def baseline_reference_jp2(
     path: Path, listed: Iterable[str], evaluated: Iterable[str]
 ) -> tuple[NDArray[np.uint8], NDArray[np.bool_] | None]:
-    """glymur's array with Pillow; listed bits kept, GT = any evaluated bit, other listed bits distract."""
+    """glymur's array with Pillow; listed bits kept, GT = any evaluated bit, other listed bits distract.  All 16
+    planes of a one-component 16-bit file are read, as the plugin reads them (docs/scoring/masks.md#ground-truth),
+    not MediScore's 8 bits."""
     m = np.asarray(Image.open(path)).astype(np.int64)
     if m.ndim == 2:
         m = m[:, :, None]

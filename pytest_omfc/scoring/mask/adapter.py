@@ -92,6 +92,18 @@ def _polarity_notes(polarity: Sequence[tuple[str, float, float]], shown: int = 3
     return out
 
 
+def _high_plane_notes(high: Sequence[tuple[str, tuple[int, ...]]], shown: int = 3) -> list[str]:
+    """Trials that score bit planes above 8 of a one-component 16-bit JPEG 2000 reference."""
+    if not high:
+        return []
+    eg = ", ".join(f"{t} (planes {', '.join(map(str, planes))})" for t, planes in high[:shown])
+    return [
+        f"{len(high)} trial(s) score bit planes above 8 of a one-component 16-bit JPEG 2000 reference, e.g. {eg}: "
+        "all 16 planes are read here, while MediScore reads such a file as 8 bits and finds those planes empty, "
+        "so its numbers for these trials differ (docs/scoring/masks.md#ground-truth)"
+    ]
+
+
 def _mask_tally(run: Any, rows: Any) -> Tally:
     """Scored of target mask sides among ``rows`` (per-image rows of ``run``), unscored counted by reason."""
     positions = [int(i) for i in rows.index]
@@ -166,7 +178,7 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
     found: dict[tuple[str | None, str], Outcome] = {}
     for run in report.runs:
         failure = _mask_failure(run.not_scored)
-        hints = _polarity_notes(run.polarity)
+        hints = _polarity_notes(run.polarity) + _high_plane_notes(run.high_planes)
         for r in run.results:
             rows = run.perimage
             if r.kind in ("q", "qp") and r.query is not None and len(rows):

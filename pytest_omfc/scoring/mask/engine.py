@@ -595,6 +595,9 @@ class MaskScore:
     optimum: ThresholdMetrics | None = None
     actual: ThresholdMetrics | None = None
     table: ThresholdTable | None = None
+    #: bit planes above 8 this trial scores in a one-component 16-bit JPEG 2000 reference (MediScore reads such a
+    #: file as 8 bits and finds those planes empty: docs/scoring/masks.md#ground-truth), for a note; () otherwise
+    high_planes: tuple[int, ...] = ()
 
     def row(self, prefix: str = "") -> dict[str, float | int | str | None]:
         """MediScore's per-image columns (``prefix`` "p"/"d" for splice); None where it prints a blank."""
@@ -670,7 +673,12 @@ def score_mask(
     pixel_bns = _pixel_bns(bns, sns)
     pixel_sns = 0 if sns is None else int(sns.size - np.count_nonzero(sns))
     pixel_pns = int(hist[:, px].sum()) if px is not None and 0 <= px <= 255 else 0
-    counts = {"pixel_n": table.n, "pixel_bns": pixel_bns, "pixel_sns": pixel_sns, "pixel_pns": pixel_pns}
+    counts: dict[str, Any] = {
+        "pixel_n": table.n,
+        "pixel_bns": pixel_bns,
+        "pixel_sns": pixel_sns,
+        "pixel_pns": pixel_pns,
+    }
     best = table.optimum_row()
     actual = table.metrics(table.index_at(actual_threshold), actual_threshold) if actual_threshold is not None else None
     if best is None:  # weights all zero: scored, every metric NaN (docs/scoring/masks.md#special-cases)

@@ -9,7 +9,7 @@ forkserver preload alone"), before a pool's first mask and in every check that i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -75,6 +75,7 @@ def _score_job_raw(job: _Job) -> JobOutcome:
         if job.alternative is not None:
             return MaskScore(scored=False), "other-column", job.alternative
         return MaskScore(scored=False), "white-reference", "no reference mask (white reference: no region to score)"
+    high: tuple[int, ...] = ()
     try:
         try:
             if job.mode == "bitplane":
@@ -89,6 +90,9 @@ def _score_job_raw(job: _Job) -> JobOutcome:
                         f"BitPlane {max(above)} is above the {cap} bit planes {Path(job.ref).name} holds",
                     )
                 reference = bitplane_reference(planes, job.listed, job.evaluated)
+                # all 16 planes of a one-component 16-bit reference are read; MediScore's 8-bit read
+                # drops 9-16, so a trial that scores them scores differently there (a note says so)
+                high = tuple(sorted({b for b in bits if b > 8})) if planes.ndim == 2 and cap == 16 else ()
             else:
                 image = read_colour_reference(
                     job.ref, max_pixels=job.max_pixels, grey=True
@@ -114,6 +118,8 @@ def _score_job_raw(job: _Job) -> JobOutcome:
             no_score_value=job.nspx,
             actual_threshold=job.sbin,
         )
+        if high:
+            score = replace(score, high_planes=high)
         return score, None, None
     except (ValueError, TypeError) as exc:  # journal values the engine refuses (bad colour, bit plane, nspx)
         return None, "engine", f"{type(exc).__name__}: {exc}"

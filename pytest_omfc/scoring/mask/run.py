@@ -143,6 +143,9 @@ class MaskRun:
     #: scored sides whose system mask looks inverted (255 for manipulated): (trial, share of black pixels,
     #: the optimum MCC the inverted mask would reach, or NaN when only the black share is suspicious)
     polarity: tuple[tuple[str, float, float], ...] = ()
+    #: scored sides that score bit planes above 8 of a one-component 16-bit JPEG 2000 reference
+    #: (docs/scoring/masks.md#ground-truth)
+    high_planes: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -615,6 +618,7 @@ def _score_run(
     columns: dict[str, list[Any]] = {}
     not_scored: list[tuple[str, str]] = []
     polarity: list[tuple[str, float, float]] = []
+    high_planes: list[tuple[str, tuple[int, ...]]] = []
     codes: dict[str, list[str | None]] = {s: [None] * n for s in sides}
     scores_by_side: dict[str, list[MaskScore | None]] = {s: [] for s in sides}
     missing_by_side: dict[str, list[bool]] = {s: [] for s in sides}
@@ -647,6 +651,8 @@ def _score_run(
             inverted = worst <= INVERTED_MCC and -worst > (_num(score.optimum.mcc) or 0.0)
             if inverted or black > MOSTLY_BLACK:
                 polarity.append((label, black, -worst if inverted else math.nan))
+        if scored and score is not None and score.high_planes:
+            high_planes.append((label, score.high_planes))
         if why in failures:
             not_scored.append((label, reason or ""))
         for col, value in row.items():
@@ -776,6 +782,7 @@ def _score_run(
         tuple(tuple(codes[s]) for s in sides),
         describe,
         tuple(polarity),
+        tuple(high_planes),
     )
 
 

@@ -419,3 +419,42 @@ def test_sbin_minus_ten_is_off(tmp_path: Path) -> None:
     agg = d.score(sbin=-10).results[0].aggregate
     assert agg["ActualMCC"] is None and agg["MaximumThreshold"] is None
     assert d.score(sbin=0).results[0].aggregate["ActualMCC"] == 1.0
+
+
+def test_a_one_component_16_bit_reference_is_read_whole_and_its_high_planes_noted(tmp_path: Path) -> None:
+    """docs/scoring/masks.md#ground-truth: a one-component 16-bit JPEG 2000 reference holds bit planes 1-16;
+    all are read (MediScore reads such a file as 8 bits and finds planes 9-16 empty).  A trial that scores a plane
+    above 8 is listed for a note; one that scores planes 1-8 only is not."""
+    from pytest_omfc.scoring.mask.adapter import _high_plane_notes
+
+    d = Data(tmp_path)
+    plane = np.zeros((4, 4), dtype=np.uint16)
+    plane[:2, :2] = 1 << 8  # bit plane 9: the GT of "nine"
+    plane[3, 3] = 1 << 2  # bit plane 3: the GT of "three"
+    Image.fromarray(plane).save(tmp_path / "ref" / "planes.jp2")  # mode I;16: one 16-bit component
+    d.trial("nine", ref=None)
+    d.trial("three", ref=None)
+    for r in d.ref:
+        r.pop("ProbeMaskFileName")
+        r["ProbeBitPlaneMaskFileName"] = "ref/planes.jp2"
+        r["JournalName"] = "j" + r["ProbeFileID"]
+    write_table(
+        tmp_path / "ref-probejournaljoin.csv",
+        [
+            {"ProbeFileID": "nine", "JournalName": "jnine", "StartNodeID": "a", "EndNodeID": "b", "Sequence": 1},
+            {"ProbeFileID": "three", "JournalName": "jthree", "StartNodeID": "a", "EndNodeID": "b", "Sequence": 1},
+        ],
+    )
+    write_table(
+        tmp_path / "ref-journalmask.csv",
+        [
+            {"JournalName": "jnine", "StartNodeID": "a", "EndNodeID": "b", "BitPlane": 9, "Operation": "Paste"},
+            {"JournalName": "jthree", "StartNodeID": "a", "EndNodeID": "b", "BitPlane": 3, "Operation": "Paste"},
+        ],
+    )
+    rep = d.score()
+    assert row(rep, "nine")["Scored"] == "Y" and row(rep, "nine")["OptimumMCC"] == 1.0
+    assert rep.runs[0].high_planes == (("nine", (9,)),)
+    [note] = _high_plane_notes(rep.runs[0].high_planes)
+    assert note.startswith("1 trial(s) score bit planes above 8 of a one-component 16-bit JPEG 2000 reference")
+    assert "nine (planes 9)" in note and "(docs/scoring/masks.md#ground-truth)" in note
