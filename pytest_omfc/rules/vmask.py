@@ -497,7 +497,9 @@ def vmask_02(ctx: Submission) -> Report:
     requires=_REQ,
 )
 def vmask_03(ctx: Submission) -> Report:
-    """MFC19 §5.1.2.2/§5.1.2.3: frames are exactly ``ProbeWidth`` x ``ProbeHeight`` of the index (D-26)."""
+    """MFC19 §5.1.2.2/§5.1.2.3: frames are exactly ``ProbeWidth`` x ``ProbeHeight`` of the index (D-26).  NIST's
+    video scorer refuses a mask of another size; it is a warning here because the mask columns are "not
+    evaluated" in MFC2019 (D-16), and the message says both."""
     width, height = _index(ctx, "ProbeWidth"), _index(ctx, "ProbeHeight")
     found = []
     for ref, mf in _files(ctx):
@@ -512,7 +514,8 @@ def vmask_03(ctx: Submission) -> Report:
                 found.append(
                     Finding(
                         f"block {b.name!r}: frames must be {int(w)}x{int(h)} (width x height) like the probe "
-                        f"(got {bw}x{bh})",
+                        f"(got {bw}x{bh}; NIST's video scorer refuses a mask of another size: a warning here only "
+                        "because MFC2019 does not evaluate video masks, D-16)",
                         **_loc(ctx, ref),
                     )
                 )
