@@ -44,6 +44,10 @@ __all__ = ["MaskFile", "Block", "inspect_hdf5", "index_values"]
 MASK_COLUMN = "OutputProbeMaskFileName"
 PIXEL_COLUMN = "ProbeOptOutPixelValue"
 _VID = {Task.VID}
+#: MFC2019's plan defines the HDF5 video masks; MFC2018 (no plan here) has the same mask columns (COL-06) and
+#: NIST's MFC2018 data had such masks, so its files get the same checks, all warnings but a path leaving the
+#: submission (D-16, D-24)
+_MASK_GROUPS = {Group.M18, Group.M19}
 _REQ = ("CSV-01",)
 #: Top-level members examined per file; a file with more is reported, not walked further.
 MAX_BLOCKS = 10_000
@@ -314,7 +318,7 @@ def _index(ctx: Submission, column: str) -> np.ndarray:
 @rule(
     "PKG-05",
     "Video masks live in <SubID>/mask/{MaskFileName}.hdf5",
-    groups={Group.M19},
+    groups=_MASK_GROUPS,
     tasks=_VID,
     severity=Severity.WARNING,
     requires=_REQ,
@@ -382,7 +386,7 @@ def pkg_05(ctx: Submission) -> Report:
 @rule(
     "VMASK-01",
     "A named video mask is an .hdf5 file",
-    groups={Group.M19},
+    groups=_MASK_GROUPS,
     tasks=_VID,
     severity=Severity.WARNING,
     requires=_REQ,
@@ -406,7 +410,7 @@ def vmask_01(ctx: Submission) -> Report:
 @rule(
     "VMASK-02",
     "HDF5 blocks are groups '<0-indexed start frame>/masks' within FrameCount, not overlapping",
-    groups={Group.M19},
+    groups=_MASK_GROUPS,
     tasks=_VID,
     severity=Severity.WARNING,
     requires=_REQ,
@@ -491,7 +495,7 @@ def vmask_02(ctx: Submission) -> Report:
 @rule(
     "VMASK-03",
     "HDF5 mask frames have the probe's frame size",
-    groups={Group.M19},
+    groups=_MASK_GROUPS,
     tasks=_VID,
     severity=Severity.WARNING,
     requires=_REQ,
@@ -533,7 +537,7 @@ def vmask_03(ctx: Submission) -> Report:
 @rule(
     "VMASK-04",
     "HDF5 mask frames are single-channel, one byte per pixel (uint8)",
-    groups={Group.M19},
+    groups=_MASK_GROUPS,
     tasks=_VID,
     severity=Severity.WARNING,
     requires=_REQ,
@@ -575,7 +579,7 @@ not_checked(
     "VMASK-05",
     "Frames outside the stored blocks are white (255)",
     "a definition of what is not stored: there is nothing in the file to check",
-    groups={Group.M19},
+    groups=_MASK_GROUPS,
     tasks=_VID,
 )
 
@@ -583,7 +587,7 @@ not_checked(
 @rule(
     "VMASK-06",
     "The video opt-out pixel value is blank or a one-byte value",
-    groups={Group.M19},
+    groups=_MASK_GROUPS,
     tasks=_VID,
     severity=Severity.WARNING,
     requires=_REQ,
@@ -613,7 +617,7 @@ def vmask_06(ctx: Submission) -> Report:
 @rule(
     "VMASK-07",
     "A named video mask exists in <SubID>/mask and is readable as HDF5",
-    groups={Group.M19, Group.O2X},
+    groups={*_MASK_GROUPS, Group.O2X},
     tasks=_VID,
     severity=Severity.WARNING,
     requires=_REQ,

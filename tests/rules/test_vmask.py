@@ -303,3 +303,18 @@ def test_inspect_hdf5_never_raises(tmp_path):
     os.mkfifo(fifo)
     assert inspect_hdf5(fifo).problem == "must be a regular HDF5 file (got a special file)"  # never opened: no hang
     assert inspect_hdf5(tmp_path / "nope.hdf5").problem == "must exist (got no such file)"
+
+
+def test_mfc2018_video_masks_get_the_same_checks(omfc):
+    """MFC2018 has the MFC2019 mask columns and NIST's MFC2018 data had HDF5 masks: no HDF5 content was checked
+    there before; now the same VMASK warnings (and PKG-05's error for a path leaving the submission)."""
+    rows = [["v1", 0.5, "Processed", "[]", "[]", "[]", "mask/v1.hdf5", ""]]
+    index_rows = [["manipulation-video", "v1", "probe/v1.mp4", 320, 240, 100]]
+    case = omfc.case(
+        "MFC2018", "manipulation-video", header=OUT_HEADER, rows=rows, index_header=IDX_HEADER, index_rows=index_rows
+    )
+    write_h5(case.submission / "mask" / "v1.hdf5", {"0": ((2, 480, 640), "uint8")})
+    res = case.run()
+    assert res.outcome("VMASK-03") == "passed" and "frames must be 320x240" in (res.warning("VMASK-03") or "")
+    for rid in ("PKG-05", "VMASK-01", "VMASK-02", "VMASK-04", "VMASK-07"):
+        assert rid in res.reports, rid
