@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -348,6 +348,17 @@ def _headers_ok(facts: MaskFacts) -> pd.DataFrame:
     return view
 
 
+def _rows(refs: pd.DataFrame, mask: np.ndarray | None = None) -> Iterator[Any]:
+    """``refs[mask].itertuples(index=False)`` (all rows without ``mask``), or nothing at once when no row is
+    selected: the selection and itertuples (which builds a namedtuple class on every call) cost about a
+    millisecond even on no rows, and a package runs each MASK rule once per EXPID."""
+    if mask is not None:
+        if not mask.any():
+            return iter(())
+        refs = refs[mask]
+    return iter(()) if refs.empty else refs.itertuples(index=False)
+
+
 def _finding(ctx: Submission, ref: Any, message: str, severity: Severity | None = None) -> Finding:
     """A finding at the CSV row of ``ref`` (a row of ``refs`` from ``itertuples``)."""
     return Finding(message, severity=severity, **ctx.loc(int(ref.pos), str(ref.column), ref.raw))
@@ -385,14 +396,14 @@ def pkg_04(ctx: Submission) -> Report:
     n_out = n_loc = 0
     unsafe = (refs["unsafe"] != "").to_numpy()
     if unsafe.any():  # (itertuples costs about a millisecond even on no rows: a package runs this per EXPID)
-        for ref in refs[unsafe].itertuples(index=False):
+        for ref in _rows(refs, unsafe):
             found.append(_finding(ctx, ref, ref.unsafe, Severity.ERROR))
             n_out += 1
     keep = ~unsafe & ~refs["excused"].to_numpy()
     names = refs["name"].to_numpy(dtype=object)[keep].tolist()
     under = np.fromiter(map(_under_mask_dir, names), dtype=bool, count=len(names))
     if not under.all():
-        for ref in refs[keep][~under].itertuples(index=False):
+        for ref in _rows(refs[keep][~under]):
             found.append(
                 _finding(ctx, ref, f"must be a file under mask/ in the submission directory (got {ref.name!r})")
             )
@@ -425,9 +436,13 @@ def mask_01(ctx: Submission) -> Report:
             f"a missing mask must be an empty field (got {ref.raw!r}, which names a file)",
             **ctx.loc(int(ref.pos), str(ref.column), ref.raw),
         )
-        for ref in blanks.itertuples(index=False)
+        for ref in _rows(blanks)
     ]
     return Report(found, headline=f"{plural(len(found), 'mask field')} look blank but are not empty" if found else None)
+
+
+#: A name's extension: the last '.' and what follows it, in its last path component.
+_SUFFIX = re.compile(r"(\.[^./\\]*)$")
 
 
 @rule("MASK-02", "The mask file name ends in .png", tasks=MASK_TASKS, requires=_REQ)
@@ -436,10 +451,10 @@ def mask_02(ctx: Submission) -> Report:
     validator only ``.png``/``.PNG`` (a ``.Png`` splice mask is an error); other capitalisations warn."""
     facts = mask_facts(ctx)
     refs = _checked(facts)
-    suffix = refs["name"].str.extract(r"(\.[^./\\]*)$", expand=False).fillna("")
-    odd = (suffix != ".png").to_numpy()
+    suffix = [m.group(1) if (m := _SUFFIX.search(name)) else "" for name in refs["name"].tolist()]
+    odd = np.fromiter((ext != ".png" for ext in suffix), dtype=bool, count=len(suffix))
     found = []
-    for ref, ext in zip(refs[odd].itertuples(index=False), suffix[odd], strict=False):
+    for ref, ext in zip(_rows(refs, odd), [e for e in suffix if e != ".png"], strict=False):
         if ext.lower() == ".png" and not (ctx.task is Task.SPL and ext != ".PNG"):
             found.append(
                 _finding(ctx, ref, f"the name should end in '.png' in lower case (got {ext!r})", Severity.WARNING)
@@ -462,7 +477,7 @@ def mask_03(ctx: Submission) -> Report:
     spaced = (refs["raw"] != refs["name"]).to_numpy()
     backslash = refs["name"].str.contains("\\", regex=False).to_numpy()
     found = []
-    for ref in refs[missing | spaced | backslash].itertuples(index=False):
+    for ref in _rows(refs, missing | spaced | backslash):
         if ref.state in _ABSENT:
             found.append(_finding(ctx, ref, f"{_show(ref.name)} {ref.msg}"))
         elif "\\" in ref.name:
@@ -512,10 +527,7 @@ def _unreadable(ctx: Submission, facts: MaskFacts, part: Part | None = None) -> 
         refs = _in(refs, part)
     header_bad = refs["state"].isin([png.UNREADABLE, png.NOT_PNG, png.CORRUPT]).to_numpy()
     data_bad = np.array([decoded.get(f, ("", ""))[0] == png.BAD_DATA for f in refs["fid"].tolist()], dtype=bool)
-    return [
-        (ref, ref.msg if ref.msg else decoded[ref.fid][1])
-        for ref in refs[header_bad | data_bad].itertuples(index=False)
-    ]
+    return [(ref, ref.msg if ref.msg else decoded[ref.fid][1]) for ref in _rows(refs, header_bad | data_bad)]
 
 
 @rule("MASK-05", "The mask is single-channel grey (no colour, palette or alpha)", tasks=MASK_TASKS, requires=_REQ)
@@ -535,7 +547,7 @@ def _not_grey(facts: MaskFacts) -> list[tuple[Any, str]]:
     bad = refs[((refs["colour"] != 0) | refs["trns"]).to_numpy()]
     return [
         (ref, f"must be single-channel grey (got {png.colour_name(int(ref.colour), bool(ref.trns))})")
-        for ref in bad.itertuples(index=False)
+        for ref in _rows(bad)
     ]
 
 
@@ -705,7 +717,7 @@ def _wrong_size(ctx: Submission, facts: MaskFacts, skip_unknown: bool = False) -
         w, h = refs.loc[sel, "width"].to_numpy(), refs.loc[sel, "height"].to_numpy()
         known = ~np.isnan(ew[sel]) & ~np.isnan(eh[sel])
         bad = sel[known & ((w != ew[sel]) | (h != eh[sel]))]
-        for i, ref in zip(bad, refs.loc[bad].itertuples(index=False), strict=True):
+        for i, ref in zip(bad, _rows(refs.loc[bad]), strict=True):
             want, got = f"{int(ew[i])}x{int(eh[i])}", f"{ref.width}x{ref.height}"
             out.append((ref, f"is {got}, {side} is {want}: must be {want} (got {got})"))
     return out
@@ -727,7 +739,7 @@ def _too_deep(facts: MaskFacts) -> list[tuple[Any, str]]:
     refs = _headers_ok(facts)
     return [
         (ref, f"must use one byte per pixel, 8 bits or fewer (got {ref.bit_depth}-bit samples)")
-        for ref in refs[(refs["bit_depth"] > 8).to_numpy()].itertuples(index=False)
+        for ref in _rows(refs, (refs["bit_depth"] > 8).to_numpy())
     ]
 
 
@@ -774,7 +786,7 @@ def mask_08(ctx: Submission, part: Part) -> Report:
             f"{_show(ref.name)} should be white (255) where not manipulated (got an entirely "
             f"black mask, which claims every pixel of the {ref.side} was manipulated: inverted polarity?)",
         )
-        for ref in refs[black].itertuples(index=False)
+        for ref in _rows(refs, black)
     ]
     return Report(found, headline=_black_masks(len(found)) if found else None)
 
@@ -815,7 +827,7 @@ def mask_09(ctx: Submission) -> Report:
         w, h = refs.loc[sel, "width"].to_numpy(), refs.loc[sel, "height"].to_numpy()
         own = (w == ew[sel]) & (h == eh[sel])
         theirs = (w == ow[sel]) & (h == oh[sel])
-        for ref in refs.loc[sel[~own & theirs]].itertuples(index=False):
+        for ref in _rows(refs.loc[sel[~own & theirs]]):
             size = f"{ref.width}x{ref.height}"
             found.append(
                 _finding(
@@ -850,7 +862,7 @@ def mask_10(ctx: Submission) -> Report:
         pairs = [keys.iloc[int(p)] for p in group["pos"]]
         if len(set(pairs)) < 2:
             continue
-        for ref in group.itertuples(index=False):
+        for ref in _rows(group):
             others = [k for k in pairs if k != keys.iloc[int(ref.pos)]]
             found.append(
                 _finding(
@@ -1053,7 +1065,7 @@ def rejected_masks(ctx: Submission) -> dict[str, str]:
     refs = _checked(facts)
     if refs.empty:
         return {}
-    absent = [(ref, ref.msg) for ref in refs[refs["state"].isin(_ABSENT).to_numpy()].itertuples(index=False)]
+    absent = [(ref, ref.msg) for ref in _rows(refs, refs["state"].isin(_ABSENT).to_numpy())]
     problems: list[tuple[str, Callable[[], list[tuple[Any, str]]]]] = [
         ("MASK-03", lambda: absent),
         ("MASK-04", lambda: _unreadable(ctx, facts)),
