@@ -285,6 +285,7 @@ def _early(ctx: Submission, facts: MaskFacts, path_of: dict[str, str], files: li
     if (
         ctx.planned is None
         or "MASK-04" not in ctx.planned
+        or len(files) < 2  # one file is one task: a pool started early gains nothing
         or xdist_worker()
         or ctx.settings.dask is not None
         or jobs <= 1
