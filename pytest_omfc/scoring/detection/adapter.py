@@ -94,9 +94,9 @@ def _zero_by_convention(metrics: dict[str, Any], convention: str) -> str | None:
     if convention != "mediscore" or pauc is None or cdr is None or pauc != 0 or not cdr > 0:
         return None
     return (
-        f"AUC@FAR 0 beside CDR@FAR {cdr:.4f} is MediScore's convention, not a failed detector: it adds trapezoids "
-        "only up to the last ROC point at or below the FAR stop, and this ROC climbs at FAR 0, a vertical step "
-        "with no area; --omfc-convention plan integrates up to the FAR stop"
+        f"AUC@FAR 0 beside CDR@FAR {cdr:.4f} is MediScore's convention, not a sign of a poor detector: it adds "
+        "trapezoids only up to the last ROC point at or below the FAR stop, and this ROC climbs at FAR 0, a "
+        "vertical step with no area; --omfc-convention plan integrates up to the FAR stop"
     )
 
 

@@ -197,7 +197,7 @@ def test_a_zero_auc_at_far_by_convention_has_a_footnote(omfc):
         ["omfc: convention mediscore, FAR stop 0.1", "  AUC@FAR 0 beside CDR@FAR 0.5000 is MediScore's convention*"]
     )
     plan = s.case.pytester.runpytest(*s.args("--omfc-convention", "plan"))
-    assert "is MediScore's convention, not a failed detector" not in plan.stdout.str()
+    assert "is MediScore's convention, not a sign of a poor detector" not in plan.stdout.str()
 
 
 def test_convention_plan_keeps_missing_trials(omfc):
@@ -237,9 +237,9 @@ def test_metrics_json_shape(omfc):
     assert list(first) == ["scorer", "query", "query_kind", "metrics", "counts", "roc", "notes"]
     assert first["scorer"] == "detection" and first["metrics"]["AUC@FAR"] == 0 and first["metrics"]["CDR@FAR"] > 0
     assert first["notes"] == [
-        "AUC@FAR 0 beside CDR@FAR 0.5000 is MediScore's convention, not a failed detector: it adds trapezoids only "
-        "up to the last ROC point at or below the FAR stop, and this ROC climbs at FAR 0, a vertical step with no "
-        "area; --omfc-convention plan integrates up to the FAR stop"
+        "AUC@FAR 0 beside CDR@FAR 0.5000 is MediScore's convention, not a sign of a poor detector: it adds "
+        "trapezoids only up to the last ROC point at or below the FAR stop, and this ROC climbs at FAR 0, a "
+        "vertical step with no area; --omfc-convention plan integrates up to the FAR stop"
     ]
     assert (first["query"], first["query_kind"]) == ("Collection==['A']", "q")
     assert first["metrics"]["AUC"] == 0.75 and first["metrics"]["AUC_CI_UPPER"] == 1.0
