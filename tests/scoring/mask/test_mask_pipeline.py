@@ -438,19 +438,15 @@ def test_a_one_component_16_bit_reference_is_read_whole_and_its_high_planes_note
         r.pop("ProbeMaskFileName")
         r["ProbeBitPlaneMaskFileName"] = "ref/planes.jp2"
         r["JournalName"] = "j" + r["ProbeFileID"]
+    plane_of = {"nine": 9, "three": 3}  # one journal per probe, of one operation on that bit plane
+    edge = {"StartNodeID": "a", "EndNodeID": "b"}
     write_table(
         tmp_path / "ref-probejournaljoin.csv",
-        [
-            {"ProbeFileID": "nine", "JournalName": "jnine", "StartNodeID": "a", "EndNodeID": "b", "Sequence": 1},
-            {"ProbeFileID": "three", "JournalName": "jthree", "StartNodeID": "a", "EndNodeID": "b", "Sequence": 1},
-        ],
+        [{"ProbeFileID": p, "JournalName": f"j{p}", **edge, "Sequence": 1} for p in plane_of],
     )
     write_table(
         tmp_path / "ref-journalmask.csv",
-        [
-            {"JournalName": "jnine", "StartNodeID": "a", "EndNodeID": "b", "BitPlane": 9, "Operation": "Paste"},
-            {"JournalName": "jthree", "StartNodeID": "a", "EndNodeID": "b", "BitPlane": 3, "Operation": "Paste"},
-        ],
+        [{"JournalName": f"j{p}", **edge, "BitPlane": b, "Operation": "Paste"} for p, b in plane_of.items()],
     )
     rep = d.score()
     assert row(rep, "nine")["Scored"] == "Y" and row(rep, "nine")["OptimumMCC"] == 1.0
