@@ -395,19 +395,15 @@ def pkg_04(ctx: Submission) -> Report:
     found: list[Finding] = []
     n_out = n_loc = 0
     unsafe = (refs["unsafe"] != "").to_numpy()
-    if unsafe.any():  # (itertuples costs about a millisecond even on no rows: a package runs this per EXPID)
-        for ref in _rows(refs, unsafe):
-            found.append(_finding(ctx, ref, ref.unsafe, Severity.ERROR))
-            n_out += 1
-    keep = ~unsafe & ~refs["excused"].to_numpy()
-    names = refs["name"].to_numpy(dtype=object)[keep].tolist()
-    under = np.fromiter(map(_under_mask_dir, names), dtype=bool, count=len(names))
-    if not under.all():
-        for ref in _rows(refs[keep][~under]):
-            found.append(
-                _finding(ctx, ref, f"must be a file under mask/ in the submission directory (got {ref.name!r})")
-            )
-            n_loc += 1
+    for ref in _rows(refs, unsafe):
+        found.append(_finding(ctx, ref, ref.unsafe, Severity.ERROR))
+        n_out += 1
+    elsewhere = ~unsafe & ~refs["excused"].to_numpy()  # inside the submission: is it under mask/?
+    names = refs["name"].to_numpy(dtype=object)[elsewhere].tolist()
+    elsewhere[elsewhere] = ~np.fromiter(map(_under_mask_dir, names), dtype=bool, count=len(names))
+    for ref in _rows(refs, elsewhere):
+        found.append(_finding(ctx, ref, f"must be a file under mask/ in the submission directory (got {ref.name!r})"))
+        n_loc += 1
     heads = []
     if n_out:
         heads.append(f"{plural(n_out, 'mask path')} leave{'s' if n_out == 1 else ''} the submission directory")

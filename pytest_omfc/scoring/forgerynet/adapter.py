@@ -19,7 +19,7 @@ from ...editions import Task
 from ...findings import Unavailable, plural
 from ...options import DASK
 from ..registry import NotScored, Outcome, Scorer, ScoreResult, ScoringInput, register
-from .options import MAX_MAP_PIXELS, THRESHOLD
+from .options import THRESHOLD, too_many_pixels
 
 if TYPE_CHECKING:  # numpy is imported where a scorer runs: registering must stay light (plugin load time)
     import numpy as np
@@ -174,11 +174,9 @@ def _grey_map(path: Path, size: tuple[int, int]) -> np.ndarray | str:
     header = png.read_header(str(path), follow=True)  # the FNET rules' header pass
     if header.state != png.OK:
         return header.message
-    if header.width * header.height > MAX_MAP_PIXELS:  # as the rules' header pass (submission._mask_info)
-        return (
-            f"must be at most {MAX_MAP_PIXELS:,} pixels, as every mask the scorers decode "
-            f"(got {header.width}x{header.height})"
-        )
+    too_big = too_many_pixels(header.width, header.height)  # as the rules' header pass (submission._mask_info)
+    if too_big is not None:
+        return too_big
     if (header.width, header.height) != size:
         kind = png.colour_name(header.colour, header.trns)
         return f"must be a {size[0]}x{size[1]} grey or 1-bit PNG (got {kind}, {header.width}x{header.height})"

@@ -43,6 +43,7 @@ from ...csvio import BOM, Limits, ParseResult, Table, read_text
 from ...findings import Finding, Severity
 
 __all__ = [
+    "INTEGER",
     "MAX_LINE",
     "MAX_SEGMENTS",
     "NOT_A_BLANK",
@@ -66,7 +67,8 @@ LEVELS = ("binary", "triple", "n-way")
 
 Kind = Literal["json", "psv", "image-list", "video-list"]
 #: An integer label as every reader takes it: ASCII digits (``\d`` would take '٢' as 2, as int() does).
-_INT = re.compile(r"[+-]?[0-9]+\Z")
+INTEGER = r"[+-]?[0-9]+"
+_INT = re.compile(INTEGER + r"\Z")
 #: A field after a blank that is not an ASCII integer ('1.0', '1e0', '٢'): pandas' int64 parse would take some
 #: of them, so such a text goes to the line-by-line reader (a leading blank before a name sends it there too).
 _NOT_INT_FIELD = re.compile(r"[ \t][+-]?[0-9]*[^0-9\s]")

@@ -7,7 +7,7 @@ from typing import Any
 
 from ...options import Option, bounded
 
-__all__ = ["THRESHOLD"]
+__all__ = ["MAX_MAP_PIXELS", "THRESHOLD", "too_many_pixels"]
 
 
 def _threshold(value: Any) -> float:
@@ -18,6 +18,15 @@ def _threshold(value: Any) -> float:
 #: (scoring/mask/io.py MAX_PIXELS, which imports Pillow; tests/scoring/forgerynet/test_forgerynet_official_files.py
 #: keeps the two equal).
 MAX_MAP_PIXELS = 160_000_000
+
+
+def too_many_pixels(width: int, height: int) -> str | None:
+    """Why a map of this size is not decoded ("must ... (got ...)"), or None: one message for the FNET rules'
+    header pass and the scorer, which refuse the same maps."""
+    if width * height <= MAX_MAP_PIXELS:
+        return None
+    return f"must be at most {MAX_MAP_PIXELS:,} pixels, as every mask the scorers decode (got {width}x{height})"
+
 
 THRESHOLD = Option(
     "--omfc-threshold",

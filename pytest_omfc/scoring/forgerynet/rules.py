@@ -433,9 +433,9 @@ def fnet_10(sub: Submission) -> Report:
                 )
             )
     head = f"{len(found)} of {plural(len(p.video), 'prediction')} leave the video's duration" if found else None
-    bounded = [k for k in range(len(p.video)) if p.segment_problem[k] is None and p.video[k] in ctx.reference.durations]
-    bounded = [k for k in bounded if ctx.reference.durations[p.video[k]] is not None]
-    if head and len(bounded) >= 3 and len(found) == len(bounded):
+    durations = ctx.reference.durations
+    bounded = sum(1 for k, v in enumerate(p.video) if p.segment_problem[k] is None and durations.get(v) is not None)
+    if head and bounded >= 3 and len(found) == bounded:
         head += (
             ": every prediction leaves its video, so the results and the reference's durations are in different "
             "units (frames against seconds?)"

@@ -33,7 +33,7 @@ from ...options import MAP_PIXELS
 from ...paths import resolve_inside
 from ...pool import map_slices
 from ...submission import CheckSettings, Submission
-from .options import MAX_MAP_PIXELS
+from .options import too_many_pixels
 
 if TYPE_CHECKING:
     from .lists import ParsedList
@@ -123,15 +123,9 @@ def _mask_info(name: str, path: Path, head: png.HeaderResult) -> MaskInfo:
             head.width,
             head.height,
         )
-    if head.width * head.height > MAX_MAP_PIXELS:  # two 30000x30000 maps of 1 MB took scoring to 3.5 GB
-        return MaskInfo(
-            name,
-            None,
-            f"must be at most {MAX_MAP_PIXELS:,} pixels, as every mask the scorers decode "
-            f"(got {head.width}x{head.height})",
-            head.width,
-            head.height,
-        )
+    too_big = too_many_pixels(head.width, head.height)  # two 30000x30000 maps of 1 MB took scoring to 3.5 GB
+    if too_big is not None:
+        return MaskInfo(name, None, too_big, head.width, head.height)
     return MaskInfo(name, path, None, head.width, head.height)
 
 
@@ -478,10 +472,12 @@ class ForgeryNetSubmission(Submission):
         k = 2 if self.task is Task.FSL else self.classes
         ids = table.df["ID"].astype(str)
         raw = table.df["Label"].astype(str)
-        # an integer as every ForgeryNet reader takes it (lists._INT): ASCII digits only, so '1.0', '1e0' and
-        # '٢' are refused here as in the predictions and the lists (to_numeric alone took them as 1 and 2)
+        from .lists import INTEGER
+
+        # an integer as every ForgeryNet reader takes it: ASCII digits only, so '1.0', '1e0' and '٢' are refused
+        # here as in the predictions and the lists (to_numeric alone took them as 1 and 2)
         text = raw.str.strip()
-        labels = pd.to_numeric(text.where(text.str.fullmatch(r"[+-]?[0-9]+", na=False)), errors="coerce")
+        labels = pd.to_numeric(text.where(text.str.fullmatch(INTEGER, na=False)), errors="coerce")
         empty = (ids == "").to_numpy()
         repeated = ids.duplicated(keep="first").to_numpy() & ~empty
         bad_label = (
