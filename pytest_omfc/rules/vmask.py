@@ -75,9 +75,6 @@ class MaskFile:
 
     problem: str | None = None
     blocks: list[Block] = field(default_factory=list)
-    #: top-level members that are no block: not a frame number, and no group holding 'masks' (NIST's own files
-    #: carry such groups, e.g. 'probe_ids'; MediScore's reader takes only numbered groups and 'masks/masks')
-    metadata: list[str] = field(default_factory=list)
     truncated: bool = False
     #: where the file takes data from another file (PKG-05, D-24): the first few, and how many in all
     outside: list[str] = field(default_factory=list)
@@ -152,8 +149,7 @@ def _summarise(f: h5py.File, h5: ModuleType) -> MaskFile:
     names.sort(key=_frame_order)
     for name in names:
         link = f.get(name, getlink=True)
-        if _is_metadata(f, h5, name, link):
-            out.metadata.append(name)
+        if _is_metadata(f, h5, name, link):  # NIST's own files carry e.g. a 'probe_ids' group: no block, no finding
             continue
         if not isinstance(link, h5.HardLink):
             out.blocks.append(Block(name, f"must be a group, not {_link_kind(link)} (links are not followed)"))
