@@ -134,6 +134,23 @@ def test_a_large_tree_is_renamed_at_once_and_removed_by_a_detached_rm(tmp_path: 
     assert _gone(tmp) == []
 
 
+def test_the_detached_removal_is_an_rm_of_the_renamed_tree_in_its_own_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the run leaves to the detached process: the renamed tree (its marker inside), and an ``rm -rf`` of
+    exactly that path in a session of its own (a signal to the run's process group does not stop it)."""
+    started: list[tuple[list[str], dict[str, object]]] = []
+    monkeypatch.setattr(private.subprocess, "Popen", lambda args, **kw: started.append((args, kw)))
+    tree = tmp_path / "pytest-omfc-archive-big"
+    (tree / "unpacked").mkdir(parents=True)
+    (tree / private.MARKER).write_text(f"{os.getpid()}\n")
+    private.remove(tree, detach=True)
+    [(args, kw)] = started
+    [trash] = list(tmp_path.iterdir())
+    assert trash.name.startswith("pytest-omfc-trash-") and (trash / private.MARKER).is_file()
+    assert args[1:] == ["-rf", "--", str(trash)] and kw["start_new_session"] is True
+
+
 def test_trash_a_killed_rm_left_is_swept(tmp_path: Path) -> None:
     tmp = tmp_path / "tmp"
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
