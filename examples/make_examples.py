@@ -64,6 +64,16 @@ def png(pixels: np.ndarray) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", _stored_zlib(raw)) + _chunk(b"IEND", b"")
 
 
+def jpeg(pixels: np.ndarray) -> bytes:
+    """A JPEG grey image, as ForgeryNet ships its maps (lossy: the tests compare these files by their decoded
+    pixels, which do not depend on the encoder's version as the bytes may)."""
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(pixels, dtype=np.uint8)).save(buf, format="JPEG", quality=90)
+    return buf.getvalue()
+
+
 def png16(pixels: np.ndarray) -> bytes:
     """A 16-bit greyscale PNG (masks must be one byte per pixel: MASK-07)."""
     pixels = np.ascontiguousarray(pixels, dtype=">u2")
@@ -632,11 +642,12 @@ def forgerynet_datasets() -> dict[str, bytes]:
     }
     out[FNET_IMAGE_LIST] = "".join(" ".join(map(str, r)) + "\n" for r in FNET_LIST_IMAGES)
     fakes = [n for n, b, *_ in FNET_LIST_IMAGES if b]
-    maps = {f"{FNET_OFFICIAL}/spatial_localize/{n[:-4]}.png": m for n, m in zip(fakes, FNET_LIST_GT_MAPS, strict=True)}
+    # the validation layout as distributed: Validation/spatial_localize/<image name>, a JPEG grey map
+    maps = {f"{FNET_OFFICIAL}/spatial_localize/{n}": m for n, m in zip(fakes, FNET_LIST_GT_MAPS, strict=True)}
     out[FNET_VIDEO_LIST] = "".join(line + "\n" for line in FNET_LIST_VIDEOS)
     data = {k: v.encode() for k, v in out.items()}
     data.update({f"{FNET_ROOT}/spatial_maps/{i}.png": png(m) for i, m in FNET_GT_MAPS.items()})
-    data.update({k: png(m) for k, m in maps.items()})
+    data.update({k: jpeg(m) for k, m in maps.items()})
     return data
 
 
@@ -646,14 +657,14 @@ FNET_IMAGE_LIST = f"{FNET_OFFICIAL}/image_list.txt"
 FNET_VIDEO_LIST = f"{FNET_OFFICIAL}/video_list.txt"
 #: <image> <binary> <triple> <16-way>, the image list's line
 FNET_LIST_IMAGES = [
-    ("val_release/1/1f0c8e/9a2b41/frame00012.jpg", 1, 1, 1),
-    ("val_release/7/2ac43a/b039e0/frame00038.jpg", 1, 2, 7),
-    ("val_release/3/5d7e21/0c4f9a/frame00101.jpg", 1, 2, 3),
-    ("val_release/real/8c1d55/frame00007.jpg", 0, 0, 0),
-    ("val_release/real/a49f02/frame00230.jpg", 0, 0, 0),
+    ("val_perturb_release/1/1f0c8e/9a2b41/frame00012.jpg", 1, 1, 1),
+    ("val_perturb_release/7/2ac43a/b039e0/frame00038.jpg", 1, 2, 7),
+    ("val_perturb_release/3/5d7e21/0c4f9a/frame00101.jpg", 1, 2, 3),
+    ("val_perturb_release/0/8c1d55/frame00007.jpg", 0, 0, 0),
+    ("val_perturb_release/0/a49f02/frame00230.jpg", 0, 0, 0),
 ]
 FNET_LIST_PROBS = [[0.1, 0.7, 0.2], [0.2, 0.3, 0.5], [0.3, 0.2, 0.5], [0.8, 0.1, 0.1], [0.5, 0.4, 0.1]]
-#: the reference maps of the three fake images (spatial_localize/<image stem>.png) and a model's maps of all five
+#: the reference maps of the three fake images (spatial_localize/<image name>, JPEG) and a model's maps of all five
 FNET_LIST_GT_MAPS = [_fnet_map(2, 2, 10, 8, 200), _fnet_map(6, 4, 14, 12, 120), _fnet_map(0, 6, 8, 12, 255)]
 FNET_LIST_PRED_MAPS = [
     _fnet_map(3, 2, 11, 8, 180),
@@ -742,7 +753,7 @@ def forgerynet_official_examples() -> list[FnetExample]:
         ),
         spatial(
             "unet_unknown-image",
-            _set(spl_rows, 4, 0, "val_release/real/a49f02/frame00231.jpg"),
+            _set(spl_rows, 4, 0, "val_perturb_release/0/a49f02/frame00231.jpg"),
             spl_maps,
             breaks="an image the list does not hold (and so frame00230.jpg is missing)",
             fails={"FNET-04": ["frame00231.jpg", "frame00230.jpg"]},
@@ -752,7 +763,7 @@ def forgerynet_official_examples() -> list[FnetExample]:
         one(
             "resnet50_name-with-spaces",
             "val_predictions.txt",
-            _lines(_set(img_rows, 1, 0, "val_release/7/2ac43a/b039e0/frame 00038.jpg"), "image p0 p1 p2"),
+            _lines(_set(img_rows, 1, 0, "val_perturb_release/7/2ac43a/b039e0/frame 00038.jpg"), "image p0 p1 p2"),
             breaks="an image name with a space: the line has 5 fields",
             fails={"FNET-01": ["val_predictions.txt:3", "a name with spaces?"]},
             **img,
@@ -760,7 +771,7 @@ def forgerynet_official_examples() -> list[FnetExample]:
         one(
             "resnet50_unknown-image",
             "val_predictions.txt",
-            _lines(_set(img_rows, 4, 0, "val_release/real/a49f02/frame00231.jpg"), "image p0 p1 p2"),
+            _lines(_set(img_rows, 4, 0, "val_perturb_release/0/a49f02/frame00231.jpg"), "image p0 p1 p2"),
             breaks="an image the list does not hold (and so frame00230.jpg is missing)",
             fails={"FNET-04": ["frame00231.jpg", "frame00230.jpg"]},
             **img,

@@ -61,6 +61,7 @@ __all__ = [
     "LINK",
     "HeaderResult",
     "read_header",
+    "open_regular",
     "read_headers",
     "read_followed_headers",
     "sniff",
@@ -130,6 +131,7 @@ class HeaderResult:
     plte_size: int = 0
     trns_at: int = 0
     trns_size: int = 0
+    kind: str = "PNG"  # the file's format: "PNG", or "JPEG" for a map read by :mod:`pytest_omfc.jpeg`
 
 
 def colour_name(colour: int, trns: bool) -> str:
@@ -170,6 +172,22 @@ def read_header(path: str, follow: bool = False) -> HeaderResult:
     once the caller has resolved it inside; otherwise the result is ``LINK``.
     Only regular files are opened.
     """
+    opened = open_regular(path, follow)
+    if isinstance(opened, HeaderResult):
+        return opened
+    fd, st = opened
+    try:
+        return _parse(_Reader(fd, st.st_size), st.st_dev, st.st_ino)
+    except OSError as exc:
+        return HeaderResult(UNREADABLE, f"must be readable (got {exc.strerror or exc})")
+    finally:
+        os.close(fd)
+
+
+def open_regular(path: str, follow: bool = False) -> tuple[int, os.stat_result] | HeaderResult:
+    """A read-only descriptor of ``path`` and its status when it is a regular file, else why not (``LINK`` for a
+    symlink unless ``follow``; ``MISSING``, ``NOT_FILE``, ``UNREADABLE``).  A FIFO or device is never opened, so
+    a hostile file cannot make a read hang.  The caller closes the descriptor."""
     try:
         st = os.stat(path) if follow else os.lstat(path)
         if stat.S_ISLNK(st.st_mode):
@@ -187,12 +205,7 @@ def read_header(path: str, follow: bool = False) -> HeaderResult:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         return HeaderResult(UNREADABLE, f"must be readable (got {exc.strerror or exc})")
-    try:
-        return _parse(_Reader(fd, st.st_size), st.st_dev, st.st_ino)
-    except OSError as exc:
-        return HeaderResult(UNREADABLE, f"must be readable (got {exc.strerror or exc})")
-    finally:
-        os.close(fd)
+    return fd, st
 
 
 class _Reader:

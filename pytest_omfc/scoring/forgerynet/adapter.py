@@ -161,22 +161,29 @@ CLASSIFICATION = register(
 # ==================================================================================== spatial
 
 
-def _grey_map(path: Path, size: tuple[int, int]) -> np.ndarray | str:
+def _grey_map(path: Path, size: tuple[int, int], reference: bool = False) -> np.ndarray | str:
     """The decoded map (uint8 grey, or bool for 1-bit), or why it cannot be used.  The header was
     checked (FNET-07/08), so the decode is bounded by the reference's size.  Read as the mask scorer
     reads masks: the rules' header pass, one zlib-ng inflate, numpy unfilter for 8-bit grey
-    (:mod:`pytest_omfc.unfilter`); other PNG kinds through Pillow on the critical chunks."""
+    (:mod:`pytest_omfc.unfilter`); other PNG kinds through Pillow on the critical chunks.  A reference
+    map may also be a JPEG, as ForgeryNet ships them: its grey levels as the benchmark's loaders read
+    them (:func:`pytest_omfc.jpeg.decode_grey`)."""
     import numpy as np
     from PIL import Image
 
-    from ... import png
+    from ... import jpeg, png
 
-    header = png.read_header(str(path), follow=True)  # the FNET rules' header pass
+    # the FNET rules' header pass (submission._masks)
+    header = jpeg.read_map_header(str(path)) if reference else png.read_header(str(path), follow=True)
     if header.state != png.OK:
         return header.message
     too_big = too_many_pixels(header.width, header.height)  # as the rules' header pass (submission._mask_info)
     if too_big is not None:
         return too_big
+    if header.kind == "JPEG":
+        if (header.width, header.height) != size:
+            return f"must be {size[0]}x{size[1]} (got a JPEG of {header.width}x{header.height})"
+        return jpeg.decode_grey(str(path), header)
     if (header.width, header.height) != size:
         kind = png.colour_name(header.colour, header.trns)
         return f"must be a {size[0]}x{size[1]} grey or 1-bit PNG (got {kind}, {header.width}x{header.height})"
@@ -216,7 +223,7 @@ def _pair_counts(pair: _Pair) -> tuple[int, ...] | str:
 
     rid, sys_path, (w, h), ref_path = pair
     pred = _grey_map(Path(sys_path), (w, h))
-    gt = _grey_map(Path(ref_path), (w, h)) if ref_path is not None else np.zeros((h, w), dtype=np.uint8)
+    gt = _grey_map(Path(ref_path), (w, h), reference=True) if ref_path is not None else np.zeros((h, w), np.uint8)
     if isinstance(pred, str):
         return f"{rid}: the mask {pred}"
     if isinstance(gt, str):
@@ -278,7 +285,7 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
             (int(np.count_nonzero(~id_ok)), "row", "with an unknown or repeated ID (FNET-04)"),
             (bad_mask, "row", "whose mask is unusable or of the wrong size (FNET-07, FNET-08)"),
             (bad_ref, "row", "whose reference map is unusable (FNET-02)"),
-            (undecodable, "row", "whose PNG data cannot be decoded"),
+            (undecodable, "row", "whose map data cannot be decoded"),
             (missing, "reference ID", "without a row (FNET-04)"),
         ]
     )

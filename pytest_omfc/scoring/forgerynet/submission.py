@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ... import png
+from ... import jpeg, png
 from ...csvio import Limits, ParseResult, Table, limits_for, read_psv
 from ...editions import Edition, Task
 from ...findings import DEFAULT_MAX_FINDINGS, Finding, Severity, Unavailable
@@ -110,11 +110,42 @@ class MaskInfo:
 HEADERS_PER_JOB = 10_000
 
 
+def map_names(image: str) -> list[str]:
+    """Where the map of ``image`` (a name of the image list) may be in the maps folder, most likely first.
+
+    ForgeryNet's maps are named as their image (JPEG).  The training list's ``train_release/...`` images
+    have theirs under ``train_mask_release/...``; the validation list's ``val_perturb_release/...`` under
+    the same name, or, in copies whose maps folder lacks that first folder, under the rest of the name
+    (the two ways its loaders build the path).  Each place is also tried with the extension ``.png``
+    (maps converted to PNG).  A name with ``..``, an absolute one or one with a backslash is only itself:
+    the maps folder's guard (:func:`pytest_omfc.paths.resolve_inside`) then judges it.
+    """
+    parts = image.split("/")
+    if not image or image.startswith("/") or "\\" in image or ".." in parts:
+        return [image]
+    places = [image]
+    if len(parts) > 1:
+        if parts[0] == "train_release":
+            places.insert(0, "/".join(["train_mask_release", *parts[1:]]))
+        places.append("/".join(parts[1:]))
+    out = []
+    for place in places:
+        out.append(place)
+        stem = place.rsplit(".", 1)[0] if "." in place.rsplit("/", 1)[-1] else place
+        if f"{stem}.png" != place:
+            out.append(f"{stem}.png")
+    return out
+
+
 def _mask_info(name: str, path: Path, head: png.HeaderResult) -> MaskInfo:
     """What a row's (or a reference line's) mask is, from its header."""
     if head.state != png.OK:
         return MaskInfo(name, None, head.message or "must be a readable PNG file")
-    if head.colour != 0 or head.trns or head.bit_depth not in (1, 8):
+    if head.kind == "JPEG":  # a reference map as ForgeryNet ships it (jpeg.read_map_header)
+        if head.colour not in (0, 2) or head.bit_depth != 8:
+            got = f"{jpeg.components_name(head)}, {head.bit_depth}-bit"
+            return MaskInfo(name, None, f"must be a grey or YCbCr JPEG of 8-bit samples (got {got})")
+    elif head.colour != 0 or head.trns or head.bit_depth not in (1, 8):
         got = png.colour_name(head.colour, head.trns)
         return MaskInfo(
             name,
@@ -318,8 +349,8 @@ class ForgeryNetSubmission(Submission):
 
     def _map_reference(self) -> Reference:
         """Spatial localization against the image list: its IDs and binary labels, the map of each fake image
-        in the maps folder (``--omfc-spatial-maps``, default ``spatial_localize/`` beside the list) named as
-        the image with the extension ``.png`` (or the image's own name), none for a real image (all zero)."""
+        in the maps folder (``--omfc-spatial-maps``, default ``spatial_localize/`` beside the list) where the
+        benchmark's loaders look for it (:func:`map_names`), none for a real image (all zero)."""
         from .lists import read_image_list
 
         ref = self._from_list(read_image_list(self.reference_path, self.ref_display, 2))
@@ -331,31 +362,38 @@ class ForgeryNetSubmission(Submission):
             )
             return ref
         fakes, names = [], []
+        layout = 0  # the candidate that found the last map: one layout serves a whole list, so it is tried first
         for rid in ref.ids:
             if not ref.labels[rid]:
                 ref.masks[rid] = MaskInfo("", None, None)
                 continue
-            stem = rid.rsplit(".", 1)[0] if "." in rid.rsplit("/", 1)[-1] else rid
             fakes.append(rid)
-            names.append(f"{stem}.png" if os.path.lexists(folder / f"{stem}.png") else rid)
-        infos = self._masks(folder, names, within="the maps folder")
+            candidates = map_names(rid)
+            layout = min(layout, len(candidates) - 1)
+            order = [layout, *(i for i in range(len(candidates)) if i != layout)]
+            found = next((i for i in order if os.path.lexists(folder / candidates[i])), None)
+            if found is not None:
+                layout = found
+            names.append(candidates[layout if found is None else found])
+        infos = self._masks(folder, names, within="the maps folder", reference=True)
         for rid, name, info in zip(fakes, names, infos, strict=True):
             self._reference_map(ref, rid, info, f"{folder.name}/{name}")
         return ref
 
     def _folder_reference(self) -> Reference:
         """Spatial localization against the maps folder alone (``--omfc-reference spatial_localize/``): every
-        PNG under it is the map of a fake image, named as the image with ``.png``; the reference IDs are those
-        names without the extension, and a prediction's ID matches when it names the same image with any
-        extension (:attr:`sys_ids`).  Real images have no map, so a folder alone lists fake images only (the
-        image list, with the folder beside it, scores real ones too).  The walk is bounded and follows no link."""
+        PNG or JPEG under it (:data:`MAP_SUFFIXES`) is the map of a fake image, named as the image (ForgeryNet's
+        JPEG maps) or as the image with ``.png``; the reference IDs are those names without the extension
+        (:func:`_image_of`), and a prediction's ID matches when it names the same image with any extension
+        (:attr:`sys_ids`).  Real images have no map, so a folder alone lists fake images only (the image list,
+        with the folder beside it, scores real ones too).  The walk is bounded and follows no link."""
         folder = self.reference_path  # (a folder for another task is a usage error: the glue and the API refuse it)
         ref = Reference(display=self.ref_display)
         names: list[str] = []
         for top, dirs, files in os.walk(folder, followlinks=False):
             dirs.sort()
             for name in sorted(files):
-                if name.lower().endswith(".png"):
+                if name.lower().endswith(MAP_SUFFIXES):
                     names.append(os.path.relpath(os.path.join(top, name), folder).replace(os.sep, "/"))
             if len(names) > MAX_REFERENCE_MAPS:
                 ref.fatal = f"{self.ref_display} holds more than {MAX_REFERENCE_MAPS:,} maps"
@@ -364,26 +402,26 @@ class ForgeryNetSubmission(Submission):
                 )
                 return ref
         if not names:
-            ref.fatal = f"{self.ref_display} holds no PNG map"
+            ref.fatal = f"{self.ref_display} holds no PNG or JPEG map"
             ref.problems.append(
-                Finding("the maps folder must hold the PNG maps of the fake images", file=self.ref_display)
+                Finding("the maps folder must hold the PNG or JPEG maps of the fake images", file=self.ref_display)
             )
             return ref
-        first: dict[str, str] = {}  # image ID -> its map; frame.png and frame.PNG name one image
+        first: dict[str, str] = {}  # image ID -> its map; frame.png, frame.PNG and frame.jpg name one image
         for name in names:
-            if (other := first.setdefault(name[:-4], name)) != name:
+            if (other := first.setdefault(_image_of(name), name)) != name:
                 ref.problems.append(
                     Finding(
                         f"each image must have one map (got {name!r} beside {other!r}; {other!r} is used)",
                         file=self.ref_display,
-                        key=name[:-4],
+                        key=_image_of(name),
                         value=name,
                     )
                 )
         names = list(first.values())
-        infos = self._masks(folder, names, within="the maps folder")
+        infos = self._masks(folder, names, within="the maps folder", reference=True)
         for name, info in zip(names, infos, strict=True):
-            rid = name[:-4]
+            rid = _image_of(name)
             ref.ids.append(rid)
             ref.labels[rid] = 1
             self._reference_map(ref, rid, info, name)
@@ -527,7 +565,9 @@ class ForgeryNetSubmission(Submission):
         if self.task is Task.FSL:
             names = dict(zip(ids.tolist(), table.df["MaskFileName"].astype(str).tolist(), strict=False))
             given = [names[rid] for rid in ref.ids]
-            infos = self._masks(self.reference_path.parent, given, allow_empty=True, within="the reference's folder")
+            infos = self._masks(
+                self.reference_path.parent, given, allow_empty=True, within="the reference's folder", reference=True
+            )
             for rid, name, info in zip(ref.ids, given, infos, strict=True):
                 self._reference_map(ref, rid, info, name, "MaskFileName")
         return ref
@@ -635,7 +675,7 @@ class ForgeryNetSubmission(Submission):
     @functools.cached_property
     def sys_ids(self) -> pd.Series:
         """The IDs of the rows as matched against the reference: as written, or without the image's extension
-        against a maps folder (whose IDs are the maps' names without ``.png``)."""
+        against a maps folder (whose IDs are the maps' names without their extension)."""
         ids = self.sysout().df["ID"].astype(str)
         if self.reference_kind == "maps-folder":
             ids = ids.str.replace(r"\.[^./]*$", "", regex=True)
@@ -690,7 +730,12 @@ class ForgeryNetSubmission(Submission):
     # ------------------------------------------------------------------ masks
 
     def _masks(
-        self, folder: Path, names: list[str], allow_empty: bool = False, within: str = "the submission directory"
+        self,
+        folder: Path,
+        names: list[str],
+        allow_empty: bool = False,
+        within: str = "the submission directory",
+        reference: bool = False,
     ) -> list[MaskInfo]:
         """Resolve each mask name inside ``folder`` (named ``within`` in a message) and read its PNG header,
         never its pixels.  The paths are resolved here, one by one (PKG-04's rules: nothing outside ``folder``
@@ -704,7 +749,8 @@ class ForgeryNetSubmission(Submission):
                 continue
             where.append((name, *resolve_inside(folder, text, within, self._resolved)))
         todo = [str(path) for _, path, _ in where if path is not None]
-        heads = iter(map_slices(png.read_followed_headers, todo, self.settings.jobs, min_per_job=HEADERS_PER_JOB))
+        read = jpeg.read_followed_map_headers if reference else png.read_followed_headers  # reference maps: also JPEG
+        heads = iter(map_slices(read, todo, self.settings.jobs, min_per_job=HEADERS_PER_JOB))
         out = []
         for name, path, why in where:
             out.append(MaskInfo(name, None, why) if path is None else _mask_info(name, path, next(heads)))
@@ -832,6 +878,17 @@ class ForgeryNetSubmission(Submission):
 
 #: A maps folder given as the reference holds at most this many maps (the walk stops past it: FNET-02).
 MAX_REFERENCE_MAPS = 5_000_000
+#: the names of the maps a maps folder holds (case-insensitive): PNG, and JPEG as ForgeryNet ships them
+MAP_SUFFIXES = (".png", ".jpg", ".jpeg")
+
+
+def _image_of(name: str) -> str:
+    """The image a map of a maps folder belongs to: its name without the extension (one of
+    :data:`MAP_SUFFIXES`), and ForgeryNet's training maps ``train_mask_release/...`` are those of the
+    images ``train_release/...`` (:func:`map_names` the other way)."""
+    stem = name.rsplit(".", 1)[0]
+    top, sep, rest = stem.partition("/")
+    return f"train_release/{rest}" if top == "train_mask_release" and sep else stem
 
 
 def _head(path: Path, size: int = 64 * 1024) -> str:
