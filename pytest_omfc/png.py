@@ -34,7 +34,7 @@ import stat
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -68,6 +68,8 @@ __all__ = [
     "colour_name",
     "raw_size",
     "decode_pixels",
+    "Verdict",
+    "DecodeItem",
     "read_image_data",
     "unfiltered",
     "PixelError",
@@ -451,9 +453,32 @@ def _open_fd(path: str) -> int:
     return os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
 
 
+class Verdict(NamedTuple):
+    """What :func:`decode_pixels` says of one file's image data."""
+
+    state: str  # BLACK, NOT_BLACK or BAD_DATA
+    message: str  # MASK-04's words for BAD_DATA, else ""
+    #: the share of samples below 128 (dark: claimed manipulated) when measured (``measure=True`` on an
+    #: 8-bit grey, non-interlaced image whose filters :func:`pytest_omfc.unfilter.unfilter` reverses), else -1
+    dark: float = -1.0
+
+
+#: one file for :func:`decode_many`: path, width, height, bit depth, colour type, interlace, first IDAT offset,
+#: and whether to measure its dark share
+DecodeItem = tuple[str, int, int, int, int, int, int, bool]
+
+
 def decode_pixels(
-    path: str, width: int, height: int, bit_depth: int, colour: int, interlace: int, idat: int, full: bool = True
-) -> tuple[str, str]:
+    path: str,
+    width: int,
+    height: int,
+    bit_depth: int,
+    colour: int,
+    interlace: int,
+    idat: int,
+    full: bool = True,
+    measure: bool = False,
+) -> Verdict:
     """Inflate the image data once: is the zlib stream complete, are its filter types valid, and is every
     sample 0 (black)?
 
@@ -465,32 +490,44 @@ def decode_pixels(
 
     ``full=False`` answers only "black?": it stops at the first sample above 0 (a white background shows
     one within the first row), so NOT_BLACK then says nothing of the rest of the stream (MASK-08 alone).
+
+    ``measure=True`` (with ``full``) keeps the inflated data of an 8-bit grey, non-interlaced image, which
+    the index bounds, and reverses its filters once the stream is complete, for the share of dark samples
+    (MASK-08's mostly-black masks): the same single inflate, no second read.
     """
     passes = _passes(width, height, bit_depth, colour, interlace)
     total = passes[-1][2] if passes else 0
+    keep = bytearray(total) if measure and full and bit_depth == 8 and colour == 0 and interlace == 0 else None
     seen, black = 0, True
     try:
         fd = _open_fd(path)
     except OSError as exc:
-        return BAD_DATA, f"must be readable (got {exc.strerror or exc})"
+        return Verdict(BAD_DATA, f"must be readable (got {exc.strerror or exc})")
     try:
         for out in _inflated(fd, idat, total, _STEP, f"a {width}x{height} image"):
             if seen < total:
                 piece = out[: total - seen]
                 if full and (bad := _filter_types(piece, seen, passes)):
-                    return BAD_DATA, bad
+                    return Verdict(BAD_DATA, bad)
                 if black and not _zero_samples(piece, seen, passes):
                     black = False
                     if not full:
-                        return NOT_BLACK, ""
+                        return Verdict(NOT_BLACK, "")
+                if keep is not None:
+                    keep[seen : seen + len(piece)] = piece
             seen += len(out)
     except PixelError as exc:
-        return BAD_DATA, str(exc)
+        return Verdict(BAD_DATA, str(exc))
     except OSError as exc:
-        return BAD_DATA, f"must be readable (got {exc.strerror or exc})"
+        return Verdict(BAD_DATA, f"must be readable (got {exc.strerror or exc})")
     finally:
         os.close(fd)
-    return (BLACK if black else NOT_BLACK), ""
+    dark = -1.0
+    if keep is not None and black:
+        dark = 1.0
+    elif keep is not None and (pixels := unfilter(keep, height, width, 1)) is not None:
+        dark = float(np.count_nonzero(pixels < 128)) / pixels.size
+    return Verdict(BLACK if black else NOT_BLACK, "", dark)
 
 
 def read_image_data(path: str, header: HeaderResult) -> bytearray:
@@ -528,14 +565,14 @@ def unfiltered(path: str, header: HeaderResult, colours: tuple[int, ...]) -> NDA
     return None
 
 
-def decode_many(items: list[tuple[str, int, int, int, int, int, int]]) -> list[tuple[str, str]]:
+def decode_many(items: list[DecodeItem]) -> list[Verdict]:
     """:func:`decode_pixels` over a slice of masks (a unit of work for the process pool)."""
-    return [decode_pixels(*item) for item in items]
+    return [decode_pixels(*item[:7], measure=item[7]) for item in items]
 
 
-def blackness_many(items: list[tuple[str, int, int, int, int, int, int]]) -> list[tuple[str, str]]:
+def blackness_many(items: list[DecodeItem]) -> list[Verdict]:
     """:func:`decode_pixels` with ``full=False`` over a slice of masks: black or not, stopping early."""
-    return [decode_pixels(*item, full=False) for item in items]
+    return [decode_pixels(*item[:7], full=False) for item in items]
 
 
 # ---------------------------------------------------------------------------- decoding through the same reading

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -49,8 +50,9 @@ PROBE_PIX, DONOR_PIX = "ProbeOptOutPixelValue", "DonorOptOutPixelValue"
 FAILED = "FailedValidation"
 _REQ = ("CSV-01",)
 
-#: A mask to inflate: path, width, height, bit depth, colour type, interlace, IDAT offset (png.decode_pixels).
-Item = tuple[str, int, int, int, int, int, int]
+#: A mask to inflate: path, width, height, bit depth, colour type, interlace, IDAT offset, measure its dark share
+#: (png.decode_pixels).
+Item = png.DecodeItem
 #: Texts that mean "no mask" to a person but name a file to MediScore (MASK-01).
 _NULL_WORDS = {"nan", "none", "null", "na", "n/a", "-"}
 _INTEGER = re.compile(r"^[+-]?\d+$")
@@ -74,8 +76,10 @@ class MaskFacts:
     columns: dict[str, str]  # side -> column present in the file
     total: int  # number of rows of the system output
     dims: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # side -> expected (w, h) per ref
-    decoded: dict[int, tuple[str, str]] = field(default_factory=dict)  # fid -> png.decode_pixels verdict (this process)
-    blackness: dict[int, tuple[str, str]] = field(default_factory=dict)  # fid -> black or not only (MASK-08 alone)
+    decoded: dict[int, png.Verdict] = field(default_factory=dict)  # fid -> png.decode_pixels verdict (this process)
+    blackness: dict[int, png.Verdict] = field(default_factory=dict)  # fid -> black or not only (MASK-08 alone)
+    #: one file in ``dark_step`` has its dark share measured by its one inflate (:func:`_measured`, MASK-08)
+    dark_step: int = 1
     early: _Early | None = None  # MASK-04's inflating started during the header pass, not yet taken in
     #: the row selections every MASK rule starts from (:func:`_checked`, :func:`_headers_ok`), made once: ``refs``
     #: is complete before any rule reads it, and a package of 1,000 EXPIDs made each a dozen times per EXPID
@@ -186,6 +190,7 @@ def _probe_files(ctx: Submission, facts: MaskFacts) -> _Early | None:
         else:
             path_of[name] = path
     files = sorted(set(path_of.values()))
+    facts.dark_step = max(1, -(-len(files) // DARK_SAMPLE))
     early = _early(ctx, facts, path_of, files)
     if early is None:
         file_heads = map_slices(png.read_headers, files, ctx.settings.jobs, min_per_job=HEADERS_PER_JOB)
@@ -234,10 +239,10 @@ class _Early:
     this did not inflate, or a pool that fails, :func:`_decoded` inflates itself.  Started only when the run
     plans MASK-04 here (:func:`_early`), so a check that does not inflate never starts it."""
 
-    def __init__(self, want: dict[str, set[tuple[int, int]]], jobs: int) -> None:
-        self.want, self.jobs = want, jobs
+    def __init__(self, want: dict[str, set[tuple[int, int]]], jobs: int, dark_step: int) -> None:
+        self.want, self.jobs, self.dark_step = want, jobs, dark_step
         self.seen: set[tuple[int, int]] = set()  # (device, inode): a file reached by two names is sent once
-        self.sent: list[tuple[list[Item], Future[list[tuple[str, str]]]]] = []
+        self.sent: list[tuple[list[Item], Future[list[png.Verdict]]]] = []
         self.pool: ProcessPoolExecutor | None = None
 
     def add(self, paths: list[str], heads: list[png.HeaderResult]) -> None:
@@ -245,7 +250,8 @@ class _Early:
         for path, h in zip(paths, heads, strict=True):
             if h.state == png.OK and (h.width, h.height) in self.want.get(path, ()) and (h.dev, h.ino) not in self.seen:
                 self.seen.add((h.dev, h.ino))
-                items.append((path, h.width, h.height, h.bit_depth, h.colour, h.interlace, h.idat))
+                measure = _measured(path, self.dark_step)
+                items.append((path, h.width, h.height, h.bit_depth, h.colour, h.interlace, h.idat, measure))
         if not items:
             return
         try:
@@ -255,9 +261,9 @@ class _Early:
         except Exception:  # noqa: BLE001  no processes here: _decoded inflates these and later files itself
             self.want = {}
 
-    def verdicts(self) -> dict[Item, tuple[str, str]]:
+    def verdicts(self) -> dict[Item, png.Verdict]:
         """What the pool gave, by the arguments of each file; the pool is shut down."""
-        out: dict[Item, tuple[str, str]] = {}
+        out: dict[Item, png.Verdict] = {}
         try:
             for items, future in self.sent:
                 try:
@@ -307,7 +313,7 @@ def _early(ctx: Submission, facts: MaskFacts, path_of: dict[str, str], files: li
     work = [max(w * h for w, h in sizes) for sizes in want.values()]  # about what 8-bit grey masks inflate to
     if slices_worth(work, SCANS_PER_JOB, work) <= 1:
         return None
-    early = _Early(want, jobs)
+    early = _Early(want, jobs, facts.dark_step)
     ctx.on_close(early.close)
     return early
 
@@ -324,6 +330,12 @@ _ABSENT = (png.MISSING, png.NOT_FILE)
 #: worker then costs a fork.
 HEADERS_PER_JOB = 50_000
 SCANS_PER_JOB = 1 << 28
+#: MASK-08's mostly-black masks: about this many masks have their dark share measured (their one inflate
+#: kept and unfiltered, some milliseconds each for 1920x1080), chosen by :func:`_measured`; a mask is mostly
+#: black when more than :data:`MOSTLY_BLACK` of its pixels are below 128, and the submission draws the
+#: warning when at least half of the masks measured are
+DARK_SAMPLE = 64
+MOSTLY_BLACK = 0.5
 #: Masks per process for MASK-08's early-stopping scan (a few kilobytes each): a pool only for many.
 BLACKNESS_PER_JOB = 20_000
 #: Files per chunk of the header pass when MASK-04's inflating starts during it (:class:`_Early`): a chunk's
@@ -592,7 +604,7 @@ def _in(refs: pd.DataFrame, part: Part) -> pd.DataFrame:
     return refs[(refs["pos"] % part.count == part.index).to_numpy()]
 
 
-def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame, full: bool = True) -> dict[int, tuple[str, str]]:
+def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame, full: bool = True) -> dict[int, png.Verdict]:
     """The :func:`png.decode_pixels` verdicts (by fid) of the files of ``refs`` with a sound header and the index size.
 
     Each file (by device and inode) is inflated at most once per process: MASK-04 inflates every file
@@ -607,10 +619,13 @@ def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame, full: bool =
     known = list(facts.decoded) if full else [*facts.decoded, *facts.blackness]
     todo = refs[~refs["fid"].isin(known).to_numpy()].drop_duplicates("fid")
     if not todo.empty:
-        items = list(
+        paths = todo["path"].tolist()
+        items: list[Item] = list(
             zip(
-                *(todo[c].tolist() for c in ("path", "width", "height", "bit_depth", "colour", "interlace", "idat")),
-                strict=False,
+                paths,
+                *(todo[c].tolist() for c in ("width", "height", "bit_depth", "colour", "interlace", "idat")),
+                [_measured(p, facts.dark_step) for p in paths],
+                strict=True,
             )
         )
         fn, into = (png.decode_many, facts.decoded) if full else (png.blackness_many, facts.blackness)
@@ -619,6 +634,12 @@ def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame, full: bool =
         verdicts = _spread(ctx, fn, items, min_per_job=min_per_job, weights=work)
         into.update(zip(todo["fid"].tolist(), verdicts, strict=False))
     return facts.decoded if full else {**facts.blackness, **facts.decoded}
+
+
+def _measured(path: str, step: int) -> bool:
+    """Is the dark share of this file measured (one file in ``step``, :data:`DARK_SAMPLE` in all)?  Decided by
+    the path alone, so that every process and every pool picks the same files whatever order it sees them in."""
+    return step == 1 or zlib.crc32(path.encode("utf-8", "surrogateescape")) % step == 0
 
 
 def _take_early(facts: MaskFacts) -> None:
@@ -631,19 +652,19 @@ def _take_early(facts: MaskFacts) -> None:
     ok = facts.refs[(facts.refs["state"] == png.OK).to_numpy()]
     columns = ("path", "width", "height", "bit_depth", "colour", "interlace", "idat")
     for fid, *item in zip(ok["fid"].tolist(), *(ok[c].tolist() for c in columns), strict=True):
-        verdict = got.get(tuple(item))
+        verdict = got.get((*item, _measured(item[0], facts.dark_step)))
         if verdict is not None:
             facts.decoded.setdefault(fid, verdict)
 
 
 def _spread(
     ctx: Submission,
-    fn: Callable[[list[Item]], list[tuple[str, str]]],
+    fn: Callable[[list[Item]], list[png.Verdict]],
     items: list[Item],
     *,
     min_per_job: float,
     weights: list[int] | None,
-) -> list[tuple[str, str]]:
+) -> list[png.Verdict]:
     """``fn`` over slices of ``items``, verdicts in input order: on the dask cluster of ``--omfc-dask`` when
     the work is worth more than one slice of ``min_per_job`` (then one task per such slice, so that a task
     inflates about 256 MB and costs the scheduler once, not once per mask), else in this machine's processes
@@ -667,9 +688,9 @@ def _spread(
     except ExecutionError as exc:
         warnings.warn(f"{exc}: the masks were inflated here instead", ExecutionWarning, stacklevel=2)
         return map_slices(fn, items, ctx.settings.jobs, min_per_job=min_per_job, weights=weights)
-    again = [i for i, (state, _) in enumerate(verdicts) if state == png.BAD_DATA]
+    again = [i for i, verdict in enumerate(verdicts) if verdict.state == png.BAD_DATA]
     here = map_slices(fn, [items[i] for i in again], ctx.settings.jobs, min_per_job=min_per_job) if again else []
-    differ = [i for i, (state, _) in zip(again, here, strict=True) if state != png.BAD_DATA]
+    differ = [i for i, verdict in zip(again, here, strict=True) if verdict.state != png.BAD_DATA]
     for i, verdict in zip(again, here, strict=True):
         verdicts[i] = verdict
     if differ:
@@ -743,23 +764,35 @@ def _too_deep(facts: MaskFacts) -> list[tuple[Any, str]]:
 
 
 def _black_masks(n: int) -> str:
-    """MASK-08's headline for ``n`` masks (also for its slices summed)."""
+    """MASK-08's headline for ``n`` entirely black masks."""
     return f"{plural(n, 'mask')} {'is' if n == 1 else 'are'} entirely black (every pixel claimed manipulated)"
+
+
+def _inverted_masks(n: int) -> str:
+    """MASK-08's headline for the findings of its slices summed (entirely black masks, and slice 0's mostly
+    black ones)."""
+    return f"{plural(n, 'mask')} {'is' if n == 1 else 'are'} entirely or mostly black: inverted polarity?"
 
 
 @rule(
     "MASK-08",
-    "Pixel semantics: 0 is manipulated, 255 not (no all-black masks)",
+    "Pixel semantics: 0 is manipulated, 255 not (no all-black masks; not most masks mostly black)",
     tasks=MASK_TASKS,
     severity=Severity.WARNING,
     requires=_REQ,
     sliced=True,
-    summary=_black_masks,
+    summary=_inverted_masks,
 )
 def mask_08(ctx: Submission, part: Part) -> Report:
     """Lower values mean manipulated.  What a file can show about that is an entirely black mask: it claims
     every pixel was changed, which almost always means inverted polarity (255 used for manipulated).
     Whether greyscale values were meant as binary cannot be told, so it is not judged.
+
+    Inverted masks are more often mostly black than entirely: the manipulated region left white, the rest
+    black.  One mask that is mostly manipulated is plausible; most of them are not.  So the first slice also
+    measures the share of pixels below 128 on a sample of about :data:`DARK_SAMPLE` masks and warns, naming
+    each mask's share, when at least half of those measured are more than :data:`MOSTLY_BLACK` dark
+    (:func:`_mostly_black`).  The share comes from MASK-04's one inflate of each file, unfiltered.
 
     Only grey masks of 8 bits or fewer that passed MASK-04/05/06/07 are read (a mask of the wrong size
     needs no pixel scan); rows whose opt-out pixel value is 0 are left alone.  The pixels come from the
@@ -784,7 +817,54 @@ def mask_08(ctx: Submission, part: Part) -> Report:
         )
         for ref in _rows(refs, black)
     ]
-    return Report(found, headline=_black_masks(len(found)) if found else None)
+    heads = [_black_masks(len(found))] if found else []
+    if part.index == 0:  # the submission's pattern, once (not per slice)
+        mostly, measured = _mostly_black(ctx, facts)
+        if mostly:
+            pct = f"{MOSTLY_BLACK:.0%}"
+            n = len(mostly) + sum(1 for _, dark in measured if dark >= 1.0)
+            pattern = f"{n} of {plural(len(measured), 'mask')} measured are mostly black"
+            found += [
+                _finding(
+                    ctx,
+                    ref,
+                    f"{_show(ref.name)} should be white (255) where not manipulated (got {dark:.0%} of its pixels "
+                    f"below 128, claimed manipulated; {pattern}: inverted polarity?)",
+                )
+                for ref, dark in mostly
+            ]
+            heads.append(f"{pattern} (over {pct} of their pixels below 128): inverted polarity?")
+    return Report(found, headline="; ".join(heads) if heads else None)
+
+
+def _mostly_black(ctx: Submission, facts: MaskFacts) -> tuple[list[tuple[Any, float]], list[tuple[Any, float]]]:
+    """The submission's masks that look inverted without being entirely black: ``(mostly, measured)``, each a
+    list of (reference row, dark share).  The dark share (pixels below 128) is measured on about
+    :data:`DARK_SAMPLE` masks (:func:`_measured`: 8-bit grey, not interlaced, of the index size, not excused,
+    whose opt-out value is not 0), from the one inflate MASK-04 makes of each file.  ``mostly`` lists the
+    measured masks over :data:`MOSTLY_BLACK` that are not entirely black (those are findings already), and
+    only when at least half of the measured masks are over it (entirely black ones included): one mask that
+    is mostly manipulated is plausible, most of a submission's masks are not."""
+    refs = _headers_ok(facts)
+    refs = refs[
+        ((refs["colour"] == 0) & ~refs["trns"] & (refs["bit_depth"] == 8) & (refs["interlace"] == 0)).to_numpy()
+    ]
+    refs = refs[~_opt_out_zero(ctx, refs)]
+    refs = refs[np.fromiter((_measured(p, facts.dark_step) for p in refs["path"].tolist()), bool, len(refs))]
+    if refs.empty:
+        return [], []
+    decoded = _decoded(ctx, facts, refs)
+    measured: list[tuple[Any, float]] = []
+    seen: set[int] = set()
+    for ref in _rows(refs):
+        verdict = decoded.get(ref.fid)
+        if verdict is not None and verdict.dark >= 0 and ref.fid not in seen:
+            seen.add(ref.fid)
+            measured.append((ref, verdict.dark))
+    over = [(ref, dark) for ref, dark in measured if dark > MOSTLY_BLACK]
+    if not measured or 2 * len(over) < len(measured):
+        return [], measured
+    return [(ref, dark) for ref, dark in over if dark < 1.0], measured
 
 
 def _opt_out_zero(ctx: Submission, refs: pd.DataFrame) -> np.ndarray:

@@ -124,14 +124,14 @@ class _Ctx:
         self.settings = _Settings(dask)
 
 
-def _items(tmp_path: Path) -> list[tuple[str, int, int, int, int, int, int]]:
+def _items(tmp_path: Path) -> list[png.DecodeItem]:
     """Three masks as MASK-04 hands them to ``_spread``: a white one, a black one, a damaged stream."""
     out = []
     for name, data in (("white", raw_png()), ("black", raw_png(fill=0)), ("bad", raw_png(idat=b"\x78\x9cnot deflate"))):
         path = tmp_path / f"{name}.png"
         path.write_bytes(data)
         h = png.read_header(str(path))
-        out.append((str(path), h.width, h.height, h.bit_depth, h.colour, h.interlace, h.idat))
+        out.append((str(path), h.width, h.height, h.bit_depth, h.colour, h.interlace, h.idat, False))
     return out
 
 
@@ -140,7 +140,7 @@ def test_workers_that_cannot_read_the_masks_never_fail_one_this_process_reads(
 ) -> None:
     items = _items(tmp_path)
     here = png.decode_many(items)
-    assert [state for state, _ in here] == [png.NOT_BLACK, png.BLACK, png.BAD_DATA]
+    assert [verdict.state for verdict in here] == [png.NOT_BLACK, png.BLACK, png.BAD_DATA]
     sent: list[int] = []
 
     class Blind:  # a cluster whose workers do not see the submission: every mask "must be readable"
@@ -156,7 +156,7 @@ def test_workers_that_cannot_read_the_masks_never_fail_one_this_process_reads(
         def map(self, fn: Any, slices: Any, batch: int) -> Any:
             for part in slices:
                 sent.append(len(part))
-                yield [(png.BAD_DATA, "must be readable (got No such file or directory)")] * len(part)
+                yield [png.Verdict(png.BAD_DATA, "must be readable (got No such file or directory)")] * len(part)
 
     monkeypatch.setattr(executors, "Executor", Blind)
     weights = [png.raw_size(*item[1:6]) for item in items]

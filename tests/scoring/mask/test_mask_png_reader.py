@@ -153,7 +153,7 @@ def test_a_filter_type_above_4_fails_mask04_and_the_scorer_with_the_same_words(t
     )
     header = png.read_header(str(path))
     assert header.state == png.OK
-    state, message = png.decode_pixels(str(path), 8, 3, 8, 0, 0, header.idat)
+    state, message, _ = png.decode_pixels(str(path), 8, 3, 8, 0, 0, header.idat)
     assert state == png.BAD_DATA
     assert message == f"pixel data must use PNG filter types 0 to 4 (got 7 on row {bad_row})"
     with pytest.raises(MaskReadError) as err:
