@@ -9,7 +9,6 @@ Nothing here keeps file handles open, and nothing writes anywhere.
 from __future__ import annotations
 
 import functools
-import math
 import os
 import traceback
 from collections.abc import Callable
@@ -420,10 +419,3 @@ def _default_headline(rule: Rule, total: int) -> str:
     if not total:
         return f"passed: {rule.title}"
     return f"{plural(total, 'problem')}: {rule.title}"
-
-
-def is_number(text: str) -> bool:
-    try:
-        return math.isfinite(float(text))
-    except ValueError:
-        return False

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import atexit
 import dataclasses
-import gc
 import hashlib
 import json
 import os
@@ -705,12 +704,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if xml:  # pytest writes it (not through write_atomic): refused up front like every output
         path = Path(os.path.normpath(os.path.abspath(os.path.expanduser(os.path.expandvars(xml)))))
         _scoring.refuse_output(config, "--junitxml", path, UsageProblem)
-    # What is loaded by now (pandas, numpy, the models, the rules) lives as long as the process: out of the
-    # cyclic collector's sight, each collection stops walking it (pytest's own gc.collect() at exit took
-    # 0.2 s with it, a 1-probe check's sixth).  Only when a submission is checked, and once per process
-    # (a process running pytest in-process many times, as a test suite does, never freezes its garbage).
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
     masks = resolved(config, "omfc_html_masks")
     from . import gates as _gates
     from . import html as _html

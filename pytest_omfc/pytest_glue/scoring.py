@@ -59,6 +59,7 @@ from ..scoring.registry import (
     reference_columns,
     scorers_for,
 )
+from .compat import TerminalRepr, failure_repr
 from .progress import progress_for
 from .state import SETTINGS_KEY, given, resolved, submission_for
 
@@ -492,10 +493,12 @@ class ScoreItem(pytest.Item):
         if outcome.failure:
             raise ScoreFailed(f"score::{self.scorer}: {outcome.failure}")
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> TerminalRepr:
         if isinstance(excinfo.value, ScoreFailed):
-            return str(excinfo.value.args[0])
-        return f"score::{self.scorer}: scoring could not run: {excinfo.exconly()}"
+            text = str(excinfo.value.args[0])
+        else:
+            text = f"score::{self.scorer}: scoring could not run: {excinfo.exconly()}"
+        return failure_repr(self.reportinfo()[0], text)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         settings = scoring_of(self.config, self.checked)

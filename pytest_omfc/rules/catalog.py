@@ -5,7 +5,7 @@ MediScore does with it.
 Written by this project from the evaluation plans and from MediScore's behaviour on its own test suite; `docgen`
 renders it into the rule reference (``docs/rules/``), where the abbreviations are explained: NC17, MFC19 and OMFC
 are the NC2017, MFC2019 and OpenMFC 2020-2021 evaluation plans, § a section, App. an appendix (A-a, A-b, A-c
-its parts). ``tests/rules/test_catalog.py`` checks that every registered rule has an entry and, where the plans
+its parts). ``tests/test_docs.py`` checks that every registered rule has an entry and, where the plans
 are beside the checkout, that every quotation is the plan's own text.
 """
 

@@ -64,3 +64,20 @@ def test_a_score_of_nothing_that_decides_it_never_passes(
     got = run.outcome.outcome(item)
     assert got == outcome, (name, got, run.outcome.text(item))
     assert words in run.outcome.text(item), run.outcome.text(item)
+
+
+def test_a_failed_score_item_reports_as_the_rule_items_do(fnet: Fnet) -> None:
+    """A score item's failure is a report whose crash line is its first line, at the reference (as the rule and
+    gate items' are): pytest takes the JUnit ``message``, the short summary and ``--tb=line`` from it."""
+    import xml.etree.ElementTree as ET
+
+    case = fnet.case("spatial", **{**DEFAULTS["spatial"], "submission": (SPL_SUB[0], [SPL_SUB[1][1]])})
+    xml = case.reference.parent.parent / "junit.xml"
+    rec = case.pytester.inline_run(*case.args(), "--junitxml", str(xml), "-p", "no:cacheprovider")
+    (rep,) = [r for r in rec.getreports("pytest_runtest_logreport") if r.failed and "score::" in r.nodeid]
+    crash = getattr(rep.longrepr, "reprcrash", None)
+    assert crash is not None and crash.path == str(case.reference)
+    assert crash.message.startswith("score::forgerynet-spatial: 0 of 1 fake images scored")
+    testcase = next(c for c in ET.parse(xml).iter("testcase") if c.get("name", "").endswith("forgerynet-spatial"))
+    failure = testcase.find("failure")
+    assert failure is not None and failure.get("message") == crash.message
