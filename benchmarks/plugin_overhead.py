@@ -29,7 +29,7 @@ of them alike:
 * the start-up of a process pool: a process that imports the mask scorer and runs four trivial
   items on the plugin's local pool of two (``Executor(jobs=2)``: the forkserver, its preloaded
   modules, two workers), whole process; and a process that imports only what the pools' forkserver
-  preloads (``pytest_omfc.pool.PRELOAD``), the forkserver's own start-up.
+  preloads (``pytest_omfc.work.pool.PRELOAD``), the forkserver's own start-up.
 
 Byte code is cached in a temporary ``PYTHONPYCACHEPREFIX`` (``PYTHONDONTWRITEBYTECODE`` is
 dropped) and one untimed round runs first, so the figures are those of an installed package with
@@ -62,7 +62,10 @@ HERE = Path(__file__).resolve().parents[1]
 ONE_TEST = "def test_one():\n    pass\n"
 POOL_MODE = "a local pool of two: mask scorer imported, 4 items"
 PRELOAD_MODE = "the pools' forkserver preload alone (python -c)"
-PRELOAD_CODE = "import pytest_omfc.pool as p\nfor m in p.PRELOAD: __import__(m)"
+PRELOAD_CODE = (  # older checkouts (a --baseline) have the pools at pytest_omfc.pool
+    "try:\n    import pytest_omfc.work.pool as p\nexcept ImportError:\n    import pytest_omfc.pool as p\n"
+    "for m in p.PRELOAD: __import__(m)"
+)
 #: What pytest does for a plugin installed from a wheel (``_mark_plugins_for_rewrite``): mark its package.
 AS_WHEEL = """\
 import sys
@@ -80,7 +83,7 @@ import operator
 
 if __name__ == "__main__":
     import pytest_omfc.scoring.mask.run  # what score_masks has imported when its pool starts
-    from pytest_omfc.scoring.executors import Executor
+    from pytest_omfc.work.executors import Executor
 
     with Executor(jobs=2) as ex:
         assert list(ex.map(operator.neg, range(4))) == [0, -1, -2, -3]

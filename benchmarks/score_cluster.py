@@ -47,8 +47,8 @@ def child(
 ) -> None:
     """Inside the measured subprocess: score the case (or every other probe of it, from ``half``), print one
     JSON line."""
-    from pytest_omfc.scoring import executors
     from pytest_omfc.scoring.mask import score_masks
+    from pytest_omfc.work import executors
 
     if batch is not None:  # masks per dask task (the shipped default: executors.DASK_BATCH)
         executors.DASK_BATCH = batch

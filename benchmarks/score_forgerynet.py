@@ -289,7 +289,7 @@ def files(n: int, repeat: int) -> None:
     import tempfile
 
     from pytest_omfc.csvio import read_psv
-    from pytest_omfc.scoring.forgerynet.lists import read_image_list, read_plain_predictions, read_video_list
+    from pytest_omfc.forgerynet.lists import read_image_list, read_plain_predictions, read_video_list
 
     rng = np.random.default_rng(5)
     k = rng.integers(0, 16, n)

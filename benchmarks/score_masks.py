@@ -14,7 +14,7 @@ Generates its inputs once (cached under ``$XDG_CACHE_HOME/pytest-omfc-bench`` or
    baseline, and the decode floors (Pillow, libspng when pyspng is installed, the plugin's own reader).
    Target <= 12 ms per mask per core and <= 1.3x the decode floor (MediScore 0.18 s).  The
    benchmark's process runs with the allocator setting the plugin applies where it scores
-   (``pytest_omfc/alloc.py``); two fresh subprocesses score the same pair 60 times each with glibc's
+   (``pytest_omfc/work/alloc.py``); two fresh subprocesses score the same pair 60 times each with glibc's
    defaults and with that setting, and print the median time, page faults and system time per mask.
 2. **JPEG 2000, one mask**: a 4032x2268 lossless JPEG 2000 bit-plane reference
    (uint16, 10 bit planes, written with Pillow's encoder) whose journal lists 8
@@ -564,7 +564,7 @@ def measure_run(case: Path, n: int, jobs: int) -> RunFigures:
 def child_alloc(ref: Path, sys_path: Path, setting: str) -> None:
     """Inside a fresh subprocess: score one pair 60 times with glibc's defaults or the plugin's setting."""
     if setting == "plugin":
-        from pytest_omfc.alloc import reuse_freed_memory
+        from pytest_omfc.work.alloc import reuse_freed_memory
 
         if not reuse_freed_memory():
             print(json.dumps({"error": "the setting is not available here"}))
@@ -831,10 +831,15 @@ def main() -> None:
         setting, ref, sys_path = args.child_alloc
         child_alloc(Path(ref), Path(sys_path), setting)
         return
-    try:  # what the plugin applies where it scores (older checkouts have no such module)
-        from pytest_omfc.alloc import reuse_freed_memory
+    try:  # what the plugin applies where it scores (older checkouts have it elsewhere, or none)
+        from pytest_omfc.work.alloc import reuse_freed_memory
     except ImportError:
-        allocator = "glibc's defaults (this checkout has no pytest_omfc/alloc.py)"
+        try:
+            from pytest_omfc.alloc import reuse_freed_memory  # type: ignore[no-redef,import-not-found]
+        except ImportError:
+            reuse_freed_memory = None  # type: ignore[assignment]
+    if reuse_freed_memory is None:
+        allocator = "glibc's defaults (this checkout has no allocator setting)"
     else:
         allocator = "the plugin's setting" if reuse_freed_memory() else "the system's defaults"
     repeat = args.repeat or (2 if args.quick else 7)

@@ -34,10 +34,10 @@ from .editions import (
     parse_edition,
     parse_task,
 )
+from .errors import ScoringError
 from .findings import Unavailable
 from .options import OUTPUT_PATHS, SCORING_OPTIONS, exclusive_queries
 from .paths import not_regular
-from .scoring.errors import ScoringError
 from .scoring.families import option
 from .scoring.merge import partition_query
 from .scoring.registry import (
@@ -229,7 +229,7 @@ def _forgerynet_score(
     options: dict[str, Any],
 ) -> Scores:
     """:func:`omfc_score` for the ForgeryNet tasks: the parsed submission checks and scores itself."""
-    from .scoring.forgerynet.submission import ForgeryNetSubmission, forgerynet_settings
+    from .forgerynet.submission import ForgeryNetSubmission, forgerynet_settings
 
     sub_path = Path(submission).expanduser().resolve()
     if not sub_path.exists():

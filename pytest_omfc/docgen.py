@@ -356,7 +356,7 @@ def example_findings(examples: Path) -> dict[str, tuple[str, str]]:
         sub: Checked
         if entry.get("edition") == "ForgeryNet":
             from .editions import parse_task
-            from .scoring.forgerynet.submission import ForgeryNetSubmission, forgerynet_settings
+            from .forgerynet.submission import ForgeryNetSubmission, forgerynet_settings
 
             ref = examples / entry["reference"]
             given = sub_dir / entry["file"] if "file" in entry else sub_dir  # a prediction file, named itself

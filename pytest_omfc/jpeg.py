@@ -195,5 +195,5 @@ def read_map_header(path: str, follow: bool = True) -> HeaderResult:
 
 def read_followed_map_headers(paths: list[str]) -> list[HeaderResult]:
     """:func:`read_map_header` over a slice of files whose paths the caller resolved inside (a unit of work of
-    :func:`pytest_omfc.pool.map_slices`)."""
+    :func:`pytest_omfc.work.pool.map_slices`)."""
     return [read_map_header(p) for p in paths]

@@ -324,7 +324,7 @@ def _parse(r: _Reader, dev: int, ino: int) -> HeaderResult:
 
 
 def read_headers(paths: list[str]) -> list[HeaderResult]:
-    """:func:`read_header` over a slice of files (the unit of work of :func:`pytest_omfc.pool.map_slices`)."""
+    """:func:`read_header` over a slice of files (the unit of work of :func:`pytest_omfc.work.pool.map_slices`)."""
     return [read_header(p) for p in paths]
 
 

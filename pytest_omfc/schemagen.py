@@ -27,9 +27,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from .models import forgerynet
 from .models.documents import SCHEMA_MODELS as NIST_MODELS
 from .models.tabular import OutputRow, required_columns
-from .scoring.forgerynet import models as forgerynet
 
 __all__ = [
     "SCHEMA_MODELS",

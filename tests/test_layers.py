@@ -103,11 +103,18 @@ def test_no_import_circles() -> None:
                 "pytest_omfc.scoring.detection.engine",
                 "pytest_omfc.scoring.provenance.run",
                 "pytest_omfc.scoring.temporal.engine",
-                "pytest_omfc.scoring.forgerynet.submission",
             ],
             "scoring",
         ),
-        (["pytest_omfc.rules", "pytest_omfc.submission", "pytest_omfc.registry"], "rules"),
+        (
+            [
+                "pytest_omfc.rules",
+                "pytest_omfc.submission",
+                "pytest_omfc.registry",
+                "pytest_omfc.forgerynet.submission",
+            ],
+            "rules",
+        ),
         (["pytest_omfc.report.views", "pytest_omfc.report.page", "pytest_omfc.report.plots"], "report"),
     ],
 )
@@ -155,15 +162,11 @@ def test_code_cites_rules_and_plans_never_issue_numbers() -> None:
 SHARED_SCORING = {
     "pytest_omfc.scoring",
     "pytest_omfc.scoring.conventions",
-    "pytest_omfc.scoring.errors",
-    "pytest_omfc.scoring.executors",
     "pytest_omfc.scoring.families",
     "pytest_omfc.scoring.merge",
     "pytest_omfc.scoring.options",
     "pytest_omfc.scoring.registry",
     "pytest_omfc.scoring.results",
-    # the ForgeryNet edition's parsed submission: the glue collects its FNET rules like Submission's
-    "pytest_omfc.scoring.forgerynet.submission",
 }
 
 
@@ -196,6 +199,17 @@ def test_scorer_families_are_reached_through_the_registry() -> None:
         if d.endswith(".adapter") and m != "pytest_omfc.scoring.families"
     ]
     assert adapters == []
+
+
+def test_rules_and_the_inputs_they_read_never_import_scoring() -> None:
+    """The rules (``rules/``) and what they read (the submissions, the readers, the models, ForgeryNet's files)
+    sit below the scorers: no module of theirs imports ``scoring/``, whose adapters read them in turn."""
+    graph = import_graph()
+    below = ("pytest_omfc.rules", "pytest_omfc.forgerynet", "pytest_omfc.models", "pytest_omfc.submission")
+    up = [
+        (m, d) for m, deps in graph.items() if m.startswith(below) for d in deps if d.startswith("pytest_omfc.scoring")
+    ]
+    assert up == []
 
 
 def test_every_family_has_the_same_parts() -> None:

@@ -59,8 +59,8 @@ from .state import (
 
 if TYPE_CHECKING:  # imported when a submission is checked (see the module docstring)
     from ..archive import ArchiveReport
+    from ..forgerynet.submission import ForgeryNetSettings
     from ..package import PackageLayout, PackageSettings
-    from ..scoring.forgerynet.submission import ForgeryNetSettings
     from ..submission import CheckSettings, Settings
 
 
@@ -425,7 +425,7 @@ def _forgerynet_settings(
                 f"{task.value} (got {str(classes_text).strip()!r})"
             )
     task_options = _forgerynet_task_options(config, task, dataset)
-    from ..scoring.forgerynet.submission import forgerynet_settings  # numpy and pandas: only for a ForgeryNet check
+    from ..forgerynet.submission import forgerynet_settings  # numpy and pandas: only for a ForgeryNet check
 
     return forgerynet_settings(
         sub,
@@ -756,7 +756,7 @@ def _warm_up(config: pytest.Config, settings: CheckSettings) -> None:
         except OSError:
             pass
     if size >= WARM_BYTES:
-        from ..pool import warm_up
+        from ..work.pool import warm_up
 
         warm_up(settings.jobs)
 

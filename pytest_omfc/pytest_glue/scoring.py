@@ -192,7 +192,7 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
     queries = [(str(x), "q") for x in (q or [])] + [(str(x), "qm") for x in (qm or [])]
     query_error = None
     if qp:
-        from ..scoring.errors import ScoringError
+        from ..errors import ScoringError
         from ..scoring.merge import partition_query
 
         try:

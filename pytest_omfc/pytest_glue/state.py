@@ -108,7 +108,7 @@ def submission_for(config: pytest.Config, settings: CheckSettings | None = None)
         if isinstance(settings, PackageSettings):
             sub = Package(settings)
         elif settings.edition is Edition.ForgeryNet:  # no index: the reference lists the IDs
-            from ..scoring.forgerynet.submission import ForgeryNetSettings, ForgeryNetSubmission
+            from ..forgerynet.submission import ForgeryNetSettings, ForgeryNetSubmission
 
             assert isinstance(settings, ForgeryNetSettings)
             sub = ForgeryNetSubmission(settings)

@@ -21,4 +21,4 @@ from . import vseg  # noqa: F401  VSEG: video segments
 from . import prov  # noqa: F401  PROV: provenance JSON
 from . import ev_cam  # noqa: F401  EV, CAM
 from . import proto_run  # noqa: F401  RUN, PROTO: listed as not checkable
-from ..scoring.forgerynet import rules as forgerynet  # noqa: F401  FNET: ForgeryNet (its family folder)
+from . import fnet  # noqa: F401  FNET: ForgeryNet files

@@ -11,7 +11,7 @@ complete zlib stream?) and MASK-08 (is every sample black?) in one pass, only
 for masks whose header size equals the index size (MASK-06: memory and time
 are bounded by the index, not by what a file declares), and once per file
 (by device and inode, so symlinks and hard links to one file cost one
-decode) per process; big batches go to the pool of :mod:`pytest_omfc.pool`
+decode) per process; big batches go to the pool of :mod:`pytest_omfc.work.pool`
 (``--omfc-jobs``), split by the bytes they inflate to.  When the run plans MASK-04 in
 this process, that inflating starts during the header pass, chunk by chunk
 (:class:`_Early`), so that both CPUs work while the headers are read.
@@ -35,13 +35,13 @@ import numpy as np
 import pandas as pd
 
 from .. import png
-from ..alloc import reuse_freed_memory
 from ..editions import Group, Task
 from ..findings import Finding, Report, Severity, Unavailable, plural, shorten
 from ..paths import WINDOWS_ABS, resolve_inside
-from ..pool import context, cut, map_slices, resolve_jobs, slices_worth, xdist_worker
 from ..registry import Part, not_checked, rule
 from ..submission import NotApplicable, Submission
+from ..work.alloc import reuse_freed_memory
+from ..work.pool import context, cut, map_slices, resolve_jobs, slices_worth, xdist_worker
 
 N17, M18, M19, O2X = Group.N17, Group.M18, Group.M19, Group.O2X
 MASK_TASKS = {Task.IMG, Task.SPL, Task.CAM}
@@ -668,9 +668,9 @@ def _spread(
     """``fn`` over slices of ``items``, verdicts in input order: on the dask cluster of ``--omfc-dask`` when
     the work is worth more than one slice of ``min_per_job`` (then one task per such slice, so that a task
     inflates about 256 MB and costs the scheduler once, not once per mask), else in this machine's processes
-    (:func:`~pytest_omfc.pool.map_slices`).  The workers read the files themselves, by the absolute paths
+    (:func:`~pytest_omfc.work.pool.map_slices`).  The workers read the files themselves, by the absolute paths
     this process resolved inside the submission: they must see them at the same place.  A cluster that
-    cannot serve leaves the work to the local processes with an :class:`~.scoring.errors.ExecutionWarning`
+    cannot serve leaves the work to the local processes with an :class:`~pytest_omfc.errors.ExecutionWarning`
     (the verdicts do not depend on where they are computed).  A mask the cluster found unusable is read
     again here, so that a worker that does not see the submission can never fail a mask this process reads
     (a warning counts such masks)."""
@@ -679,8 +679,8 @@ def _spread(
         return map_slices(fn, items, ctx.settings.jobs, min_per_job=min_per_job, weights=weights)
     import warnings
 
-    from ..scoring.errors import ExecutionError, ExecutionWarning
-    from ..scoring.executors import Executor
+    from ..errors import ExecutionError, ExecutionWarning
+    from ..work.executors import Executor
 
     try:
         with Executor(jobs=resolve_jobs(ctx.settings.jobs), dask=dask) as cluster:

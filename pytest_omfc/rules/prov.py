@@ -32,10 +32,10 @@ from ..csvio import read_psv
 from ..editions import EditionTaskError, Group, Task, parse_task
 from ..findings import Finding, Report, Severity, Unavailable, plural
 from ..paths import resolve_inside
-from ..pool import map_slices
 from ..provfacts import Facts, Tally, read_many
 from ..registry import not_checked, rule
 from ..submission import NotApplicable, Submission
+from ..work.pool import map_slices
 
 __all__ = ["Entry", "Facts", "ProvData", "Tally", "prov_data"]
 

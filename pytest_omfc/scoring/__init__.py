@@ -7,7 +7,8 @@ the result shape and the MediScore-vs-plan conventions.
 Each scorer family is a folder (:mod:`.detection`, :mod:`.mask`, :mod:`.provenance`, :mod:`.temporal`,
 :mod:`.forgerynet`) with its engine modules, ``options.py`` and ``adapter.py``; :mod:`.families` registers
 them in order into :mod:`.registry`.  Shared: :mod:`.merge` (reading and joining the tables, queries),
-:mod:`.errors`, :mod:`.options` (option parsing), :mod:`.conventions`, :mod:`.executors`.
+:mod:`.options` (option parsing), :mod:`.conventions`; the errors are :mod:`pytest_omfc.errors`, the worker
+processes :mod:`pytest_omfc.work`.
 
 The names below are imported on first use (PEP 562): the plugin reads the scorer registry at load time
 in every pytest run, and importing this package must not import numpy or pandas then.

@@ -24,8 +24,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from ..errors import QueryError, ScoringError, SetupError, SubmissionError, Undefined
 from ..paths import not_regular
-from .errors import QueryError, ScoringError, SetupError, SubmissionError, Undefined
 
 __all__ = [
     "SCORE_COLUMN",

@@ -118,7 +118,7 @@ def common_errors(exc: Unavailable) -> NotScored:
 def not_scored(exc: Exception) -> NotScored:
     """An engine's refusal as an outcome: the error's class decides fail or skip (:func:`.errors.fails`);
     an exception outside the hierarchy fails."""
-    from .errors import ScoringError, fails
+    from ..errors import ScoringError, fails
 
     return NotScored(str(exc), fail=not isinstance(exc, ScoringError) or fails(exc))
 

@@ -205,10 +205,10 @@ def test_a_check_without_masks_imports_neither_pillow_nor_the_mask_scorer(tmp_pa
 
 
 def test_the_pools_forkserver_preloads_no_table_library(tmp_path: Path) -> None:
-    """The forkserver imports :data:`pytest_omfc.pool.PRELOAD` before the first worker of every pool (MASK-04's
+    """The forkserver imports :data:`pytest_omfc.work.pool.PRELOAD` before the first worker of every pool (MASK-04's
     inflating, a mask scoring run): the readers and one mask side's scoring, not pandas or pydantic, which
     only the main process's tables and rules need (benchmarks/plugin_overhead.py times both preloads)."""
-    from pytest_omfc.pool import PRELOAD
+    from pytest_omfc.work.pool import PRELOAD
 
     assert "pytest_omfc.scoring.mask.job" in PRELOAD  # the unit of work of mask scoring
     code = f"import sys\nfor m in {PRELOAD!r}: __import__(m)\nprint(sorted({{k.split('.')[0] for k in sys.modules}}))"

@@ -10,10 +10,10 @@ import pytest
 
 from pytest_omfc import cli
 from pytest_omfc.api import COMMON_KEYS, valid_keywords
+from pytest_omfc.forgerynet.submission import ForgeryNetSettings
 from pytest_omfc.options import CHECK_OPTIONS, CONVENTION_NAMES, SCORING_OPTIONS, Option, exclusive_queries
 from pytest_omfc.scoring.conventions import CONVENTIONS
 from pytest_omfc.scoring.families import every_option, option
-from pytest_omfc.scoring.forgerynet.submission import ForgeryNetSettings
 from pytest_omfc.scoring.registry import SCORERS
 from pytest_omfc.submission import Settings
 
@@ -95,8 +95,8 @@ def test_an_option_is_plain_data() -> None:
 def test_one_rule_and_one_message_for_two_kinds_of_query(tmp_path: Path) -> None:
     """MediScore's -q, -qm and -qp exclude each other: the command line, omfc_score() and the engines say so
     with one sentence (it was written four times, three ways)."""
+    from pytest_omfc.errors import QueryError
     from pytest_omfc.scoring.detection import score_detection
-    from pytest_omfc.scoring.errors import QueryError
     from pytest_omfc.scoring.mask import score_masks
 
     assert exclusive_queries(["query"]) is None and exclusive_queries([]) is None

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pytest_omfc.scoring.forgerynet import lists
+from pytest_omfc.forgerynet import lists
 
 NAME = st.from_regex(r"[A-Za-z0-9_/.\-]{1,30}", fullmatch=True)
 #: characters some reader takes for white space or a line end and another does not (lists.NOT_A_BLANK)

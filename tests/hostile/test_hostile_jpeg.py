@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_omfc import jpeg, png
-from pytest_omfc.scoring.forgerynet.options import too_many_pixels
+from pytest_omfc.forgerynet.maps import too_many_pixels
 
 
 def _grey_jpeg(progressive: bool = False) -> bytes:

@@ -270,7 +270,7 @@ def test_valid_masks_still_pass(omfc):
 def test_pool_slices_by_weight(monkeypatch):
     """One huge mask among small ones gets a process of its own: slices have about equal inflated bytes,
     stay contiguous and come back in input order."""
-    from pytest_omfc import pool
+    from pytest_omfc.work import pool
 
     seen: list[list[int]] = []
 
@@ -302,7 +302,7 @@ def test_pool_slices_by_weight(monkeypatch):
 
 def test_cut_gives_contiguous_slices_of_about_equal_weight() -> None:
     """What a dask cluster is given for MASK-04 (one task per slice): every item once, in order, none empty."""
-    from pytest_omfc.pool import cut, slices_worth
+    from pytest_omfc.work.pool import cut, slices_worth
 
     items = list(range(10))
     assert cut(items, 3, [1] * 9 + [1000]) == [list(range(9)), [9]]  # the heavy item alone; 2 slices, not 3

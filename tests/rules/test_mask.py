@@ -236,8 +236,8 @@ def test_mask08_runs_in_the_pool_with_the_same_verdicts(omfc, monkeypatch):
     """--omfc-jobs 2 with the pool forced on: same findings as in-process."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from pytest_omfc import pool
     from pytest_omfc.rules import mask as mask_rules
+    from pytest_omfc.work import pool
 
     mapped: list[int] = []
 

@@ -28,10 +28,10 @@ from helpers.fuzz import verdicts
 from helpers.masks import IDS, image_case, pil_png, raw_png
 
 from pytest_omfc import png
+from pytest_omfc.errors import ExecutionError, ExecutionWarning
 from pytest_omfc.rules import mask as mask_rules
-from pytest_omfc.scoring import executors
-from pytest_omfc.scoring.errors import ExecutionError, ExecutionWarning
-from pytest_omfc.scoring.executors import DASK_INSTALL
+from pytest_omfc.work import executors
+from pytest_omfc.work.executors import DASK_INSTALL
 
 needs_dask = pytest.mark.skipif(
     importlib.util.find_spec("distributed") is None, reason=f"dask.distributed is not installed ({DASK_INSTALL})"
@@ -39,7 +39,7 @@ needs_dask = pytest.mark.skipif(
 
 SPY = """\
 from pytest_omfc.rules import mask
-from pytest_omfc.scoring import executors
+from pytest_omfc.work import executors
 
 mask.SCANS_PER_JOB = 1  # one inflated byte makes a slice: every mask of the case is its own task
 tasks = []

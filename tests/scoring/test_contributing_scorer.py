@@ -16,9 +16,9 @@ import pytest
 from helpers.paths import REPO
 
 import pytest_omfc.scoring
+from pytest_omfc import errors
 from pytest_omfc.editions import Task
 from pytest_omfc.report.views import summary_rows, view_for
-from pytest_omfc.scoring import errors
 from pytest_omfc.scoring.registry import SCORERS, NotScored, ScoreResult, ScoringInput
 
 CONTRIBUTING = REPO / "CONTRIBUTING.md"

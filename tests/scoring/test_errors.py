@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_omfc.scoring import errors
+from pytest_omfc import errors
 from pytest_omfc.scoring.registry import not_scored
 
-PACKAGE = Path(errors.__file__).resolve().parent
+PACKAGE = Path(errors.__file__).resolve().parent / "scoring"
 
 
 @pytest.mark.parametrize(

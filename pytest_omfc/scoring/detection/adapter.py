@@ -53,7 +53,7 @@ def _detection_system(inp: ScoringInput) -> pd.DataFrame:
 
 
 def _not_scored(exc: Exception, inp: ScoringInput) -> NotScored:
-    from ..errors import QueryError
+    from ...errors import QueryError
 
     if inp.kind == "qm" and isinstance(exc, QueryError) and exc.unknown:
         stem = inp.reference.with_suffix("")
@@ -102,7 +102,7 @@ def _zero_by_convention(metrics: dict[str, Any], convention: str) -> str | None:
 
 def run_detection(inp: ScoringInput) -> list[Outcome]:
     """Detection scoring of every query (docs/scoring/detection.md); one outcome per position."""
-    from ..errors import QueryError, ScoringError
+    from ...errors import QueryError, ScoringError
     from .engine import score_detection
 
     n = inp.positions

@@ -73,9 +73,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...errors import QueryError, SetupError, SubmissionError, Undefined
 from ...options import exclusive_queries
 from ..conventions import CONVENTION_DIFFERENCES, ConventionDifference, convention_table
-from ..errors import QueryError, SetupError, SubmissionError, Undefined
 from ..merge import (
     RESPONSE_COLUMN,
     SCORE_COLUMN,

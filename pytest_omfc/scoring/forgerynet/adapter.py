@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...editions import Task
 from ...findings import Unavailable, plural
+from ...forgerynet.maps import too_many_pixels
 from ...options import DASK
 from ..registry import NotScored, Outcome, Scorer, ScoreResult, ScoringInput, register
-from .options import THRESHOLD, too_many_pixels
+from .options import THRESHOLD
 
 if TYPE_CHECKING:  # numpy is imported where a scorer runs: registering must stay light (plugin load time)
     import numpy as np
@@ -237,8 +238,8 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
     pairs per task), in input order; only integer counts come back."""
     import numpy as np
 
-    from ..errors import ExecutionError
-    from ..executors import Executor
+    from ...errors import ExecutionError
+    from ...work.executors import Executor
     from .spatial import SpatialAccumulator
 
     n = inp.positions

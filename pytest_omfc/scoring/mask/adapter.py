@@ -131,7 +131,7 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
     import numpy as np
     import pandas as pd
 
-    from ..errors import ScoringError
+    from ...errors import ScoringError
     from .run import default_jobs, score_masks
 
     n = inp.positions

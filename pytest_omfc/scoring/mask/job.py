@@ -2,7 +2,7 @@
 
 Kept apart from :mod:`.run` (pandas, the tables, the queries) so that a worker imports only what scoring a
 mask needs: the PNG and JPEG 2000 readers and the engine.  The process pools' forkserver preloads this
-module (:data:`pytest_omfc.pool.PRELOAD`) instead of :mod:`.run`: a process importing only the preload
+module (:data:`pytest_omfc.work.pool.PRELOAD`) instead of :mod:`.run`: a process importing only the preload
 takes a third of the time it took with :mod:`.run` (``benchmarks/plugin_overhead.py``, row "the pools'
 forkserver preload alone"), before a pool's first mask and in every check that inflates masks in a pool.
 """

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import SetupError
+from ...errors import SetupError
 from ..merge import find_journal_tables, require, select_query
 
 __all__ = ["JOURNAL_KEYS", "Journal", "load_journal"]

@@ -11,7 +11,7 @@ Pipeline (section numbers of docs/scoring/masks.md):
 3. 2.2-2.8 every mask side is read and scored by :func:`_score_job` (a pure function of absolute file
    paths and options, so that only paths cross processes): in this process, in a pool of ``jobs``
    processes, or on dask.distributed (``dask="local"`` or a scheduler address), by
-   :class:`~pytest_omfc.scoring.executors.Executor`, in input order and with identical results.
+   :class:`~pytest_omfc.work.executors.Executor`, in input order and with identical results.
    A bad mask (missing, unreadable, not a PNG, wrong size, a bit plane the file does not hold) makes
    that side "not scored" with a reason; the run goes on.
 4. 2.7 Maximum and Actual (``sbin``), Pixel/MaskAverageAUC over the scored masks of the run.
@@ -24,7 +24,7 @@ MediScore's column names (``p``/``d`` prefixes for splice), None where MediScore
 Values are not rounded (MediScore rounds to ``--precision`` significant digits when printing).
 
 Input errors that stop the whole run (unreadable CSV, missing key columns, a query naming an unknown
-column, bad options) raise a :mod:`~pytest_omfc.scoring.errors` class (set-up errors fail the item,
+column, bad options) raise a :mod:`~pytest_omfc.errors` class (set-up errors fail the item,
 system-output errors skip it).
 """
 
@@ -40,11 +40,11 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from ...errors import QueryError, SetupError, SubmissionError
 from ...options import exclusive_queries
 from ...paths import resolve_inside
-from ...pool import cpu_count
-from ..errors import QueryError, SetupError, SubmissionError
-from ..executors import Executor, check_dask
+from ...work.executors import Executor, check_dask
+from ...work.pool import cpu_count
 from ..merge import (
     QueryKind,
     as_frame,

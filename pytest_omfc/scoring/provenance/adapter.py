@@ -170,7 +170,7 @@ def _tables(mappings: Mapping[str, pd.DataFrame]) -> dict[str, str]:
 
 def run_provenance(inp: ScoringInput) -> list[Outcome]:
     """Provenance scoring of a whole run (docs/scoring/provenance.md); one outcome (no queries)."""
-    from ..errors import ScoringError
+    from ...errors import ScoringError
     from ..merge import read_table
     from ..registry import not_scored
     from . import score_filtering, score_graph_building

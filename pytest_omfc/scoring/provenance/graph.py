@@ -4,7 +4,7 @@ docs/scoring/provenance.md#system-graph-and-matching).
 Why a module of its own: MediScore aborts the whole run on a cycle in a system
 graph unless ``-c`` is given; here a system cycle is only recorded (PROV-15) and
 the graph is scored, while a cycle in a *journal* (reference data) is a
-:class:`~pytest_omfc.scoring.errors.SetupError` naming the journal. Graphs are plain sets of path keys so
+:class:`~pytest_omfc.errors.SetupError` naming the journal. Graphs are plain sets of path keys so
 that matching is set arithmetic.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Literal
 
-from pytest_omfc.scoring.errors import SetupError
+from pytest_omfc.errors import SetupError
 
 __all__ = [
     "GraphInputError",

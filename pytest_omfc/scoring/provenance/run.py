@@ -21,9 +21,9 @@ from typing import Any, TypeAlias
 
 import pandas as pd
 
+from pytest_omfc.errors import SetupError
 from pytest_omfc.jsonio import MAX_JSON_BYTES, JsonProblem, load_json
 from pytest_omfc.paths import resolve_inside
-from pytest_omfc.scoring.errors import SetupError
 from pytest_omfc.scoring.merge import as_frame, require
 from pytest_omfc.scoring.provenance.filtering import (
     NODE_RECALL_NS,

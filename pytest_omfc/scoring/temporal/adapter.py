@@ -129,7 +129,7 @@ def _result(r: TemporalResult, query: str | None, kind: str, inp: ScoringInput) 
 
 def run_temporal(inp: ScoringInput) -> list[Outcome]:
     """Temporal localization scoring of every ``--omfc-query`` (default ``*``); one outcome per position."""
-    from ..errors import ScoringError
+    from ...errors import ScoringError
     from ..registry import not_scored
     from .engine import score_temporal
 

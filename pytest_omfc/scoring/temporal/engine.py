@@ -36,7 +36,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ..errors import QueryError, ScoringError, SetupError, SubmissionError
+from ...errors import QueryError, ScoringError, SetupError, SubmissionError
 from ..merge import Convention, as_frame, require, select_query, typed_frame
 
 __all__ = [

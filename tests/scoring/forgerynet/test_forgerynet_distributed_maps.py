@@ -19,7 +19,7 @@ import pytest
 from helpers.forgerynet import Fnet, png_bytes
 
 from pytest_omfc import jpeg, png
-from pytest_omfc.scoring.forgerynet.submission import map_names
+from pytest_omfc.forgerynet.submission import map_names
 
 SPATIAL = "score::forgerynet-spatial"
 

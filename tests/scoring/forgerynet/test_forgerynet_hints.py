@@ -1,4 +1,4 @@
-"""Near-miss hints for unknown IDs (FNET-04; pytest_omfc/scoring/forgerynet/hints.py): each fires on the shape its
+"""Near-miss hints for unknown IDs (FNET-04; pytest_omfc/forgerynet/hints.py): each fires on the shape its
 writer really produces, and on nothing else."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 from helpers.forgerynet import Fnet
 from helpers.forgerynet_cases import TL_REF, TL_SUB
 
-from pytest_omfc.scoring.forgerynet.hints import near_miss
+from pytest_omfc.forgerynet.hints import near_miss
 
 VIDEOS = [f"v_{k:011d}" for k in range(5)]  # ActivityNet-style keys, as the reference holds them
 PATHS = [f"val_video_release/{k % 3}/{k:04x}/{k:04x}/video.mp4" for k in range(6)]  # ForgeryNet's video paths

@@ -12,7 +12,7 @@ import pytest
 from helpers.forgerynet import Fnet
 
 from pytest_omfc.findings import Severity
-from pytest_omfc.scoring.forgerynet.lists import read_video_list, sniff
+from pytest_omfc.forgerynet.lists import read_video_list, sniff
 
 IMAGES = [  # name, binary, triple, 16-way (the benchmark's line form)
     ("train_release/1/a1/b1/frame00001.jpg", 1, 1, 1),
@@ -436,8 +436,8 @@ def test_two_maps_for_one_image_are_a_finding_not_a_crash(fnet: Fnet) -> None:
 def test_a_map_over_the_pixel_bound_is_not_decoded(tmp_path: Path) -> None:
     """Two 30000x30000 maps of 1 MB each passed the rules and took scoring to 3.5 GB: a map over the mask
     scorers' pixel bound is refused from its header, naming its size."""
+    from pytest_omfc.forgerynet.maps import MAX_MAP_PIXELS
     from pytest_omfc.scoring.forgerynet.adapter import _grey_map
-    from pytest_omfc.scoring.forgerynet.options import MAX_MAP_PIXELS
     from pytest_omfc.scoring.mask.io import MAX_PIXELS
 
     assert MAX_MAP_PIXELS == MAX_PIXELS
@@ -554,7 +554,7 @@ def test_every_prediction_past_its_video_names_the_unit_mismatch(fnet: Fnet) -> 
 
 def test_a_test_log_of_classes_and_labels_is_named_as_such(tmp_path: Path) -> None:
     """PyDeepFakeDet/M2TR print ``<path> <class> <label>`` after a model-name line: not a probability file."""
-    from pytest_omfc.scoring.forgerynet.lists import read_plain_predictions
+    from pytest_omfc.forgerynet.lists import read_plain_predictions
 
     path = tmp_path / "test.log"
     path.write_text("M2TR\nval_release/1/a/frame00001.jpg 1 1\nval_release/real/b/frame00002.jpg 0 1\n")

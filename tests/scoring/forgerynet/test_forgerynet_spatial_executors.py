@@ -76,9 +76,9 @@ def test_map_headers_read_on_a_pool_are_those_read_in_one_process(tmp_path: Path
 
     from PIL import Image
 
-    from pytest_omfc import pool
     from pytest_omfc.editions import Task
-    from pytest_omfc.scoring.forgerynet import submission as fsub
+    from pytest_omfc.forgerynet import submission as fsub
+    from pytest_omfc.work import pool
 
     sub = tmp_path / "p-fnet_1_spatial"
     shutil.copytree(EXAMPLE, sub)

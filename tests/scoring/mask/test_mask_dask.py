@@ -1,4 +1,4 @@
-"""Mask scoring on dask.distributed (issue 10, Scale-out) and the executor behind it (scoring/executors.py).
+"""Mask scoring on dask.distributed (issue 10, Scale-out) and the executor behind it (work/executors.py).
 
 * A real LocalCluster of two worker processes scores a multi-probe case (good, bad and missing masks,
   a repeated mask pair, ``sbin`` for Maximum/Actual, two ``-q`` queries) and gives exactly the local
@@ -35,9 +35,9 @@ import pytest
 from helpers.mask_files import REF, Data, png_header_only
 from helpers.paths import REPO
 
-from pytest_omfc.scoring import executors
-from pytest_omfc.scoring.executors import DASK_INSTALL, Executor, map_ordered
 from pytest_omfc.scoring.merge import ScoringError
+from pytest_omfc.work import executors
+from pytest_omfc.work.executors import DASK_INSTALL, Executor, map_ordered
 
 ROOT = REPO
 HAVE_DASK = importlib.util.find_spec("distributed") is not None
@@ -302,13 +302,13 @@ def test_batched_tasks_yield_every_item_in_order(batch: int) -> None:
 @needs_dask
 def test_map_ordered_on_a_local_cluster_matches_the_builtin_map() -> None:
     """Also: the LocalCluster's workers run without dask's MALLOC_TRIM_THRESHOLD_ (twice the CPU per mask),
-    and every task runs with the allocator setting of pytest_omfc/alloc.py (also on a cluster the plugin
+    and every task runs with the allocator setting of pytest_omfc/work/alloc.py (also on a cluster the plugin
     did not start)."""
     code = f"""
     import operator, os, sys
     sys.path.insert(0, {str(ROOT)!r})
-    from pytest_omfc import alloc
-    from pytest_omfc.scoring.executors import Executor
+    from pytest_omfc.work import alloc
+    from pytest_omfc.work.executors import Executor
     with Executor(jobs=2, dask="local") as ex:
         print(list(ex.map(operator.neg, range(40), window=5)) == [-i for i in range(40)])
         print(list(ex.map(os.getenv, ["MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS"])))
@@ -322,7 +322,7 @@ def test_map_ordered_on_a_local_cluster_matches_the_builtin_map() -> None:
 
 
 def test_scoring_processes_reuse_freed_arrays_instead_of_faulting_them_in_again() -> None:
-    """pytest_omfc/alloc.py: freeing and allocating a mask-sized array again costs page faults with glibc's
+    """pytest_omfc/work/alloc.py: freeing and allocating a mask-sized array again costs page faults with glibc's
     defaults (every page of a fresh mmap faults in) and almost none once the thresholds are set."""
     if not sys.platform.startswith("linux"):
         pytest.skip("glibc's allocator: Linux only")
@@ -330,7 +330,7 @@ def test_scoring_processes_reuse_freed_arrays_instead_of_faulting_them_in_again(
     import resource, sys
     sys.path.insert(0, {str(ROOT)!r})
     import numpy as np
-    from pytest_omfc import alloc
+    from pytest_omfc.work import alloc
     if sys.argv[1] == "1":
         assert alloc.reuse_freed_memory() and alloc.in_force()
     def faults():
@@ -359,7 +359,7 @@ def test_scoring_processes_reuse_freed_arrays_instead_of_faulting_them_in_again(
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_the_executor_sets_the_allocator_where_it_scores(jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """In this process (jobs=1) and in every pool worker (jobs=2) the item function runs with the setting."""
-    from pytest_omfc import alloc
+    from pytest_omfc.work import alloc
 
     monkeypatch.setattr(alloc, "_applied", None)  # as in a fresh process (an earlier test may have set it here)
     with Executor(jobs=jobs) as ex:

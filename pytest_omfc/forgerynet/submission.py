@@ -24,16 +24,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ... import jpeg, png
-from ...csvio import Limits, ParseResult, Table, limits_for, read_psv
-from ...editions import Edition, Task
-from ...findings import DEFAULT_MAX_FINDINGS, Finding, Severity, Unavailable
-from ...jsonio import JsonProblem, load_json
-from ...options import MAP_PIXELS
-from ...paths import resolve_inside
-from ...pool import map_slices
-from ...submission import CheckSettings, Submission
-from .options import too_many_pixels
+from .. import jpeg, png
+from ..csvio import Limits, ParseResult, Table, limits_for, read_psv
+from ..editions import Edition, Task
+from ..findings import DEFAULT_MAX_FINDINGS, Finding, Severity, Unavailable
+from ..jsonio import JsonProblem, load_json
+from ..options import MAP_PIXELS
+from ..paths import resolve_inside
+from ..submission import CheckSettings, Submission
+from ..work.pool import map_slices
+from .maps import too_many_pixels
 
 if TYPE_CHECKING:
     from .lists import ParsedList

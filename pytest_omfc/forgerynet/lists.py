@@ -39,8 +39,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ...csvio import BOM, Limits, ParseResult, Table, read_text
-from ...findings import Finding, Severity
+from ..csvio import BOM, Limits, ParseResult, Table, read_text
+from ..findings import Finding, Severity
 
 __all__ = [
     "INTEGER",

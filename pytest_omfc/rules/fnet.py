@@ -15,12 +15,12 @@ from collections import Counter
 
 import numpy as np
 
-from ...editions import Group, Task
-from ...findings import Finding, Report, Severity, plural
-from ...registry import rule
-from ...submission import NotApplicable, Submission
-from .hints import SAMPLE, near_miss
-from .submission import SUM_TOLERANCE, TOP_PREDICTIONS, ForgeryNetSubmission, json_path, show_json
+from ..editions import Group, Task
+from ..findings import Finding, Report, Severity, plural
+from ..forgerynet.hints import SAMPLE, near_miss
+from ..forgerynet.submission import SUM_TOLERANCE, TOP_PREDICTIONS, ForgeryNetSubmission, json_path, show_json
+from ..registry import rule
+from ..submission import NotApplicable, Submission
 
 __all__: list[str] = []
 

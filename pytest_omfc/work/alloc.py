@@ -9,7 +9,7 @@ runs (dask's nannies make it worse by starting workers with ``MALLOC_TRIM_THRESH
 to 64 MiB, both fixed (which also ends glibc's dynamic adjustment): arrays of a mask's size then come
 from the heap and are reused, and a process keeps at most 64 MiB of freed memory for that.
 
-It is called, once per process, where scoring work runs (:mod:`pytest_omfc.scoring.executors`: this
+It is called, once per process, where scoring work runs (:mod:`pytest_omfc.work.executors`: this
 process, a local pool's workers, dask workers).  Elsewhere than glibc (musl, macOS, Windows) it does
 nothing and returns False.
 """

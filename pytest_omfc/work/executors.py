@@ -8,7 +8,7 @@ core, on ``jobs`` processes or on a cluster.  A scorer that maps several times (
 opens one :class:`Executor` and calls its :meth:`Executor.map`, so that a cluster is set up only once.
 
 * ``dask=None``: ``jobs <= 1`` runs in this process; ``jobs > 1`` a local process pool of ``jobs``, started
-  as every pool of the plugin (:func:`pytest_omfc.pool.context`: a forkserver, never a fork of this process).
+  as every pool of the plugin (:func:`pytest_omfc.work.pool.context`: a forkserver, never a fork of this process).
 * ``dask="local"``: a ``dask.distributed.LocalCluster`` on 127.0.0.1 of ``jobs`` worker processes (2 when
   ``jobs`` is None or 1: one worker would only add overhead), one thread each, no dashboard, started on
   the first map and closed with the executor.
@@ -19,7 +19,7 @@ The workers open the files the items name, so they must see the same paths as th
 file system, or the same mount at the same place on every worker; paths are sent as absolute paths.
 Remote workers also need pytest-omfc (the same version) installed, since the function is sent by
 reference to its module.  Wherever ``fn`` runs (this process, a pool worker, a dask task), glibc's
-allocator is set first (:func:`pytest_omfc.alloc.reuse_freed_memory`), so that freed mask-sized arrays
+allocator is set first (:func:`pytest_omfc.work.alloc.reuse_freed_memory`), so that freed mask-sized arrays
 are reused instead of faulted in afresh; also in a dask worker whose nanny set ``MALLOC_TRIM_THRESHOLD_``.
 
 Memory stays bounded by the items in flight, not by the number of items: at most ``window`` items are
@@ -44,9 +44,9 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from .. import private
-from ..alloc import reuse_freed_memory
-from ..pool import context
-from .errors import ExecutionError
+from ..errors import ExecutionError
+from .alloc import reuse_freed_memory
+from .pool import context
 
 __all__ = ["DASK_INSTALL", "LOCAL", "Executor", "check_dask", "map_ordered"]
 
@@ -277,7 +277,7 @@ def _apply_all(fn: Callable[[T], R], items: list[T]) -> list[R]:
 
 
 def _tuned(fn: Callable[[T], R], item: T) -> R:
-    """``fn(item)`` in a process whose allocator reuses freed arrays (:mod:`pytest_omfc.alloc`; a dask task)."""
+    """``fn(item)`` in a process whose allocator reuses freed arrays (:mod:`pytest_omfc.work.alloc`; a dask task)."""
     reuse_freed_memory()
     return fn(item)
 
