@@ -20,14 +20,13 @@ the score items skip.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from .editions import (
     FORGERYNET_CLASSES,
     FORGERYNET_TASKS,
-    Edition,
     EditionTaskError,
     Task,
     infer_from_index_name,
@@ -35,25 +34,21 @@ from .editions import (
     parse_task,
 )
 from .errors import ScoringError
-from .findings import Unavailable
 from .options import OUTPUT_PATHS, SCORING_OPTIONS, exclusive_queries
 from .paths import not_regular
+from .runner import run_scorer
 from .scoring.families import option
 from .scoring.merge import partition_query
 from .scoring.registry import (
     SCORERS,
-    NotScored,
-    Outcome,
     Scorer,
-    ScoringInput,
-    nothing_scored,
     reference_columns,
     scorers_for,
 )
 from .scoring.results import Scores, build_scores
 from .submission import Settings, Submission
 
-__all__ = ["COMMON_KEYS", "omfc_score", "reference_columns", "run_scorer", "scorer_options"]
+__all__ = ["COMMON_KEYS", "omfc_score", "reference_columns", "scorer_options"]
 
 #: The scoring set-up shared by every scorer (:data:`pytest_omfc.options.SCORING_OPTIONS`), as ``omfc_score``
 #: keywords: the reference is an argument of its own; output paths and gates belong to a pytest run.
@@ -141,83 +136,6 @@ def _queries(query: Any, query_manipulation: Any, query_partition: Any) -> tuple
         except ScoringError as exc:
             return [(str(query_partition), "qp")], str(exc)
     return queries, None
-
-
-def _rejected_files(sub: Submission) -> Callable[[], Mapping[str, str]]:
-    """The system files the rules fail with an error (masks: MASK-03..07; provenance JSONs: PROV-02..10),
-    computed once, when a scorer first asks."""
-    memo: list[Mapping[str, str]] = []
-
-    def rejected() -> Mapping[str, str]:
-        if not memo:
-            from .editions import Task
-
-            try:
-                if sub.task in (Task.PF, Task.PG):
-                    from .rules.prov import rejected_jsons
-
-                    memo.append(rejected_jsons(sub))
-                else:
-                    from .rules.mask import rejected_masks
-
-                    memo.append(rejected_masks(sub))
-            except Exception:  # noqa: BLE001  the rules report their own trouble; scoring goes on
-                memo.append({})
-        return memo[0]
-
-    return rejected
-
-
-def run_scorer(
-    sub: Submission,
-    scorer: Scorer,
-    *,
-    reference: Path,
-    queries: Sequence[tuple[str, str]],
-    query_partition: str | None,
-    optout: bool,
-    convention: str,
-    options: Mapping[str, Any],
-    query_error: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> list[Outcome]:
-    """One scorer on one parsed submission: one outcome per position; never raises (an engine bug fails).
-
-    The plugin's score items, the ``omfc`` fixture and :func:`omfc_score` all come through here.
-    """
-    n = max(1, len(queries))
-    if query_error:
-        return [NotScored(query_error, fail=True)] * n
-    common: dict[str, Any] = dict(
-        column_rule=sub.column_rule,
-        reference=reference,
-        task=sub.task,
-        submission=sub.dir,
-        dataset_root=sub.settings.dataset_root,
-        queries=tuple(queries),
-        query_partition=query_partition,
-        optout=optout,
-        convention=convention,
-        jobs=sub.settings.jobs,
-        options=dict(options),
-        progress=progress,
-    )
-    if sub.edition is Edition.ForgeryNet:  # no index: the scorer reads the parsed ForgeryNetSubmission
-        inp = ScoringInput(system=None, index=None, parsed=sub, **common)
-    else:
-        try:
-            table = sub.sysout()  # CSV-01..08 when the file cannot be read as a table
-            index = sub.index()  # CSV-07
-        except Unavailable as exc:
-            return [NotScored(f"{exc.rule_id} failed: {exc.reason}")] * n
-        inp = ScoringInput(system=table, index=index.df, index_table=index, rejected=_rejected_files(sub), **common)
-    try:
-        got = [nothing_scored(o) for o in scorer.run(inp)]
-        if len(got) != n:
-            raise ScoringError(f"the {scorer.name} scorer returned {len(got)} results for {n} queries")
-    except Exception as exc:  # an engine bug must not become a traceback (in a run or in a user's notebook)
-        got = [NotScored(f"scoring could not run: {type(exc).__name__}: {exc}", fail=True)] * n
-    return got
 
 
 def _forgerynet_score(

@@ -416,8 +416,8 @@ def outcomes_for(config: pytest.Config, name: str = "detection", sub: CheckSetti
 
 
 def _score(config: pytest.Config, settings: ScoringSettings, scorer: Scorer, sub: CheckSettings) -> list[Outcome]:
-    """One scorer's outcomes through :func:`pytest_omfc.api.run_scorer` (shared with ``omfc_score``), with a bar."""
-    from ..api import run_scorer  # the submission and its libraries: only when scoring
+    """One scorer's outcomes through :func:`pytest_omfc.runner.run_scorer` (shared with ``omfc_score``), with a bar."""
+    from ..runner import run_scorer  # the submission and its libraries: only when scoring
     from ..submission import Submission
 
     bar = progress_for(config, f"score::{scorer.name}", scorer.progress_unit)

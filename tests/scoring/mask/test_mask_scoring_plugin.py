@@ -707,3 +707,19 @@ def test_each_kernel_hand_computed_no_score_ring(omfc: Any, kernel: str, ring: i
     )
     row = next(r for r in doc["results"] if r["scorer"] == "mask")["per_probe"][0]
     assert (row["PixelBNS"], row["PixelN"], row["OptimumMCC"]) == (ring, 256 - ring, 1.0)
+
+
+def test_when_the_rules_rejected_files_cannot_be_known_the_score_fails_naming_why(
+    omfc: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bridge from the rules to the scorer (runner.rules_rejected): an error while computing the files the
+    rules reject fails the score naming it; the scorer never goes on scoring files the rules may reject."""
+    from pytest_omfc.rules import mask as mask_rules
+
+    def broken(ctx: Any) -> dict[str, str]:
+        raise RuntimeError("the MASK rules broke")
+
+    monkeypatch.setattr(mask_rules, "rejected_masks", broken)
+    res = MaskCase(omfc, {"0001": REF, "0002": SHIFTED}).run("--omfc-jobs", "1")
+    assert res.outcome("mask") == "failed"
+    assert "scoring could not run: RuntimeError: the MASK rules broke" in res.first_line("mask")
