@@ -40,8 +40,7 @@ from ..findings import Finding, Report, Severity, Unavailable, plural, shorten
 from ..paths import WINDOWS_ABS, resolve_inside
 from ..registry import Part, not_checked, rule
 from ..submission import NotApplicable, Submission
-from ..work.alloc import reuse_freed_memory
-from ..work.pool import context, cut, map_slices, resolve_jobs, slices_worth, xdist_worker
+from ..work.pool import cut, map_slices, resolve_jobs, scoring_pool, slices_worth, xdist_worker
 
 N17, M18, M19, O2X = Group.N17, Group.M18, Group.M19, Group.O2X
 MASK_TASKS = {Task.IMG, Task.SPL, Task.CAM}
@@ -256,7 +255,7 @@ class _Early:
             return
         try:
             if self.pool is None:  # the scorers' allocator setting: without it the workers spent far more CPU
-                self.pool = ProcessPoolExecutor(self.jobs, mp_context=context(), initializer=reuse_freed_memory)
+                self.pool = scoring_pool(self.jobs)
             self.sent.append((items, self.pool.submit(png.decode_many, items)))
         except Exception:  # noqa: BLE001  no processes here: _decoded inflates these and later files itself
             self.want = {}

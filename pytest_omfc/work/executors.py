@@ -46,7 +46,7 @@ from typing import Any, Protocol, TypeVar
 from .. import private
 from ..errors import ExecutionError
 from .alloc import reuse_freed_memory
-from .pool import context
+from .pool import scoring_pool
 
 __all__ = ["DASK_INSTALL", "LOCAL", "Executor", "check_dask", "map_ordered"]
 
@@ -168,7 +168,7 @@ class Executor:
 
     def _pool_map(self, fn: Callable[[T], R], items: Iterable[T], jobs: int, window: int | None) -> Iterator[R]:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context(), initializer=reuse_freed_memory)
+            self._pool = scoring_pool(jobs)
         pool = self._pool
 
         def submit(item: T) -> Future[R]:

@@ -27,7 +27,17 @@ from typing import TypeVar
 
 import numpy as np
 
-__all__ = ["context", "cpu_count", "cut", "map_slices", "resolve_jobs", "slices_worth", "warm_up", "xdist_worker"]
+__all__ = [
+    "context",
+    "cpu_count",
+    "cut",
+    "map_slices",
+    "resolve_jobs",
+    "scoring_pool",
+    "slices_worth",
+    "warm_up",
+    "xdist_worker",
+]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -77,6 +87,15 @@ def context() -> multiprocessing.context.BaseContext:
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(PRELOAD)  # read when the forkserver starts (once per process)
     return ctx
+
+
+def scoring_pool(jobs: int) -> ProcessPoolExecutor:
+    """A pool of ``jobs`` long-lived workers started by :func:`context`, each with the allocator setting of
+    the processes that score (:func:`.alloc.reuse_freed_memory`): the executors' local pool and MASK-04's
+    inflating started during the header pass.  The caller shuts it down."""
+    from .alloc import reuse_freed_memory
+
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=context(), initializer=reuse_freed_memory)
 
 
 def map_slices(

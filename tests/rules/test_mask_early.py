@@ -166,7 +166,7 @@ def test_no_processes_for_the_early_pool_leaves_the_inflating_to_mask04(
 
     files = {"mask/good.png": pil_png(), "mask/black.png": raw_png(fill=0), "mask/black2.png": raw_png(fill=0)}
     case = _case(omfc, files, {IDS[0]: "mask/good.png", IDS[1]: "mask/black.png", IDS[2]: "mask/black2.png"}, {})
-    monkeypatch.setattr(mask_rules, "ProcessPoolExecutor", no_pool)  # the early pool's only (MASK-04's is pool.py's)
+    monkeypatch.setattr(mask_rules, "scoring_pool", no_pool)  # the early pool's only (MASK-04's is map_slices')
     refused = case.run("--omfc-jobs", "2")
     assert tries == [1] and early == []  # three chunks of one file each, one attempt
     monkeypatch.setattr(mask_rules, "_early", lambda *args: None)
