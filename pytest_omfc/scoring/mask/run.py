@@ -318,6 +318,183 @@ def reference_mode(ref_df: pd.DataFrame, jpeg2000: str) -> tuple[bool, str]:
 # --- the scorer -------------------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """What the task's tables look like: the trial key, the mask sides ("" for manipulation, "p" and "d" for a
+    splice's probe and donor) and each side's reference and system mask columns."""
+
+    splice: bool
+    bitplane: bool  # the manipulation reference is scored from its JPEG 2000 bit planes
+    key: tuple[str, ...]
+    sides: tuple[str, ...]
+    ref_cols: Mapping[str, str]
+    sys_cols: Mapping[str, str]
+
+    @classmethod
+    def of(cls, task: MaskTask, bitplane: bool) -> _Layout:
+        splice = task == "splice"
+        return cls(
+            splice=splice,
+            bitplane=bitplane,
+            key=("ProbeFileID", "DonorFileID") if splice else ("ProbeFileID",),
+            sides=("p", "d") if splice else ("",),
+            ref_cols={
+                "": _BP_COLUMN if bitplane else _PNG_COLUMN,
+                "p": "BinaryProbeMaskFileName",
+                "d": "DonorMaskFileName",
+            },
+            sys_cols={"": "OutputProbeMaskFileName", "p": "OutputProbeMaskFileName", "d": "OutputDonorMaskFileName"},
+        )
+
+    def scored_column(self, side: str) -> str:
+        return "Scored" if not side else ("ProbeScored" if side == "p" else "DonorScored")
+
+    def reason_column(self, side: str) -> str:
+        return "NotScoredReason" if not side else ("ProbeNotScoredReason" if side == "p" else "DonorNotScoredReason")
+
+
+@dataclass(frozen=True)
+class _RunSetup:
+    """What every run of one :func:`score_masks` call shares (one run per ``-qm`` query, else one)."""
+
+    layout: _Layout
+    opts: MaskOptions
+    ref_root: Path | None
+    sys_root: Path | None
+    engine: Mapping[str, Any]  # the engine's keywords: kernel, eks, dks, ntdks, sbin, max_pixels
+    bookkeeping: Mapping[str, float | int | str | None]  # TRR and the trial counts, before any removal
+    queries: tuple[str, ...]  # -q
+    query_partition: str | None  # -qp
+    rejected: Mapping[str, str]  # absolute system mask path -> the rule's finding
+    failures: frozenset[str]  # not-scored codes that fail the item
+
+
+def _resolved_options(options: MaskOptions | None, overrides: Mapping[str, Any], task: str) -> MaskOptions:
+    """The options of a call: ``options`` with the keyword ``overrides``, checked (:class:`SetupError`)."""
+    opts = options or MaskOptions()
+    if overrides:
+        unknown = sorted(set(overrides) - set(MaskOptions.__dataclass_fields__))
+        if unknown:
+            raise SetupError(f"unknown mask scoring option(s) {unknown}")
+        opts = MaskOptions(**{**opts.__dict__, **overrides})
+    if opts.sbin == -10:  # MediScore's "off" value
+        opts = MaskOptions(**{**opts.__dict__, "sbin": None})
+    _check_options(opts, task)
+    return opts
+
+
+def _merged(
+    ref_df: pd.DataFrame, sys_df: pd.DataFrame, idx_df: pd.DataFrame, layout: _Layout, opts: MaskOptions
+) -> pd.DataFrame:
+    """docs/scoring/masks.md#trial-selection step 1: the reference left-joined with the system output (every
+    reference trial is scored), restricted to the index with ``index_filter``; an empty ConfidenceScore is
+    the minimum system score."""
+    key, sides = list(layout.key), layout.sides
+    _require(ref_df, [*key, "IsTarget", *(layout.ref_cols[s] for s in sides)], "reference")
+    _require(sys_df, [*key, *(layout.sys_cols[s] for s in sides)], "system output", SubmissionError)
+    _require(idx_df, key, "index")
+    dup = sys_df.duplicated(subset=key, keep=False)
+    if dup.any():
+        shown = sys_df.loc[dup, key].drop_duplicates().head(3).astype(str).agg("/".join, axis=1).tolist()
+        raise SubmissionError(f"system output lists {int(dup.sum())} rows for repeated trials, e.g. {shown}")
+    sys_cols_all = [c for c in sys_df.columns if c not in ref_df.columns or c in key]
+    merged = ref_df.merge(sys_df[sys_cols_all], how="left", on=key, sort=False)
+    merged = merged.astype(object).where(merged.notna(), "")
+    if opts.index_filter:
+        ids = idx_df[key].drop_duplicates()
+        merged = merged.merge(ids, how="inner", on=key, sort=False)
+    if "ConfidenceScore" in merged.columns:
+        scores = pd.to_numeric(merged["ConfidenceScore"].astype(str).str.strip(), errors="coerce")
+        sys_scores = pd.to_numeric(sys_df.get("ConfidenceScore", pd.Series(dtype=str)), errors="coerce")
+        fill = float(sys_scores.min()) if sys_scores.notna().any() else math.nan
+        merged["ConfidenceScore"] = scores.fillna(fill)
+    return merged
+
+
+def _opt_out(
+    merged: pd.DataFrame, layout: _Layout, opts: MaskOptions
+) -> tuple[pd.DataFrame, dict[str, pd.Series], dict[str, float | int | str | None]]:
+    """docs/scoring/masks.md#trial-selection steps 2-3: the bookkeeping of every trial (TRR, totals), then the
+    targets scored (opted-out rows removed with ``optout``), and per side the rows whose FailedValidation
+    status blanks the system mask (a white mask, the name blanked in the per-image table)."""
+    sides = layout.sides
+    if "IsOptOut" in merged.columns:
+        opted = merged["IsOptOut"].isin(_OPTOUT_ISOPTOUT)
+    elif "ProbeStatus" in merged.columns:
+        opted = merged["ProbeStatus"].isin(_OPTOUT_STATUS)
+        if layout.splice and "DonorStatus" in merged.columns:
+            opted &= merged["DonorStatus"].isin(_OPTOUT_STATUS)
+    else:
+        opted = pd.Series(False, index=merged.index)
+    total = len(merged)
+    opt_in = int((~opted).sum())
+    bookkeeping: dict[str, float | int | str | None] = {
+        "TRR": opt_in / total if total else None,
+        "totalTrials": total,
+        "totalOptIn": opt_in,
+        "totalOptOut": total - opt_in,
+        "optOutScoring": "Y" if opts.optout else "N",
+    }
+    failed = {s: pd.Series(False, index=merged.index) for s in sides}
+    for s in sides:
+        if "IsOptOut" in merged.columns:
+            failed[s] |= merged["IsOptOut"] == "FailedValidation"
+        status = "DonorStatus" if s == "d" else "ProbeStatus"
+        if status in merged.columns:
+            failed[s] |= merged[status] == "FailedValidation"
+    kept = merged[~opted] if opts.optout else merged
+    targets = kept[kept["IsTarget"] == "Y"].reset_index(drop=True)
+    failed = {s: f.loc[kept.index[kept["IsTarget"] == "Y"]].reset_index(drop=True) for s, f in failed.items()}
+    for s, f in failed.items():
+        if layout.sys_cols[s] in targets.columns and f.any():
+            targets.loc[f.to_numpy(), layout.sys_cols[s]] = ""
+    return targets, failed, bookkeeping
+
+
+def _journal(
+    reference: str | Path | pd.DataFrame,
+    journal_reference: str | Path | None,
+    trials: pd.DataFrame,
+    layout: _Layout,
+) -> Journal | None:
+    """docs/scoring/masks.md#trial-selection step 4: the journal tables beside the reference, restricted to
+    the reference's targets (``trials``), or None."""
+    source = journal_reference if journal_reference is not None else None
+    if source is None and not isinstance(reference, pd.DataFrame):
+        source = reference
+    journal = load_journal(source, splice=layout.splice) if source is not None else None
+    if journal is not None:
+        journal = journal.restrict(trials, list(layout.key))
+    if layout.bitplane and journal is None:
+        raise SetupError("--jpeg2000 bit-plane references need the journal tables beside the reference")
+    return journal
+
+
+def _ntdks(layout: _Layout, opts: MaskOptions) -> int:
+    """The no-score dilation of the distractions: 0 for splice, else the option, else 15 (MediScore) or 11 (the
+    plan's convention)."""
+    if layout.splice:
+        return 0
+    if opts.ntdks is not None:
+        return opts.ntdks
+    return 11 if opts.convention == "plan" else 15
+
+
+def _qm_selection(
+    targets: pd.DataFrame, journal: Journal | None, qm_query: str | None, key: Sequence[str]
+) -> tuple[Journal | None, np.ndarray]:
+    """The journal and the targets (a row mask) of one run: all, or those a ``-qm`` query selects."""
+    if qm_query is None:
+        return journal, np.ones(len(targets), dtype=bool)
+    if journal is None:
+        raise SetupError("query_manipulation (-qm) needs the journal tables beside the reference")
+    run_journal, chosen = journal.select(targets, qm_query, key)
+    if not len(targets):
+        return run_journal, np.zeros(0, dtype=bool)
+    keys = targets[list(key)].astype(str).apply(tuple, axis=1)
+    return run_journal, keys.isin(chosen).to_numpy(dtype=bool)
+
+
 def score_masks(
     index: str | Path | pd.DataFrame,
     reference: str | Path | pd.DataFrame,
@@ -348,7 +525,7 @@ def score_masks(
 
     ``dask``: None scores on ``jobs`` local processes; ``"local"`` on a dask LocalCluster of ``jobs``
     workers; any other string is the address of a dask.distributed scheduler (``tcp://host:8786``,
-    reached within ``dask_timeout`` seconds) whose workers see the mask paths (:mod:`..executors`).
+    reached within ``dask_timeout`` seconds) whose workers see the mask paths (:mod:`pytest_omfc.work`).
     Results are identical and in the same order on every executor.
 
     ``rejected``: absolute system mask path -> the finding of a rule that fails the file (``"MASK-04:
@@ -357,167 +534,55 @@ def score_masks(
     ``progress(done, total)``: called as the masks of each run (each ``-qm`` query, or the one run)
     are scored, ``total`` being that run's distinct mask sides; the pytest layer draws a bar with it.
     """
-    opts = options or MaskOptions()
-    if overrides:
-        unknown = sorted(set(overrides) - set(MaskOptions.__dataclass_fields__))
-        if unknown:
-            raise SetupError(f"unknown mask scoring option(s) {unknown}")
-        opts = MaskOptions(**{**opts.__dict__, **overrides})
-    if opts.sbin == -10:  # MediScore's "off" value
-        opts = MaskOptions(**{**opts.__dict__, "sbin": None})
-    _check_options(opts, task)
+    opts = _resolved_options(options, overrides, task)
     check_dask(dask)
-    given = [
-        k
-        for k, v in (("query", query), ("query_manipulation", query_manipulation), ("query_partition", query_partition))
-        if v
-    ]
+    given = [k for k, v in (("query", query), ("query_manipulation", query_manipulation),
+                            ("query_partition", query_partition)) if v]  # fmt: skip
     if (why := exclusive_queries(given)) is not None:
         raise QueryError(why)
-    splice = task == "splice"
-    key = ["ProbeFileID", "DonorFileID"] if splice else ["ProbeFileID"]
-    sides = ("p", "d") if splice else ("",)
-
     ref_df = _frame(reference, "reference")
     sys_df = _frame(system, "system output", SubmissionError)
     idx_df = _frame(index, "index")
     if sys_dir is None and not isinstance(system, pd.DataFrame):
         sys_dir = Path(system).parent
-    sys_root = Path(sys_dir) if sys_dir is not None else None
-    ref_root = Path(ref_dir) if ref_dir is not None else None
-
-    bitplane, mode_note = (False, "") if splice else reference_mode(ref_df, opts.jpeg2000)
-    ref_cols = {
-        "": "ProbeBitPlaneMaskFileName" if bitplane else "ProbeMaskFileName",
-        "p": "BinaryProbeMaskFileName",
-        "d": "DonorMaskFileName",
-    }
-    sys_cols = {"": "OutputProbeMaskFileName", "p": "OutputProbeMaskFileName", "d": "OutputDonorMaskFileName"}
-    _require(ref_df, [*key, "IsTarget", *(ref_cols[s] for s in sides)], "reference")
-    _require(sys_df, [*key, *(sys_cols[s] for s in sides)], "system output", SubmissionError)
-    _require(idx_df, key, "index")
-    dup = sys_df.duplicated(subset=key, keep=False)
-    if dup.any():
-        shown = sys_df.loc[dup, key].drop_duplicates().head(3).astype(str).agg("/".join, axis=1).tolist()
-        raise SubmissionError(f"system output lists {int(dup.sum())} rows for repeated trials, e.g. {shown}")
-
-    # 2.1 step 1: merge, empty confidence scores -> minimum system score
-    sys_cols_all = [c for c in sys_df.columns if c not in ref_df.columns or c in key]
-    merged = ref_df.merge(sys_df[sys_cols_all], how="left", on=key, sort=False)
-    merged = merged.astype(object).where(merged.notna(), "")
-    if opts.index_filter:
-        ids = idx_df[key].drop_duplicates()
-        merged = merged.merge(ids, how="inner", on=key, sort=False)
-    if "ConfidenceScore" in merged.columns:
-        scores = pd.to_numeric(merged["ConfidenceScore"].astype(str).str.strip(), errors="coerce")
-        sys_scores = pd.to_numeric(sys_df.get("ConfidenceScore", pd.Series(dtype=str)), errors="coerce")
-        fill = float(sys_scores.min()) if sys_scores.notna().any() else math.nan
-        merged["ConfidenceScore"] = scores.fillna(fill)
-
-    # 2.1 step 2: opt-out bookkeeping, on every trial
-    if "IsOptOut" in merged.columns:
-        opted = merged["IsOptOut"].isin(_OPTOUT_ISOPTOUT)
-    elif "ProbeStatus" in merged.columns:
-        opted = merged["ProbeStatus"].isin(_OPTOUT_STATUS)
-        if splice and "DonorStatus" in merged.columns:
-            opted &= merged["DonorStatus"].isin(_OPTOUT_STATUS)
-    else:
-        opted = pd.Series(False, index=merged.index)
-    total = len(merged)
-    opt_in = int((~opted).sum())
-    bookkeeping: dict[str, float | int | str | None] = {
-        "TRR": opt_in / total if total else None,
-        "totalTrials": total,
-        "totalOptIn": opt_in,
-        "totalOptOut": total - opt_in,
-        "optOutScoring": "Y" if opts.optout else "N",
-    }
-    # FailedValidation blanks the mask name: white mask (docs/scoring/masks.md#reading-masks)
-    failed = {s: pd.Series(False, index=merged.index) for s in sides}
-    for s in sides:
-        if "IsOptOut" in merged.columns:
-            failed[s] |= merged["IsOptOut"] == "FailedValidation"
-        status = "DonorStatus" if s == "d" else "ProbeStatus"
-        if status in merged.columns:
-            failed[s] |= merged[status] == "FailedValidation"
-    targets_all = merged[merged["IsTarget"] == "Y"]
-    kept = merged[~opted] if opts.optout else merged
-    targets = kept[kept["IsTarget"] == "Y"].reset_index(drop=True)
-    failed = {s: f.loc[kept.index[kept["IsTarget"] == "Y"]].reset_index(drop=True) for s, f in failed.items()}
-    for s, f in failed.items():  # the name is blanked, as MediScore shows it in the per-image table
-        if sys_cols[s] in targets.columns and f.any():
-            targets.loc[f.to_numpy(), sys_cols[s]] = ""
-
-    # 2.1 step 4: journal
-    journal_src = (
-        journal_reference
-        if journal_reference is not None
-        else (None if isinstance(reference, pd.DataFrame) else reference)
+    bitplane, mode_note = (False, "") if task == "splice" else reference_mode(ref_df, opts.jpeg2000)
+    layout = _Layout.of(task, bitplane)
+    merged = _merged(ref_df, sys_df, idx_df, layout, opts)
+    targets, failed, bookkeeping = _opt_out(merged, layout, opts)
+    journal = _journal(reference, journal_reference, merged[merged["IsTarget"] == "Y"], layout)
+    setup = _RunSetup(
+        layout=layout,
+        opts=opts,
+        ref_root=Path(ref_dir) if ref_dir is not None else None,
+        sys_root=Path(sys_dir) if sys_dir is not None else None,
+        engine={
+            "kernel": opts.kernel,
+            "eks": opts.eks,
+            "dks": opts.dks,
+            "ntdks": _ntdks(layout, opts),
+            "sbin": opts.sbin,
+            "max_pixels": opts.max_pixels,
+        },
+        bookkeeping=bookkeeping,
+        queries=tuple(_query_list(query)),
+        query_partition=query_partition,
+        rejected=rejected or {},
+        failures=FAILURES if opts.jpeg2000 == "auto" else FAILURES - {"other-column"},
     )
-    journal = load_journal(journal_src, splice=splice) if journal_src is not None else None
-    if journal is not None:
-        journal = journal.restrict(targets_all, key)
-    if bitplane and journal is None:
-        raise SetupError("--jpeg2000 bit-plane references need the journal tables beside the reference")
-
-    ntdks = 0 if splice else (opts.ntdks if opts.ntdks is not None else (11 if opts.convention == "plan" else 15))
-    common = {
-        "kernel": opts.kernel,
-        "eks": opts.eks,
-        "dks": opts.dks,
-        "ntdks": ntdks,
-        "sbin": opts.sbin,
-        "max_pixels": opts.max_pixels,
-    }
-
-    qm = _query_list(query_manipulation)
     runs: list[MaskRun] = []
-    qm_runs: list[str | None] = list(qm) if qm else [None]
     with Executor(jobs=opts.jobs, dask=dask, connect_timeout=dask_timeout) as executor:  # one cluster per call
+        qm_runs: list[str | None] = [*_query_list(query_manipulation)] or [None]
         for qm_query in qm_runs:
-            run_journal: Journal | None
-            if qm_query is not None:
-                if journal is None:
-                    raise SetupError("query_manipulation (-qm) needs the journal tables beside the reference")
-                run_journal, chosen = journal.select(targets, qm_query, key)
-                keys = targets[key].astype(str).apply(tuple, axis=1) if len(targets) else pd.Series([], dtype=object)
-                pick = keys.isin(chosen).to_numpy(dtype=bool) if len(targets) else np.zeros(0, dtype=bool)
-            else:
-                run_journal = journal
-                pick = np.ones(len(targets), dtype=bool)
+            run_journal, pick = _qm_selection(targets, journal, qm_query, layout.key)
             trials = targets[pick].reset_index(drop=True)
             run_failed = {s: f[pick].reset_index(drop=True) for s, f in failed.items()}
-            runs.append(
-                _score_run(
-                    trials,
-                    run_failed,
-                    run_journal,
-                    qm_query,
-                    splice,
-                    bitplane,
-                    key,
-                    sides,
-                    ref_cols,
-                    sys_cols,
-                    ref_root,
-                    sys_root,
-                    common,
-                    opts,
-                    bookkeeping,
-                    _query_list(query),
-                    query_partition,
-                    executor=executor,
-                    progress=progress,
-                    rejected=rejected or {},
-                    failures=FAILURES if opts.jpeg2000 == "auto" else FAILURES - {"other-column"},
-                )
-            )
+            runs.append(_score_run(setup, trials, run_failed, run_journal, qm_query, executor, progress))
     return MaskReport(
         task=task,
         options=opts,
         runs=tuple(runs),
         notes=(f"reference masks: {mode_note}",) if mode_note else (),
-        reference_column=" and ".join(ref_cols[s] for s in sides),
+        reference_column=" and ".join(layout.ref_cols[s] for s in layout.sides),
     )
 
 
@@ -525,71 +590,49 @@ def _trial_label(row: Mapping[str, Any], key: Sequence[str]) -> str:
     return "/".join(str(row[k]) for k in key)
 
 
-def _score_run(
-    trials: pd.DataFrame,
-    failed: Mapping[str, pd.Series],
-    journal: Journal | None,
-    qm_query: str | None,
-    splice: bool,
-    bitplane: bool,
-    key: Sequence[str],
-    sides: Sequence[str],
-    ref_cols: Mapping[str, str],
-    sys_cols: Mapping[str, str],
-    ref_root: Path | None,
-    sys_root: Path | None,
-    common: Mapping[str, Any],
-    opts: MaskOptions,
-    bookkeeping: Mapping[str, float | int | str | None],
-    queries: Sequence[str],
-    query_partition: str | None,
-    *,
-    executor: Executor,
-    progress: Progress | None = None,
-    rejected: Mapping[str, str],
-    failures: frozenset[str] = FAILURES,
-) -> MaskRun:
-    """Score the selected trials of one run, then aggregate per query."""
+def _other_column(layout: _Layout) -> str | None:
+    """The manipulation reference column not scored (PNG or bit planes), or None for splice."""
+    return None if layout.splice else {_PNG_COLUMN: _BP_COLUMN, _BP_COLUMN: _PNG_COLUMN}.get(layout.ref_cols[""])
+
+
+def _jobs(
+    setup: _RunSetup, trials: pd.DataFrame, failed: Mapping[str, pd.Series], journal: Journal | None
+) -> tuple[list[_Job], list[bool]]:
+    """One engine job per trial and side, in per-image order, and whether each side's system mask is missing."""
+    layout, opts = setup.layout, setup.opts
+    colours = journal.colours() if journal is not None and not layout.splice and not layout.bitplane else {}
+    planes = journal.bitplanes() if journal is not None and layout.bitplane else {}
+    other_col = _other_column(layout)
     jobs: list[_Job] = []
     missing: list[bool] = []
-    colours = journal.colours() if journal is not None and not splice and not bitplane else {}
-    planes = journal.bitplanes() if journal is not None and bitplane else {}
-    other_col = {_PNG_COLUMN: _BP_COLUMN, _BP_COLUMN: _PNG_COLUMN}.get(ref_cols[""]) if not splice else None
-    describe = dict(NOT_SCORED)
-    if other_col is not None:
-        describe["other-column"] = (
-            f"have an empty {ref_cols['']} while {other_col} names a mask "
-            f"(use --omfc-jpeg2000 {'no' if other_col == _PNG_COLUMN else 'yes'})"
-        )
     for i, row in enumerate(trials.to_dict("records")):
-        for s in sides:
-            ref_name = str(row[ref_cols[s]]).strip()
-            sys_name = "" if failed[s].iloc[i] else str(row.get(sys_cols[s], "")).strip()
+        for s in layout.sides:
+            ref_name = str(row[layout.ref_cols[s]]).strip()
+            sys_name = "" if failed[s].iloc[i] else str(row.get(layout.sys_cols[s], "")).strip()
             error: str | None = None
             code = "path"
-            ref_path = sys_path = None
-            alternative = None
+            ref_path = sys_path = alternative = None
             if ref_name:
-                ref_path, error = _path(ref_root, ref_name, "reference mask")
+                ref_path, error = _path(setup.ref_root, ref_name, "reference mask")
             elif other_col is not None and str(row.get(other_col, "")).strip():
                 fix = "no" if other_col == _PNG_COLUMN else "yes"
                 alternative = (
-                    f"{ref_cols[s]} is empty while {other_col} names {str(row[other_col]).strip()!r} "
+                    f"{layout.ref_cols[s]} is empty while {other_col} names {str(row[other_col]).strip()!r} "
                     f"(use --omfc-jpeg2000 {fix})"
                 )
             if sys_name and error is None:
-                sys_path, error = _path(sys_root, sys_name, "system mask")
-                if sys_path is not None and rejected and os.path.abspath(sys_path) in rejected:
-                    error, code = rejected[os.path.abspath(sys_path)], "rule"
+                sys_path, error = _path(setup.sys_root, sys_name, "system mask")
+                if sys_path is not None and os.path.abspath(sys_path) in setup.rejected:
+                    error, code = setup.rejected[os.path.abspath(sys_path)], "rule"
             px_col = "DonorOptOutPixelValue" if s == "d" else "ProbeOptOutPixelValue"
             nspx = str(row.get(px_col, "")).strip() if opts.pppns else str(opts.nspx)
             selected: tuple[str, ...] | None = None
             listed: tuple[str, ...] = ()
             evaluated: tuple[str, ...] = ()
             mode: SideMode
-            if splice:
+            if layout.splice:
                 mode = "splice_probe" if s == "p" else "splice_donor"
-            elif bitplane:
+            elif layout.bitplane:
                 mode = "bitplane"
                 listed, evaluated = planes.get(str(row["ProbeFileID"]), ((), ()))
             else:
@@ -607,60 +650,87 @@ def _score_run(
                     error=error,
                     error_code=code,
                     alternative=alternative,
-                    **common,
-                )
+                    **setup.engine,
+                )  # fmt: skip
             )
             missing.append(sys_path is None and error is None)
-    outcomes = _run_jobs(jobs, executor, progress)
+    return jobs, missing
 
-    # per-image table
-    n = len(trials)
-    columns: dict[str, list[Any]] = {}
-    not_scored: list[tuple[str, str]] = []
-    polarity: list[tuple[str, float, float]] = []
-    high_planes: list[tuple[str, tuple[int, ...]]] = []
-    codes: dict[str, list[str | None]] = {s: [None] * n for s in sides}
-    scores_by_side: dict[str, list[MaskScore | None]] = {s: [] for s in sides}
-    missing_by_side: dict[str, list[bool]] = {s: [] for s in sides}
-    records = trials.to_dict("records")
+
+@dataclass
+class _Sides:
+    """The per-image table's metric columns of one run, built side by side from the engine's outcomes."""
+
+    n: int
+    columns: dict[str, list[Any]] = field(default_factory=dict)
+    not_scored: list[tuple[str, str]] = field(default_factory=list)
+    polarity: list[tuple[str, float, float]] = field(default_factory=list)
+    high_planes: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)
+    codes: dict[str, list[str | None]] = field(default_factory=dict)
+    scores: dict[str, list[MaskScore | None]] = field(default_factory=dict)  # per side, None: not scored
+    missing: dict[str, list[bool]] = field(default_factory=dict)  # per side: no system mask
+
+    def put(self, col: str, i: int, value: Any) -> None:
+        self.columns.setdefault(col, [None] * self.n)[i] = value
+
+
+def _side_row(score: MaskScore | None, side: str, layout: _Layout, opts: MaskOptions, reason: str) -> dict[str, Any]:
+    """One side's per-image columns: the engine's, F1 and IoU, the Actual ones with ``sbin``, the reason."""
+    scored = score is not None and score.scored
+    row = (score or MaskScore(scored=False)).row(side)
+    row[layout.scored_column(side)] = "Y" if scored else "N"
+    opt = score.optimum if scored and score is not None else None
+    row[f"{side}OptimumF1"] = _num(opt.f1) if opt else None
+    row[f"{side}OptimumIoU"] = _num(opt.iou) if opt else None
+    if opts.sbin is not None:
+        act = score.actual if scored and score is not None else None
+        row[f"{side}ActualThreshold"] = opts.sbin if scored else None
+        row[f"{side}ActualF1"] = _num(act.f1) if act else None
+        row[f"{side}ActualIoU"] = _num(act.iou) if act else None
+    row[layout.reason_column(side)] = "" if scored else reason
+    return row
+
+
+def _per_side(
+    setup: _RunSetup, records: list[dict[str, Any]], outcomes: list[JobOutcome], missing: list[bool]
+) -> _Sides:
+    """The per-image metric columns of every side, and what the run reports beside them: the sides not
+    scored for a failure, the polarity hints and the high bit planes."""
+    layout = setup.layout
+    out = _Sides(len(records))
+    out.codes = {s: [None] * out.n for s in layout.sides}
+    out.scores = {s: [] for s in layout.sides}
+    out.missing = {s: [] for s in layout.sides}
     for j, (score, why, reason) in enumerate(outcomes):
-        i, k = divmod(j, len(sides))
-        side = sides[k]
+        i, k = divmod(j, len(layout.sides))
+        side = layout.sides[k]
         scored = score is not None and score.scored
-        scores_by_side[side].append(score if scored else None)
-        missing_by_side[side].append(missing[j])
-        row = (score or MaskScore(scored=False)).row(side)
-        scored_col = "Scored" if not side else ("ProbeScored" if side == "p" else "DonorScored")
-        row[scored_col] = "Y" if scored else "N"
-        opt = score.optimum if scored and score is not None else None
-        row[f"{side}OptimumF1"] = _num(opt.f1) if opt else None
-        row[f"{side}OptimumIoU"] = _num(opt.iou) if opt else None
-        if opts.sbin is not None:
-            act = score.actual if scored and score is not None else None
-            row[f"{side}ActualThreshold"] = opts.sbin if scored else None
-            row[f"{side}ActualF1"] = _num(act.f1) if act else None
-            row[f"{side}ActualIoU"] = _num(act.iou) if act else None
-        reason_col = (
-            "NotScoredReason" if not side else ("ProbeNotScoredReason" if side == "p" else "DonorNotScoredReason")
-        )
-        row[reason_col] = "" if scored else (reason or "")
-        codes[side][i] = why
-        label = _trial_label(records[i], key) + (f" ({'probe' if side == 'p' else 'donor'})" if side else "")
+        out.scores[side].append(score if scored else None)
+        out.missing[side].append(missing[j])
+        out.codes[side][i] = why
+        label = _trial_label(records[i], layout.key) + (f" ({'probe' if side == 'p' else 'donor'})" if side else "")
         if scored and score is not None and score.table is not None and score.optimum is not None:
             black, worst = score.table.black_fraction(), float(np.nanmin(score.table.mcc(), initial=np.inf))
             inverted = worst <= INVERTED_MCC and -worst > (_num(score.optimum.mcc) or 0.0)
             if inverted or black > MOSTLY_BLACK:
-                polarity.append((label, black, -worst if inverted else math.nan))
+                out.polarity.append((label, black, -worst if inverted else math.nan))
         if scored and score is not None and score.high_planes:
-            high_planes.append((label, score.high_planes))
-        if why in failures:
-            not_scored.append((label, reason or ""))
-        for col, value in row.items():
-            columns.setdefault(col, [None] * n)[i] = value
+            out.high_planes.append((label, score.high_planes))
+        if why in setup.failures:
+            out.not_scored.append((label, reason or ""))
+        for col, value in _side_row(score, side, layout, setup.opts, reason or "").items():
+            out.put(col, i, value)
+    return out
 
+
+def _side_aggregates(setup: _RunSetup, sides: _Sides) -> dict[str, float | int | None]:
+    """The aggregates over a side's masks that are not means of per-image columns (the AUC averages, the
+    Maximum threshold), and the per-image Maximum columns that come from that threshold; with the plan's
+    convention a missing system mask scores MCC -1 (MASK-01)."""
+    opts = setup.opts
     extra: dict[str, float | int | None] = {}
-    for side in sides:
-        tables = [sc.table if sc is not None else None for sc in scores_by_side[side]]
+    for side in setup.layout.sides:
+        tables = [sc.table if sc is not None else None for sc in sides.scores[side]]
         extra[f"{side}PixelAverageAUC"] = _num(pixel_average_auc(tables))
         extra[f"{side}MaskAverageAUC"] = _num(mask_average_auc(tables))
         extra[f"{side}MaximumThreshold"] = None
@@ -671,118 +741,146 @@ def _score_run(
             for i, m in enumerate(mx.per_mask):
                 vals: ThresholdMetrics | None = m
                 for name in ("NMM", "MCC", "BWL1", "F1", "IoU"):
-                    columns.setdefault(f"{side}Maximum{name}", [None] * n)[i] = (
-                        _num(getattr(vals, name.lower())) if vals else None
-                    )
+                    sides.put(f"{side}Maximum{name}", i, _num(getattr(vals, name.lower())) if vals else None)
                 for name in ("TP", "TN", "FP", "FN"):
-                    columns.setdefault(f"{side}MaximumPixel{name}", [None] * n)[i] = (
-                        getattr(vals, name.lower()) if vals else None
-                    )
+                    sides.put(f"{side}MaximumPixel{name}", i, getattr(vals, name.lower()) if vals else None)
         if opts.convention == "plan":  # MASK-01: a missing mask scores MCC -1
-            for i, (sc, miss) in enumerate(zip(scores_by_side[side], missing_by_side[side], strict=True)):
+            for i, (sc, miss) in enumerate(zip(sides.scores[side], sides.missing[side], strict=True)):
                 if sc is not None and miss:
                     for prefix in ("Optimum", "Maximum", "Actual"):
                         col = f"{side}{prefix}MCC"
-                        if col in columns and columns[col][i] is not None:
-                            columns[col][i] = -1.0
-    for side in sides:  # MediScore's per-image table always has the Maximum/Actual columns (blank without sbin)
+                        if col in sides.columns and sides.columns[col][i] is not None:
+                            sides.columns[col][i] = -1.0
+    for side in setup.layout.sides:  # MediScore's per-image table always has the Maximum/Actual columns
         for prefix in ("Maximum", "Actual"):
             for name in ("NMM", "MCC", "BWL1", "PixelTP", "PixelTN", "PixelFP", "PixelFN"):
-                columns.setdefault(f"{side}{prefix}{name}", [None] * n)
-    metrics = pd.DataFrame(columns, index=range(n)) if n else pd.DataFrame(columns)
-    perimage = pd.concat([trials.reset_index(drop=True), metrics], axis=1)
+                sides.columns.setdefault(f"{side}{prefix}{name}", [None] * sides.n)
+    return extra
 
-    scored_cols = ("ProbeScored", "DonorScored") if splice else ("Scored",)
-    scoreable: dict[str, int] = {}
-    if splice:
-        total = int(bookkeeping["totalTrials"] or 0)
-        scoreable["ScoreableProbeTrials"] = total - int(
-            (perimage.get("ProbeScored", pd.Series(dtype=str)) == "N").sum()
-        )
-        scoreable["ScoreableDonorTrials"] = total - int(
-            (perimage.get("DonorScored", pd.Series(dtype=str)) == "N").sum()
-        )
-    else:
-        scoreable["ScoreableTrials"] = int((perimage.get("Scored", pd.Series(dtype=str)) == "Y").sum())
 
-    # journal results: rows of not-scoreable sides become 'N' (docs/scoring/masks.md#ground-truth)
-    journal_out = None
-    if journal is not None:
-        for side in sides:
-            col = "Scored" if not side else ("ProbeScored" if side == "p" else "DonorScored")
-            ev = journal.evaluated[0] if side in ("", "p") else journal.evaluated[-1]
-            if col in perimage.columns:
-                journal = journal.mark_unscored(perimage.loc[perimage[col] == "N", list(key)], ev)
-        journal_out = journal.frame
+def _scoreable(setup: _RunSetup, perimage: pd.DataFrame) -> dict[str, int]:
+    """MediScore's scoreable-trial counts of the run (splice: per side, out of every trial)."""
+    if not setup.layout.splice:
+        return {"ScoreableTrials": int((perimage.get("Scored", pd.Series(dtype=str)) == "Y").sum())}
+    total = int(setup.bookkeeping["totalTrials"] or 0)
+    return {
+        f"Scoreable{what}Trials": total - int((perimage.get(f"{what}Scored", pd.Series(dtype=str)) == "N").sum())
+        for what in ("Probe", "Donor")
+    }
 
-    # 2.9: queries over the per-image table
-    selections: list[tuple[str | None, QueryKind, pd.DataFrame]] = []
-    if queries or query_partition:
-        qframe = typed_frame(trials.reset_index(drop=True)) if n else trials
-        plist = [(q, "q") for q in queries] if queries else [(q, "qp") for q in partition_query(query_partition or "")]
-        for q, kind in plist:
-            if n == 0:
-                chosen = perimage.iloc[0:0]
-            else:
-                try:
-                    hit = select_query(qframe.assign(_row=np.arange(n)), q, "q", ["_row"])
-                except QueryError as exc:
-                    raise QueryError(str(exc).replace("(q)", f"({kind})"), exc.unknown) from None
-                chosen = perimage.iloc[hit["_row"].to_numpy()].drop_duplicates(subset=list(key))
-            if kind == "qp" and chosen.empty:
-                continue  # MediScore skips empty partitions
-            selections.append((q, kind, chosen))  # type: ignore[arg-type]
-    else:
-        selections.append((None, "qm" if qm_query is not None else "all", perimage))
 
-    results: list[MaskResult] = []
-    for q_text, kind, rows in selections:
-        if splice:
-            used = rows[(rows.get("ProbeScored") == "Y") | (rows.get("DonorScored") == "Y")] if len(rows) else rows
-            used = used.copy()
-            for side, col in (("p", "ProbeScored"), ("d", "DonorScored")):
-                side_cols = [c for c in used.columns if c.startswith(side) and c[1:] in _MEAN_COLUMNS]
-                used.loc[used[col] != "Y", side_cols] = np.nan
+def _journal_out(setup: _RunSetup, journal: Journal | None, perimage: pd.DataFrame) -> pd.DataFrame | None:
+    """The journal's results: rows of sides not scoreable become 'N' (docs/scoring/masks.md#ground-truth)."""
+    if journal is None:
+        return None
+    for side in setup.layout.sides:
+        col = setup.layout.scored_column(side)
+        ev = journal.evaluated[0] if side in ("", "p") else journal.evaluated[-1]
+        if col in perimage.columns:
+            journal = journal.mark_unscored(perimage.loc[perimage[col] == "N", list(setup.layout.key)], ev)
+    return journal.frame
+
+
+def _selections(
+    setup: _RunSetup, trials: pd.DataFrame, perimage: pd.DataFrame, qm_query: str | None
+) -> list[tuple[str | None, QueryKind, pd.DataFrame]]:
+    """docs/scoring/masks.md#queries: the per-image rows of each ``-q`` query or ``-qp`` partition (an empty
+    partition is skipped, as MediScore does), else the whole table."""
+    n = len(trials)
+    if not (setup.queries or setup.query_partition):
+        return [(None, "qm" if qm_query is not None else "all", perimage)]
+    qframe = typed_frame(trials.reset_index(drop=True)) if n else trials
+    kinds: list[tuple[str, QueryKind]] = (
+        [(q, "q") for q in setup.queries]
+        if setup.queries
+        else [(q, "qp") for q in partition_query(setup.query_partition or "")]
+    )
+    out: list[tuple[str | None, QueryKind, pd.DataFrame]] = []
+    for q, kind in kinds:
+        if n == 0:
+            chosen = perimage.iloc[0:0]
         else:
-            used = rows[rows["Scored"] == "Y"] if len(rows) else rows
-        agg: dict[str, float | int | str | None] = {}
-        std: dict[str, float | None] = {}
-        for side in sides:
-            a, sd = _means(used, side)
-            if opts.sbin is None:
-                for base in (
-                    "MaximumNMM",
-                    "MaximumMCC",
-                    "MaximumBWL1",
-                    "ActualNMM",
-                    "ActualMCC",
-                    "ActualBWL1",
-                    "MaximumF1",
-                    "MaximumIoU",
-                    "ActualF1",
-                    "ActualIoU",
-                ):
-                    a.setdefault(side + base, None)
-                    sd.setdefault(side + base, None)
-            agg.update(a)
-            std.update(sd)
-        for side in sides:
-            for name in ("PixelAverageAUC", "MaskAverageAUC", "MaximumThreshold", "ActualThreshold"):
-                agg[side + name] = extra[side + name]
-        agg.update(bookkeeping)
-        agg.update(scoreable)
+            hit = select_query(qframe.assign(_row=np.arange(n)), q, kind, ["_row"])
+            chosen = perimage.iloc[hit["_row"].to_numpy()].drop_duplicates(subset=list(setup.layout.key))
+        if kind == "qp" and chosen.empty:
+            continue
+        out.append((q, kind, chosen))
+    return out
+
+
+#: the aggregate columns that are blank without ``sbin`` (MediScore prints no Maximum or Actual then)
+_SBIN_COLUMNS = tuple(f"{p}{m}" for p in ("Maximum", "Actual") for m in ("NMM", "MCC", "BWL1", "F1", "IoU"))
+
+
+def _result(
+    setup: _RunSetup, rows: pd.DataFrame, extra: Mapping[str, Any], scoreable: Mapping[str, int]
+) -> tuple[dict[str, float | int | str | None], dict[str, float | None]]:
+    """The aggregate and the standard deviations of one selection of per-image rows."""
+    layout = setup.layout
+    if layout.splice:
+        used = rows[(rows.get("ProbeScored") == "Y") | (rows.get("DonorScored") == "Y")] if len(rows) else rows
+        used = used.copy()
+        for side, col in (("p", "ProbeScored"), ("d", "DonorScored")):
+            side_cols = [c for c in used.columns if c.startswith(side) and c[1:] in _MEAN_COLUMNS]
+            used.loc[used[col] != "Y", side_cols] = np.nan
+    else:
+        used = rows[rows["Scored"] == "Y"] if len(rows) else rows
+    agg: dict[str, float | int | str | None] = {}
+    std: dict[str, float | None] = {}
+    for side in layout.sides:
+        a, sd = _means(used, side)
+        if setup.opts.sbin is None:
+            for base in _SBIN_COLUMNS:
+                a.setdefault(side + base, None)
+                sd.setdefault(side + base, None)
+        agg.update(a)
+        std.update(sd)
+    for side in layout.sides:
+        for name in ("PixelAverageAUC", "MaskAverageAUC", "MaximumThreshold", "ActualThreshold"):
+            agg[side + name] = extra[side + name]
+    agg.update(setup.bookkeeping)
+    agg.update(scoreable)
+    return agg, std
+
+
+def _score_run(
+    setup: _RunSetup,
+    trials: pd.DataFrame,
+    failed: Mapping[str, pd.Series],
+    journal: Journal | None,
+    qm_query: str | None,
+    executor: Executor,
+    progress: Progress | None = None,
+) -> MaskRun:
+    """Score the selected trials of one run, then aggregate per query."""
+    jobs, missing = _jobs(setup, trials, failed, journal)
+    outcomes = _run_jobs(jobs, executor, progress)
+    sides = _per_side(setup, trials.to_dict("records"), outcomes, missing)
+    extra = _side_aggregates(setup, sides)
+    n = len(trials)
+    metrics = pd.DataFrame(sides.columns, index=range(n)) if n else pd.DataFrame(sides.columns)
+    perimage = pd.concat([trials.reset_index(drop=True), metrics], axis=1)
+    scoreable = _scoreable(setup, perimage)
+    results = []
+    for q_text, kind, rows in _selections(setup, trials, perimage, qm_query):
+        agg, std = _result(setup, rows, extra, scoreable)
         results.append(MaskResult(q_text if kind != "qm" else qm_query, kind, agg, std, len(rows)))
-    del scored_cols
+    describe = dict(NOT_SCORED)
+    if (other_col := _other_column(setup.layout)) is not None:
+        describe["other-column"] = (
+            f"have an empty {setup.layout.ref_cols['']} while {other_col} names a mask "
+            f"(use --omfc-jpeg2000 {'no' if other_col == _PNG_COLUMN else 'yes'})"
+        )
     return MaskRun(
         qm_query,
         perimage,
-        journal_out,
+        _journal_out(setup, journal, perimage),
         tuple(results),
-        tuple(not_scored),
-        tuple(tuple(codes[s]) for s in sides),
+        tuple(sides.not_scored),
+        tuple(tuple(sides.codes[s]) for s in setup.layout.sides),
         describe,
-        tuple(polarity),
-        tuple(high_planes),
+        tuple(sides.polarity),
+        tuple(sides.high_planes),
     )
 
 
