@@ -27,7 +27,8 @@ CONTRIBUTING = REPO / "CONTRIBUTING.md"
 def _blocks() -> tuple[dict[str, str], str]:
     """The family's files (path under scoring/foo/ -> text) and the line for families.py."""
     text = CONTRIBUTING.read_text(encoding="utf-8")
-    section = text[text.index("## How to add a scorer") : text.index("## Keeping the plugin light")]
+    start = text.index("## How to add a scorer")
+    section = text[start : text.index("\n## ", start)]
     files: dict[str, str] = {}
     line = ""
     for code in re.findall(r"```python\n(.*?)```", section, re.S):

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...editions import Task
 from ..registry import NotScored, Outcome, Scorer, ScoreResult, ScoringInput, Tally, not_scored, register
+from .metrics import mean_columns
 from .options import MASK_OPTIONS
 
 if TYPE_CHECKING:  # annotations only; the adapter imports the engine when it runs
@@ -126,9 +127,43 @@ def _mask_tally(run: Any, rows: Any) -> Tally:
     )
 
 
+def _run_results(report: Any, run: Any, inputs: set[str]) -> dict[tuple[str | None, str], Outcome]:
+    """The score results of one run of :func:`.run.score_masks` (a ``MaskReport`` and one of its ``MaskRun``),
+    by (query, kind): the metrics JSON entry, the item's properties, the failure and the tally."""
+    import numpy as np
+
+    failure = _mask_failure(run.not_scored)
+    hints = _polarity_notes(run.polarity) + _high_plane_notes(run.high_planes)
+    found: dict[tuple[str | None, str], Outcome] = {}
+    for r in run.results:
+        rows = run.perimage
+        if r.kind in ("q", "qp") and r.query is not None and len(rows):
+            from ..merge import select_query, typed_frame
+
+            frame = typed_frame(rows.drop(columns=[c for c in rows.columns if c not in inputs]))
+            hit = select_query(frame.assign(_row=np.arange(len(rows))), r.query, "q", ["_row"])
+            rows = rows.iloc[hit["_row"].to_numpy()]
+        entry: dict[str, Any] = {
+            "query": r.query,
+            "query_kind": r.kind if r.kind != "all" else "all",
+            "notes": [*report.notes, *hints],
+            "reference_column": report.reference_column,
+            "metrics": {k: _plain(v) for k, v in r.aggregate.items()},
+            "stddev": {k: _plain(v) for k, v in r.stddev.items()},
+            "per_probe": _per_probe(rows, inputs),
+        }
+        props: list[tuple[str, Any]] = [
+            (k, v if isinstance(v, (str, int)) and not isinstance(v, bool) else (math.nan if v is None else float(v)))
+            for k, v in entry["metrics"].items()
+        ]
+        props.append(("count.not_scored", len(run.not_scored)))
+        props += [("omfc.warning", h) for h in hints]
+        found[(r.query, r.kind)] = ScoreResult(entry, props, failure, _mask_tally(run, rows))
+    return found
+
+
 def run_masks(inp: ScoringInput) -> list[Outcome]:
     """Mask scoring of every query (docs/scoring/masks.md); one outcome per position."""
-    import numpy as np
     import pandas as pd
 
     from ...errors import ScoringError
@@ -175,42 +210,7 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
     except ScoringError as exc:
         return [not_scored(exc)] * n
     inputs = set(table.df.columns) | set(pd.read_csv(inp.reference, sep="|", nrows=0).columns)
-    found: dict[tuple[str | None, str], Outcome] = {}
-    for run in report.runs:
-        failure = _mask_failure(run.not_scored)
-        hints = _polarity_notes(run.polarity) + _high_plane_notes(run.high_planes)
-        for r in run.results:
-            rows = run.perimage
-            if r.kind in ("q", "qp") and r.query is not None and len(rows):
-                from ..merge import select_query, typed_frame
-
-                frame = typed_frame(rows.drop(columns=[c for c in rows.columns if c not in inputs]))
-                hit = select_query(frame.assign(_row=np.arange(len(rows))), r.query, "q", ["_row"])
-                rows = rows.iloc[hit["_row"].to_numpy()]
-            tally = _mask_tally(run, rows)
-            entry: dict[str, Any] = {
-                "query": r.query,
-                "query_kind": r.kind if r.kind != "all" else "all",
-                "notes": [*report.notes, *hints],
-                "reference_column": report.reference_column,
-                "metrics": {k: _plain(v) for k, v in r.aggregate.items()},
-                "stddev": {k: _plain(v) for k, v in r.stddev.items()},
-                "per_probe": _per_probe(rows, inputs),
-            }
-            props: list[tuple[str, Any]] = []
-            metrics: dict[str, Any] = entry["metrics"]
-            for k, v in metrics.items():
-                props.append(
-                    (
-                        k,
-                        v
-                        if isinstance(v, (str, int)) and not isinstance(v, bool)
-                        else (math.nan if v is None else float(v)),
-                    )
-                )
-            props.append(("count.not_scored", len(run.not_scored)))
-            props += [("omfc.warning", h) for h in hints]
-            found[(r.query, r.kind)] = ScoreResult(entry, props, failure, tally)
+    found = {key: result for run in report.runs for key, result in _run_results(report, run, inputs).items()}
     out: list[Outcome] = []
     for query, qkind in inp.queries or ((None, "all"),):
         got = found.get((query, qkind))
@@ -220,34 +220,10 @@ def run_masks(inp: ScoringInput) -> list[Outcome]:
     return out
 
 
-#: The mask aggregate's numeric keys (mask/run.py): per-mask means, AUC averages and thresholds, bookkeeping;
-#: splice prefixes the per-side ones with p (probe) and d (donor).  Written out, not imported from mask.run
-#: (loaded only when masks are scored); tests/glue/test_gates.py checks them against a mask run's keys.
-_MASK_SIDE_METRICS = (
-    "OptimumThreshold",
-    "OptimumNMM",
-    "OptimumMCC",
-    "OptimumBWL1",
-    "GWL1",
-    "AUC",
-    "EER",
-    "MaximumNMM",
-    "MaximumMCC",
-    "MaximumBWL1",
-    "ActualNMM",
-    "ActualMCC",
-    "ActualBWL1",
-    "OptimumF1",
-    "OptimumIoU",
-    "MaximumF1",
-    "MaximumIoU",
-    "ActualF1",
-    "ActualIoU",
-    "PixelAverageAUC",
-    "MaskAverageAUC",
-    "MaximumThreshold",
-    "ActualThreshold",
-)
+#: The mask aggregate's numeric keys (mask/run.py): per-mask means (:func:`.metrics.mean_columns`), AUC
+#: averages and thresholds, bookkeeping; splice prefixes the per-side ones with p (probe) and d (donor).
+#: tests/glue/test_gates.py checks them against a mask run's keys.
+_MASK_SIDE_METRICS = (*mean_columns(), "PixelAverageAUC", "MaskAverageAUC", "MaximumThreshold", "ActualThreshold")
 
 
 MASK_METRICS: tuple[str, ...] = (

@@ -32,13 +32,14 @@ manipulated), so that an empty-vs-empty trial never counts as a perfect 1.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .metrics import PER_THRESHOLD, mediscore_metrics
 from .morphology import binary_dilate, kernel
 
 __all__ = [
@@ -405,19 +406,30 @@ def _histogram(code: NDArray[np.uint16], nbins: int) -> NDArray[np.int64]:
 
 @dataclass(frozen=True)
 class ThresholdMetrics:
-    """Metrics of one mask at one threshold (docs/scoring/masks.md#metrics-at-one-threshold).  NaN where MediScore
-    prints a blank."""
+    """Metrics of one mask at one threshold (docs/scoring/masks.md#metrics-at-one-threshold): ``values`` by
+    :data:`PER_THRESHOLD` name (``m["MCC"]``), NaN where MediScore prints a blank, and the confusion counts."""
 
     threshold: float
-    mcc: float
-    nmm: float
-    bwl1: float
-    f1: float
-    iou: float
+    values: Mapping[str, float]
     tp: int
     tn: int
     fp: int
     fn: int
+
+    def __getitem__(self, name: str) -> float:
+        return self.values[name]
+
+    @property
+    def mcc(self) -> float:
+        return self.values["MCC"]
+
+    @property
+    def nmm(self) -> float:
+        return self.values["NMM"]
+
+    @property
+    def bwl1(self) -> float:
+        return self.values["BWL1"]
 
 
 @dataclass(frozen=True)
@@ -509,14 +521,11 @@ class ThresholdTable:
         """All metrics of row ``row``; ``threshold`` overrides the reported threshold (Actual)."""
         t = float(self.thresholds[row]) if threshold is None else float(threshold)
         if self.n == 0:
-            return ThresholdMetrics(math.nan if threshold is None else t, *(math.nan,) * 5, 0, 0, 0, 0)
+            empty = dict.fromkeys((m.name for m in PER_THRESHOLD), math.nan)
+            return ThresholdMetrics(math.nan if threshold is None else t, empty, 0, 0, 0, 0)
         return ThresholdMetrics(
             threshold=t,
-            mcc=float(self.mcc()[row]),
-            nmm=float(self.nmm()[row]),
-            bwl1=float(self.bwl1()[row]),
-            f1=float(self.f1()[row]),
-            iou=float(self.iou()[row]),
+            values={m.name: float(getattr(self, m.method)()[row]) for m in PER_THRESHOLD},
             tp=int(self.tp[row]),
             tn=int(self.tn[row]),
             fp=int(self.fp[row]),
@@ -611,8 +620,8 @@ class MaskScore:
             out[f"{prefix}OptimumThreshold"] = int(opt.threshold)
         else:
             out[f"{prefix}OptimumThreshold"] = None
-        for name in ("NMM", "MCC", "BWL1"):
-            out[f"{prefix}Optimum{name}"] = v(getattr(opt, name.lower())) if opt else None
+        for name in mediscore_metrics():
+            out[f"{prefix}Optimum{name}"] = v(opt[name]) if opt else None
         out[f"{prefix}GWL1"] = v(self.gwl1)
         out[f"{prefix}AUC"] = v(self.auc)
         out[f"{prefix}EER"] = v(self.eer)
@@ -627,8 +636,8 @@ class MaskScore:
         out[f"{prefix}PixelPNS"] = self.pixel_pns if self.scored else None
         if act is not None:
             out[f"{prefix}ActualThreshold"] = int(act.threshold)
-            for name in ("NMM", "MCC", "BWL1"):
-                out[f"{prefix}Actual{name}"] = v(getattr(act, name.lower()))
+            for name in mediscore_metrics():
+                out[f"{prefix}Actual{name}"] = v(act[name])
             for name in ("TP", "TN", "FP", "FN"):  # blank when N = 0, unlike the Optimum counts (splicebin)
                 out[f"{prefix}ActualPixel{name}"] = getattr(act, name.lower()) if self.pixel_n else None
         return out

@@ -58,6 +58,7 @@ from .engine import MaskScore, ThresholdMetrics
 from .io import MAX_PIXELS
 from .job import JobOutcome, SideMode, _Job, _score_job
 from .journal import Journal, load_journal
+from .metrics import PER_THRESHOLD, added_metrics, mean_columns, mediscore_metrics
 from .morphology import kernel
 
 __all__ = ["MaskOptions", "MaskReport", "MaskResult", "MaskRun", "score_masks"]
@@ -69,28 +70,7 @@ MaskConvention = Literal["mediscore", "plan"]
 _OPTOUT_ISOPTOUT = frozenset({"Y", "Localization"})
 _OPTOUT_STATUS = frozenset({"OptOutAll", "OptOutLocalization"})
 
-#: per-mask metric columns averaged in the aggregate (without prefix); OptimumThreshold first
-_MEAN_COLUMNS = (
-    "OptimumThreshold",
-    "OptimumNMM",
-    "OptimumMCC",
-    "OptimumBWL1",
-    "GWL1",
-    "AUC",
-    "EER",
-    "MaximumNMM",
-    "MaximumMCC",
-    "MaximumBWL1",
-    "ActualNMM",
-    "ActualMCC",
-    "ActualBWL1",
-    "OptimumF1",
-    "OptimumIoU",
-    "MaximumF1",
-    "MaximumIoU",
-    "ActualF1",
-    "ActualIoU",
-)
+_MEAN_COLUMNS = mean_columns()
 
 
 @dataclass(frozen=True)
@@ -470,14 +450,26 @@ def _journal(
     return journal
 
 
-def _ntdks(layout: _Layout, opts: MaskOptions) -> int:
-    """The no-score dilation of the distractions: 0 for splice, else the option, else 15 (MediScore) or 11 (the
-    plan's convention)."""
-    if layout.splice:
-        return 0
-    if opts.ntdks is not None:
-        return opts.ntdks
-    return 11 if opts.convention == "plan" else 15
+def _one_query_kind(query: object, query_manipulation: object, query_partition: object) -> None:
+    """At most one of ``-q``, ``-qm`` and ``-qp`` (:class:`QueryError` naming them)."""
+    given = [k for k, v in (("query", query), ("query_manipulation", query_manipulation),
+                            ("query_partition", query_partition)) if v]  # fmt: skip
+    if (why := exclusive_queries(given)) is not None:
+        raise QueryError(why)
+
+
+def _engine_keywords(layout: _Layout, opts: MaskOptions) -> dict[str, Any]:
+    """The one-mask engine's keywords; the no-score dilation of the distractions (``ntdks``) is 0 for splice,
+    else the option, else 15 (MediScore) or 11 (the plan's convention)."""
+    ntdks = opts.ntdks if opts.ntdks is not None else (11 if opts.convention == "plan" else 15)
+    return {
+        "kernel": opts.kernel,
+        "eks": opts.eks,
+        "dks": opts.dks,
+        "ntdks": 0 if layout.splice else ntdks,
+        "sbin": opts.sbin,
+        "max_pixels": opts.max_pixels,
+    }
 
 
 def _qm_selection(
@@ -536,10 +528,7 @@ def score_masks(
     """
     opts = _resolved_options(options, overrides, task)
     check_dask(dask)
-    given = [k for k, v in (("query", query), ("query_manipulation", query_manipulation),
-                            ("query_partition", query_partition)) if v]  # fmt: skip
-    if (why := exclusive_queries(given)) is not None:
-        raise QueryError(why)
+    _one_query_kind(query, query_manipulation, query_partition)
     ref_df = _frame(reference, "reference")
     sys_df = _frame(system, "system output", SubmissionError)
     idx_df = _frame(index, "index")
@@ -555,14 +544,7 @@ def score_masks(
         opts=opts,
         ref_root=Path(ref_dir) if ref_dir is not None else None,
         sys_root=Path(sys_dir) if sys_dir is not None else None,
-        engine={
-            "kernel": opts.kernel,
-            "eks": opts.eks,
-            "dks": opts.dks,
-            "ntdks": _ntdks(layout, opts),
-            "sbin": opts.sbin,
-            "max_pixels": opts.max_pixels,
-        },
+        engine=_engine_keywords(layout, opts),
         bookkeeping=bookkeeping,
         queries=tuple(_query_list(query)),
         query_partition=query_partition,
@@ -680,13 +662,13 @@ def _side_row(score: MaskScore | None, side: str, layout: _Layout, opts: MaskOpt
     row = (score or MaskScore(scored=False)).row(side)
     row[layout.scored_column(side)] = "Y" if scored else "N"
     opt = score.optimum if scored and score is not None else None
-    row[f"{side}OptimumF1"] = _num(opt.f1) if opt else None
-    row[f"{side}OptimumIoU"] = _num(opt.iou) if opt else None
+    for name in added_metrics():
+        row[f"{side}Optimum{name}"] = _num(opt[name]) if opt else None
     if opts.sbin is not None:
         act = score.actual if scored and score is not None else None
         row[f"{side}ActualThreshold"] = opts.sbin if scored else None
-        row[f"{side}ActualF1"] = _num(act.f1) if act else None
-        row[f"{side}ActualIoU"] = _num(act.iou) if act else None
+        for name in added_metrics():
+            row[f"{side}Actual{name}"] = _num(act[name]) if act else None
     row[layout.reason_column(side)] = "" if scored else reason
     return row
 
@@ -740,8 +722,8 @@ def _side_aggregates(setup: _RunSetup, sides: _Sides) -> dict[str, float | int |
             extra[f"{side}MaximumThreshold"] = None if math.isnan(mx.threshold) else int(mx.threshold)
             for i, m in enumerate(mx.per_mask):
                 vals: ThresholdMetrics | None = m
-                for name in ("NMM", "MCC", "BWL1", "F1", "IoU"):
-                    sides.put(f"{side}Maximum{name}", i, _num(getattr(vals, name.lower())) if vals else None)
+                for name in (m.name for m in PER_THRESHOLD):
+                    sides.put(f"{side}Maximum{name}", i, _num(vals[name]) if vals else None)
                 for name in ("TP", "TN", "FP", "FN"):
                     sides.put(f"{side}MaximumPixel{name}", i, getattr(vals, name.lower()) if vals else None)
         if opts.convention == "plan":  # MASK-01: a missing mask scores MCC -1
@@ -753,7 +735,7 @@ def _side_aggregates(setup: _RunSetup, sides: _Sides) -> dict[str, float | int |
                             sides.columns[col][i] = -1.0
     for side in setup.layout.sides:  # MediScore's per-image table always has the Maximum/Actual columns
         for prefix in ("Maximum", "Actual"):
-            for name in ("NMM", "MCC", "BWL1", "PixelTP", "PixelTN", "PixelFP", "PixelFN"):
+            for name in (*mediscore_metrics(), "PixelTP", "PixelTN", "PixelFP", "PixelFN"):
                 sides.columns.setdefault(f"{side}{prefix}{name}", [None] * sides.n)
     return extra
 
@@ -809,7 +791,7 @@ def _selections(
 
 
 #: the aggregate columns that are blank without ``sbin`` (MediScore prints no Maximum or Actual then)
-_SBIN_COLUMNS = tuple(f"{p}{m}" for p in ("Maximum", "Actual") for m in ("NMM", "MCC", "BWL1", "F1", "IoU"))
+_SBIN_COLUMNS = tuple(f"{p}{m.name}" for p in ("Maximum", "Actual") for m in PER_THRESHOLD)
 
 
 def _result(

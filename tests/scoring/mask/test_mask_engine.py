@@ -292,7 +292,7 @@ def test_sweep_counts_and_metrics_by_hand() -> None:
     assert opt is not None
     assert (opt.threshold, opt.tp, opt.tn, opt.fp, opt.fn) == (50, 3, 4, 1, 0)
     assert opt.nmm == pytest.approx(2 / 3) and opt.bwl1 == pytest.approx(1 / 8)
-    assert opt.f1 == pytest.approx(6 / 7) and opt.iou == pytest.approx(3 / 4)
+    assert opt["F1"] == pytest.approx(6 / 7) and opt["IoU"] == pytest.approx(3 / 4)
     # GWL1: GT pixels |0 - v| = 10+50+50, others 255 - v = 245+55+55+0+0 -> 465/255/8
     assert s.gwl1 == pytest.approx(465 / 255 / 8, rel=1e-15)
     # ROC (0,0) (0,0) (.2,1/3) (.2,1) (.6,1) (1,1): AUC = .2*(1/3)/2 + .4 + .4; EER at (.2,1) = .1
