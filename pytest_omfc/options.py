@@ -439,7 +439,10 @@ SCORING_OPTIONS: tuple[Option, ...] = (
     Option(
         "--omfc-metrics-json",
         "omfc_metrics_json",
-        {"metavar": "PATH", "help": "write every result as JSON here (once, by the xdist controller)"},
+        {
+            "metavar": "PATH",
+            "help": "write every result as JSON here (once, by the xdist controller; needs --omfc-reference)",
+        },
         "-o (CSV)",
         parse=_path_text,
     ),
@@ -448,7 +451,8 @@ SCORING_OPTIONS: tuple[Option, ...] = (
         "omfc_per_probe_csv",
         {
             "metavar": "PATH",
-            "help": "write the mask scorer's per-probe table here, pipe-separated (MediScore's perimage CSV)",
+            "help": "write the mask scorer's per-probe table here, pipe-separated (MediScore's perimage CSV; needs "
+            "--omfc-reference)",
         },
         "-o (perimage CSV)",
         parse=_path_text,

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pytest
 
 from ..editions import EditionTaskError, Task, parse_task
-from ..options import OUTPUT_PATHS, exclusive_queries
+from ..options import OUTPUT_PATHS, SCORING_OPTIONS, exclusive_queries
 from ..outputs import Guarded, why_not_folder, why_not_writable, write_atomic
 from ..paths import resolve_input
 from ..report.views import summary_rows, view_for
@@ -169,6 +169,12 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
     """Read the scoring options; None when no reference is given (nothing changes then)."""
     ref_value, ref_base = given(config, "omfc_reference")
     if ref_value is None:
+        asked = [o.flag for o in SCORING_OPTIONS if o.ini in SCORING_OUTPUTS and given(config, o.ini)[0] is not None]
+        if asked:  # never silently nothing: these outputs hold scores, and nothing is scored without a reference
+            raise usage_error(
+                f"{asked[0]}: needs --omfc-reference PATH (it holds the scores, and nothing is scored without a "
+                "reference; a check's verdict is its exit code, --junitxml and --omfc-html)"
+            )
         config.stash[SCORING_KEY] = None
         return None
     ref = resolve_input(str(ref_value), ref_base, dataset_root).resolve()

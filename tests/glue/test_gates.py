@@ -267,3 +267,15 @@ def test_junit_name_equals_the_gate_text(omfc: Any) -> None:
     gates(s, "detection[q1]:AUC>=0", "detection [ q2 ] : EER <= 1", extra=("--junitxml", str(xml), *QUERIES))
     names = [c.get("name") for c in ET.parse(xml).iter("testcase") if c.get("classname", "").endswith(".require")]
     assert names == ["detection[q1]:AUC>=0", "detection[q2]:EER<=1"]
+
+
+@pytest.mark.parametrize("flag", ["--omfc-metrics-json", "--omfc-plots", "--omfc-per-probe-csv"])
+def test_a_scoring_output_needs_a_reference_never_silently_nothing(omfc: Any, flag: str) -> None:
+    """A validation-only run asked for the metrics JSON (or the plots, the per-probe CSV) used to exit 0 and write
+    nothing; it is a usage error naming the flag and what it needs, and nothing is written."""
+    s = make(omfc)
+    target = s.root / "out" / "thing"
+    out = s.case.pytester.runpytest(*s.case.args, "-p", "no:cacheprovider", flag, str(target))
+    assert out.ret == pytest.ExitCode.USAGE_ERROR
+    assert any(line.startswith(f"ERROR: {flag}: needs --omfc-reference PATH") for line in out.stderr.lines)
+    assert not target.exists()
