@@ -224,6 +224,14 @@ class _FreezeAfterCollection:
         gc.freeze()
 
 
+class _Command:
+    """The command as the user typed it and where, for the reports' Environment section
+    (``pytest_glue.scoring.run_stamp``): pytest itself sees the private directory and the built arguments."""
+
+    def __init__(self, args: Sequence[str], cwd: Path) -> None:
+        self.omfc_command = ("pytest-omfc", list(args), cwd)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the checks in isolation; returns pytest's exit code."""
     parser = build_parser()
@@ -257,7 +265,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         os.chdir(private)
         on_terminate(cleanup)
-        return int(pytest.main(args, plugins=[_FreezeAfterCollection()]))
+        typed = list(sys.argv[1:] if argv is None else argv)
+        return int(pytest.main(args, plugins=[_FreezeAfterCollection(), _Command(typed, cwd)]))
     except UsageExit as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return int(pytest.ExitCode.USAGE_ERROR)

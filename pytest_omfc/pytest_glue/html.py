@@ -102,6 +102,9 @@ class HtmlReporter:
         m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", s.listing[1].name, re.IGNORECASE)
         task = str(self.config.getoption("omfc_task") or (m.group("task") if m else s.task.value))
         data = ReportData(submission=s.submission.name, edition=s.edition.value, task=task)
+        from .scoring import run_stamp
+
+        data.environment = run_stamp(self.config)
         data.rules = self._rule_rows()
         self._add_scores(data)
         return render_page(data)

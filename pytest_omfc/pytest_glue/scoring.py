@@ -304,6 +304,47 @@ def every_scoring(config: pytest.Config) -> list[tuple[str, Path, ScoringSetting
     return [("", sub.submission, settings)]
 
 
+STAMP_KEY = pytest.StashKey["dict[str, Any]"]()
+
+
+def run_stamp(config: pytest.Config) -> dict[str, Any]:
+    """What produced this run's reports (:func:`pytest_omfc.stamp.stamp`), computed once per process: the
+    command as the user typed it (the ``pytest-omfc`` command's own, which runs pytest in a private
+    directory, else pytest's), every plugin option given, and the fingerprints of the system output files,
+    the uploaded archive, the index and the reference."""
+    if STAMP_KEY in config.stash:
+        return config.stash[STAMP_KEY]
+    from .. import __version__
+    from ..options import CHECK_OPTIONS
+    from ..stamp import stamp
+
+    command = next((c for p in config.pluginmanager.get_plugins() if (c := getattr(p, "omfc_command", None))), None)
+    if command is not None:
+        program, args, cwd = command
+    else:
+        program, args, cwd = "pytest", list(config.invocation_params.args), Path(config.invocation_params.dir)
+    options: dict[str, Any] = {}
+    for opt in (*CHECK_OPTIONS, *SCORING_OPTIONS, *(o for s in SCORERS.values() for o in s.options)):
+        value = given(config, opt.ini)[0]
+        if value is not None and opt.flag not in options:
+            options[opt.flag] = [str(v) for v in value] if isinstance(value, (list, tuple)) else str(value)
+    sub = config.stash.get(SETTINGS_KEY, None)
+    inputs: list[tuple[Path, str | None]] = []
+    if sub is not None:
+        members = getattr(sub, "members", ()) if sub.is_package else (sub,)
+        for member in members:
+            if member.csv is not None:
+                shown = None
+                if member.archive is not None:  # unpacked privately: name the member of the upload
+                    rel = member.csv.relative_to(member.submission.parent).as_posix()
+                    shown = f"{member.archive.archive}:{rel}"
+                inputs.append((member.csv, shown))
+    inputs += [(p, None) for p in run_inputs(config)]
+    config.stash[STAMP_KEY] = stamp(version=__version__, program=program, args=args, cwd=Path(cwd),
+                                    options=options, inputs=inputs)  # fmt: skip
+    return config.stash[STAMP_KEY]
+
+
 def run_inputs(config: pytest.Config) -> list[Path]:
     """Every file the run reads besides the submission and dataset directories: the index, the reference,
     the scorers' PATH options (journal, node, world tables) and the tables found beside the reference
@@ -622,6 +663,7 @@ class ScoringReporter:
             "reference": str(scoring.reference),
             "options": scoring.as_dict(),
             "results": [r for (w, *_), r in sorted(self.results.items()) if w == where],
+            "run": run_stamp(self.config),
         }
 
     def document(self) -> dict[str, Any]:
@@ -634,7 +676,12 @@ class ScoringReporter:
         docs = [self._document_of(where, folder, sc) for where, folder, sc in self._scored()]
         if not run.is_package:
             return docs[0]
-        return {"plugin_version": __version__, "package": run.submission.name, "expids": docs}
+        return {
+            "plugin_version": __version__,
+            "package": run.submission.name,
+            "expids": docs,
+            "run": run_stamp(self.config),
+        }
 
     def _entries(self, name: str, where: str = "") -> list[tuple[int, dict[str, Any]]]:
         order = list(SCORERS).index(name)

@@ -17,7 +17,7 @@ import html
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..findings import reveal
@@ -75,6 +75,7 @@ class ReportData:
     mask_note: str = ""  # why there are no thumbnails, or what they show
     scored: bool = False  # a reference was given
     errors: list[str] = field(default_factory=list)  # outputs that could not be written (metrics JSON, ...)
+    environment: dict[str, Any] = field(default_factory=dict)  # what produced the report (pytest_omfc.stamp)
 
 
 def _e(text: object) -> str:
@@ -129,6 +130,8 @@ details>summary{cursor:pointer;font-weight:600}
 .legend span.sw{display:inline-block;width:12px;height:12px;border:1px solid #888;vertical-align:middle;
 margin:0 4px 0 10px}
 .err{color:#a40e26}
+details#environment{margin-top:1.5em}table.env{border-collapse:collapse;margin:.5em 0}
+table.env th,table.env td{text-align:left;padding:2px 8px;border-bottom:1px solid #eee;vertical-align:top}
 """
 
 _SCRIPT = """
@@ -349,6 +352,32 @@ def _masks(data: ReportData) -> list[str]:
     return out
 
 
+def _environment(data: ReportData) -> list[str]:
+    """The collapsed Environment section: version, time, command, options, libraries, input fingerprints."""
+    env = data.environment
+    if not env:
+        return []
+    rows = [("pytest-omfc", env.get("plugin_version", "")), ("time (UTC)", env.get("time_utc", "")),
+            ("command", env.get("command", "")), ("working directory", env.get("working_directory", ""))]  # fmt: skip
+    rows += [(f"option {flag}", value if isinstance(value, str) else " ".join(map(str, value)))
+             for flag, value in env.get("options", {}).items()]  # fmt: skip
+    rows += list(env.get("environment", {}).items())
+    out = ['<details id="environment"><summary>Environment</summary><table class=env>']
+    out += [f"<tr><th>{_e(k)}</th><td><code>{_e(v)}</code></td></tr>" for k, v in rows]
+    out.append("</table><table class=env><tr><th>input</th><th>bytes</th><th>SHA-256</th></tr>")
+    for item in env.get("inputs", []):
+        what = item.get("sha256") or item.get("kind") or item.get("error", "")
+        out.append(
+            f"<tr><td><code>{_e(item.get('path', ''))}</code></td><td>{_e(item.get('bytes', ''))}</td>"
+            f"<td><code>{_e(what)}</code></td></tr>"
+        )
+    shown, total = len(env.get("inputs", [])), int(env.get("inputs_total", 0))
+    if total > shown:
+        out.append(f"<tr><td colspan=3>{_e(f'... and {total - shown} more inputs ({total} in all)')}</td></tr>")
+    out.append("</table></details>")
+    return out
+
+
 def render_page(data: ReportData) -> str:
     """The whole page as text (UTF-8)."""
     ok, text = verdict(data)
@@ -363,7 +392,7 @@ def render_page(data: ReportData) -> str:
         body.append(f"<pre class=err>{_e(err)}</pre>")
     body.append(_nav(data))
     # what needs attention first (each EXPID's verdict, failures, scores, masks); the full rules table last
-    body += _expids(data) + _findings(data) + _scores(data) + _masks(data) + _rules(data)
+    body += _expids(data) + _findings(data) + _scores(data) + _masks(data) + _rules(data) + _environment(data)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta name="generator" content="pytest-omfc {_e(__version__)}">'

@@ -78,6 +78,25 @@ def test_without_reference_the_report_has_rules_only(pytester: pytest.Pytester) 
     assert "Scores" not in text and "<svg" not in page and "<img" not in page
 
 
+def test_the_report_says_what_produced_it(pytester: pytest.Pytester) -> None:
+    """A collapsed Environment section: version, UTC time, the command, the options given, Python and the
+    libraries, and the SHA-256 of the system output, the index and the reference."""
+    import hashlib
+
+    from pytest_omfc import __version__
+
+    _res, page, sub = run_report(pytester, "--omfc-max-findings", "7")
+    assert page is not None
+    env = page[page.index('<details id="environment">') :]
+    assert "<summary>Environment</summary>" in env and env.index("</details>") > 0
+    text = text_of(env)
+    assert __version__ in text and "--omfc-max-findings" in text and "numpy" in text and "pandas" in text
+    assert re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", text)
+    csv = sub / f"{SUB_NAME}.csv"
+    assert hashlib.sha256(csv.read_bytes()).hexdigest() in text
+    assert REF_REL.rsplit("/", 1)[-1] in text
+
+
 def test_a_passing_run_says_passed(pytester: pytest.Pytester) -> None:
     sub, index = example_case(pytester.path, rich=False)
     csv = sub / f"{SUB_NAME}.csv"

@@ -99,6 +99,15 @@ def test_the_page_text_in_chromium(report: Path, tmp_path: Path) -> None:
     )
 
 
+def test_the_environment_section_renders_collapsed(report: Path, tmp_path: Path) -> None:
+    run = chromium(tmp_path / "profile", "--dump-dom", report.as_uri())
+    assert run.returncode == 0, run.stderr[-2000:]
+    section = re.search(r'<details id="environment">(.*?)</details>', run.stdout, re.S)
+    assert section is not None and "<summary>Environment</summary>" in section.group(1)
+    assert ' open=""' not in section.group(0)[:40]  # collapsed until the reader opens it
+    assert re.search(r"<code>[0-9a-f]{64}</code>", section.group(1))  # an input's SHA-256
+
+
 def test_the_filter_from_the_address(report: Path, tmp_path: Path) -> None:
     run = chromium(tmp_path / "profile", "--dump-dom", report.as_uri() + "?status=failed")
     assert run.returncode == 0, run.stderr[-2000:]

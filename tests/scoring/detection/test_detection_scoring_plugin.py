@@ -12,6 +12,7 @@ import json
 import math
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -215,9 +216,29 @@ def test_convention_plan_keeps_missing_trials(omfc):
 # ---------------------------------------------------------------------------- JSON, JUnit, plots
 
 
+def test_metrics_json_says_what_produced_it(omfc):
+    """``run``: version, UTC time, the command, the options given, the libraries, the inputs' fingerprints."""
+    import hashlib
+
+    s = make(omfc)
+    doc = s.json("--omfc-query", "Collection==['A']")
+    run = doc["run"]
+    assert list(run) == ["plugin_version", "time_utc", "command", "working_directory", "options", "environment",
+                         "inputs", "inputs_total"]  # fmt: skip
+    assert run["plugin_version"] == doc["plugin_version"] and run["time_utc"].endswith("Z")
+    assert "--omfc-query" in run["command"] and run["options"]["--omfc-query"] == ["Collection==['A']"]
+    assert {"python", "pytest", "numpy", "pandas", "pillow"} <= set(run["environment"])
+    by_name = {Path(i["path"]).name: i for i in run["inputs"]}
+    csv = s.case.submission / f"{s.case.submission.name}.csv"
+    assert by_name[csv.name]["sha256"] == hashlib.sha256(csv.read_bytes()).hexdigest()
+    assert by_name[csv.name]["bytes"] == csv.stat().st_size
+    assert {s.case.index.name, s.reference.name} <= set(by_name)
+    assert run["inputs_total"] == len(run["inputs"])
+
+
 def test_metrics_json_shape(omfc):
     doc = make(omfc).json("--omfc-query", "Collection==['A']", "--omfc-query", "IsTarget==['Y']", "--omfc-ci")
-    assert list(doc) == ["plugin_version", "edition", "task", "submission", "reference", "options", "results"]
+    assert list(doc) == ["plugin_version", "edition", "task", "submission", "reference", "options", "results", "run"]
     assert (doc["edition"], doc["task"], doc["submission"]) == ("OpenMFC2020", "IMDL", "p-test_1")
     assert doc["reference"].endswith(REF_REL)
     assert doc["options"] == {
