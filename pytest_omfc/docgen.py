@@ -443,10 +443,14 @@ def blocks() -> dict[str, str]:
     }
 
 
+#: The CI recipes shown whole on the CI page (block name -> file under examples/ci/), so that they cannot drift.
+RECIPES = {"recipe-github-actions": "github-actions.yml", "recipe-gitlab-ci": "gitlab-ci.yml"}
+
+
 #: Hand-written page (relative to docs/) -> the generated blocks it holds.
 PAGES: dict[str, tuple[str, ...]] = {
     "options.md": ("options", "scoring-options"),
-    "ci.md": ("gate-metrics",),
+    "ci.md": ("gate-metrics", *RECIPES),
     "scoring/conventions.md": ("conventions",),
     "rules/index.md": ("rules",),
     "rules/choices.md": ("choices",),
@@ -483,9 +487,23 @@ def update(text: str, names: tuple[str, ...] = BLOCKS, generated: dict[str, str]
     return text
 
 
+def recipe_blocks(folder: Path) -> dict[str, str]:
+    """The CI recipes under ``folder`` (examples/ci/ beside the docs; this checkout's when there is none there)
+    as fenced YAML blocks, each under its file name."""
+    if not folder.is_dir():
+        folder = Path(__file__).resolve().parents[1] / "examples" / "ci"
+    out = {}
+    for name, file in RECIPES.items():
+        text = (folder / file).read_text(encoding="utf-8").rstrip("\n")
+        out[name] = f"`examples/ci/{file}`:\n\n```yaml\n{text}\n```"
+    return out
+
+
 def _expected(docs: Path) -> tuple[dict[str, str], dict[str, str]]:
-    """The generated blocks and whole pages for ``docs`` (the bundled examples beside it give the findings)."""
-    return blocks(), pages(docs.resolve().parent / "examples")
+    """The generated blocks and whole pages for ``docs`` (the bundled examples beside it give the findings and
+    the CI recipes)."""
+    examples = docs.resolve().parent / "examples"
+    return {**blocks(), **recipe_blocks(examples / "ci")}, pages(examples)
 
 
 def _orphans(docs: Path, want: dict[str, str]) -> list[Path]:

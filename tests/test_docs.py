@@ -259,3 +259,27 @@ def test_rule_pages_show_what_the_broken_examples_print() -> None:
         assert text.startswith(f"{rid}: ") and "\n  " in text, rid
         page = (DOCS / "rules" / f"{REGISTRY[rid].family.lower()}.md").read_text(encoding="utf-8")
         assert f"`{where}` fails it:\n\n```text\n{text}\n```" in page, rid
+
+
+#: What the user documentation must not carry: the development journal (issue numbers, commit hashes, "this
+#: session", "the last stop"...) and paths outside the repository.  A commit hash is a word of 7 to 12 hex digits
+#: with at least one digit and one letter (SHA-256 examples are 64 long).
+_JOURNAL = re.compile(
+    r"\b[Ii]ssues? ?#?\d"
+    r"|\b(?:this|last|previous|earlier|that) (?:session|stop)\b"
+    r"|\bsessions' runs\b"
+    r"|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,12}\b"
+    r"|\.\./shared"
+    r"|development machine"
+)
+
+
+def test_the_user_docs_carry_no_development_journal() -> None:
+    pages = [README, *sorted(DOCS.rglob("*.md"))]
+    hits = [
+        f"{page.relative_to(ROOT)}:{n}: {m.group(0)!r}"
+        for page in pages
+        for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+        for m in _JOURNAL.finditer(line)
+    ]
+    assert hits == [], "\n".join(hits)

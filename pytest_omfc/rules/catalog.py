@@ -698,11 +698,11 @@ SOURCES: dict[str, Source] = {
         mediscore="MediScore's `--optOut` is deprecated for the validator: every row is validated regardless.",
     ),
     "RUN-07": Source(
-        plans="MediScore's history (commit fbf3f25)",
+        plans="MediScore's own history (its validator's `-np` switch)",
         mediscore="MediScore's last version fails every image, video, event and camera run unless `-np` is given (B-13).",
     ),
     "RUN-08": Source(
-        plans="MediScore's history (commit fbf3f25)",
+        plans="MediScore's own history (its validator's `-np` switch)",
         mediscore="MediScore's `-np` skips the header, status and pixel checks.",
     ),
     "PROTO-01": Source(
