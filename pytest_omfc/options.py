@@ -341,6 +341,16 @@ _CHECK_OPTIONS: tuple[Option, ...] = (
         parse=_path_text,
     ),
     Option(
+        "--omfc-findings-json",
+        "omfc_findings_json",
+        {
+            "metavar": "PATH",
+            "help": "write every rule's outcome and findings (file, line, trial, column, value) as JSON here, with "
+            "the scores and gates that ran (once, by the xdist controller; schemas/findings.FindingsDocument.json)",
+        },
+        parse=_path_text,
+    ),
+    Option(
         "--omfc-html-masks",
         "omfc_html_masks",
         {
@@ -536,4 +546,4 @@ SCORING_OPTIONS: tuple[Option, ...] = (
 
 #: Options naming a file or directory the run writes: refused inside the submission or the dataset and over
 #: a file the run reads.
-OUTPUT_PATHS = ("omfc_html", "omfc_metrics_json", "omfc_plots", "omfc_per_probe_csv")
+OUTPUT_PATHS = ("omfc_html", "omfc_findings_json", "omfc_metrics_json", "omfc_plots", "omfc_per_probe_csv")

@@ -29,6 +29,7 @@ from pydantic import BaseModel
 
 from .models import forgerynet
 from .models.documents import SCHEMA_MODELS as NIST_MODELS
+from .models.findings import FindingsDocument
 from .models.tabular import OutputRow, required_columns
 
 __all__ = [
@@ -51,7 +52,13 @@ ID_PREFIX = "urn:pytest-omfc:schema:"
 
 #: Every model with a JSON Schema in ``schemas/``, by file stem: the NIST editions' and ForgeryNet's.
 SCHEMA_MODELS: dict[str, type[BaseModel]] = dict(
-    sorted({**NIST_MODELS, **{f"forgerynet.{n}": getattr(forgerynet, n) for n in forgerynet.__all__}}.items())
+    sorted(
+        {
+            **NIST_MODELS,
+            **{f"forgerynet.{n}": getattr(forgerynet, n) for n in forgerynet.__all__},
+            "findings.FindingsDocument": FindingsDocument,
+        }.items()
+    )
 )
 
 

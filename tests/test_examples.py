@@ -85,8 +85,13 @@ def _run(pytester: pytest.Pytester, path: str) -> RunOutcome:
             case: Case = _FnetCase(pytester, sub, EXAMPLES / exp["reference"], exp["task"], exp["classes"])
         else:
             case = Case(pytester, EXAMPLES / path, EXAMPLES / exp["index"])
-        _RUNS[path] = case.run()
+        out = pytester.path / "findings.json"
+        _RUNS[path] = case.run("--omfc-findings-json", str(out))
+        _FINDINGS[path] = json.loads(out.read_text(encoding="utf-8"))
     return _RUNS[path]
+
+
+_FINDINGS: dict[str, dict[str, Any]] = {}  # example -> the findings JSON of its run (--omfc-findings-json)
 
 
 def _cases() -> list[Any]:
@@ -242,6 +247,27 @@ def test_example(pytester: pytest.Pytester, path: str, check: str) -> None:
     assert "could not run" not in text, text
     for token in exp["fails"][check]:
         assert token in text, f"{check}'s failure on {path} must mention {token!r}:\n{text}"
+    _same_in_the_findings_json(path, check, text)
+
+
+def _same_in_the_findings_json(path: str, check: str, text: str) -> None:
+    """The findings JSON of the run validates against its schema and names, for the failed rule, what the terminal
+    names: the headline, and each error finding's file, line, trial key and message (the first ones, as shown)."""
+    import jsonschema
+
+    doc = _FINDINGS[path]
+    jsonschema.validate(doc, json.loads((EXAMPLES.parent / "schemas" / "findings.FindingsDocument.json").read_text()))
+    assert doc["verdict"] == "failed"
+    records = [r for r in doc["rules"] if r["rule"] == check and r["outcome"] == "failed"]
+    assert records, f"{check} is not failed in the findings JSON of {path}"
+    for record in records:
+        assert record["headline"] and record["headline"] in text
+        for f in record["errors"]["findings"]:
+            assert f["message"] in text, f["message"]
+            if f["file"] and f["line"]:
+                assert f"{f['file']}:{f['line']}" in text or f["file"].rsplit("/", 1)[-1] in text, f
+            if f["key"]:
+                assert f"[{f['key']}]" in text or len(f["key"]) > 60, f
 
 
 def _valid_verdict(pytester: pytest.Pytester, path: str) -> None:

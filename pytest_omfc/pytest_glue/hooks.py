@@ -709,6 +709,9 @@ def pytest_configure(config: pytest.Config) -> None:
     from . import html as _html
 
     _html.configure(config, settings, _path(config, "omfc_html"), masks, UsageProblem)
+    from . import findings_json as _findings_json
+
+    _findings_json.configure(config, settings, _path(config, "omfc_findings_json"), UsageProblem)
     _gates.configure(config, UsageProblem)
 
 

@@ -138,7 +138,9 @@ class RuleItem(pytest.Item):
             sub.planned = planned
         out = sub.outcome(self.rule, self.part)
         limit = sub.settings.max_findings
-        self.user_properties.append(("omfc.severity", self.rule.severity_for(sub.group).value))
+        severity = self.rule.severity_for(sub.group)
+        self.omfc_outcome = (out, severity, limit)  # for --omfc-findings-json (findings_json.rule_record)
+        self.user_properties.append(("omfc.severity", severity.value))
         # every rule testcase says how many error findings it has (0 when it passed or was skipped):
         # portals read one shape
         self.user_properties.append(("omfc.findings", out.errors.total if out.failed else 0))

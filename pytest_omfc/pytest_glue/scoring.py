@@ -78,7 +78,7 @@ __all__ = [
 SCORING_KEY = pytest.StashKey["ScoringSettings | None"]()
 
 #: The output paths of scoring (the HTML report's is the report's own).
-SCORING_OUTPUTS = tuple(name for name in OUTPUT_PATHS if name != "omfc_html")
+SCORING_OUTPUTS = tuple(name for name in OUTPUT_PATHS if name not in ("omfc_html", "omfc_findings_json"))
 OUTCOMES_KEY = pytest.StashKey["dict[tuple[Path, str], list[Outcome]]"]()
 #: An NC2017 package: each EXPID's scoring (None: no reference fits its task).
 MEMBERS_KEY = pytest.StashKey["dict[Path, ScoringSettings | None]"]()

@@ -1,0 +1,182 @@
+"""``--omfc-findings-json PATH``: every rule item's outcome and findings, the score and gate items, and what
+produced the run, as one JSON document (``schemas/findings.FindingsDocument.json``; docs/outputs.md).
+
+The rule items run anywhere (an xdist worker); each report carries its record as a plain dictionary
+(``omfc_record``, serialised with the report), and the controller, or the only process, writes the
+document once at the end, through the guarded writer every output uses.  Records are built only when
+the option is given: a rule item keeps its outcome, and this plugin turns it into the record."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..findings import Finding, Severity, shorten_counted
+from ..outputs import write_atomic
+from ..submission import CheckSettings
+
+__all__ = ["configure"]
+
+#: the longest value a finding record keeps (longer ones are cut in the middle, their length said)
+_VALUE_WIDTH = 1000
+_RECORD = "omfc_record"
+
+
+def configure(config: pytest.Config, settings: CheckSettings, path: Path | None, usage_error: type[Exception]) -> None:
+    """Refuse a path the run must not write (as every output); register the writer."""
+    if path is None:
+        return
+    from .scoring import refuse_output
+
+    refuse_output(config, "--omfc-findings-json", path, usage_error)
+    config.pluginmanager.register(FindingsWriter(config, settings, path), "omfc-findings-json")
+
+
+def _finding(f: Finding, default: Severity) -> dict[str, Any]:
+    return {
+        "message": f.message,
+        "severity": (f.severity or default).value,
+        "file": f.file,
+        "line": f.line,
+        "key": None if f.key is None else str(f.key),
+        "column": f.column,
+        "value": None if f.value is None else shorten_counted(str(f.value), _VALUE_WIDTH),
+    }
+
+
+def rule_record(item: Any) -> dict[str, Any]:
+    """The record of a rule item that ran (``item.omfc_outcome``: the Outcome, the rule's severity for the
+    edition, the findings limit) or was skipped before running (no outcome)."""
+    props = dict(item.user_properties)
+    record: dict[str, Any] = {
+        "rule": item.rule.id,
+        "slice": str(item.part) if item.part else None,
+        "expid": props.get("omfc.expid"),
+        "outcome": "skipped",
+        "severity": item.rule.severity.value,
+        "headline": None,
+        "errors": {"total": 0, "findings": []},
+        "warnings": {"total": 0, "findings": []},
+        "skipped": None,
+    }
+    got = getattr(item, "omfc_outcome", None)
+    if got is None:
+        return record
+    out, severity, limit = got
+    record["severity"] = severity.value
+    record["headline"] = out.headline or None
+    record["skipped"] = out.skipped
+    for name, found in (("errors", out.errors), ("warnings", out.warnings)):
+        kept = list(found) if limit < 0 else list(found)[:limit]
+        record[name] = {"total": found.total, "findings": [_finding(f, severity) for f in kept]}
+    return record
+
+
+def _first_line(report: pytest.TestReport) -> str | None:
+    if report.passed:
+        return None
+    longrepr = report.longrepr
+    text = str(longrepr[2] if isinstance(longrepr, tuple) else getattr(report, "longreprtext", "") or longrepr)
+    return text.removeprefix("Skipped: ").split("\n", 1)[0] or None
+
+
+class FindingsWriter:
+    """Records every plugin item's report; the controller (or the only process) writes the document."""
+
+    def __init__(self, config: pytest.Config, settings: CheckSettings, path: Path) -> None:
+        self.config, self.settings, self.path = config, settings, path
+        self.rules: list[dict[str, Any]] = []
+        self.items: list[dict[str, Any]] = []
+        self.done: str | None = None
+        self.error: str | None = None
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+        report = yield
+        if hasattr(item, "rule") and (report.when == "call" or (report.when == "setup" and not report.passed)):
+            setattr(report, _RECORD, rule_record(item))
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not (report.when == "call" or (report.when == "setup" and not report.passed)):
+            return
+        record = getattr(report, _RECORD, None)
+        if isinstance(record, dict):
+            record = {**record, "outcome": report.outcome}
+            if report.skipped and record["skipped"] is None:
+                record["skipped"] = _first_line(report)
+            if report.failed and record["headline"] is None:
+                record["headline"] = _first_line(report)
+            self.rules.append(record)
+            return
+        props = dict(report.user_properties)
+        if "omfc.score" in props or "omfc.require" in props:
+            name = report.nodeid.rsplit("::", 1)[-1]
+            item = f"require::{props['omfc.require']}" if "omfc.require" in props else f"score::{name}"
+            self.items.append(
+                {
+                    "item": item,
+                    "expid": props.get("omfc.expid"),
+                    "outcome": report.outcome,
+                    "message": _first_line(report),
+                }
+            )
+
+    def document(self) -> dict[str, Any]:
+        from .. import __version__
+        from ..models.findings import FINDINGS_SCHEMA
+        from .scoring import run_stamp
+
+        s = self.settings
+        m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", s.listing[1].name, re.IGNORECASE)
+        task = str(self.config.getoption("omfc_task") or (m.group("task") if m else s.task.value))
+        failed = sum(r["outcome"] == "failed" for r in self.rules)
+        counts = {
+            "rules": len(self.rules),
+            "passed": sum(r["outcome"] == "passed" for r in self.rules),
+            "failed": failed,
+            "skipped": sum(r["outcome"] == "skipped" for r in self.rules),
+            "errors": sum(r["errors"]["total"] for r in self.rules),
+            "warnings": sum(r["warnings"]["total"] for r in self.rules),
+        }
+        verdict = "failed" if failed or any(i["outcome"] == "failed" for i in self.items) else "passed"
+        return {
+            "schema": FINDINGS_SCHEMA,
+            "plugin_version": __version__,
+            "submission": s.submission.name,
+            "edition": s.edition.value,
+            "task": task,
+            "verdict": verdict,
+            "counts": counts,
+            "rules": self.rules,
+            "items": self.items,
+            "run": run_stamp(self.config),
+        }
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if hasattr(self.config, "workerinput"):
+            return
+        try:
+            write_atomic(self.path, json.dumps(self.document(), indent=1, ensure_ascii=False) + "\n")
+            self.done = str(self.path)
+        except OSError as exc:
+            self.error = f"--omfc-findings-json: cannot write {self.path}: {exc}"
+        except Exception as exc:  # noqa: BLE001  a writer bug must not hide the run's verdict or crash it
+            self.error = f"--omfc-findings-json: the document could not be built: {type(exc).__name__}: {exc}"
+        if self.error and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if hasattr(self.config, "workerinput"):
+            return
+        if self.done:
+            terminalreporter.write_line(f"omfc: wrote findings JSON: {self.done}")
+        if self.error:
+            terminalreporter.write_line(f"omfc: ERROR {self.error}", red=True, bold=True)
