@@ -1,10 +1,11 @@
 """pytest-omfc: NIST media-forensics submission rules as pytest items.
 
 The public surface is small: the rule registry and its data types, for
-tools that want to list or reuse the rules, and :func:`omfc_score` (scoring as a
-plain function, :mod:`pytest_omfc.api`; imported on first use, so importing the
-package stays cheap).  The pytest plugin itself lives in :mod:`pytest_omfc.plugin`
-(entry point ``pytest11``).
+tools that want to list or reuse the rules, :func:`omfc_validate` (the checks as a
+plain function returning the findings document, :mod:`pytest_omfc.validation`) and
+:func:`omfc_score` (scoring as a plain function, :mod:`pytest_omfc.api`); both are
+imported on first use, so importing the package stays cheap.  The pytest plugin itself
+lives in :mod:`pytest_omfc.plugin` (entry point ``pytest11``).
 """
 
 from __future__ import annotations
@@ -28,16 +29,22 @@ __all__ = [
     "Task",
     "__version__",
     "omfc_score",
+    "omfc_validate",
     "rules_for",
 ]
 
 
 def __getattr__(name: str) -> object:
-    """``omfc_score``, ``Scores`` and ``NotScoredError`` on first use (they import pandas and the engines)."""
+    """``omfc_score``, ``omfc_validate``, ``Scores`` and ``NotScoredError`` on first use (they import pandas, the
+    engines or pytest)."""
     if name == "omfc_score":
         from .api import omfc_score
 
         return omfc_score
+    if name == "omfc_validate":
+        from .validation import omfc_validate
+
+        return omfc_validate
     if name in ("Scores", "NotScoredError"):
         import importlib
 

@@ -232,8 +232,9 @@ class _Command:
         self.omfc_command = ("pytest-omfc", list(args), cwd)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the checks in isolation; returns pytest's exit code."""
+def main(argv: Sequence[str] | None = None, *, own_process: bool = True) -> int:
+    """Run the checks in isolation; returns pytest's exit code.  ``own_process=False`` (a library call,
+    :func:`pytest_omfc.validation.omfc_validate`) leaves the caller's garbage collector alone."""
     parser = build_parser()
     try:
         ns = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -266,7 +267,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.chdir(private)
         on_terminate(cleanup)
         typed = list(sys.argv[1:] if argv is None else argv)
-        return int(pytest.main(args, plugins=[_FreezeAfterCollection(), _Command(typed, cwd)]))
+        plugins: list[object] = [_Command(typed, cwd)] + ([_FreezeAfterCollection()] if own_process else [])
+        return int(pytest.main(args, plugins=plugins))
     except UsageExit as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return int(pytest.ExitCode.USAGE_ERROR)

@@ -270,6 +270,30 @@ def _same_in_the_findings_json(path: str, check: str, text: str) -> None:
                 assert f"[{f['key']}]" in text or len(f["key"]) > 60, f
 
 
+@pytest.mark.parametrize("path", sorted(EXPECTED), ids=[p.split("/", 1)[1] for p in sorted(EXPECTED)])
+def test_omfc_validate_returns_the_outcomes_of_the_run(pytester: pytest.Pytester, path: str) -> None:
+    """The API's findings document (``omfc_validate``, the isolated check in-process) has every rule item's
+    outcome of the pytest run of the same example."""
+    from pytest_omfc import omfc_validate
+
+    exp = EXPECTED[path]
+    if exp.get("edition") == "ForgeryNet":
+        sub = EXAMPLES / path / exp["file"] if exp.get("file") else EXAMPLES / path
+        kw: dict[str, Any] = {"edition": "ForgeryNet", "task": exp["task"], "reference": EXAMPLES / exp["reference"]}
+        kw |= {"classes": exp["classes"]} if exp["classes"] != 2 else {}
+        report = omfc_validate(sub, **kw)
+    else:
+        report = omfc_validate(EXAMPLES / path, index=EXAMPLES / exp["index"])
+    got = {r.rule + (f"[{r.slice}]" if r.slice else ""): r.outcome for r in report.rules}
+    run = _run(pytester, path)
+    rules = {rid: outcome for rid, (outcome, _) in run.reports.items() if re.match(r"^[A-Z]+-\d\d", rid)}
+    want = {rid: o for rid, o in rules.items() if not any(k.startswith(f"{rid}[") for k in rules)}  # merged slices
+    assert got == want
+    scores = {rid.removeprefix("score::"): o for rid, (o, _) in run.reports.items() if rid not in rules}
+    assert {i.item.removeprefix("score::"): i.outcome for i in report.items} == scores
+    assert report.verdict == ("failed" if run.failed() else "passed")
+
+
 def _valid_verdict(pytester: pytest.Pytester, path: str) -> None:
     res = _run(pytester, path)
     assert res.failed() == [], {r: res.first_line(r) for r in res.failed()}
