@@ -30,6 +30,7 @@ __all__ = ["JunitNames", "REPORT_ATTRIBUTE", "testcase_names"]
 
 #: The report attribute holding ``[classname, name]`` (a list: it crosses xdist's JSON).
 REPORT_ATTRIBUTE = "omfc_junit"
+_NAMES = "_omfc_junit_names"  # the item's testcase names, kept on the item
 
 
 def testcase_names(item: pytest.Item) -> tuple[str, str] | None:
@@ -53,9 +54,12 @@ class JunitNames:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
         report = yield
-        names = testcase_names(item)
-        if names is not None:
-            setattr(report, REPORT_ATTRIBUTE, list(names))
+        names = item.__dict__.get(_NAMES)  # made once per item, not once per phase (a package has 47,000 items)
+        if names is None:
+            got = testcase_names(item)
+            names = item.__dict__[_NAMES] = list(got) if got is not None else []
+        if names:
+            setattr(report, REPORT_ATTRIBUTE, names)
         return report
 
     @pytest.hookimpl(tryfirst=True)  # before pytest's junitxml records the report

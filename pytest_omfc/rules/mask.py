@@ -844,6 +844,8 @@ def _mostly_black(ctx: Submission, facts: MaskFacts) -> tuple[list[tuple[Any, fl
     measured masks over :data:`MOSTLY_BLACK` that are not entirely black (those are findings already), and
     only when at least half of the measured masks are over it (entirely black ones included): one mask that
     is mostly manipulated is plausible, most of a submission's masks are not."""
+    if facts.decoded and not xdist_worker() and not any(v.dark > MOSTLY_BLACK for v in facts.decoded.values()):
+        return [], []  # MASK-04 measured every sampled file in this process, none is mostly black: no pattern
     refs = _headers_ok(facts)
     refs = refs[
         ((refs["colour"] == 0) & ~refs["trns"] & (refs["bit_depth"] == 8) & (refs["interlace"] == 0)).to_numpy()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..archive import is_junk
@@ -105,12 +106,12 @@ def _mask_rows(ctx: Submission) -> tuple[int, str | None]:
     cols = [c for c in MASK_COLUMNS if table.has(c)]
     if not cols:
         return 0, None
-    named = pd.DataFrame({c: table.df[c].astype(str).str.strip() != "" for c in cols})
-    rows = named.any(axis=1).to_numpy().nonzero()[0]
+    named = {c: (table.df[c].astype(str).str.strip() != "").to_numpy() for c in cols}
+    rows = np.logical_or.reduce(list(named.values())).nonzero()[0]
     if not len(rows):
         return 0, None
     pos = int(rows[0])
-    col = next(c for c in cols if named[c].iloc[pos])
+    col = next(c for c in cols if named[c][pos])
     return len(rows), f"line {table.line_of(pos)} {col}={table.df[col].iloc[pos]!r}"
 
 
