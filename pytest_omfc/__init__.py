@@ -10,11 +10,10 @@ lives in :mod:`pytest_omfc.plugin` (entry point ``pytest11``).
 
 from __future__ import annotations
 
+from ._version import __version__
 from .editions import Edition, Group, Task
 from .findings import Finding, Report, Severity
 from .registry import REGISTRY, Rule, rules_for
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Edition",

@@ -206,7 +206,7 @@ def pytest_args(ns: argparse.Namespace, private: Path) -> list[str]:
 
 def version_line() -> str:
     """``pytest-omfc X.Y.Z (pytest A.B.C, Python D.E.F)``: what ``--version`` prints."""
-    from . import __version__
+    from ._version import __version__
 
     return f"pytest-omfc {__version__} (pytest {pytest.__version__}, Python {sys.version.split()[0]})"
 

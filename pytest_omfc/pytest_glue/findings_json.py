@@ -52,29 +52,69 @@ def _finding(f: Finding, default: Severity) -> dict[str, Any]:
 def rule_record(item: Any) -> dict[str, Any]:
     """The record of a rule item that ran (``item.omfc_outcome``: the Outcome, the rule's severity for the
     edition, the findings limit) or was skipped before running (no outcome)."""
-    props = dict(item.user_properties)
+    expid = dict(item.user_properties).get("omfc.expid")
+    return record_of(item.rule, item.part, expid, getattr(item, "omfc_outcome", None))
+
+
+def record_of(rule: Any, part: Any, expid: str | None, got: tuple[Any, Severity, int] | None) -> dict[str, Any]:
+    """A rule's record (:class:`pytest_omfc.models.findings.RuleRecord`) from its outcome, the rule's severity for
+    the edition and the findings limit; ``got`` None: the rule did not run (skipped before it).  The outcome is
+    the item's; the fixture's report (``omfc.report``) derives it from the findings."""
     record: dict[str, Any] = {
-        "rule": item.rule.id,
-        "slice": str(item.part) if item.part else None,
-        "expid": props.get("omfc.expid"),
+        "rule": rule.id,
+        "slice": str(part) if part else None,
+        "expid": expid,
         "outcome": "skipped",
-        "severity": item.rule.severity.value,
+        "severity": rule.severity.value,
         "headline": None,
         "errors": {"total": 0, "findings": []},
         "warnings": {"total": 0, "findings": []},
         "skipped": None,
     }
-    got = getattr(item, "omfc_outcome", None)
     if got is None:
         return record
     out, severity, limit = got
     record["severity"] = severity.value
     record["headline"] = out.headline or None
     record["skipped"] = out.skipped
+    record["outcome"] = "skipped" if out.skipped else ("failed" if out.failed else "passed")
     for name, found in (("errors", out.errors), ("warnings", out.warnings)):
         kept = list(found) if limit < 0 else list(found)[:limit]
         record[name] = {"total": found.total, "findings": [_finding(f, severity) for f in kept]}
     return record
+
+
+def document(config: pytest.Config, settings: CheckSettings, rules: list[dict[str, Any]],
+             items: list[dict[str, Any]]) -> dict[str, Any]:  # fmt: skip
+    """The findings document of these rule records and score/gate item records."""
+    from .. import __version__
+    from ..models.findings import FINDINGS_SCHEMA
+    from .scoring import run_stamp
+
+    m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", settings.listing[1].name, re.IGNORECASE)
+    task = str(config.getoption("omfc_task") or (m.group("task") if m else settings.task.value))
+    failed = sum(r["outcome"] == "failed" for r in rules)
+    counts = {
+        "rules": len(rules),
+        "passed": sum(r["outcome"] == "passed" for r in rules),
+        "failed": failed,
+        "skipped": sum(r["outcome"] == "skipped" for r in rules),
+        "errors": sum(r["errors"]["total"] for r in rules),
+        "warnings": sum(r["warnings"]["total"] for r in rules),
+    }
+    verdict = "failed" if failed or any(i["outcome"] == "failed" for i in items) else "passed"
+    return {
+        "schema": FINDINGS_SCHEMA,
+        "plugin_version": __version__,
+        "submission": settings.submission.name,
+        "edition": settings.edition.value,
+        "task": task,
+        "verdict": verdict,
+        "counts": counts,
+        "rules": rules,
+        "items": items,
+        "run": run_stamp(config),
+    }
 
 
 def _first_line(report: pytest.TestReport) -> str | None:
@@ -128,35 +168,7 @@ class FindingsWriter:
             )
 
     def document(self) -> dict[str, Any]:
-        from .. import __version__
-        from ..models.findings import FINDINGS_SCHEMA
-        from .scoring import run_stamp
-
-        s = self.settings
-        m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", s.listing[1].name, re.IGNORECASE)
-        task = str(self.config.getoption("omfc_task") or (m.group("task") if m else s.task.value))
-        failed = sum(r["outcome"] == "failed" for r in self.rules)
-        counts = {
-            "rules": len(self.rules),
-            "passed": sum(r["outcome"] == "passed" for r in self.rules),
-            "failed": failed,
-            "skipped": sum(r["outcome"] == "skipped" for r in self.rules),
-            "errors": sum(r["errors"]["total"] for r in self.rules),
-            "warnings": sum(r["warnings"]["total"] for r in self.rules),
-        }
-        verdict = "failed" if failed or any(i["outcome"] == "failed" for i in self.items) else "passed"
-        return {
-            "schema": FINDINGS_SCHEMA,
-            "plugin_version": __version__,
-            "submission": s.submission.name,
-            "edition": s.edition.value,
-            "task": task,
-            "verdict": verdict,
-            "counts": counts,
-            "rules": self.rules,
-            "items": self.items,
-            "run": run_stamp(self.config),
-        }
+        return document(self.config, self.settings, self.rules, self.items)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # the heavy modules are imported on first use
     import pandas as pd
 
     from ..editions import Edition, Task
+    from ..models.findings import FindingsDocument
     from ..scoring.results import Result, Scores
     from ..submission import Submission
 
@@ -145,6 +146,26 @@ class OmfcSession:
                     sev = (f.severity or rule.severity_for(sub.group)).value
                     out.append(FindingView(rule.id, sev, f.message, f.file, f.line, f.key, f.column, f.value))
         return out
+
+    @property
+    def report(self) -> FindingsDocument:
+        """The findings document of every applicable rule (the shape of ``--omfc-findings-json`` and of
+        :func:`pytest_omfc.omfc_validate`, typed), from the same outcomes as :meth:`findings`; the score and
+        gate items are not in it (read :attr:`scores`)."""
+        from ..models.findings import FindingsDocument
+        from ..registry import Part, rules_for
+        from .findings_json import document, record_of
+
+        sub = single_submission(self._config)
+        records = []
+        for rule in rules_for(sub.group, sub.task, archive=sub.settings.archive is not None):
+            if rule.check is None:
+                continue
+            slices = sub.settings.slices
+            for part in [Part(i, slices) for i in range(slices)] if rule.sliced else [None]:
+                got = (sub.outcome(rule, part), rule.severity_for(sub.group), sub.settings.max_findings)
+                records.append(record_of(rule, part, None, got))
+        return FindingsDocument.model_validate(document(self._config, sub.settings, records, []))
 
     @property
     def scores(self) -> Scores:

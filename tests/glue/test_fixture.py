@@ -327,3 +327,26 @@ def test_entries_with_their_own_scorer_name_and_node_types() -> None:
     assert scores["provenance"]["donor"].where == "provenance-filtering, node type donor"
     assert [e["node_type"] for e in scores.entries if "node_type" in e] == ["all", "donor"]  # no alias doubles
     assert scores.temporal.only().skipped == "COL-07 failed" and not scores.temporal["all"].scored
+
+
+def test_the_fixture_report_is_the_findings_json_of_the_run(omfc: Any) -> None:
+    """``omfc.report``: the document ``--omfc-findings-json`` writes (its rules), typed, from the same outcomes."""
+    s = make(omfc, score={"0005": "high"})
+    out = s.root / "out" / "findings.json"
+    code = """
+import json
+
+def test_report(omfc):
+    report = omfc.report
+    assert report.verdict == "failed"
+    (score01,) = [r for r in report.rules if r.rule == "SCORE-01"]
+    assert score01.outcome == "failed" and score01.errors.total == 1
+    assert score01.errors.findings[0].line == 4 and score01.errors.findings[0].value == "high"
+    json.dump([r.model_dump() for r in report.rules], open("fixture_rules.json", "w"))
+"""
+    got = run_user(s, code, "--omfc-findings-json", str(out), reference=False)
+    assert got["test_report"][0] == "passed", got["test_report"][1]
+    written = json.loads(out.read_text())["rules"]
+    from_fixture = json.loads((s.case.pytester.path / "fixture_rules.json").read_text())
+    key = lambda r: (r["rule"], r["slice"] or "")  # noqa: E731
+    assert sorted(from_fixture, key=key) == sorted(written, key=key)
