@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from ..findings import Finding, Severity, shorten_counted
-from ..outputs import write_atomic
 from ..submission import CheckSettings
+from .writer import ReportWriter
 
 __all__ = ["configure"]
 
@@ -125,15 +125,16 @@ def _first_line(report: pytest.TestReport) -> str | None:
     return text.removeprefix("Skipped: ").split("\n", 1)[0] or None
 
 
-class FindingsWriter:
+class FindingsWriter(ReportWriter):
     """Records every plugin item's report; the controller (or the only process) writes the document."""
 
+    flag, what = "--omfc-findings-json", "findings JSON"
+
     def __init__(self, config: pytest.Config, settings: CheckSettings, path: Path) -> None:
-        self.config, self.settings, self.path = config, settings, path
+        super().__init__(config, path)
+        self.settings = settings
         self.rules: list[dict[str, Any]] = []
         self.items: list[dict[str, Any]] = []
-        self.done: str | None = None
-        self.error: str | None = None
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
@@ -167,28 +168,8 @@ class FindingsWriter:
                 }
             )
 
-    def document(self) -> dict[str, Any]:
-        return document(self.config, self.settings, self.rules, self.items)
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if hasattr(self.config, "workerinput"):
-            return
-        try:
-            write_atomic(self.path, json.dumps(self.document(), indent=1, ensure_ascii=False) + "\n")
-            self.done = str(self.path)
-        except OSError as exc:
-            self.error = f"--omfc-findings-json: cannot write {self.path}: {exc}"
-        except Exception as exc:  # noqa: BLE001  a writer bug must not hide the run's verdict or crash it
-            self.error = f"--omfc-findings-json: the document could not be built: {type(exc).__name__}: {exc}"
-        if self.error and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if hasattr(self.config, "workerinput"):
-            return
-        if self.done:
-            terminalreporter.write_line(f"omfc: wrote findings JSON: {self.done}")
-        if self.error:
-            terminalreporter.write_line(f"omfc: ERROR {self.error}", red=True, bold=True)
+    def text(self) -> str:
+        return (
+            json.dumps(document(self.config, self.settings, self.rules, self.items), indent=1, ensure_ascii=False)
+            + "\n"
+        )

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from ..outputs import write_atomic
 from ..submission import CheckSettings
+from .writer import ReportWriter
 
 __all__ = ["HtmlReporter", "configure"]
 
@@ -36,20 +36,19 @@ def configure(
     config.pluginmanager.register(HtmlReporter(config, settings, path, masks), "omfc-html-reporter")
 
 
-class HtmlReporter:
+class HtmlReporter(ReportWriter):
     """Collects rule and score reports; the controller (or the only process) writes the page at the end."""
 
+    flag, what = "--omfc-html", "HTML report"
+
     def __init__(self, config: pytest.Config, settings: CheckSettings, path: Path, masks: int) -> None:
-        self.config = config
+        super().__init__(config, path)
         self.settings = settings
-        self.path = path
         self.masks = masks
         # (EXPID in a package, else "", rule ID) -> (outcome, text, props) per item
         self.rules: dict[tuple[str, str], list[tuple[str, str, dict[str, Any]]]] = {}
         # (EXPID in a package, else "", scorer, position) -> (outcome, text, result)
         self.scores: dict[tuple[str, str, int], tuple[str, str, Any]] = {}
-        self.done: str | None = None
-        self.error: str | None = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not (report.when == "call" or (report.when == "setup" and not report.passed)):
@@ -69,32 +68,9 @@ class HtmlReporter:
             score_key = (where, str(props["omfc.score"]), int(getattr(report, "omfc_position", 0) or 0))
             self.scores[score_key] = (report.outcome, text, getattr(report, "omfc_result", None))
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if hasattr(self.config, "workerinput"):
-            return
-        try:
-            write_atomic(self.path, self._page())
-            self.done = str(self.path)
-        except OSError as exc:
-            self.error = f"--omfc-html: cannot write {self.path}: {exc}"
-        except Exception as exc:  # noqa: BLE001  a report bug must not hide the run's verdict or crash it
-            self.error = f"--omfc-html: the report could not be built: {type(exc).__name__}: {exc}"
-        if self.error and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if hasattr(self.config, "workerinput"):
-            return
-        if self.done:
-            terminalreporter.write_line(f"omfc: wrote HTML report: {self.done}")
-        if self.error:
-            terminalreporter.write_line(f"omfc: ERROR {self.error}", red=True, bold=True)
-
     # ------------------------------------------------------------------------------------ building
 
-    def _page(self) -> str:
+    def text(self) -> str:
         from ..report import ReportData, render_page
 
         s = self.settings
