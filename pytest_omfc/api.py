@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .editions import (
     FORGERYNET_CLASSES,
@@ -47,6 +47,9 @@ from .scoring.registry import (
 )
 from .scoring.results import Scores, build_scores
 from .submission import Settings, Submission
+
+if TYPE_CHECKING:
+    from .models.findings import FindingsDocument
 
 __all__ = ["COMMON_KEYS", "omfc_score", "reference_columns", "scorer_options"]
 
@@ -192,6 +195,19 @@ def _forgerynet_score(
     return build_scores(outcomes, ())
 
 
+def _checked(validated: FindingsDocument | None, settings: Settings) -> Submission | None:
+    """The submission ``omfc_validate`` parsed, when ``validated`` checked this folder against this index as
+    this edition and task (its tables and the rules' verdicts on its files are reused); else None."""
+    sub = getattr(validated, "_checked", None) if validated is not None else None
+    if not isinstance(sub, Submission) or not isinstance(sub.settings, Settings):
+        return None
+    theirs, ours = sub.settings, settings
+    same = (theirs.submission, theirs.index, theirs.edition, theirs.task) == (
+        ours.submission, ours.index, ours.edition, ours.task
+    )  # fmt: skip
+    return sub if same else None
+
+
 def _submission_csv(path: Path) -> tuple[Path, Path | None]:
     """(submission directory, system output): ``<ID>/<ID>.csv``, else the only ``*.csv`` of the directory."""
     if path.is_file():
@@ -212,6 +228,7 @@ def omfc_score(
     edition: str | None = None,
     task: str | None = None,
     jobs: int = 0,
+    validated: FindingsDocument | None = None,
     **options: Any,
 ) -> Scores:
     """Score a submission against a reference: every scorer the task and reference allow (or ``score=NAME``).
@@ -223,7 +240,9 @@ def omfc_score(
     a bad value; bad *content* never raises (results are not scored, with the reason).
     ForgeryNet (``edition="ForgeryNet"``, ``task=...``, ``classes=2|3|16|9``) takes no index:
     the reference lists the IDs, and a relative reference is taken from ``dataset`` or the
-    current directory, as on the command line.
+    current directory, as on the command line.  ``validated``: what :func:`pytest_omfc.omfc_validate`
+    returned for the same folder and index; its parsed tables and the rules' verdicts on the files (which
+    masks and JSONs the scorers leave out) are reused instead of read again.
     """
     if edition is not None and edition.strip().lower() == "forgerynet":
         if index is not None:
@@ -267,9 +286,8 @@ def omfc_score(
     queries, query_error = _queries(common["query"], common["query_manipulation"], common["query_partition"])
 
     sub_dir, csv = _submission_csv(sub_path)
-    sub = Submission(
-        Settings(submission=sub_dir, csv=csv, index=idx, edition=ed, task=tk, dataset_root=root, jobs=jobs)
-    )
+    settings = Settings(submission=sub_dir, csv=csv, index=idx, edition=ed, task=tk, dataset_root=root, jobs=jobs)
+    sub = _checked(validated, settings) or Submission(settings)
     selected = None if only in (None, "all") else (str(only),)
     outcomes = {
         s.name: run_scorer(

@@ -232,9 +232,10 @@ class _Command:
         self.omfc_command = ("pytest-omfc", list(args), cwd)
 
 
-def main(argv: Sequence[str] | None = None, *, own_process: bool = True) -> int:
+def main(argv: Sequence[str] | None = None, *, own_process: bool = True, plugins: Sequence[object] = ()) -> int:
     """Run the checks in isolation; returns pytest's exit code.  ``own_process=False`` (a library call,
-    :func:`pytest_omfc.validation.omfc_validate`) leaves the caller's garbage collector alone."""
+    :func:`pytest_omfc.validation.omfc_validate`) leaves the caller's garbage collector alone; ``plugins`` are
+    the caller's own objects for the run (what it keeps of it)."""
     parser = build_parser()
     try:
         ns = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -267,8 +268,8 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool = True) -> int:
         os.chdir(private)
         on_terminate(cleanup)
         typed = list(sys.argv[1:] if argv is None else argv)
-        plugins: list[object] = [_Command(typed, cwd)] + ([_FreezeAfterCollection()] if own_process else [])
-        return int(pytest.main(args, plugins=plugins))
+        extra: list[object] = [_Command(typed, cwd), *plugins] + ([_FreezeAfterCollection()] if own_process else [])
+        return int(pytest.main(args, plugins=extra))
     except UsageExit as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return int(pytest.ExitCode.USAGE_ERROR)

@@ -70,9 +70,27 @@ def omfc_validate(
         out = Path(tmp) / "findings.json"
         argv += ["--omfc-findings-json", str(out), "-q"]
         stdout, stderr = io.StringIO(), io.StringIO()
+        keep = _KeepSubmission()
         with redirect_stdout(stdout), redirect_stderr(stderr):
-            code = main(argv, own_process=False)
+            code = main(argv, own_process=False, plugins=[keep])
         if not out.is_file():
             errors = [ln.removeprefix("ERROR: ") for ln in stderr.getvalue().splitlines() if ln.startswith("ERROR")]
             raise ValueError(errors[-1] if errors else f"the check could not run (exit status {code})")
-        return FindingsDocument.model_validate_json(out.read_text(encoding="utf-8"))
+        report = FindingsDocument.model_validate_json(out.read_text(encoding="utf-8"))
+        report._checked = keep.submission
+        return report
+
+
+class _KeepSubmission:
+    """Keeps the run's parsed submission (its tables, and the rules' outcomes, which say what files they
+    reject) for ``omfc_score(validated=...)``: only a folder's, whose files stay where they are."""
+
+    def __init__(self) -> None:
+        self.submission: Any = None
+
+    def pytest_sessionfinish(self, session: Any) -> None:
+        from .pytest_glue.state import SETTINGS_KEY, submission_for
+
+        settings = session.config.stash.get(SETTINGS_KEY, None)
+        if settings is not None and not settings.is_package and settings.archive is None:
+            self.submission = submission_for(session.config, settings)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 __all__ = ["FINDINGS_SCHEMA", "FindingRecord", "FindingsDocument", "ItemRecord", "RuleRecord"]
 
@@ -84,3 +84,6 @@ class FindingsDocument(_Strict):
     rules: list[RuleRecord]
     items: list[ItemRecord] = Field(description="score and gate items, when they ran")
     run: dict[str, Any] = Field(description="what produced the run (as the metrics JSON's run)")
+    #: the parsed submission of an ``omfc_validate`` run (a folder, not an archive, whose unpacked copy is gone),
+    #: for ``omfc_score(validated=...)``: never serialised
+    _checked: Any = PrivateAttr(default=None)

@@ -350,3 +350,35 @@ def test_report(omfc):
     from_fixture = json.loads((s.case.pytester.path / "fixture_rules.json").read_text())
     key = lambda r: (r["rule"], r["slice"] or "")  # noqa: E731
     assert sorted(from_fixture, key=key) == sorted(written, key=key)
+
+
+VALIDATE_THEN_SCORE = """
+import json, sys
+from pytest_omfc import omfc_score, omfc_validate
+import pytest_omfc.submission as parsed
+root = sys.argv[1]
+kw = dict(submission=root + "/p-test_1", index=root + "/dataset/indexes/OpenMFC20_Image-IMDL-index.csv")
+report = omfc_validate(**kw)
+parses = []
+real = parsed.read_psv
+parsed.read_psv = lambda *a, **k: parses.append(1) or real(*a, **k)
+ref = dict(reference="reference/OpenMFC20_Image-IMDL-ref.csv", jobs=1)
+reused = omfc_score(**kw, **ref, validated=report).detection.AUC
+print(json.dumps({"verdict": report.verdict, "kept": report._checked is not None, "reused": reused,
+                  "parses_reused": len(parses), "fresh": omfc_score(**kw, **ref).detection.AUC,
+                  "parses_fresh": len(parses)}))
+"""
+
+
+def test_validate_then_score_reads_the_submission_once(omfc: Any) -> None:
+    """``omfc_score(validated=omfc_validate(...))`` scores the parsed submission the check kept: the same AUC, and
+    the index and the system output are not parsed again (a fresh ``omfc_score`` parses them)."""
+    s = make(omfc)
+    script = s.case.pytester.path / "both.py"
+    script.write_text(VALIDATE_THEN_SCORE, encoding="utf-8")
+    run = run_capped([str(script), str(s.case.pytester.path)], cwd=Path(s.case.pytester.path), timeout=120)
+    assert run.ret == 0, run.err[-3000:]
+    out = json.loads(run.out.strip().splitlines()[-1])
+    assert out["verdict"] == "passed" and out["kept"]
+    assert out["reused"] == out["fresh"] == 0.8125
+    assert out["parses_reused"] == 0 and out["parses_fresh"] >= 1  # the index and the system output
