@@ -60,6 +60,9 @@ class ItemRecord(_Strict):
     expid: str | None = None
     outcome: Outcome
     message: str | None = None
+    metrics: dict[str, float | int | None] | None = Field(
+        None, description="a score item's metrics and counts as its JUnit properties carry them (null for NaN)"
+    )
 
 
 class Counts(_Strict):

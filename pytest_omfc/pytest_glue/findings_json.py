@@ -9,6 +9,7 @@ the option is given: a rule item keeps its outcome, and this plugin turns it int
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Generator
 from pathlib import Path
@@ -159,12 +160,20 @@ class FindingsWriter(ReportWriter):
         if "omfc.score" in props or "omfc.require" in props:
             name = report.nodeid.rsplit("::", 1)[-1]
             item = f"require::{props['omfc.require']}" if "omfc.require" in props else f"score::{name}"
+            metrics = None
+            if "omfc.score" in props:
+                metrics = {
+                    k: (None if isinstance(v, float) and math.isnan(v) else v)
+                    for k, v in report.user_properties
+                    if isinstance(v, (int, float)) and not isinstance(v, bool) and not k.startswith("omfc.")
+                }
             self.items.append(
                 {
                     "item": item,
                     "expid": props.get("omfc.expid"),
                     "outcome": report.outcome,
                     "message": _first_line(report),
+                    "metrics": metrics,
                 }
             )
 

@@ -58,7 +58,7 @@ def test_scores_and_gates_are_items_and_findings_are_bounded(omfc: Any) -> None:
     assert score01["outcome"] == "failed" and score01["errors"]["total"] == 2
     assert len(score01["errors"]["findings"]) == 1  # --omfc-max-findings, as the terminal
     items = {i["item"]: i for i in doc["items"]}
-    assert items["score::detection"]["outcome"] == "skipped"
+    assert items["score::detection"]["outcome"] == "skipped" and not items["score::detection"]["metrics"]
     assert items["require::AUC>=0.9"]["outcome"] == "failed" and "AUC" in items["require::AUC>=0.9"]["message"]
 
 
@@ -88,3 +88,13 @@ def test_refused_where_the_run_must_not_write(pytester: pytest.Pytester, where: 
     assert res.ret == pytest.ExitCode.USAGE_ERROR
     assert any(line.startswith("ERROR: --omfc-findings-json: ") for line in res.stderr.lines), res.stderr.lines
     assert sorted(p.name for p in sub.iterdir()) == sorted(p.name for p in BAD_STATUS.iterdir())
+
+
+def test_a_scored_run_lists_each_score_item_with_its_metrics(omfc: Any) -> None:
+    s = make(omfc)
+    out = s.root / "out" / "f.json"
+    s.run("--omfc-findings-json", str(out))
+    items = {i["item"]: i for i in _doc(out)["items"]}
+    detection = items["score::detection"]
+    assert detection["outcome"] == "passed" and detection["metrics"]["AUC"] == 0.8125
+    assert detection["metrics"]["count.targets"] == 4
