@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import stat
 import tarfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -87,12 +87,21 @@ def test_a_plot_folder(tmp_path: Path) -> None:
 def test_write_atomic_replaces_a_fifo_instead_of_opening_it(tmp_path: Path) -> None:
     """A FIFO put in the file's place after the check: the rename replaces it (opening it would block)."""
     target = _fifo(tmp_path / "out.json")
-    signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError("write_atomic blocked")))
-    signal.alarm(10)
-    try:
-        write_atomic(target, '{"ok": true}\n')
-    finally:
-        signal.alarm(0)
+    # a daemon thread with a deadline, not SIGALRM: under pytest-xdist a test may run outside the main thread
+    # (execnet's older thread model), where signals cannot be set; a blocked open would leave the thread behind
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            write_atomic(target, '{"ok": true}\n')
+        except BaseException as exc:  # noqa: BLE001  reported below
+            errors.append(exc)
+
+    worker = threading.Thread(target=write, daemon=True)
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive(), "write_atomic blocked on the FIFO"
+    assert errors == []
     assert stat.S_ISREG(os.lstat(target).st_mode) and target.read_text(encoding="utf-8") == '{"ok": true}\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]  # no temporary file left
     umask = os.umask(0)
