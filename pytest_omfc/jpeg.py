@@ -181,15 +181,14 @@ def read_map_header(path: str, follow: bool = True) -> HeaderResult:
     opened = png.open_regular(path, follow)
     if isinstance(opened, HeaderResult):
         return opened
-    fd, _ = opened
+    fd, st = opened
     try:
-        head = os.pread(fd, 3, 0)
+        if os.pread(fd, 3, 0) == SIGNATURE:  # a JPEG: parsed on this descriptor, not opened again
+            return _parse(fd, st.st_size, st.st_dev, st.st_ino)
     except OSError as exc:
         return HeaderResult(UNREADABLE, f"must be readable (got {exc.strerror or exc})")
     finally:
         os.close(fd)
-    if head == SIGNATURE:
-        return read_header(path, follow)
     return png.read_header(path, follow)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ import pytest
 
 from ..findings import Finding, Severity, shorten_counted
 from ..submission import CheckSettings
+from .state import task_label
 from .writer import ReportWriter
 
 __all__ = ["configure"]
@@ -92,8 +92,6 @@ def document(config: pytest.Config, settings: CheckSettings, rules: list[dict[st
     from ..models.findings import FINDINGS_SCHEMA
     from .scoring import run_stamp
 
-    m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", settings.listing[1].name, re.IGNORECASE)
-    task = str(config.getoption("omfc_task") or (m.group("task") if m else settings.task.value))
     failed = sum(r["outcome"] == "failed" for r in rules)
     counts = {
         "rules": len(rules),
@@ -109,7 +107,7 @@ def document(config: pytest.Config, settings: CheckSettings, rules: list[dict[st
         "plugin_version": __version__,
         "submission": settings.submission.name,
         "edition": settings.edition.value,
-        "task": task,
+        "task": task_label(config, settings),
         "verdict": verdict,
         "counts": counts,
         "rules": rules,

@@ -9,13 +9,13 @@ written is an error line and exit 1 (like ``--omfc-metrics-json``), never an INT
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ..submission import CheckSettings
+from .state import task_label
 from .writer import ReportWriter
 
 __all__ = ["HtmlReporter", "configure"]
@@ -74,10 +74,7 @@ class HtmlReporter(ReportWriter):
         from ..report import ReportData, render_page
 
         s = self.settings
-        # the TaskID as the index names it: IMDL, manipulation, ...
-        m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", s.listing[1].name, re.IGNORECASE)
-        task = str(self.config.getoption("omfc_task") or (m.group("task") if m else s.task.value))
-        data = ReportData(submission=s.submission.name, edition=s.edition.value, task=task)
+        data = ReportData(submission=s.submission.name, edition=s.edition.value, task=task_label(self.config, s))
         from .scoring import run_stamp
 
         data.environment = run_stamp(self.config)

@@ -61,7 +61,7 @@ from ..scoring.registry import (
 )
 from .compat import TerminalRepr, failure_repr
 from .progress import progress_for
-from .state import SETTINGS_KEY, given, resolved, submission_for
+from .state import SETTINGS_KEY, given, index_task, resolved, submission_for
 
 if TYPE_CHECKING:
     from ..submission import CheckSettings, Settings
@@ -646,9 +646,8 @@ class ScoringReporter:
         sub = next((m for m in members if m.submission == folder), run)
         task = self.config.getoption("omfc_task") or None
         if task is None or sub is not run:
-            m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", sub.listing[1].name, re.IGNORECASE)
             first = next((s.tasks[sub.task] for s in SCORERS.values() if sub.task in s.tasks), sub.task.value)
-            task = m.group("task") if m else first
+            task = index_task(sub) or first
         return sub.submission.name, sub.edition.value, str(task)
 
     def _document_of(self, where: str, folder: Path, scoring: ScoringSettings) -> dict[str, Any]:

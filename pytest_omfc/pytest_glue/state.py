@@ -52,6 +52,20 @@ def node_text(name: str) -> str:
     return escape(name).replace("::", "%3A%3A")
 
 
+def index_task(settings: CheckSettings) -> str | None:
+    """The TaskID as the index file names it (``IMDL``, ``manipulation``...), or None for another name (a
+    ForgeryNet reference): what the reports call the task."""
+    import re
+
+    m = re.match(r"^[^-]+-(?P<task>.+?)-index[^.]*\.csv$", settings.listing[1].name, re.IGNORECASE)
+    return m.group("task") if m else None
+
+
+def task_label(config: pytest.Config, settings: CheckSettings) -> str:
+    """The task as the reports show it: ``--omfc-task`` when given, else the index's TaskID, else the code."""
+    return str(config.getoption("omfc_task") or index_task(settings) or settings.task.value)
+
+
 def given(config: pytest.Config, ini: str) -> tuple[Any, Path]:
     """An option's raw value and the directory a relative path in it is taken from: the command line (the
     invocation directory; before the full parse, in ``pytest_load_initial_conftests``, only
