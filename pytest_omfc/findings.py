@@ -115,6 +115,8 @@ class Finding:
     column: str | None = None
     value: object = None
     severity: Severity | None = None  # None: the rule's own severity
+    #: what the rule wanted, as text ("one of Processed, NonProcessed", "[0, 1]"), where the rule states a value
+    expected: str | None = None
 
     def location(self) -> str:
         """``file:line [key] column='value'``, every part escaped and shortened (see the module docstring)."""
@@ -150,6 +152,7 @@ class Finding:
             "column": self.column,
             "value": None if self.value is None else str(self.value),
             "severity": self.severity.value if self.severity else None,
+            "expected": self.expected,
         }
 
 

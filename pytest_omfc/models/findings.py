@@ -31,6 +31,9 @@ class FindingRecord(_Strict):
     key: str | None = Field(None, description="the trial key (ProbeFileID, ...) of the row")
     column: str | None = None
     value: str | None = Field(None, description="the value found, as text")
+    expected: str | None = Field(
+        None, description='what the rule wanted, as text ("one of Processed, NonProcessed", "0"), where it states one'
+    )
 
 
 class FindingList(_Strict):

@@ -47,6 +47,7 @@ def _finding(f: Finding, default: Severity) -> dict[str, Any]:
         "key": None if f.key is None else str(f.key),
         "column": f.column,
         "value": None if f.value is None else shorten_counted(str(f.value), _VALUE_WIDTH),
+        "expected": None if f.expected is None else shorten_counted(f.expected, _VALUE_WIDTH),
     }
 
 

@@ -265,7 +265,12 @@ def csv_07(ctx: Submission) -> Report:
             head = head or f"the index {index.name} has {plural(len(bad), 'malformed record')}"
     if index.suffix != ".csv":
         found.insert(
-            0, Finding(f"the index file must have the extension .csv (got {index.suffix or 'none'!r})", file=index.name)
+            0,
+            Finding(
+                f"the index file must have the extension .csv (got {index.suffix or 'none'!r})",
+                file=index.name,
+                expected=".csv",
+            ),
         )
         head = head or f"the index {index.name} does not have the extension .csv"
     return Report(found, headline=head)

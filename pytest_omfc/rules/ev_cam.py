@@ -121,13 +121,16 @@ def cam_01(ctx: Submission) -> Report:
     for pos in bad:
         p, cam = probes[pos], given[pos]
         allowed = cams.get(p, [])
+        expected = None
         if not allowed:
             msg = f"TrainCamID must match the index, which has no row for probe {p} (got {cam!r})"
         elif len(allowed) == 1:
             msg = f"TrainCamID must be {allowed[0]}, the index's value for this probe (got {cam!r})"
+            expected = str(allowed[0])
         else:
             msg = f"TrainCamID must be one of {_names(allowed)}, the index's values for this probe (got {cam!r})"
-        found.append(Finding(msg, **ctx.loc(int(pos), CAMERA, cam)))
+            expected = f"one of {_names(allowed)}"
+        found.append(Finding(msg, **ctx.loc(int(pos), CAMERA, cam), expected=expected))
     return Report(
         found, headline=f"{len(found)} of {len(sys)} rows have a TrainCamID the index does not give for their probe"
     )

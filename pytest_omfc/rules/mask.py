@@ -370,9 +370,11 @@ def _rows(refs: pd.DataFrame, mask: np.ndarray | None = None) -> Iterator[Any]:
     return iter(()) if refs.empty else refs.itertuples(index=False)
 
 
-def _finding(ctx: Submission, ref: Any, message: str, severity: Severity | None = None) -> Finding:
+def _finding(
+    ctx: Submission, ref: Any, message: str, severity: Severity | None = None, expected: str | None = None
+) -> Finding:
     """A finding at the CSV row of ``ref`` (a row of ``refs`` from ``itertuples``)."""
-    return Finding(message, severity=severity, **ctx.loc(int(ref.pos), str(ref.column), ref.raw))
+    return Finding(message, severity=severity, **ctx.loc(int(ref.pos), str(ref.column), ref.raw), expected=expected)
 
 
 def _show(name: str) -> str:
@@ -708,7 +710,9 @@ def mask_06(ctx: Submission) -> Report:
     """D-26: the reference size is the index ``ProbeWidth``x``ProbeHeight`` (``DonorWidth``x``DonorHeight`` for
     donor masks), the rendered, EXIF-rotated size, as MediScore compares."""
     facts = mask_facts(ctx)
-    found = [_finding(ctx, ref, f"{_show(ref.name)} {why}") for ref, why in _wrong_size(ctx, facts)]
+    found = [
+        _finding(ctx, ref, f"{_show(ref.name)} {why}", expected=want) for ref, why, want in _wrong_size(ctx, facts)
+    ]
     found.sort(key=lambda f: f.line or 0)
     whose = "their probe or donor" if ctx.task is Task.SPL else "their probe"
     return Report(
@@ -716,9 +720,9 @@ def mask_06(ctx: Submission) -> Report:
     )
 
 
-def _wrong_size(ctx: Submission, facts: MaskFacts, skip_unknown: bool = False) -> list[tuple[Any, str]]:
-    """MASK-06's files, (reference row, why), side by side; a side whose index size cannot be read raises
-    :class:`Unavailable` (the rule is not checkable), or is passed over with ``skip_unknown``."""
+def _wrong_size(ctx: Submission, facts: MaskFacts, skip_unknown: bool = False) -> list[tuple[Any, str, str]]:
+    """MASK-06's files, (reference row, why, the size wanted), side by side; a side whose index size cannot be
+    read raises :class:`Unavailable` (the rule is not checkable), or is passed over with ``skip_unknown``."""
     refs = facts.refs
     ok = _headers_ok(facts).index.to_numpy()
     out = []
@@ -735,7 +739,7 @@ def _wrong_size(ctx: Submission, facts: MaskFacts, skip_unknown: bool = False) -
         bad = sel[known & ((w != ew[sel]) | (h != eh[sel]))]
         for i, ref in zip(bad, _rows(refs.loc[bad]), strict=True):
             want, got = f"{int(ew[i])}x{int(eh[i])}", f"{ref.width}x{ref.height}"
-            out.append((ref, f"is {got}, {side} is {want}: must be {want} (got {got})"))
+            out.append((ref, f"is {got}, {side} is {want}: must be {want} (got {got})", want))
     return out
 
 
@@ -1147,7 +1151,7 @@ def rejected_masks(ctx: Submission) -> dict[str, str]:
         ("MASK-03", lambda: absent),
         ("MASK-04", lambda: _unreadable(ctx, facts)),
         ("MASK-05", lambda: _not_grey(facts)),
-        ("MASK-06", lambda: _wrong_size(ctx, facts, skip_unknown=True)),
+        ("MASK-06", lambda: [(ref, why) for ref, why, _ in _wrong_size(ctx, facts, skip_unknown=True)]),
         ("MASK-07", lambda: _too_deep(facts)),
     ]
     out: dict[str, str] = {}

@@ -65,7 +65,8 @@ def pkg_02(ctx: Submission) -> Report:
     if path.suffix == ".csv":
         return Report()
     got = repr(path.suffix) if path.suffix else "no extension"
-    f = Finding(f"the system output must have the extension '.csv' (got {got})", file=ctx.display(path))
+    msg = f"the system output must have the extension '.csv' (got {got})"
+    f = Finding(msg, file=ctx.display(path), expected=".csv")
     return Report([f], headline=f"the system output {path.name} does not end in .csv")
 
 

@@ -67,6 +67,7 @@ def score_01(ctx: Submission) -> Report:
         Finding(
             f"ConfidenceScore must be a finite real number (got {_got(text.iloc[p], scores[p])})",
             **ctx.loc(int(p), SCORE, text.iloc[p]),
+            expected="a finite real number",
         )
         for p in bad
     ]
@@ -113,7 +114,11 @@ def score_03(ctx: Submission) -> Report:
     scores = ctx.scores
     bad = np.flatnonzero((scores < 0) | (scores > 1))
     found = [
-        Finding(f"ConfidenceScore must be in [0, 1] (got {text.iloc[p]})", **ctx.loc(int(p), SCORE, text.iloc[p]))
+        Finding(
+            f"ConfidenceScore must be in [0, 1] (got {text.iloc[p]})",
+            **ctx.loc(int(p), SCORE, text.iloc[p]),
+            expected="a number in [0, 1]",
+        )
         for p in bad
     ]
     if not found:
@@ -133,6 +138,7 @@ def _zero_for(ctx: Submission, statuses: frozenset[str], what: str) -> Report:
         Finding(
             f"ConfidenceScore must be 0 for {col}={status.iloc[p]} (got {text.iloc[p]})",
             **ctx.loc(int(p), SCORE, text.iloc[p]),
+            expected="0",
         )
         for p in bad
     ]

@@ -75,6 +75,7 @@ def _bad_values(
         Finding(
             f"{column} must be one of {listed} (got {_got(series.iloc[p], allowed, note)})",
             **ctx.loc(int(p), column, series.iloc[p]),
+            expected=f"one of {listed}",
         )
         for p in bad
     ]

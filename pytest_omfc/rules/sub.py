@@ -47,9 +47,10 @@ def _field(ctx: Submission, name: str) -> str:
     return split_expid(ctx.sub_id)[EXPID_FIELDS.index(name)]
 
 
-def _fail(ctx: Submission, column: str, value: str, message: str, headline: str) -> Report:
-    """One finding at the directory ``<ID>/``, naming the field and its value."""
-    return Report([Finding(message, file=f"{ctx.sub_id}/", column=column, value=value)], headline=headline)
+def _fail(ctx: Submission, column: str, value: str, message: str, headline: str, expected: str | None = None) -> Report:
+    """One finding at the directory ``<ID>/``, naming the field, its value and (where stated) the value wanted."""
+    found = Finding(message, file=f"{ctx.sub_id}/", column=column, value=value, expected=expected)
+    return Report([found], headline=headline)
 
 
 # --------------------------------------------------------------------------- NC2017 / MFC2018 EXPID
@@ -112,6 +113,7 @@ def sub_03(ctx: Submission) -> Report:
         year,
         f"YEAR must be {want} for {ctx.edition.value} (got {year!r}{hint})",
         f"the YEAR field is {year!r}, {ctx.edition.value} needs {want}",
+        want,
     )
 
 
@@ -145,7 +147,8 @@ def sub_05(ctx: Submission) -> Report:
         return Report()
     names = " or ".join(TASK_NAMES[ctx.task])
     msg = f"TASK must be {names} to match the index {ctx.index_file.name} (got {task!r})"
-    return _fail(ctx, "TASK", task, msg, f"the TASK field {task!r} does not name the {_task_word(ctx.task)} task")
+    headline = f"the TASK field {task!r} does not name the {_task_word(ctx.task)} task"
+    return _fail(ctx, "TASK", task, msg, headline, names)
 
 
 def _task_word(task: Task) -> str:
@@ -175,6 +178,7 @@ def sub_06(ctx: Submission) -> Report:
         cond,
         f"CONDITION must be one of {', '.join(CONDITIONS)} (got {cond!r}{hint})",
         f"the CONDITION field {cond!r} is not a ConditionID",
+        f"one of {', '.join(CONDITIONS)}",
     )
 
 

@@ -44,6 +44,8 @@ def test_a_failing_check_is_written_whole_and_the_same_under_xdist(pytester: pyt
         (3, "OpenMFC2020_0102", "ProbeStatus", "processed"),
         (5, "OpenMFC2020_0104", "ProbeStatus", "OptOutAll"),
     ]
+    # the value the rule wanted, as a field of its own (not only inside the message)
+    assert {f["expected"] for f in status["errors"]["findings"]} == {"one of Processed, NonProcessed, FailedValidation"}
     strip = [{k: v for k, v in r.items()} for r in a["rules"]]
     assert sorted(strip, key=_key) == sorted(b["rules"], key=_key)  # the workers' records reach the controller
     assert a["run"]["inputs"] and a["counts"] == b["counts"]
@@ -57,6 +59,7 @@ def test_scores_and_gates_are_items_and_findings_are_bounded(omfc: Any) -> None:
     (score01,) = [r for r in doc["rules"] if r["rule"] == "SCORE-01"]
     assert score01["outcome"] == "failed" and score01["errors"]["total"] == 2
     assert len(score01["errors"]["findings"]) == 1  # --omfc-max-findings, as the terminal
+    assert score01["errors"]["findings"][0]["expected"] == "a finite real number"
     items = {i["item"]: i for i in doc["items"]}
     assert items["score::detection"]["outcome"] == "skipped" and not items["score::detection"]["metrics"]
     assert items["require::AUC>=0.9"]["outcome"] == "failed" and "AUC" in items["require::AUC>=0.9"]["message"]
