@@ -101,3 +101,18 @@ def test_a_scored_run_lists_each_score_item_with_its_metrics(omfc: Any) -> None:
     detection = items["score::detection"]
     assert detection["outcome"] == "passed" and detection["metrics"]["AUC"] == 0.8125
     assert detection["metrics"]["count.targets"] == 4
+
+
+def test_control_and_bidi_characters_are_stored_as_they_are(omfc: Any) -> None:
+    """A hostile value is kept as it is in the JSON (which escapes it); the terminal shows it escaped."""
+    hostile = "Pro\u202ecessed\x1b[2J"
+    s = make(omfc, status={"0005": hostile})
+    out = s.root / "out" / "f.json"
+    res = s.run("--omfc-findings-json", str(out))
+    raw = out.read_text(encoding="utf-8")
+    assert "\x1b" not in raw and "\\u001b" in raw and "\\u202e" in raw  # escaped by JSON, not by us
+    (status,) = [r for r in _doc(out)["rules"] if r["outcome"] == "failed" and r["rule"].startswith("STATUS")]
+    (finding,) = status["errors"]["findings"]
+    assert finding["value"] == hostile and finding["expected"].startswith("one of Processed")
+    shown = res.text(status["rule"])  # the report the terminal and JUnit show: escaped
+    assert "\x1b" not in shown and "\\x1b" in shown and "\\u202e" in shown
