@@ -21,21 +21,16 @@ the score items skip.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .editions import (
-    FORGERYNET_CLASSES,
-    FORGERYNET_TASKS,
-    EditionTaskError,
     Task,
-    infer_from_index_name,
-    parse_edition,
-    parse_task,
 )
 from .errors import ScoringError
+from .inputs import InputError, Values, is_archive, reference_path, resolve_settings, unpack_upload
 from .options import OUTPUT_PATHS, SCORING_OPTIONS, exclusive_queries
-from .paths import not_regular
 from .runner import run_scorer
 from .scoring.families import option
 from .scoring.merge import partition_query
@@ -49,7 +44,9 @@ from .scoring.results import Scores, build_scores
 from .submission import Settings, Submission
 
 if TYPE_CHECKING:
+    from .archive import ArchiveReport
     from .models.findings import FindingsDocument
+    from .submission import CheckSettings
 
 __all__ = ["COMMON_KEYS", "omfc_score", "reference_columns", "scorer_options"]
 
@@ -94,7 +91,7 @@ def _lookup() -> dict[str, tuple[Scorer, Any]]:
 
 def valid_keywords() -> list[str]:
     """The option keywords ``omfc_score`` accepts (without the ``omfc_`` spellings)."""
-    names = [*COMMON_KEYS, "jobs", "dataset", "edition", "task"]
+    names = [*COMMON_KEYS, "jobs", "dataset", "edition", "task", *INPUT_KEYS]
     for scorer in SCORERS.values():
         names += [n for opt in scorer.options if (n := opt.ini.removeprefix("omfc_")) not in names]
     return names
@@ -141,60 +138,6 @@ def _queries(query: Any, query_manipulation: Any, query_partition: Any) -> tuple
     return queries, None
 
 
-def _forgerynet_score(
-    submission: str | Path,
-    reference: str | Path,
-    dataset: str | Path | None,
-    task: str | None,
-    jobs: int,
-    options: dict[str, Any],
-) -> Scores:
-    """:func:`omfc_score` for the ForgeryNet tasks: the parsed submission checks and scores itself."""
-    from .forgerynet.submission import ForgeryNetSubmission, forgerynet_settings
-
-    sub_path = Path(submission).expanduser().resolve()
-    if not sub_path.exists():
-        raise FileNotFoundError(f"submission: no such file or directory: {sub_path}")
-    root = Path(dataset).expanduser().resolve() if dataset is not None else None
-    ref = Path(reference).expanduser()
-    ref = (ref if ref.is_absolute() else (root or Path.cwd()) / ref).resolve()
-    try:
-        tk = parse_task(task) if task else None
-    except EditionTaskError as exc:
-        raise ValueError(str(exc)) from None
-    if not (ref.is_file() or (tk is Task.FSL and ref.is_dir())):  # spatial: also the maps folder alone
-        raise FileNotFoundError(f"reference: no such file{' or maps folder' if tk is Task.FSL else ''}: {ref}")
-    if tk not in FORGERYNET_TASKS:
-        raise ValueError(
-            f"task: must be one of {', '.join(sorted(t.value for t in FORGERYNET_TASKS))} for ForgeryNet (got {task!r})"
-        )
-    classes = options.pop("classes", options.pop("omfc_classes", 2))
-    allowed = FORGERYNET_CLASSES.get(tk, (2,))
-    if classes not in allowed:
-        raise ValueError(f"classes: must be one of {', '.join(map(str, allowed))} for {tk.value} (got {classes!r})")
-    jobs = _jobs(jobs)
-    common = _common(options)
-    if any(common[k] for k in ("query", "query_manipulation", "query_partition")):
-        raise ValueError("ForgeryNet scoring takes no query (queries select NIST index rows)")
-    convention = common["convention"]
-    per_scorer = scorer_options(options)
-    sub = ForgeryNetSubmission(forgerynet_settings(sub_path, ref, tk, classes, root, jobs=jobs))
-    outcomes = {
-        s.name: run_scorer(
-            sub,
-            s,
-            reference=ref,
-            queries=(),
-            query_partition=None,
-            optout=False,
-            convention=convention,
-            options=per_scorer[s.name],
-        )
-        for s in scorers_for(tk, None)
-    }
-    return build_scores(outcomes, ())
-
-
 def _checked(validated: FindingsDocument | None, settings: Settings) -> Submission | None:
     """The submission ``omfc_validate`` parsed, when ``validated`` checked this folder against this index as
     this edition and task (its tables and the rules' verdicts on its files are reused); else None."""
@@ -206,17 +149,6 @@ def _checked(validated: FindingsDocument | None, settings: Settings) -> Submissi
         ours.submission, ours.index, ours.edition, ours.task
     )  # fmt: skip
     return sub if same else None
-
-
-def _submission_csv(path: Path) -> tuple[Path, Path | None]:
-    """(submission directory, system output): ``<ID>/<ID>.csv``, else the only ``*.csv`` of the directory."""
-    if path.is_file():
-        return path.parent, path
-    exact = path / f"{path.name}.csv"
-    if not_regular(exact) is None:  # never raises (a name past the file system's limit)
-        return path, exact
-    found = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() == ".csv") if path.is_dir() else []
-    return path, (found[0] if len(found) == 1 else None)
 
 
 def omfc_score(
@@ -233,6 +165,9 @@ def omfc_score(
 ) -> Scores:
     """Score a submission against a reference: every scorer the task and reference allow (or ``score=NAME``).
 
+    ``submission`` is what ``--omfc-submission`` takes (a folder, its system output, or an archive as uploaded,
+    unpacked into a private directory removed before the call returns), resolved by the same code
+    (:mod:`pytest_omfc.inputs`); ``dataset`` with ``task`` finds the index as ``--omfc-dataset`` does.
     ``reference`` relative paths are taken from the dataset root (``dataset``,
     else the index's ``indexes/`` parent, else the index's directory), as
     ``--omfc-reference`` does.  Raises :class:`FileNotFoundError` for a missing
@@ -244,63 +179,97 @@ def omfc_score(
     returned for the same folder and index; its parsed tables and the rules' verdicts on the files (which
     masks and JSONs the scorers leave out) are reused instead of read again.
     """
-    if edition is not None and edition.strip().lower() == "forgerynet":
-        if index is not None:
-            raise ValueError("index: ForgeryNet takes no index (the reference lists the IDs)")
-        return _forgerynet_score(submission, reference, dataset, task, jobs, options)
-    if index is None:
+    forgerynet = edition is not None and str(edition).strip().lower() == "forgerynet"
+    if forgerynet and index is not None:
+        raise ValueError("index: ForgeryNet takes no index (the reference lists the IDs)")
+    if not forgerynet and index is None and dataset is None:
         raise TypeError("omfc_score() needs index=... (the task index file) for the NIST editions")
-    sub_path = Path(submission).expanduser().resolve()
-    idx = Path(index).expanduser().resolve()
-    if not sub_path.exists():
-        raise FileNotFoundError(f"submission: no such file or directory: {sub_path}")
-    if not idx.is_file():
-        raise FileNotFoundError(f"index: no such file: {idx}")
-    root = (
-        Path(dataset).expanduser().resolve()
-        if dataset is not None
-        else (idx.parent.parent if idx.parent.name == "indexes" else idx.parent)
-    )
-    ref = Path(reference).expanduser()
-    if not ref.is_absolute():
-        ref = next((c for c in (root / ref, Path.cwd() / ref) if c.is_file()), root / ref)
-    ref = ref.resolve()
-    if not ref.is_file():
-        raise FileNotFoundError(f"reference: no such file: {ref} (a relative path is taken from the dataset root)")
-    try:
-        inferred_edition, inferred_task = infer_from_index_name(idx)
-        ed = parse_edition(edition) if edition else inferred_edition
-        tk = parse_task(task) if task else inferred_task
-    except EditionTaskError as exc:
-        raise ValueError(str(exc)) from None
-    if ed is None or tk is None:
-        raise ValueError(
-            f"cannot infer the {'edition' if ed is None else 'task'} from {idx.name}; pass edition=... and task=..."
-        )
     jobs = _jobs(jobs)
-
+    inputs = {key: options.pop(key, options.pop(f"omfc_{key}", None)) for key in INPUT_KEYS}
     common = _common(options)
     per_scorer = scorer_options(options)
-    convention = common["convention"]
-    only = common["score"]
-    queries, query_error = _queries(common["query"], common["query_manipulation"], common["query_partition"])
+    given = Values(
+        {f"omfc_{k}": v for k, v in inputs.items()}
+        | {
+            "omfc_submission": submission,
+            "omfc_index": index,
+            "omfc_dataset": dataset,
+            "omfc_edition": edition,
+            "omfc_task": task,
+            "omfc_jobs": jobs,
+            "omfc_reference": reference,
+        }
+    )
+    with ExitStack() as cleanups:
+        try:
+            settings = resolve_settings(given, lambda sub: _unpacked(sub, given, cleanups))
+            assert settings is not None
+            ref = reference_path(given, settings.dataset_root, maps=settings.task is Task.FSL)
+        except InputError as exc:
+            raise exc.for_api() from None
+        assert ref is not None
+        return _scores(settings, ref, common, per_scorer, validated)
 
-    sub_dir, csv = _submission_csv(sub_path)
-    settings = Settings(submission=sub_dir, csv=csv, index=idx, edition=ed, task=tk, dataset_root=root, jobs=jobs)
-    sub = _checked(validated, settings) or Submission(settings)
-    selected = None if only in (None, "all") else (str(only),)
+
+#: Options of the inputs (not of a scorer) that ``omfc_score`` accepts by keyword, as the command line does.
+INPUT_KEYS = (
+    "classes",
+    "spatial_maps",
+    "map_pixels",
+    "time_unit",
+    "fps",
+    "video_info",
+    "allow_touching_segments",
+    "ignore_overlap",
+    "archive_max_entries",
+    "archive_max_bytes",
+    "archive_max_ratio",
+)
+
+
+def _unpacked(sub: Path, given: Values, cleanups: ExitStack) -> ArchiveReport | None:
+    """An uploaded archive, unpacked into a private directory removed when the call returns."""
+    return unpack_upload(sub, given, lambda fn: cleanups.callback(fn)) if is_archive(sub) else None
+
+
+def _scores(
+    settings: CheckSettings,
+    ref: Path,
+    common: dict[str, Any],
+    per_scorer: dict[str, dict[str, Any]],
+    validated: FindingsDocument | None,
+) -> Scores:
+    """Every scorer the task and reference allow (or ``score=NAME``), on the resolved submission."""
+    if settings.is_package:
+        raise ValueError(
+            f"submission: {settings.submission.name} is an NC2017 package: score one EXPID folder of it at a time"
+        )
+    if isinstance(settings, Settings):
+        sub: Any = _checked(validated, settings) or Submission(settings)
+        queries, query_error = _queries(common["query"], common["query_manipulation"], common["query_partition"])
+        columns: tuple[str, ...] | None = reference_columns(ref)
+    else:
+        from .forgerynet.submission import ForgeryNetSettings, ForgeryNetSubmission
+
+        assert isinstance(settings, ForgeryNetSettings)
+
+        if any(common[k] for k in ("query", "query_manipulation", "query_partition")):
+            raise ValueError("ForgeryNet scoring takes no query (queries select NIST index rows)")
+        sub, queries, query_error, columns = ForgeryNetSubmission(settings), [], None, None
+    only = common["score"]
+    selected = None if only in (None, "all") or columns is None else (str(only),)
     outcomes = {
         s.name: run_scorer(
             sub,
             s,
             reference=ref,
             queries=queries,
-            query_partition=common["query_partition"] or None,
-            optout=common["optout"],
-            convention=convention,
+            query_partition=(common["query_partition"] or None) if columns is not None else None,
+            optout=common["optout"] if columns is not None else False,
+            convention=common["convention"],
             options=per_scorer[s.name],
             query_error=query_error,
         )
-        for s in scorers_for(tk, reference_columns(ref), selected)
+        for s in scorers_for(settings.task, columns, selected)
     }
     return build_scores(outcomes, queries)

@@ -547,3 +547,12 @@ SCORING_OPTIONS: tuple[Option, ...] = (
 #: Options naming a file or directory the run writes: refused inside the submission or the dataset and over
 #: a file the run reads.
 OUTPUT_PATHS = ("omfc_html", "omfc_findings_json", "omfc_metrics_json", "omfc_plots", "omfc_per_probe_csv")
+
+
+def declared(ini: str) -> Option:
+    """A check, scoring or shared option by its ini name (the scorers' own options are found by
+    :func:`pytest_omfc.scoring.families.option`, which knows the registered scorers); KeyError if none."""
+    found = next((o for o in (*CHECK_OPTIONS, *SCORING_OPTIONS, DASK) if o.ini == ini), None)
+    if found is None:
+        raise KeyError(ini)
+    return found

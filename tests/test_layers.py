@@ -106,6 +106,7 @@ def test_no_import_circles() -> None:
             ],
             "scoring",
         ),
+        (["pytest_omfc.inputs", "pytest_omfc.api"], "inputs"),
         (
             [
                 "pytest_omfc.rules",
@@ -202,10 +203,17 @@ def test_scorer_families_are_reached_through_the_registry() -> None:
 
 
 def test_rules_and_the_inputs_they_read_never_import_scoring() -> None:
-    """The rules (``rules/``) and what they read (the submissions, the readers, the models, ForgeryNet's files)
-    sit below the scorers: no module of theirs imports ``scoring/``, whose adapters read them in turn."""
+    """The rules (``rules/``) and what they read (the submissions, the readers, the models, ForgeryNet's files,
+    the input resolution of ``inputs/``) sit below the scorers: no module of theirs imports ``scoring/``, whose
+    adapters read them in turn."""
     graph = import_graph()
-    below = ("pytest_omfc.rules", "pytest_omfc.forgerynet", "pytest_omfc.models", "pytest_omfc.submission")
+    below = (
+        "pytest_omfc.rules",
+        "pytest_omfc.forgerynet",
+        "pytest_omfc.models",
+        "pytest_omfc.submission",
+        "pytest_omfc.inputs",
+    )
     up = [
         (m, d) for m, deps in graph.items() if m.startswith(below) for d in deps if d.startswith("pytest_omfc.scoring")
     ]
@@ -252,7 +260,7 @@ def test_tests_mirror_the_package_and_never_import_each_other() -> None:
     """Tests sit where what they test sits (rules, each scorer family, report, glue; hostile input apart);
     shared builders live in tests/helpers/, and no test module imports another or conftest."""
     families = {p.parent.name for p in (PACKAGE / "scoring").glob("*/adapter.py")}
-    allowed = {"rules", "scoring", "report", "glue", "hostile", *(f"scoring/{f}" for f in families)}
+    allowed = {"rules", "scoring", "report", "glue", "hostile", "inputs", *(f"scoring/{f}" for f in families)}
     misplaced = []
     imports = []
     for path in sorted(TESTS.rglob("test_*.py")):

@@ -23,8 +23,6 @@ by :func:`pytest_configure` when ``--omfc-submission`` is given
 
 from __future__ import annotations
 
-import atexit
-import dataclasses
 import hashlib
 import json
 import os
@@ -35,33 +33,20 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..editions import (
-    FORGERYNET_CLASSES,
-    FORGERYNET_TASKS,
-    Edition,
-    EditionTaskError,
-    Task,
-    infer_from_index_name,
-    parse_edition,
-    parse_task,
-)
-from ..paths import not_regular
-from ..scoring.families import every_option, option
+from ..scoring.families import every_option
 from . import scoring as _scoring
 from .compat import cache_dir, collection_anchors, loaded_conftests, move_cache, only_collect
 from .state import (
     SETTINGS_KEY,
+    ConfigOptions,
     UsageProblem,
-    given,
     node_text,
     resolved,
 )
 
 if TYPE_CHECKING:  # imported when a submission is checked (see the module docstring)
     from ..archive import ArchiveReport
-    from ..forgerynet.submission import ForgeryNetSettings
-    from ..package import PackageLayout, PackageSettings
-    from ..submission import CheckSettings, Settings
+    from ..submission import CheckSettings
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -72,276 +57,47 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         parser.addini(opt.ini, opt.help, type=opt.ini_type, default=[] if opt.repeatable else None)
 
 
-def _option(config: pytest.Config, name: str) -> tuple[str | None, Path]:
-    """The given text of an option (CLI, else ini) and the directory a relative path in it is taken from."""
-    value, base = given(config, name)
-    return (None if value is None else str(value)), base
-
-
 def _path(config: pytest.Config, name: str) -> Path | None:
     """A path option (parsed by its declaration), relative paths taken from where it was given."""
-    value, base = given(config, name)
-    if value is None:
-        return None
+    from ..inputs import InputError, path_of
+
     try:
-        text = option(name).parse(value)
-    except ValueError as exc:
-        raise UsageProblem(f"{option(name).flag}: {exc}") from None
-    p = Path(text).expanduser()
-    return (p if p.is_absolute() else base / p).resolve()
+        return path_of(ConfigOptions(config), name)
+    except InputError as exc:
+        raise UsageProblem(str(exc)) from None
 
 
 def resolve_settings(config: pytest.Config) -> CheckSettings | None:
     """Turn the options into :class:`Settings` (or, for an NC2017 package, ``PackageSettings`` holding one
-    per EXPID); :class:`UsageProblem` names the flag to fix."""
-    sub = _path(config, "omfc_submission")
-    if sub is None:
-        return None
-    if not sub.exists():
-        raise UsageProblem(f"--omfc-submission: no such file or directory: {sub}")
+    per EXPID) by :func:`pytest_omfc.inputs.resolve_settings`, as the API does; :class:`UsageProblem` names
+    the flag to fix."""
+    from ..inputs import InputError
+    from ..inputs import resolve_settings as resolve
 
-    csv: Path | None
-    archive = _unpacked(config, sub)
-    if archive is not None:
-        sub_dir = _archived_submission(archive)
-        csv = _find_csv(sub_dir)
-    elif sub.is_file():
-        sub_dir, csv = sub.parent, sub
-    else:
-        sub_dir, csv = sub, _find_csv(sub)
-
-    edition_text, _ = _option(config, "omfc_edition")
-    task_text, _ = _option(config, "omfc_task")
     try:
-        edition = parse_edition(edition_text) if edition_text else None
-    except EditionTaskError as exc:
-        raise UsageProblem(f"--omfc-edition: {exc}") from None
-    try:
-        task = parse_task(task_text) if task_text else None
-    except EditionTaskError as exc:
-        raise UsageProblem(f"--omfc-task: {exc}") from None
-
-    index = _path(config, "omfc_index")
-    dataset = _path(config, "omfc_dataset")
-    if dataset is not None and not dataset.is_dir():
-        raise UsageProblem(f"--omfc-dataset: no such directory: {dataset}")
-    if edition is Edition.ForgeryNet or (edition is None and task in FORGERYNET_TASKS):
-        return _forgerynet_settings(config, sub, task, dataset)
-    if task in FORGERYNET_TASKS:
-        raise UsageProblem(f"--omfc-task: task {task.value} is a ForgeryNet task; add --omfc-edition ForgeryNet")
-    if index is None and dataset is None:
-        raise UsageProblem("--omfc-index: give the task index file (or --omfc-dataset ROOT with --omfc-task)")
-    if index is not None and not index.is_file():
-        raise UsageProblem(f"--omfc-index: {'not a regular file' if index.exists() else 'no such file'}: {index}")
-    if csv is None and (archive is not None or not sub.is_file()):
-        from ..package import find_package
-
-        layout = find_package(sub_dir)
-        if layout is not None:
-            return _package_settings(config, layout, edition, task, index, dataset, archive)
-    if index is None:
-        assert dataset is not None
-        from ..models.identifiers import expid_task
-
-        # an EXPID's name gives its task (SUB-05): the dataset's index of that task, unless --omfc-task says
-        index = _find_index(dataset, task_text, None if task_text else expid_task(sub_dir.name))
-    edition, task, dataset = _edition_and_task(index, edition, task, dataset)
-    return _nist_settings(config, sub_dir, csv, index, edition, task, dataset, archive)
-
-
-def _edition_and_task(
-    index: Path, edition: Edition | None, task: Task | None, dataset: Path | None
-) -> tuple[Edition, Task, Path]:
-    """What the index's name (and TaskID column) tells, where the options did not; the dataset root."""
-    from ..models.columns import LAYOUTS
-
-    if dataset is None:
-        dataset = index.parent.parent if index.parent.name == "indexes" else index.parent
-    inferred_edition, inferred_task = infer_from_index_name(index)
-    edition = edition or inferred_edition
-    task = task or inferred_task or _task_from_column(index)
-    if edition is None:
-        raise UsageProblem(f"--omfc-edition: cannot infer the edition from {index.name}; add --omfc-edition NAME")
-    if task is None:
-        raise UsageProblem(f"--omfc-task: cannot infer the task from {index.name}; add --omfc-task TASKID")
-    if (edition.group, task) not in LAYOUTS:
-        raise UsageProblem(f"--omfc-task: task {task.value} is not offered in {edition.value}")
-    return edition, task, dataset
-
-
-def _nist_settings(
-    config: pytest.Config,
-    sub_dir: Path,
-    csv: Path | None,
-    index: Path,
-    edition: Edition,
-    task: Task,
-    dataset: Path,
-    archive: ArchiveReport | None,
-    shown_from: Path | None = None,
-) -> Settings:
-    from ..submission import Settings
-
-    return Settings(
-        submission=sub_dir,
-        csv=csv,
-        index=index,
-        edition=edition,
-        task=task,
-        dataset_root=dataset,
-        max_findings=resolved(config, "omfc_max_findings"),
-        slices=resolved(config, "omfc_slices"),
-        jobs=resolved(config, "omfc_jobs"),
-        dask=resolved(config, "omfc_dask") or None,
-        allow_touching_segments=resolved(config, "omfc_allow_touching_segments"),
-        ignore_overlap=resolved(config, "omfc_ignore_overlap"),
-        archive=archive,
-        shown_from=shown_from,
-    )
-
-
-def _package_settings(
-    config: pytest.Config,
-    layout: PackageLayout,
-    edition: Edition | None,
-    task: Task | None,
-    index: Path | None,
-    dataset: Path | None,
-    archive: ArchiveReport | None,
-) -> PackageSettings:
-    """An NC2017 package: each EXPID folder checked as a submission of the task its name gives (else
-    ``--omfc-task``), against ``--omfc-index`` when that is the task's, else the task's index under
-    ``--omfc-dataset``.  What cannot be checked so is PKG-10's to report (the upload decides it, not the
-    command line): nothing here is a usage error but a missing index and dataset."""
-    from ..models.columns import LAYOUTS
-    from ..models.identifiers import expid_task
-    from ..package import PackageSettings
-
-    members: list[Settings] = []
-    unchecked: list[tuple[str, str]] = [
-        (name, "the package holds only EXPID folders <EXPID>/ with <EXPID>/<EXPID>.csv") for name in layout.others
-    ]
-    # --omfc-index: the edition, task and dataset root it gives, for the EXPIDs of that task
-    given = _edition_and_task(index, edition, task, dataset) if index is not None else None
-    limit = resolved(config, "omfc_package_max_expids")
-    for name in layout.expids:
-        if len(members) >= limit:  # each EXPID costs its own rules' run: 3,000 of them took over 5 minutes
-            unchecked.append((name, f"the package holds more than {limit} EXPID folders (--omfc-package-max-expids)"))
-            continue
-        want = expid_task(name) or task or (given[1] if given is not None else None)
-        if want is None:
-            unchecked.append(
-                (
-                    name,
-                    "its name gives no task: <TASK>, the 4th of its 7 '_'-separated fields, must be "
-                    "Manipulation, Splice, ProvenanceFiltering or Provenance",
-                )
-            )
-            continue
-        if given is not None and index is not None and given[1] is not want:
-            unchecked.append(
-                (
-                    name,
-                    f"an EXPID of task {want.value}, and the check was given the {given[1].value} "
-                    f"index {index.name} only: give --omfc-dataset ROOT so that each EXPID finds "
-                    "its task's index",
-                )
-            )
-            continue
-        if given is not None and index is not None:
-            member_index, (member_edition, _, root) = index, given
-        else:
-            assert dataset is not None
-            try:
-                member_index = _find_index(dataset, None, want)
-            except UsageProblem as exc:
-                unchecked.append((name, str(exc).removeprefix("--omfc-dataset: ")))
-                continue
-            member_edition = edition or infer_from_index_name(member_index)[0] or Edition.NC2017
-            root = dataset
-        if (member_edition.group, want) not in LAYOUTS:
-            unchecked.append((name, f"task {want.value} is not offered in {member_edition.value}"))
-            continue
-        members.append(
-            _nist_settings(
-                config,
-                layout.folder / name,
-                layout.folder / name / f"{name}.csv",
-                member_index,
-                member_edition,
-                want,
-                root,
-                archive,
-                shown_from=layout.folder.parent,
-            )
-        )
-    if len(members) > 1:
-        # --omfc-slices N spreads a file-heavy rule over N items for xdist; a package's EXPIDs are already
-        # spread, so the N slices are shared among them (at least one each): 1,000 EXPIDs of a trial or two no
-        # longer carry 6,000 items that each check nothing
-        share = max(1, resolved(config, "omfc_slices") // len(members))
-        members = [dataclasses.replace(m, slices=share) for m in members]
-    first = members[0] if members else None
-    return PackageSettings(
-        submission=layout.folder,
-        csv=None,
-        edition=first.edition if first else (edition or Edition.NC2017),
-        task=first.task if first else (task or Task.IMG),
-        dataset_root=first.dataset_root if first else dataset,
-        max_findings=resolved(config, "omfc_max_findings"),
-        slices=resolved(config, "omfc_slices"),
-        jobs=resolved(config, "omfc_jobs"),
-        dask=resolved(config, "omfc_dask") or None,
-        archive=archive,
-        members=tuple(members),
-        unchecked=tuple(sorted(unchecked)),
-    )
+        return resolve(ConfigOptions(config), lambda sub: _unpacked(config, sub))
+    except InputError as exc:
+        raise UsageProblem(str(exc)) from None
 
 
 #: The archive report a controller hands to its xdist workers (they never unpack again).
 ARCHIVE_INPUT = "omfc_archive"
 
 
-def _is_archive(path: Path) -> bool:
-    from ..archive import kind_of
-
-    return kind_of(path) is not None
-
-
 def _unpacked(config: pytest.Config, sub: Path) -> ArchiveReport | None:
-    """An uploaded archive (ARC rules): unpacked once, by the controller (or the only process), member by
-    member into a private directory removed when the session ends; xdist workers read the controller's
-    report.  None for a directory or a system output file."""
-    from ..archive import UNPACKED, ArchiveLimits, ArchiveReport, private_dir, remove, unpack
+    """An uploaded archive (ARC rules): unpacked once, by the controller (or the only process), into a private
+    directory removed when the session ends; xdist workers read the controller's report.  None for a
+    directory or a system output file."""
+    from ..inputs import is_archive, unpack_upload
 
-    if not _is_archive(sub):
+    if not is_archive(sub):
         return None
     worker = getattr(config, "workerinput", None)
     if worker is not None and ARCHIVE_INPUT in worker:
+        from ..archive import ArchiveReport
+
         return ArchiveReport.from_dict(json.loads(worker[ARCHIVE_INPUT]))
-    from .. import private as _private
-
-    _private.sweep()  # what runs killed before their cleanup left in TMPDIR
-    folder = private_dir()
-
-    unpacked: list[int] = [0]  # members, once unpacked: a large tree is removed by a detached rm
-
-    def cleanup() -> None:
-        remove(folder, unpacked[0])
-        _private.forget(cleanup)
-
-    config.add_cleanup(cleanup)
-    atexit.register(lambda: remove(folder, unpacked[0]))  # also when pytest never reaches its cleanup
-    _private.on_terminate(cleanup)  # and on SIGTERM (a portal's time-out)
-    dest = folder / UNPACKED
-    dest.mkdir()
-    limits = ArchiveLimits(
-        entries=resolved(config, "omfc_archive_max_entries"),
-        total_bytes=resolved(config, "omfc_archive_max_bytes"),
-        ratio=resolved(config, "omfc_archive_max_ratio"),
-    )
-    report = unpack(sub, dest, limits)
-    unpacked[0] = report.members
+    report = unpack_upload(sub, ConfigOptions(config), config.add_cleanup)
     config.pluginmanager.register(_ArchiveToWorkers(report), "omfc-archive-to-workers")
     return report
 
@@ -355,188 +111,6 @@ class _ArchiveToWorkers:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput[ARCHIVE_INPUT] = self.text
-
-
-def _archived_submission(report: ArchiveReport) -> Path:
-    """The submission folder inside the private directory: the archive's one top folder; when the members
-    were packed without one (from inside the folder), a folder named after the archive gathers them (ARC-02
-    says so)."""
-    from ..archive import GATHERED, gathered_name
-    from ..models.identifiers import expid_task, package_problem
-    from ..package import find_package
-
-    root = Path(report.root)
-    dirs = [t for t in report.tops if (root / t).is_dir()]
-    if len(report.tops) == 1 and dirs:
-        folder = root / dirs[0]
-        while True:  # a prefix (home/user/<SubID>/): down to the first folder holding a file, a second folder or
-            # mask/, or an NC2017 package holding one EXPID folder (named as one: home/user/<SubID>/ is no package)
-            inside = list(folder.iterdir())
-            if len(inside) != 1 or not inside[0].is_dir() or inside[0].name == "mask":
-                return folder
-            if find_package(folder) and (expid_task(inside[0].name) or package_problem(folder.name) is None):
-                return folder
-            folder = inside[0]
-    folder = root.parent / GATHERED / gathered_name(Path(report.archive).name)  # beside unpacked/, never in it
-    folder.mkdir(parents=True, exist_ok=True)
-    for top in report.tops:
-        if (root / top).exists() or (root / top).is_symlink():
-            (root / top).rename(folder / top)
-    return folder
-
-
-def _forgerynet_settings(
-    config: pytest.Config, sub: Path, task: Task | None, dataset: Path | None
-) -> ForgeryNetSettings:
-    """ForgeryNet: no index, the reference lists the IDs; ``--omfc-reference`` is needed to validate."""
-    names = ", ".join(t.value for t in sorted(FORGERYNET_TASKS, key=list(Task).index))
-    if task is None:
-        raise UsageProblem(f"--omfc-task: give the ForgeryNet task: {names}")
-    if task not in FORGERYNET_TASKS:
-        raise UsageProblem(f"--omfc-task: task {task.value} is not offered in ForgeryNet (must be one of {names})")
-    if _option(config, "omfc_index")[0] is not None:
-        raise UsageProblem("--omfc-index: ForgeryNet takes no index (the reference lists the IDs); drop it")
-    ref_text, ref_base = _option(config, "omfc_reference")
-    if ref_text is None:
-        raise UsageProblem("--omfc-reference: ForgeryNet needs the reference (it lists the IDs to check)")
-    ref = Path(ref_text).expanduser()
-    if not ref.is_absolute():
-        ref = (dataset / ref) if dataset is not None else (ref_base / ref)
-    ref = ref.resolve()
-    if not (ref.is_file() or (task is Task.FSL and ref.is_dir())):  # spatial: also the maps folder alone
-        where = "the dataset root" if dataset is not None else "the current directory"
-        what = "file or maps folder" if task is Task.FSL else "file"
-        raise UsageProblem(f"--omfc-reference: no such {what}: {ref} (a relative path is taken from {where})")
-    classes_text, _ = _option(config, "omfc_classes")
-    classes = 2
-    if classes_text is not None:
-        allowed = FORGERYNET_CLASSES.get(task)
-        if allowed is None:
-            raise UsageProblem(
-                f"--omfc-classes: only for image-classification and video-classification (got task {task.value})"
-            )
-        try:
-            classes = option("omfc_classes").parse(classes_text)
-        except ValueError:
-            classes = -1
-        if classes not in allowed:
-            raise UsageProblem(
-                f"--omfc-classes: must be {', '.join(map(str, allowed[:-1]))} or {allowed[-1]} for "
-                f"{task.value} (got {str(classes_text).strip()!r})"
-            )
-    task_options = _forgerynet_task_options(config, task, dataset)
-    from ..forgerynet.submission import forgerynet_settings  # numpy and pandas: only for a ForgeryNet check
-
-    return forgerynet_settings(
-        sub,
-        ref,
-        task,
-        classes,
-        dataset,
-        resolved(config, "omfc_max_findings"),
-        resolved(config, "omfc_jobs"),
-        **task_options,
-    )
-
-
-def _forgerynet_task_options(config: pytest.Config, task: Task, dataset: Path | None) -> dict[str, Any]:
-    """The options of one ForgeryNet task: ``--omfc-spatial-maps`` and ``--omfc-map-pixels`` (spatial),
-    ``--omfc-time-unit``, ``--omfc-fps`` and ``--omfc-video-info`` (temporal); given for another task, a usage
-    error.  The file is resolved as every input path is (:func:`pytest_omfc.paths.resolve_input`), the folder
-    likewise (the dataset root first, then the invocation or ini directory)."""
-    from ..paths import resolve_input
-
-    maps_text, maps_base = _option(config, "omfc_spatial_maps")
-    if task is not Task.FSL and _option(config, "omfc_map_pixels")[0] is not None:
-        raise UsageProblem(f"--omfc-map-pixels: only for the ForgeryNet spatial task (got {task.value})")
-    if task is Task.FSL:
-        budget = {"map_pixels": resolved(config, "omfc_map_pixels")}
-        if maps_text is None:
-            return budget
-        given_maps = Path(maps_text).expanduser()  # a folder: the dataset root first, then the base
-        cands = (
-            [given_maps]
-            if given_maps.is_absolute()
-            else [*([dataset / given_maps] if dataset else []), maps_base / given_maps]
-        )
-        maps = next((c for c in cands if c.is_dir()), cands[-1]).absolute()
-        if not maps.is_dir():
-            raise UsageProblem(f"--omfc-spatial-maps: no such folder: {maps}")
-        return {**budget, "spatial_maps": maps}
-    if maps_text is not None:
-        raise UsageProblem(f"--omfc-spatial-maps: only for the ForgeryNet spatial task (got {task.value})")
-    given = {name: _option(config, name)[0] is not None for name in ("omfc_time_unit", "omfc_fps", "omfc_video_info")}
-    if task is not Task.FTL:
-        flag = next((n for n, g in given.items() if g), None)
-        if flag is not None:
-            raise UsageProblem(f"--{flag.replace('_', '-')}: only for the ForgeryNet temporal task (got {task.value})")
-        return {}
-    unit = resolved(config, "omfc_time_unit")
-    fps = resolved(config, "omfc_fps")
-    if unit == "seconds" and fps is None:
-        raise UsageProblem("--omfc-time-unit seconds: give the videos' frame rate with --omfc-fps")
-    info_text, info_base = _option(config, "omfc_video_info")
-    info = None
-    if info_text is not None:
-        info = resolve_input(info_text, info_base, dataset)
-        if not info.is_file():
-            raise UsageProblem(f"--omfc-video-info: no such file: {info}")
-    return {"time_unit": unit, "fps": fps, "video_info": info}
-
-
-def _find_csv(sub_dir: Path) -> Path | None:
-    """``<ID>/<ID>.csv``; else the only ``*.csv`` file (PKG-01 reports the name); else the only
-    ``<ID>.<ext>`` that is not the description (PKG-02 reports the extension, e.g. ``.tsv``).
-    ``None`` (CSV-08) when there is no candidate or more than one."""
-    exact = sub_dir / f"{sub_dir.name}.csv"
-    if not_regular(exact) is None:  # never raises (a 255-character folder name makes the file name too long)
-        return exact
-    try:
-        files = sorted(p for p in sub_dir.iterdir() if p.is_file())
-    except OSError:
-        return None
-    for found in (
-        [p for p in files if p.suffix.lower() == ".csv"],
-        [p for p in files if p.stem == sub_dir.name and p.suffix not in ("", ".txt")],
-    ):
-        if found:
-            return found[0] if len(found) == 1 else None
-    return None
-
-
-def _find_index(dataset: Path, task_text: str | None, want: Task | None = None) -> Path:
-    """The task's index under ``<dataset>/indexes/``: the one named ``-<task_text>-index.csv``, else the one
-    whose name gives the task (``want``, else ``task_text``'s); the one index there when no task is known."""
-    indexes = dataset / "indexes"
-    if not indexes.is_dir():
-        raise UsageProblem(f"--omfc-dataset: {dataset} has no indexes/ directory")
-    every = sorted(p for p in indexes.iterdir() if p.is_file() and p.name.lower().endswith("-index.csv"))
-    found = every
-    if task_text or want is not None:
-        want = want or parse_task(str(task_text))
-        suffix = f"-{task_text.strip().lower()}-index.csv" if task_text else None
-        exact = [p for p in every if suffix and p.name.lower().endswith(suffix)]
-        found = exact or [p for p in every if infer_from_index_name(p)[1] is want]
-    if len(found) == 1:
-        return found[0]
-    names = ", ".join(p.name for p in (found or every)) or "none"
-    told = task_text.strip() if task_text else (want.value if want is not None else None)
-    if not found:
-        what = f"no index file for task {told}" if told else "no index file (<DataSet>-<TaskID>-index.csv)"
-        raise UsageProblem(f"--omfc-dataset: {what} in {indexes} (found: {names}); add --omfc-index PATH")
-    hint = "add --omfc-task TASKID" if not told else "add --omfc-index PATH"
-    raise UsageProblem(f"--omfc-dataset: {len(found)} index files match in {indexes} ({names}); {hint}")
-
-
-def _task_from_column(index: Path) -> Task | None:
-    try:
-        with index.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
-            header = [h.strip().strip('"') for h in fh.readline().strip().split("|")]
-            row = [v.strip().strip('"') for v in fh.readline().strip().split("|")]
-        value = dict(zip(header, row, strict=False)).get("TaskID", "")
-        return parse_task(value) if value else None
-    except (OSError, EditionTaskError):
-        return None
 
 
 # ---------------------------------------------------------------------------- isolation
@@ -555,10 +129,12 @@ def _guarded(config: pytest.Config) -> list[tuple[str, Path, bool]]:
     the rootdir may equal it (nothing of it is read: a configfile or
     conftest.py there is still refused, and the cache is moved).
     """
+    from ..inputs import is_archive
+
     out: list[tuple[str, Path, bool]] = []
     try:
         sub = _path(config, "omfc_submission")
-        if sub is not None and not _is_archive(sub):
+        if sub is not None and not is_archive(sub):
             out.append(("submission", sub.parent if sub.is_file() else sub, True))
         elif sub is not None and _given_on_command_line(config, "omfc_submission"):
             # an upload given on the command line: what lies beside it is the uploader's, as a submission

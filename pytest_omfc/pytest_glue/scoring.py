@@ -37,7 +37,6 @@ from __future__ import annotations
 import glob
 import io
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -45,7 +44,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from ..editions import EditionTaskError, Task, parse_task
+from ..editions import Task
 from ..options import OUTPUT_PATHS, SCORING_OPTIONS, exclusive_queries
 from ..outputs import Guarded, why_not_folder, why_not_writable, write_atomic
 from ..paths import resolve_input
@@ -61,7 +60,7 @@ from ..scoring.registry import (
 )
 from .compat import TerminalRepr, failure_repr
 from .progress import progress_for
-from .state import SETTINGS_KEY, given, index_task, resolved, submission_for
+from .state import SETTINGS_KEY, ConfigOptions, given, index_task, resolved, submission_for
 
 if TYPE_CHECKING:
     from ..submission import CheckSettings, Settings
@@ -167,8 +166,7 @@ def _scorer_options(
 
 def configure(config: pytest.Config, dataset_root: Path | None, usage_error: type[Exception]) -> ScoringSettings | None:
     """Read the scoring options; None when no reference is given (nothing changes then)."""
-    ref_value, ref_base = given(config, "omfc_reference")
-    if ref_value is None:
+    if given(config, "omfc_reference")[0] is None:
         asked = [o.flag for o in SCORING_OPTIONS if o.ini in SCORING_OUTPUTS and given(config, o.ini)[0] is not None]
         if asked:  # never silently nothing: these outputs hold scores, and nothing is scored without a reference
             raise usage_error(
@@ -177,13 +175,16 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
             )
         config.stash[SCORING_KEY] = None
         return None
-    ref = resolve_input(str(ref_value), ref_base, dataset_root).resolve()
+    from ..inputs import InputError, reference_path
+
     sub = config.stash.get(SETTINGS_KEY, None)
     package = sub is not None and sub.is_package
-    maps = sub is not None and sub.task is Task.FSL  # ForgeryNet spatial: the maps folder alone
-    if not (ref.is_file() or ((package or maps) and ref.is_dir())):
-        what = "file (or, for a package, directory)" if package else "file or maps folder" if maps else "file"
-        raise usage_error(f"--omfc-reference: no such {what}: {ref} (a relative path is taken from the dataset root)")
+    maps = sub is not None and sub.task is Task.FSL  # ForgeryNet spatial: also the maps folder alone
+    try:
+        ref = reference_path(ConfigOptions(config), dataset_root, package=package, maps=maps)
+    except InputError as exc:
+        raise usage_error(str(exc)) from None
+    assert ref is not None
 
     q, _ = given(config, "omfc_query")
     qm, _ = given(config, "omfc_query_manipulation")
@@ -240,6 +241,8 @@ def _member_scoring(
     """An NC2017 package's EXPID scored: against the reference of its task (a reference file whose name
     gives another task is not its; a directory is searched for ``[<task>/]<DataSet>-<task>-ref.csv``), its
     plots in ``<plots>/<EXPID>/`` and its per-probe CSV ``<stem>-<EXPID>.csv``.  None: no reference."""
+    from ..inputs import reference_for
+
     ref = reference_for(base.reference, member.task)
     if ref is None:
         return None
@@ -257,30 +260,6 @@ def _member_scoring(
         reference_columns=columns,
         extra=tuple(extra.items()),
     )
-
-
-def reference_for(given: Path, task: Task) -> Path | None:
-    """The reference of ``task`` from what ``--omfc-reference`` names: a file (None when its name,
-    ``<DataSet>-<task>-ref.csv``, gives another task), or a directory holding ``<DataSet>-<task>-ref.csv``
-    directly or in a subfolder (NC2017: ``reference/manipulation/NC2017-manipulation-ref.csv``)."""
-    if given.is_file():
-        named = _reference_task(given)
-        return given if named in (None, task) else None
-    try:
-        found = sorted(p for p in [*given.glob("*-ref.csv"), *given.glob("*/*-ref.csv")] if _reference_task(p) is task)
-    except OSError:
-        return None
-    return found[0] if len(found) == 1 else None
-
-
-def _reference_task(path: Path) -> Task | None:
-    m = re.match(r"^(?P<ds>[^-]+)-(?P<task>.+?)-ref\.csv$", path.name, re.IGNORECASE)
-    if m is None:
-        return None
-    try:
-        return parse_task(m.group("task"))
-    except EditionTaskError:
-        return None
 
 
 def scoring_of(config: pytest.Config, settings: CheckSettings | None = None) -> ScoringSettings | None:

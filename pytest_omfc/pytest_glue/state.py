@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # submission imports numpy and pandas: only when a submission
     from ..submission import Checked, CheckSettings, Submission
 
 __all__ = [
+    "ConfigOptions",
     "EXTRA_ITEMS_KEY",
     "SETTINGS_KEY",
     "SUBMISSION_KEY",
@@ -80,6 +81,16 @@ def given(config: pytest.Config, ini: str) -> tuple[Any, Path]:
     if ini_value not in unset:
         return ini_value, config.inipath.parent if config.inipath else config.rootpath
     return None, config.invocation_params.dir
+
+
+class ConfigOptions:
+    """The plugin's option values (the command line, else the ini file) as :class:`pytest_omfc.inputs.Given`."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def raw(self, ini: str) -> tuple[Any, Path]:
+        return given(self.config, ini)
 
 
 def resolved(config: pytest.Config, ini: str) -> Any:

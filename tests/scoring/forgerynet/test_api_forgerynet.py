@@ -59,8 +59,8 @@ def test_classification_takes_classes_and_threshold() -> None:
     ("kwargs", "error", "text"),
     [
         ({"index": IMAGE_REF}, ValueError, "ForgeryNet takes no index"),
-        ({"classes": 5}, ValueError, "classes: must be one of 2, 3, 16"),
-        ({"task": "IMDL"}, ValueError, "for ForgeryNet"),
+        ({"classes": 5}, ValueError, "classes: must be 2, 3 or 16"),
+        ({"task": "IMDL"}, ValueError, "task: task IMG is not offered in ForgeryNet"),
         ({"threshold": 2}, ValueError, "threshold"),
         ({"nonsense": 1}, TypeError, "unknown option 'nonsense'"),
     ],

@@ -267,7 +267,7 @@ def test_predictions_in_seconds_are_scaled_by_the_frame_rate(fnet: Fnet) -> None
         *fnet.case("temporal", reference=VLIST, submission={"results": {}}).args("--omfc-time-unit", "seconds")
     )
     assert res.ret == 4
-    res.stderr.fnmatch_lines(["*--omfc-time-unit seconds: give the videos' frame rate with --omfc-fps*"])
+    res.stderr.fnmatch_lines(["*--omfc-time-unit: seconds needs the videos' frame rate: give --omfc-fps FPS*"])
 
 
 @pytest.mark.parametrize(("task", "k"), [("image-classification", 16), ("video-classification", 9)])
