@@ -79,7 +79,9 @@ def _detection_result(r: DetectionResult, convention: str = "mediscore") -> Scor
     props: list[tuple[str, Any]] = [("SYS_RESPONSE", r.sys_response)]
     props += [(name, math.nan if value is None else float(value)) for name, value in data["metrics"].items()]
     props += [(f"count.{name}", int(value)) for name, value in data["counts"].items()]
-    entry = {k: data[k] for k in ("query", "query_kind", "metrics", "counts", "roc")}
+    entry: dict[str, Any] = {
+        k: data[k] for k in ("query", "query_kind", "metrics", "counts", "roc", "trials") if k in data
+    }
     note = _zero_by_convention(data["metrics"], convention)
     if note:  # only then: the entry's keys stay as documented otherwise
         entry["notes"] = [note]
@@ -176,7 +178,7 @@ DETECTION = register(
         tasks=DETECTION_TASKS,
         run=run_detection,
         options=DETECTION_OPTIONS,
-        null_keys=("metrics", "counts", "roc"),
+        null_keys=("metrics", "counts", "roc", "trials"),
         metrics=DETECTION_METRICS,
     )
 )

@@ -297,10 +297,13 @@ class DetectionResult:
     metrics: dict[str, float | None]
     counts: dict[str, int]
     roc: RocCurve
+    #: the scored trials: their keys (key columns joined by '|'), scores and target flags, in row order, for
+    #: paired comparisons and intervals (docs/scoring/comparison.md); None when not kept
+    trials: dict[str, list[Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Builtin types only (JSON-ready)."""
-        return {
+        out = {
             "query": self.query,
             "query_kind": self.query_kind,
             "sys_response": self.sys_response,
@@ -308,6 +311,9 @@ class DetectionResult:
             "counts": {k: int(v) for k, v in self.counts.items()},
             "roc": self.roc.to_dict(),
         }
+        if self.trials is not None:
+            out["trials"] = self.trials
+        return out
 
     @property
     def label(self) -> str:
@@ -359,11 +365,13 @@ def score_trials(
     extra_counts: dict[str, int] | None = None,
     responded: int | None = None,
     strict: bool = True,
+    keys: Sequence[str] | None = None,
 ) -> DetectionResult:
     """Metrics of one trial set (docs/scoring/detection.md); arrays must be in MediScore row order.
 
     ``total`` is the TRR denominator (default: the number of trials) and
-    ``responded`` its numerator (default: the number of scored trials).
+    ``responded`` its numerator (default: the number of scored trials); ``keys`` (one per trial) keeps the
+    trials in the result for comparisons.
     """
     if convention not in DEFAULT_FAR_STOP:
         raise SetupError(f"unknown convention {convention!r}; use 'mediscore' or 'plan'")
@@ -419,6 +427,7 @@ def score_trials(
         metrics={k: _num(v) for k, v in metrics.items()},
         counts=counts,
         roc=roc,
+        trials=None if keys is None else {"key": list(keys), "score": s.tolist(), "target": y.tolist()},
     )
 
 
@@ -506,6 +515,7 @@ def score_detection(
             extra_counts={**base_counts, "opted_out": len(sub) - len(kept)},
             responded=responded,
             strict=strict and not (kind == "qp" and len(kept) == 0),
+            keys=_joined_keys(kept, trials.key),
             **common,
         )
 
@@ -540,6 +550,14 @@ def score_detection(
     return DetectionReport(results=report_results, settings=settings)
 
 
+def _joined_keys(frame: pd.DataFrame, key: Sequence[str]) -> list[str]:
+    """Each row's trial key: its key columns joined by '|' (which no field of a '|'-separated file holds)."""
+    columns = [frame[c].astype(str) for c in key]
+    if len(columns) == 1:
+        return columns[0].tolist()
+    return columns[0].str.cat(columns[1:], sep="|").tolist()
+
+
 def detection_result(d: dict[str, Any]) -> DetectionResult:
     """Rebuild a result from its entry (the controller has no engine objects under xdist)."""
     roc = d["roc"]
@@ -559,4 +577,5 @@ def detection_result(d: dict[str, Any]) -> DetectionResult:
         metrics=d["metrics"],
         counts=counts,
         roc=curve,
+        trials=d.get("trials"),
     )

@@ -255,7 +255,11 @@ def test_metrics_json_shape(omfc):
     }
     first, second = doc["results"]
     # "notes" only with a footnote: here AUC@FAR 0 beside CDR@FAR 0.5 (MediScore's convention, a step at FAR 0)
-    assert list(first) == ["scorer", "query", "query_kind", "metrics", "counts", "roc", "notes"]
+    assert list(first) == ["scorer", "query", "query_kind", "metrics", "counts", "roc", "trials", "notes"]
+    trials = first["trials"]  # what a later run is compared with, trial by trial (docs/scoring/comparison.md)
+    assert list(trials) == ["key", "score", "target"]
+    assert len(trials["key"]) == len(trials["score"]) == first["counts"]["scored"]
+    assert sum(trials["target"]) == first["counts"]["targets"]
     assert first["scorer"] == "detection" and first["metrics"]["AUC@FAR"] == 0 and first["metrics"]["CDR@FAR"] > 0
     assert first["notes"] == [
         "AUC@FAR 0 beside CDR@FAR 0.5000 is MediScore's convention, not a sign of a poor detector: it adds "
