@@ -3,7 +3,8 @@
 The public surface is small: the rule registry and its data types, for
 tools that want to list or reuse the rules, :func:`omfc_validate` (the checks as a
 plain function returning the findings document, :mod:`pytest_omfc.validation`) and
-:func:`omfc_score` (scoring as a plain function, :mod:`pytest_omfc.api`); both are
+:func:`omfc_score` (scoring as a plain function, :mod:`pytest_omfc.api`) and :func:`omfc_compare` (two scored
+runs compared trial by trial, :mod:`pytest_omfc.comparison`); all are
 imported on first use, so importing the package stays cheap.  The pytest plugin itself
 lives in :mod:`pytest_omfc.plugin` (entry point ``pytest11``).
 """
@@ -27,6 +28,7 @@ __all__ = [
     "Severity",
     "Task",
     "__version__",
+    "omfc_compare",
     "omfc_score",
     "omfc_validate",
     "rules_for",
@@ -40,6 +42,10 @@ def __getattr__(name: str) -> object:
         from .api import omfc_score
 
         return omfc_score
+    if name == "omfc_compare":
+        from .comparison import omfc_compare
+
+        return omfc_compare
     if name == "omfc_validate":
         from .validation import omfc_validate
 

@@ -51,8 +51,11 @@ if TYPE_CHECKING:
 __all__ = ["COMMON_KEYS", "omfc_score", "reference_columns", "scorer_options"]
 
 #: The scoring set-up shared by every scorer (:data:`pytest_omfc.options.SCORING_OPTIONS`), as ``omfc_score``
-#: keywords: the reference is an argument of its own; output paths and gates belong to a pytest run.
-COMMON_KEYS = tuple(o.key for o in SCORING_OPTIONS if o.ini not in ("omfc_reference", "omfc_require", *OUTPUT_PATHS))
+#: keywords: the reference is an argument of its own; output paths, gates and the baseline belong to a pytest run
+#: (omfc_compare() compares two runs).
+COMMON_KEYS = tuple(
+    o.key for o in SCORING_OPTIONS if o.ini not in ("omfc_reference", "omfc_require", "omfc_baseline", *OUTPUT_PATHS)
+)
 
 
 def _common(options: dict[str, Any]) -> dict[str, Any]:

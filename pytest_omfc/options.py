@@ -447,6 +447,17 @@ SCORING_OPTIONS: tuple[Option, ...] = (
         default="all",
     ),
     Option(
+        "--omfc-baseline",
+        "omfc_baseline",
+        {
+            "metavar": "PATH",
+            "help": "compare this run with an earlier run's metrics JSON of the same task and reference, trial by "
+            "trial: per metric the difference, its interval (--omfc-ci-level, --omfc-ci-iterations draws, "
+            "--omfc-seed) and a paired test's p-value",
+        },
+        parse=_path_text,
+    ),
+    Option(
         "--omfc-metrics-json",
         "omfc_metrics_json",
         {

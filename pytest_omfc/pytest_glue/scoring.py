@@ -99,6 +99,7 @@ class ScoringSettings:
     scorer_options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
     reference_columns: tuple[str, ...] = ()
     extra: tuple[tuple[str, Any], ...] = ()  # further common settings (paths of other outputs, ...)
+    baseline: Path | None = None  # --omfc-baseline: an earlier run's metrics JSON to compare with
 
     @property
     def positions(self) -> int:
@@ -225,6 +226,7 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
         scorer_options=tuple((s.name, _scorer_options(config, s, usage_error, dataset_root)) for s in SCORERS.values()),
         reference_columns=columns,
         extra=(("per_probe_csv", paths["omfc_per_probe_csv"]),),
+        baseline=_baseline(config, dataset_root, ref, sub, usage_error),
     )
     config.stash[SCORING_KEY] = settings
     if sub is not None and sub.is_package:
@@ -233,6 +235,49 @@ def configure(config: pytest.Config, dataset_root: Path | None, usage_error: typ
     _guard_outputs(config, settings, dataset_root, usage_error)
     config.pluginmanager.register(ScoringReporter(config, settings, only=selected), "omfc-scoring-reporter")
     return settings
+
+
+BASELINE_KEY = pytest.StashKey[dict[str, Any]]()
+
+
+def _baseline(
+    config: pytest.Config,
+    dataset_root: Path | None,
+    reference: Path,
+    sub: CheckSettings | None,
+    usage_error: type[Exception],
+) -> Path | None:
+    """``--omfc-baseline``: the earlier run's metrics JSON, read once by the process that reports (the xdist
+    controller) and refused before anything runs when it cannot be compared: not a metrics JSON, another
+    edition, or another reference (by SHA-256)."""
+    raw, base = given(config, "omfc_baseline")
+    if raw is None:
+        return None
+    from ..comparison import ComparisonError, load_baseline, reference_sha256
+    from ..stamp import fingerprint
+
+    path = resolve_input(str(raw), base, dataset_root).resolve()
+    if sub is not None and sub.is_package:
+        raise usage_error("--omfc-baseline: compares one submission's run; give one EXPID folder of the package")
+    if hasattr(config, "workerinput"):
+        return path
+    try:
+        doc = load_baseline(path)
+        edition = sub.edition.value if sub is not None else doc.get("edition")
+        if doc.get("edition") != edition:
+            raise ComparisonError(f"{path} is of edition {doc.get('edition')!r}, this run of {edition!r}")
+        theirs, ours = reference_sha256(doc), fingerprint(reference).get("sha256")
+        if theirs is None:
+            raise ComparisonError(f"{path}: carries no SHA-256 of its reference (written by an older version?)")
+        if theirs != ours:
+            raise ComparisonError(
+                f"{path} was scored against another reference (SHA-256 {theirs[:12]}..., "
+                f"{reference.name} has {str(ours)[:12]}...)"
+            )
+    except ComparisonError as exc:
+        raise usage_error(f"--omfc-baseline: {exc}") from None
+    config.stash[BASELINE_KEY] = doc
+    return path
 
 
 def _member_scoring(
@@ -558,6 +603,7 @@ class ScoringReporter:
         self.results: dict[tuple[str, int, int, int], dict[str, Any]] = {}
         self.written: list[str] = []
         self.errors: list[str] = []
+        self._compared: dict[tuple[str, int, int, int], dict[str, Any]] | None = None
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
@@ -633,16 +679,74 @@ class ScoringReporter:
         from .. import __version__
 
         name, edition, task = self._labels(folder)
-        return {
+        compared = self.comparisons()
+        results = [
+            {**r, **compared[key]} if key in compared else r
+            for key, r in sorted(self.results.items())
+            if key[0] == where
+        ]
+        doc = {
             "plugin_version": __version__,
             "edition": edition,
             "task": task,
             "submission": name,
             "reference": str(scoring.reference),
             "options": scoring.as_dict(),
-            "results": [r for (w, *_), r in sorted(self.results.items()) if w == where],
+            "results": results,
             "run": run_stamp(self.config),
         }
+        if scoring.baseline is not None:
+            doc["baseline"] = str(scoring.baseline)
+        return doc
+
+    def comparisons(self) -> dict[tuple[str, int, int, int], dict[str, Any]]:
+        """Each compared result's ``comparison`` (per metric) and ``compared_trials``, against ``--omfc-baseline``
+        (docs/scoring/comparison.md); computed once, by the process that reports."""
+        if self._compared is not None:
+            return self._compared
+        self._compared = {}
+        baseline = self.config.stash.get(BASELINE_KEY, None)
+        if baseline is None:
+            return self._compared
+        from ..comparison import ComparisonError, compare_documents
+
+        keys = [key for key in sorted(self.results) if key[0] == ""]
+        run = self.config.stash[SETTINGS_KEY]
+        assert run is not None
+        name, edition, task = self._labels(run.submission)
+        doc = {
+            "edition": edition,
+            "task": task,
+            "reference": str(self.settings.reference),
+            "options": self.settings.as_dict(),
+            "results": [self.results[k] for k in keys],
+            "run": {"inputs": [{"path": str(self.settings.reference), "sha256": _sha256(self.settings.reference)}]},
+        }
+        det = self.settings.options_for("detection")
+        try:
+            got = compare_documents(
+                baseline,
+                doc,
+                SCORERS,
+                level=float(det.get("ci_level", 0.9)),
+                draws=int(det.get("ci_iterations", 500)),
+                seed=int(det.get("seed", 77)),
+            )
+        except ComparisonError as exc:
+            self.errors.append(f"--omfc-baseline: {exc}")
+            return self._compared
+        for key, comparison in zip(keys, got, strict=True):
+            if comparison is None:
+                continue
+            if "skipped" in comparison:
+                self._compared[key] = {
+                    "comparison": None,
+                    "compared_trials": None,
+                    "comparison_skipped": comparison["skipped"],
+                }
+            else:
+                self._compared[key] = {"comparison": comparison["metrics"], "compared_trials": comparison["paired"]}
+        return self._compared
 
     def document(self) -> dict[str, Any]:
         """The metrics JSON (shape in docs/outputs.md, Metrics JSON); for an NC2017 package, the package's
@@ -669,6 +773,7 @@ class ScoringReporter:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if not self._is_writer():
             return
+        self.comparisons()
         path = self.settings.metrics_json
         if path is not None:
             try:
@@ -705,10 +810,43 @@ class ScoringReporter:
                 entries = self._entries(name, where)
                 if entries:
                     self._table(terminalreporter, SCORERS[name], entries, common, scoring, where)
+                    self._comparison_table(terminalreporter, SCORERS[name], where)
         for line in [f"omfc: wrote {w}" for w in self.written]:
             terminalreporter.write_line(line)
         for line in self.errors:
             terminalreporter.write_line(f"omfc: ERROR {line}", red=True, bold=True)
+
+    def _comparison_table(self, terminalreporter: Any, scorer: Scorer, where: str) -> None:
+        """The comparison with ``--omfc-baseline`` under the scorer's table, with its notes."""
+        compared = self.comparisons()
+        if not compared or where:
+            return
+        order = list(SCORERS).index(scorer.name)
+        entries = [
+            (pos, {**r, **compared[key]})
+            for key, r in sorted(self.results.items())
+            if key in compared and key[1] == order
+            for pos in [key[2]]
+        ]
+        if not entries:
+            return
+        from ..report.comparison import COMPARISON_COLUMNS, comparison_rows
+
+        rows, notes = comparison_rows(entries)
+        trials = next((e.get("compared_trials") for _, e in entries if e.get("compared_trials")), None) or {}
+        level = trials.get("level")
+        title = f"omfc {scorer.title} compared with the baseline"
+        _print_table(terminalreporter, self.config, title, ("result", *COMPARISON_COLUMNS), rows)
+        baseline = self.settings.baseline.name if self.settings.baseline else "the baseline"
+        head = f"omfc: diff = this run - {baseline}, on the n trials both scored"
+        if level is not None:
+            head += (
+                f"; {level:.0%} intervals; p two-sided (DeLong's test, or a paired bootstrap of "
+                f"{trials.get('draws')} draws, seed {trials.get('seed')})"
+            )
+        terminalreporter.write_line(head)
+        for note in notes:
+            terminalreporter.write_line(f"  {note}")
 
     def _table(
         self,
@@ -719,42 +857,53 @@ class ScoringReporter:
         scoring: ScoringSettings,
         where: str,
     ) -> None:
-        from rich import box
-        from rich.console import Console
-        from rich.table import Table
-
         opts = scoring.options_for(scorer.name)
         title = f"omfc {scorer.title} scores" + (f": {where}" if where else "")
-        table = Table(
-            title=title,
-            min_width=len(title),
-            title_justify="left",
-            box=box.SIMPLE_HEAD,
-            pad_edge=False,
-            padding=(0, 1),
-            collapse_padding=True,
-        )
         view = view_for(scorer.name, scorer.metrics)
-        cols = view.columns(opts)
-        table.add_column("result", no_wrap=True)
-        for col in cols:
-            table.add_column(col, justify="right", no_wrap=True)
         rows, notes, alarms = summary_rows(view, entries, opts)
-        for row in rows:
-            table.add_row(*row)
-        buf = io.StringIO()
-        Console(
-            file=buf,
-            width=max(100, self.config.get_terminal_writer().fullwidth),
-            force_terminal=terminalreporter.hasmarkup,
-        ).print(table)
-        terminalreporter.write_line("")
-        terminalreporter.write(buf.getvalue())
+        _print_table(terminalreporter, self.config, title, ("result", *view.columns(opts)), rows)
         footer = view.footer(opts, common)
         for line in ([footer] if footer else []) + [f"  {n}" for n in notes]:
             terminalreporter.write_line(line)
         for line in alarms:
             terminalreporter.write_line(f"  {line}", red=True, bold=True)
+
+
+def _print_table(
+    terminalreporter: Any, config: pytest.Config, title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]
+) -> None:
+    """A rich table in the summary (the scorer's and the comparison's look alike)."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(
+        title=title,
+        min_width=len(title),
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1),
+        collapse_padding=True,
+    )
+    table.add_column(columns[0], no_wrap=True)
+    for col in columns[1:]:
+        table.add_column(col, justify="right", no_wrap=True)
+    for row in rows:
+        table.add_row(*row)
+    buf = io.StringIO()
+    Console(
+        file=buf, width=max(100, config.get_terminal_writer().fullwidth), force_terminal=terminalreporter.hasmarkup
+    ).print(table)
+    terminalreporter.write_line("")
+    terminalreporter.write(buf.getvalue())
+
+
+def _sha256(path: Path) -> str | None:
+    from ..stamp import fingerprint
+
+    value = fingerprint(path).get("sha256")
+    return None if value is None else str(value)
 
 
 def _side_tables(

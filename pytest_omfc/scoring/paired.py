@@ -20,14 +20,19 @@ values).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
 
 __all__ = [
+    "AucOf",
     "Delong",
+    "MeanOf",
+    "Measure",
+    "RocOf",
+    "TrialData",
     "PairedResult",
     "Statistic",
     "bootstrap_interval",
@@ -35,6 +40,7 @@ __all__ = [
     "draw_counts",
     "mean_statistic",
     "paired_bootstrap",
+    "paired_bootstraps",
 ]
 
 #: Per-trial counts held per chunk of draws (int64): about 16 MB.
@@ -190,21 +196,39 @@ def paired_bootstrap(
     level: float = 0.95,
 ) -> PairedResult:
     """Paired bootstrap of ``stat_b - stat_a`` over ``n`` trials both runs scored (the same draws for both)."""
+    return paired_bootstraps(n, {"": (stat_a, stat_b)}, draws=draws, seed=seed, level=level)[""]
+
+
+def paired_bootstraps(
+    n: int,
+    pairs: Mapping[str, tuple[Statistic, Statistic]],
+    *,
+    draws: int = 2000,
+    seed: int = 77,
+    level: float = 0.95,
+) -> dict[str, PairedResult]:
+    """:func:`paired_bootstrap` of several statistics on the same draws (one pass: statistics of one run may share
+    work within a chunk, as the ROC metrics of a detection run do)."""
     if n < 1:
         raise ValueError("a paired bootstrap needs at least one trial both runs scored")
-    a, b = float(np.asarray(stat_a(None))), float(np.asarray(stat_b(None)))
-    observed = b - a
-    diffs = np.concatenate(
-        [_each_draw(stat_b, counts) - _each_draw(stat_a, counts) for counts in draw_counts(n, draws, seed)]
-    )
-    lo, hi = _percentiles(diffs, level)
-    finite = diffs[np.isfinite(diffs)]
-    if not math.isfinite(observed) or finite.size == 0:
-        p = math.nan
-    else:
-        extreme = np.abs(finite - observed) >= abs(observed) - 1e-12 * max(1.0, abs(observed))
-        p = float((1 + int(extreme.sum())) / (finite.size + 1))
-    return PairedResult(a=a, b=b, difference=observed, ci_low=lo, ci_high=hi, p_value=min(1.0, p), draws=draws)
+    observed = {name: (float(np.asarray(a(None))), float(np.asarray(b(None)))) for name, (a, b) in pairs.items()}
+    diffs: dict[str, list[np.ndarray]] = {name: [] for name in pairs}
+    for counts in draw_counts(n, draws, seed):
+        for name, (a, b) in pairs.items():
+            diffs[name].append(_each_draw(b, counts) - _each_draw(a, counts))
+    out = {}
+    for name, (va, vb) in observed.items():
+        d = np.concatenate(diffs[name])
+        diff = vb - va
+        lo, hi = _percentiles(d, level)
+        finite = d[np.isfinite(d)]
+        if not math.isfinite(diff) or finite.size == 0:
+            p = math.nan
+        else:
+            extreme = np.abs(finite - diff) >= abs(diff) - 1e-12 * max(1.0, abs(diff))
+            p = min(1.0, float((1 + int(extreme.sum())) / (finite.size + 1)))
+        out[name] = PairedResult(a=va, b=vb, difference=diff, ci_low=lo, ci_high=hi, p_value=p, draws=draws)
+    return out
 
 
 def bootstrap_interval(
@@ -220,3 +244,45 @@ def bootstrap_interval(
         return math.nan, math.nan
     values = np.concatenate([_each_draw(stat, counts) for counts in draw_counts(n, draws, seed)])
     return _percentiles(values, level)
+
+
+# ---------------------------------------------------------------------------- what a result carries per trial
+
+
+@dataclass(frozen=True)
+class MeanOf:
+    """A metric that is the mean of a per-trial value over the trials scored (NaN: not scored)."""
+
+    values: np.ndarray
+    test: str = "paired-bootstrap"
+
+
+@dataclass(frozen=True)
+class AucOf:
+    """A ROC AUC of per-trial scores and target flags: compared by DeLong's test."""
+
+    scores: np.ndarray
+    targets: np.ndarray
+    test: str = "delong"
+
+
+@dataclass(frozen=True)
+class RocOf:
+    """Another metric of the ROC of per-trial scores and target flags (EER, CDR@FAR...): ``statistic(scores,
+    targets)`` gives its bootstrap statistic (the family's own ROC, ties and conventions)."""
+
+    scores: np.ndarray
+    targets: np.ndarray
+    statistic: Callable[[np.ndarray, np.ndarray], Statistic]
+    test: str = "paired-bootstrap"
+
+
+Measure = MeanOf | AucOf | RocOf
+
+
+@dataclass(frozen=True)
+class TrialData:
+    """A result's trials: one key per trial (unique), and per headline metric how it is computed from them."""
+
+    keys: list[str]
+    metrics: dict[str, Measure]

@@ -27,6 +27,7 @@ from ..options import Option
 
 if TYPE_CHECKING:  # csvio imports pandas: this module is read at plugin load (option declarations)
     from ..csvio import Table
+    from .paired import TrialData
 
 __all__ = [
     "SCORERS",
@@ -207,6 +208,9 @@ class Scorer:
     null_keys: tuple[str, ...] = ("metrics",)  # entry keys set to null when a result is not scored
     metrics: tuple[str, ...] = ()  # the metric names of its results (metrics-JSON keys), for gates and the fixture
     progress_unit: str = "steps"
+    #: a metrics-JSON entry's trials and how each headline metric is computed from them (paired comparisons and
+    #: intervals, docs/scoring/comparison.md), given the document's options; None: the scorer has no trial unit
+    trials: Callable[[Mapping[str, Any], Mapping[str, Any]], TrialData | None] | None = None
 
     def applies(self, task: Task, reference_columns: Sequence[str] | None) -> bool:
         """True for a task it scores, when the reference names one of its switch columns."""

@@ -4,6 +4,7 @@ per query position, and its registration.  Light at import (the engine is import
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...editions import Task
@@ -14,6 +15,7 @@ from .options import DETECTION_OPTIONS
 if TYPE_CHECKING:  # annotations only; the adapter imports the engine when it runs
     import pandas as pd
 
+    from ..paired import TrialData
     from .engine import DetectionResult
 
 __all__ = ["DETECTION", "DETECTION_METRICS", "DETECTION_TASKS", "run_detection"]
@@ -171,6 +173,13 @@ DETECTION_METRICS: tuple[str, ...] = (
 )
 
 
+def _trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> TrialData | None:
+    """The entry's trials for comparisons (the engine side is imported only when a comparison runs)."""
+    from .paired import detection_trials
+
+    return detection_trials(entry, options)
+
+
 DETECTION = register(
     Scorer(
         name="detection",
@@ -180,5 +189,6 @@ DETECTION = register(
         options=DETECTION_OPTIONS,
         null_keys=("metrics", "counts", "roc", "trials"),
         metrics=DETECTION_METRICS,
+        trials=_trials,
     )
 )

@@ -4,7 +4,7 @@ query position, and its registration.  Light at import (the engine is imported w
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...editions import Task
@@ -14,6 +14,8 @@ from .options import MASK_OPTIONS
 
 if TYPE_CHECKING:  # annotations only; the adapter imports the engine when it runs
     import pandas as pd
+
+    from ..paired import TrialData
 
 __all__ = ["MASK", "MASK_METRICS", "MASK_REFERENCE_COLUMNS", "MASK_TASKS", "run_masks"]
 
@@ -239,6 +241,13 @@ MASK_METRICS: tuple[str, ...] = (
 )
 
 
+def _trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> TrialData | None:
+    """The entry's trials for comparisons (the engine side is imported only when a comparison runs)."""
+    from .paired import mask_trials
+
+    return mask_trials(entry, options)
+
+
 MASK = register(
     Scorer(
         name="mask",
@@ -250,5 +259,6 @@ MASK = register(
         null_keys=("metrics", "stddev", "per_probe"),
         metrics=MASK_METRICS,
         progress_unit="masks",
+        trials=_trials,
     )
 )

@@ -1,0 +1,147 @@
+"""``--omfc-baseline``: a run compared with an earlier run's metrics JSON, trial by trial (docs/scoring/comparison.md):
+per metric the baseline, the value, the paired difference, its interval, the p-value, the test and the number
+of trials paired, under ``comparison`` beside ``metrics``; a run compared with itself differs by nothing; a
+baseline that cannot be compared is a usage error naming the file and what is wrong."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.detection import TRIALS, make
+
+from pytest_omfc.comparison import COMPARISON_KEYS
+
+
+def _baseline(omfc: Any, **kw: Any) -> tuple[Any, Path]:
+    s = make(omfc, **kw)
+    s.json()
+    base = s.root / "baseline.json"
+    shutil.copy(s.root / "out" / "metrics.json", base)
+    return s, base
+
+
+def test_a_run_compared_with_itself_differs_by_nothing(omfc: Any) -> None:
+    s, base = _baseline(omfc)
+    doc = s.json("--omfc-baseline", str(base))
+    (entry,) = doc["results"]
+    assert doc["baseline"] == str(base)
+    assert list(entry["comparison"]) == ["AUC", "EER", "AUC@FAR", "CDR@FAR"]
+    for name, c in entry["comparison"].items():
+        assert tuple(c) == COMPARISON_KEYS, name
+        assert (c["difference"], c["p_value"], c["trials"]) == (0.0, 1.0, len(TRIALS)), name
+        assert c["baseline"] == c["value"] == entry["metrics"][name]
+    assert entry["comparison"]["AUC"]["test"] == "delong"
+    assert entry["compared_trials"]["trials"] == len(TRIALS) and entry["compared_trials"]["run_only"] == 0
+
+
+def test_a_changed_run_reports_the_paired_difference(omfc: Any) -> None:
+    s, base = _baseline(omfc)
+    s = make(omfc, score={"0005": "0.95", "0001": "0.1"}, drop=("0008",))  # a worse ranking, one trial missing
+    doc = s.json("--omfc-baseline", str(base), "--omfc-ci-level", "0.95", "--omfc-ci-iterations", "300")
+    (entry,) = doc["results"]
+    auc = entry["comparison"]["AUC"]
+    assert auc["baseline"] == 0.8125 and auc["value"] == entry["metrics"]["AUC"]
+    assert auc["trials"] == len(TRIALS) - 1 and auc["difference"] < 0 and auc["ci_low"] < auc["difference"]
+    trials = entry["compared_trials"]
+    assert (trials["baseline_only"], trials["baseline_only_first"], trials["draws"], trials["level"]) == (
+        1,
+        ["0008"],
+        300,
+        0.95,
+    )
+
+
+def test_the_terminal_shows_the_comparison_table(omfc: Any, pytester: pytest.Pytester) -> None:
+    s, base = _baseline(omfc)
+    res = pytester.runpytest(*s.args("--omfc-baseline", str(base)))
+    res.stdout.fnmatch_lines(
+        [
+            "omfc detection compared with the baseline*",
+            "*metric*baseline*value*diff*interval*p*test*n*",
+            "*all*AUC*0.8125*0.8125*+0.0000*[+0.0000, +0.0000]*1.0000*DeLong*8*",
+            "omfc: diff = this run - baseline.json, on the n trials both scored; 90% intervals*",
+        ]
+    )
+
+
+def _bad(root: Path, kind: str, base: Path) -> Path:
+    out = root / f"bad-{kind}.json"
+    doc = json.loads(base.read_text(encoding="utf-8"))
+    if kind == "reference":
+        doc["run"]["inputs"] = [dict(i, sha256="0" * 64) for i in doc["run"]["inputs"]]
+    elif kind == "edition":
+        doc["edition"] = "MFC2019"
+    elif kind == "not-json":
+        out.write_text("{not json", encoding="utf-8")
+        return out
+    elif kind == "nan":
+        out.write_text(base.read_text(encoding="utf-8").replace('"AUC": 0.8125', '"AUC": NaN', 1), encoding="utf-8")
+        return out
+    elif kind == "array":
+        doc = [doc]
+    elif kind == "findings":
+        doc = {"schema": "pytest-omfc-findings/1", "rules": []}
+    out.write_text(json.dumps(doc), encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [
+        ("reference", "was scored against another reference (SHA-256 000000000000..."),
+        ("edition", "is of edition 'MFC2019'"),
+        ("not-json", "must be"),
+        ("nan", "NaN"),
+        ("array", "must be a metrics JSON object (got a JSON list)"),
+        ("findings", "must be the metrics JSON of a scored run, with 'results' (got no such key)"),
+        ("missing", "no such file"),
+    ],
+)
+def test_a_baseline_that_cannot_be_compared_is_a_usage_error(
+    omfc: Any, pytester: pytest.Pytester, kind: str, message: str
+) -> None:
+    s, base = _baseline(omfc)
+    bad = s.root / "nowhere.json" if kind == "missing" else _bad(s.root, kind, base)
+    res = pytester.runpytest(*s.args("--omfc-baseline", str(bad)))
+    assert res.ret == pytest.ExitCode.USAGE_ERROR, res.stdout.lines[-5:]
+    err = "\n".join(res.stderr.lines)
+    assert "ERROR: --omfc-baseline: " in err and message in err, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("damage", ["strings", "lengths", "no-trials"])
+def test_damaged_per_trial_data_is_not_compared_and_says_why(omfc: Any, damage: str) -> None:
+    s, base = _baseline(omfc)
+    doc = json.loads(base.read_text(encoding="utf-8"))
+    trials = doc["results"][0]["trials"]
+    if damage == "strings":
+        trials["score"] = ["high"] * len(trials["score"])
+    elif damage == "lengths":
+        trials["score"] = trials["score"][:3]
+    else:
+        del doc["results"][0]["trials"]
+    base.write_text(json.dumps(doc), encoding="utf-8")
+    got = s.json("--omfc-baseline", str(base))
+    (entry,) = got["results"]
+    assert entry["comparison"] is None and entry["comparison_skipped"].startswith("the baseline's"), entry
+
+
+def test_omfc_compare_returns_what_the_run_wrote(omfc: Any) -> None:
+    """The API compares two metrics JSONs as ``--omfc-baseline`` does: the same numbers at the same level, draws
+    and seed; a file that is no metrics JSON is a ValueError naming it."""
+    from pytest_omfc import omfc_compare
+
+    s, base = _baseline(omfc)
+    s = make(omfc, score={"0005": "0.95"})
+    doc = s.json("--omfc-baseline", str(base), "--omfc-ci-level", "0.8", "--omfc-ci-iterations", "200")
+    got = omfc_compare(base, s.root / "out" / "metrics.json", level=0.8, draws=200, seed=77)
+    (result,) = got["results"]
+    (entry,) = doc["results"]
+    assert (result["scorer"], result["query"], result["comparison"]) == ("detection", None, entry["comparison"])
+    assert result["compared_trials"] == entry["compared_trials"]
+    with pytest.raises(ValueError, match=r"^baseline: .*nowhere.json: must name an existing JSON file"):
+        omfc_compare(s.root / "nowhere.json", base)
