@@ -2,11 +2,20 @@
 
 Grammar (blanks around the parts are ignored)::
 
-    gate   := [scorer ["[" result "]"] ":"] metric op number
+    gate   := [scorer ["[" result "]"] ":"] metric (op bound | "not worse")
     scorer := a scorer of this run (detection, mask, provenance, temporal, ...)
     result := a result label: all, q1, qm2, qp3 (as in the item names), or a provenance node type
     op     := ">=" | ">" | "<=" | "<" | "=="
+    bound  := number | "baseline" [("+" | "-") number]
     number := a float ("0.8", ".8", "1e-3")
+
+A bound of ``baseline`` is the value of the same metric and result in ``--omfc-baseline``'s run
+(``"AUC>=baseline-0.01"``: the AUC may drop by 0.01 at most).  ``not worse`` fails when the run is
+significantly worse than the baseline: when the whole interval of the paired difference (at
+``--omfc-ci-level``, docs/scoring/comparison.md) lies on the worse side, a one-sided test at
+``(1 - level) / 2``; which side is worse is the scorer's (higher is better but for errors and distances:
+EER, BWL1, GWL1...).  Both need ``--omfc-baseline``, and their messages quote the value, the baseline,
+the difference, its interval and the p-value.
 
 The scorer may be left out when the metric name belongs to one scorer of the
 run; without a result label every result of the scorer (every query) must
@@ -54,8 +63,9 @@ _SCORER = re.compile(r"[A-Za-z][\w-]*")
 _METRIC = re.compile(r"[A-Za-z][\w@.]*")
 _BOUND = re.compile(r"[^\s<>=!]+")
 SYNTAX = (
-    "must be [scorer[result]:]metric OP number with OP one of >=, >, <=, <, == "
-    '(e.g. "AUC>=0.8", "mask:OptimumMCC>0.3", "detection[q1]:EER<=0.2")'
+    "must be [scorer[result]:]metric OP bound with OP one of >=, >, <=, <, == and bound a number or "
+    "baseline[+-number], or [scorer[result]:]metric not worse "
+    '(e.g. "AUC>=0.8", "mask:OptimumMCC>0.3", "detection[q1]:EER<=0.2", "AUC>=baseline-0.01", "AUC not worse")'
 )
 
 
@@ -66,12 +76,17 @@ class Gate:
     text: str  # as given, blanks removed (the item name)
     metric: str
     op: str
-    bound: float
+    bound: float  # the number; with ``relative``, what is added to the baseline's value
     scorer: str | None = None
     label: str | None = None
+    relative: bool = False  # the bound is the baseline's value (+ bound); op "not worse": a one-sided test
 
     def where(self) -> str:
         return f"{self.scorer}" + (f"[{self.label}]" if self.label else "")
+
+
+NOT_WORSE = "not worse"
+_BASELINE = re.compile(r"baseline(?:([+-])(.+))?", re.IGNORECASE)
 
 
 def parse_gate(text: str) -> Gate:
@@ -81,6 +96,11 @@ def parse_gate(text: str) -> Gate:
     ``=``; left of it an optional ``scorer[label]:`` and the metric, right of it the bound.
     """
     bad = ValueError(f"{shorten(text, 120)!r} is not a gate: {SYNTAX}")
+    words = text.split()
+    if len(words) >= 3 and [w.lower() for w in words[-2:]] == ["not", "worse"]:
+        target = "".join(words[:-2])
+        scorer, label, metric = _target(target, bad)
+        return Gate(f"{target} {NOT_WORSE}", metric, NOT_WORSE, 0.0, scorer, label, relative=True)
     at = next((i for i, ch in enumerate(text) if ch in "<>="), -1)
     if at < 0:
         raise bad
@@ -88,7 +108,25 @@ def parse_gate(text: str) -> Gate:
     op = right[:2] if right[:2] in (">=", "<=", "==") else right[:1]
     if op not in OPERATORS:
         raise bad
-    bound_text = right[len(op) :].strip()
+    bound_text = "".join(right[len(op) :].split())  # "baseline - 0.01" reads as "baseline-0.01"
+    scorer, label, metric = _target(left, bad)
+    if not _BOUND.fullmatch(bound_text):
+        raise bad
+    relative = _BASELINE.fullmatch(bound_text)
+    if relative is not None:
+        sign, number = relative.groups()
+        bound_text = f"{sign}{number}" if sign else "0"
+    try:
+        bound = float(bound_text)
+    except ValueError:
+        raise ValueError(f"{shorten(text, 120)!r}: the bound must be a number (got {bound_text!r})") from None
+    if math.isnan(bound) or (math.isinf(bound) and relative is not None):
+        raise ValueError(f"{shorten(text, 120)!r}: the bound must be a number (got {bound_text!r})")
+    return Gate(re.sub(r"\s+", "", text), metric, op, bound, scorer, label, relative=relative is not None)
+
+
+def _target(left: str, bad: ValueError) -> tuple[str | None, str | None, str]:
+    """``[scorer[label]:]metric``: the scorer, the result label and the metric."""
     head, colon, metric = left.rpartition(":")
     metric = metric.strip()
     scorer = label = None
@@ -104,15 +142,9 @@ def parse_gate(text: str) -> Gate:
                 raise bad
         if not _SCORER.fullmatch(scorer):
             raise bad
-    if not _METRIC.fullmatch(metric) or not _BOUND.fullmatch(bound_text):
+    if not _METRIC.fullmatch(metric):
         raise bad
-    try:
-        bound = float(bound_text)
-    except ValueError:
-        raise ValueError(f"{shorten(text, 120)!r}: the bound must be a number (got {bound_text!r})") from None
-    if math.isnan(bound):
-        raise ValueError(f"{shorten(text, 120)!r}: the bound must be a number (got {bound_text!r})")
-    return Gate(re.sub(r"\s+", "", text), metric, op, bound, scorer, label)
+    return scorer, label, metric
 
 
 def _metric_list(settings: ScoringSettings) -> str:
@@ -159,7 +191,7 @@ def resolve(gate: Gate, settings: ScoringSettings, task: str, reference: str) ->
             raise ValueError(
                 f"{gate.text!r}: {scorer} has no result {gate.label!r}; valid: {', '.join(dict.fromkeys(valid))}"
             )
-    return Gate(gate.text, gate.metric, gate.op, gate.bound, scorer, gate.label)
+    return Gate(gate.text, gate.metric, gate.op, gate.bound, scorer, gate.label, gate.relative)
 
 
 def configure(config: pytest.Config, usage_error: type[Exception]) -> tuple[Gate, ...]:
@@ -181,9 +213,12 @@ def configure(config: pytest.Config, usage_error: type[Exception]) -> tuple[Gate
     gates: list[Gate] = []
     for text in texts:
         try:
-            gates.append(resolve(parse_gate(text), settings, sub.task.value, settings.reference.name))
+            gate = resolve(parse_gate(text), settings, sub.task.value, settings.reference.name)
         except ValueError as exc:
             raise usage_error(f"--omfc-require: {exc}") from None
+        if gate.relative and settings.baseline is None:
+            raise usage_error(f"--omfc-require: {gate.text!r} compares with a baseline: give --omfc-baseline PATH")
+        gates.append(gate)
     config.stash[GATES_KEY] = tuple(gates)
     config.stash.setdefault(EXTRA_ITEMS_KEY, []).append(gate_items)
     return config.stash[GATES_KEY]
@@ -206,6 +241,94 @@ def _shown(v: Any) -> str:
     if isinstance(v, float) and math.isnan(v):
         return "NaN"
     return str(v) if isinstance(v, int) else f"{v:.6g}"
+
+
+def _signed(v: Any) -> str:
+    return _shown(v) if not isinstance(v, (int, float)) or isinstance(v, bool) or math.isnan(v) else f"{v:+.6g}"
+
+
+def _compared(config: pytest.Config, result: Any, metric: str) -> dict[str, Any] | str:
+    """The comparison of ``metric`` of ``result`` with the baseline's (a record of ``comparison``), or why there
+    is none; each result is compared once per process, with the metrics JSON's level, draws and seed."""
+    from ..comparison import compare_entries, load_baseline
+    from ..scoring.registry import SCORERS
+    from .scoring import BASELINE_KEY
+
+    settings = config.stash[SCORING_KEY]
+    assert settings is not None and settings.baseline is not None
+    baseline = config.stash.get(BASELINE_KEY, None)
+    if baseline is None:  # an xdist worker: the controller checked it before anything ran
+        baseline = config.stash[BASELINE_KEY] = load_baseline(settings.baseline)
+    cache = config.stash.setdefault(_COMPARED_KEY, {})
+    key = (result.entry.get("scorer"), result.query, result.query_kind)
+    if key not in cache:
+        base = next(
+            (
+                r
+                for r in baseline.get("results", [])
+                if isinstance(r, dict) and (r.get("scorer"), r.get("query"), r.get("query_kind")) == key
+            ),
+            None,
+        )
+        scorer = SCORERS.get(str(key[0]))
+        if base is None or base.get("metrics") is None:
+            cache[key] = f"the baseline has no scored result {result.where}"
+        elif scorer is None or scorer.trials is None:
+            cache[key] = f"{key[0]} results have no trials to pair"
+        else:
+            det = settings.options_for("detection")
+            got = compare_entries(
+                scorer,
+                base,
+                result.entry,
+                baseline.get("options") or {},
+                settings.as_dict(),
+                level=float(det.get("ci_level", 0.9)),
+                draws=int(det.get("ci_iterations", 500)),
+                seed=int(det.get("seed", 77)),
+            )
+            cache[key] = got.get("skipped") or got
+    got = cache[key]
+    if isinstance(got, str):
+        return got
+    record = got["metrics"].get(metric)
+    if record is None:
+        return f"{metric} is not compared for {result.where}"
+    return dict(record, level=got["paired"]["level"])
+
+
+_COMPARED_KEY = pytest.StashKey[dict[tuple[Any, Any, Any], Any]]()
+
+
+def _against_baseline(config: pytest.Config, gate: Gate, r: Any) -> str | None:
+    """The failure of a relative gate on one result, or None."""
+    from ..scoring.registry import SCORERS
+
+    c = _compared(config, r, gate.metric)
+    if isinstance(c, str):
+        return f"{gate.metric} cannot be compared with the baseline: {c}"
+    level = float(c["level"])
+    said = (
+        f"value {_shown(c['value'])}, baseline {_shown(c['baseline'])}, difference {_signed(c['difference'])}, "
+        f"{level:.0%} interval [{_signed(c['ci_low'])}, {_signed(c['ci_high'])}], p {_shown(c['p_value'])} "
+        f"({c['test']}, {c['trials']} trials), {r.where}"
+    )
+    if gate.op == NOT_WORSE:
+        if c.get("skipped") or c["ci_low"] is None or c["ci_high"] is None:
+            return f"{gate.metric} cannot be compared with the baseline: {c.get('skipped') or 'no interval'}"
+        lower = gate.metric in SCORERS[str(r.entry.get("scorer"))].lower_is_better
+        worse = c["ci_low"] > 0 if lower else c["ci_high"] < 0
+        if worse:
+            return f"{gate.metric} is worse than the baseline ({said})"
+        return None
+    value, base = c["value"], c["baseline"]
+    if not isinstance(value, (int, float)) or not isinstance(base, (int, float)):
+        return f"{gate.metric} cannot be checked against the baseline: {said}"
+    bound = base + gate.bound
+    if not OPERATORS[gate.op](float(value), bound):
+        offset = f"{gate.bound:+g}" if gate.bound else ""
+        return f"{gate.metric} must be {gate.op} baseline{offset} = {bound:.6g} ({said})"
+    return None
 
 
 def evaluate(gate: Gate, results: list[Any]) -> tuple[list[str], list[tuple[str, Any]]]:
@@ -257,7 +380,13 @@ class GateItem(pytest.Item):
         self.user_properties.append(("omfc.require", self.gate.text))
         scores = build_scores({self.gate.scorer: outcomes_for(self.config, self.gate.scorer)}, settings.queries)
         results = [r for r in scores[self.gate.scorer] if self.gate.label is None or r.label == self.gate.label]
-        failures, props = evaluate(self.gate, results)
+        if self.gate.relative:
+            failures = [f for r in results if (f := self._relative(r)) is not None]
+            props: list[tuple[str, Any]] = []
+            if not results:
+                failures.append(f"{self.gate.metric} cannot be checked: {self.gate.where()} has no result")
+        else:
+            failures, props = evaluate(self.gate, results)
         self.user_properties += props
         if failures:
             head = (
@@ -266,6 +395,11 @@ class GateItem(pytest.Item):
                 else (f"{self.gate.text}: {len(failures)} of {len(results)} results miss it")
             )
             raise GateFailed("\n".join([head, *failures]) if len(failures) > 1 else head)
+
+    def _relative(self, r: Any) -> str | None:
+        if not r.scored:
+            return f"{self.gate.metric} cannot be checked: {r.where} was not scored: {r.skipped}"
+        return _against_baseline(self.config, self.gate, r)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> TerminalRepr:
         text = (

@@ -211,6 +211,8 @@ class Scorer:
     #: a metrics-JSON entry's trials and how each headline metric is computed from them (paired comparisons and
     #: intervals, docs/scoring/comparison.md), given the document's options; None: the scorer has no trial unit
     trials: Callable[[Mapping[str, Any], Mapping[str, Any]], TrialData | None] | None = None
+    #: metrics of which less is better (errors, distances): which side of a difference is worse
+    lower_is_better: tuple[str, ...] = ()
 
     def applies(self, task: Task, reference_columns: Sequence[str] | None) -> bool:
         """True for a task it scores, when the reference names one of its switch columns."""

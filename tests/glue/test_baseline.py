@@ -145,3 +145,42 @@ def test_omfc_compare_returns_what_the_run_wrote(omfc: Any) -> None:
     assert result["compared_trials"] == entry["compared_trials"]
     with pytest.raises(ValueError, match=r"^baseline: .*nowhere.json: must name an existing JSON file"):
         omfc_compare(s.root / "nowhere.json", base)
+
+
+# ---------------------------------------------------------------------------- gates on differences
+
+
+def test_gates_on_a_run_compared_with_itself_pass(omfc: Any) -> None:
+    s, base = _baseline(omfc)
+    gates = ["AUC>=baseline", "detection:AUC not worse", "EER<=baseline+0.0", "EER not worse", "AUC>=baseline-0.01"]
+    res = s.run("--omfc-baseline", str(base), *[a for g in gates for a in ("--omfc-require", g)])
+    assert {g: res.outcome(g) for g in gates} == dict.fromkeys(gates, "passed")
+
+
+def test_gates_on_differences_fail_as_stated(omfc: Any) -> None:
+    """A reversed ranking: the AUC drops from 0.8125 far below the allowance, significantly (DeLong); the EER
+    rises from 0.25 to 0.75 (less is better: above the baseline), but on 8 trials the bootstrap's interval of
+    the difference holds 0, so "not worse" (a test, not a comparison of two numbers) passes."""
+    s, base = _baseline(omfc)
+    reversed_scores = {i: str(round(1 - sc, 2)) for i, _, sc, _ in TRIALS}
+    s = make(omfc, score=reversed_scores)
+    res = s.run(
+        "--omfc-baseline", str(base), "--omfc-require", "AUC>=baseline-0.01", "--omfc-require", "AUC not worse",
+        "--omfc-require", "EER not worse", "--omfc-require", "AUC<=baseline", "--omfc-require", "EER<=baseline",
+    )  # fmt: skip
+    drop = res.first_line("AUC>=baseline-0.01")
+    assert drop.startswith("AUC must be >= baseline-0.01 = 0.8025 (value 0.1875, baseline 0.8125, difference -0.625, ")
+    assert "90% interval [" in drop and ", p " in drop and "(delong, 8 trials), detection, query all" in drop
+    worse = res.first_line("AUC not worse")
+    assert worse.startswith("AUC is worse than the baseline (value 0.1875, baseline 0.8125, difference -0.625")
+    assert res.outcome("EER not worse") == "passed" and res.outcome("AUC<=baseline") == "passed"
+    assert res.first_line("EER<=baseline").startswith("EER must be <= baseline = 0.25 (value 0.75, baseline 0.25")
+
+
+def test_a_gate_on_a_difference_needs_a_baseline(omfc: Any, pytester: pytest.Pytester) -> None:
+    s = make(omfc)
+    res = pytester.runpytest(*s.args("--omfc-require", "AUC not worse"))
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    res.stderr.fnmatch_lines(
+        ["ERROR: --omfc-require: 'AUC not worse' compares with a baseline: give --omfc-baseline PATH"]
+    )

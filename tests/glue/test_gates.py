@@ -94,8 +94,10 @@ def test_junit_carries_the_gate_failure_message(omfc: Any) -> None:
     [
         pytest.param(
             "AUC>>0.8",
-            "'AUC>>0.8' is not a gate: must be [scorer[result]:]metric OP number with OP one of "
-            '>=, >, <=, <, == (e.g. "AUC>=0.8", "mask:OptimumMCC>0.3", "detection[q1]:EER<=0.2")',
+            "'AUC>>0.8' is not a gate: must be [scorer[result]:]metric OP bound with OP one of "
+            ">=, >, <=, <, == and bound a number or baseline[+-number], or [scorer[result]:]metric not worse "
+            '(e.g. "AUC>=0.8", "mask:OptimumMCC>0.3", "detection[q1]:EER<=0.2", "AUC>=baseline-0.01", '
+            '"AUC not worse")',
             id="operator",
         ),
         pytest.param("AUC>=high", "'AUC>=high': the bound must be a number (got 'high')", id="bound"),

@@ -190,5 +190,6 @@ DETECTION = register(
         null_keys=("metrics", "counts", "roc", "trials"),
         metrics=DETECTION_METRICS,
         trials=_trials,
+        lower_is_better=("EER",),
     )
 )

@@ -260,5 +260,6 @@ MASK = register(
         metrics=MASK_METRICS,
         progress_unit="masks",
         trials=_trials,
+        lower_is_better=tuple(m for m in MASK_METRICS if m.endswith(("BWL1", "GWL1", "EER"))),
     )
 )
