@@ -283,3 +283,42 @@ def test_the_user_docs_carry_no_development_journal() -> None:
         for m in _JOURNAL.finditer(line)
     ]
     assert hits == [], "\n".join(hits)
+
+
+def test_the_comparison_example_is_what_the_run_prints(pytester: pytest.Pytester) -> None:
+    """docs/scoring/comparison.md's example, run as the page shows it: the baseline run, the copy edited by the
+    page's sed expression, the compared run; the pasted table is the one it prints, row for row."""
+    import shutil
+
+    text = (DOCS / "scoring" / "comparison.md").read_text(encoding="utf-8")
+    block = text.split("<!-- output:start -->", 1)[1].split("<!-- output:end -->", 1)[0]
+    commands, output = block.split("```text", 1)
+    sub = re.search(r"--omfc-submission (examples/\S+)", commands)
+    index = re.search(r"--omfc-index (\S+)", commands)
+    sed = re.search(r"sed -i 's/(.+?)/(.+?)/' (\S+)", commands)
+    gate = re.search(r'--omfc-require "([^"]+)"', commands)
+    assert sub and index and sed and gate
+    common = ["-p", "no:cacheprovider", "--omfc-index", str(ROOT / index.group(1))]
+    common += ["--omfc-reference", "reference/IMDL/OpenMFC20_Image-IMDL-ref.csv"]
+    base = pytester.path / "baseline.json"
+    assert (
+        pytester.runpytest("--omfc-submission", str(ROOT / sub.group(1)), *common, f"--omfc-metrics-json={base}").ret
+        == 0
+    )
+    copy = pytester.path / Path(sub.group(1)).name
+    shutil.copytree(ROOT / sub.group(1), copy)
+    csv = pytester.path / sed.group(3)
+    pattern = sed.group(1).replace("|", r"\|")  # sed's basic regular expression: '|' is a character
+    edited = re.sub(pattern, sed.group(2), csv.read_text(encoding="utf-8"), flags=re.M)
+    assert edited != csv.read_text(encoding="utf-8")
+    csv.write_text(edited, encoding="utf-8")
+    res = pytester.runpytest(
+        "--omfc-submission", str(copy), *common, "--omfc-score", "detection", "--omfc-baseline", "baseline.json",
+        "--omfc-require", gate.group(1),
+    )  # fmt: skip
+    assert res.ret == 0
+    printed = [ln.rstrip() for ln in res.stdout.lines]
+    start = printed.index("omfc detection compared with the baseline")
+    end = next(i for i in range(start, len(printed)) if printed[i].startswith("omfc: diff = "))
+    pasted = [ln.rstrip() for ln in output.strip().strip("`").strip().splitlines()]
+    assert printed[start : end + 1] == pasted
