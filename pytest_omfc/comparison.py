@@ -209,6 +209,19 @@ def compare_entries(
     return {"metrics": shown, "paired": paired}
 
 
+def result_key(entry: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What pairs a result with the baseline's: its scorer (as the entry names it), query, query kind and, for
+    provenance filtering, node type."""
+    return (entry.get("scorer"), entry.get("query"), entry.get("query_kind"), entry.get("node_type"))
+
+
+def scorer_of(entry: Mapping[str, Any], scorers: Mapping[str, Any]) -> Any:
+    """The registered scorer of an entry: by its name, or the family a sub-scorer's name begins with
+    (``provenance-graph``, ``provenance-filtering``: provenance)."""
+    name = str(entry.get("scorer"))
+    return scorers.get(name) or scorers.get(name.rsplit("-", 1)[0])
+
+
 def compare_documents(
     baseline: Mapping[str, Any],
     run: Mapping[str, Any],
@@ -221,16 +234,11 @@ def compare_documents(
     """Per result of ``run`` (in order), its comparison with the baseline's result of the same scorer and query
     (None when the scorer has no trial unit or the baseline has no such result)."""
     check_comparable(baseline, run)
-    base_results = {
-        (r.get("scorer"), r.get("query"), r.get("query_kind")): r
-        for r in baseline.get("results", [])
-        if isinstance(r, Mapping)
-    }
+    base_results = {result_key(r): r for r in baseline.get("results", []) if isinstance(r, Mapping)}
     out: list[dict[str, Any] | None] = []
     for entry in run.get("results", []):
-        name = entry.get("scorer")
-        scorer = scorers.get(name)
-        base = base_results.get((name, entry.get("query"), entry.get("query_kind")))
+        scorer = scorer_of(entry, scorers)
+        base = base_results.get(result_key(entry))
         if scorer is None or scorer.trials is None or base is None or entry.get("metrics") is None:
             out.append(None)
             continue

@@ -250,7 +250,7 @@ def _signed(v: Any) -> str:
 def _compared(config: pytest.Config, result: Any, metric: str) -> dict[str, Any] | str:
     """The comparison of ``metric`` of ``result`` with the baseline's (a record of ``comparison``), or why there
     is none; each result is compared once per process, with the metrics JSON's level, draws and seed."""
-    from ..comparison import compare_entries, load_baseline
+    from ..comparison import compare_entries, load_baseline, result_key, scorer_of
     from ..scoring.registry import SCORERS
     from .scoring import BASELINE_KEY
 
@@ -260,17 +260,10 @@ def _compared(config: pytest.Config, result: Any, metric: str) -> dict[str, Any]
     if baseline is None:  # an xdist worker: the controller checked it before anything ran
         baseline = config.stash[BASELINE_KEY] = load_baseline(settings.baseline)
     cache = config.stash.setdefault(_COMPARED_KEY, {})
-    key = (result.entry.get("scorer"), result.query, result.query_kind)
+    key = result_key(result.entry)
     if key not in cache:
-        base = next(
-            (
-                r
-                for r in baseline.get("results", [])
-                if isinstance(r, dict) and (r.get("scorer"), r.get("query"), r.get("query_kind")) == key
-            ),
-            None,
-        )
-        scorer = SCORERS.get(str(key[0]))
+        base = next((r for r in baseline.get("results", []) if isinstance(r, dict) and result_key(r) == key), None)
+        scorer = scorer_of(result.entry, SCORERS)
         if base is None or base.get("metrics") is None:
             cache[key] = f"the baseline has no scored result {result.where}"
         elif scorer is None or scorer.trials is None:
@@ -297,7 +290,7 @@ def _compared(config: pytest.Config, result: Any, metric: str) -> dict[str, Any]
     return dict(record, level=got["paired"]["level"])
 
 
-_COMPARED_KEY = pytest.StashKey[dict[tuple[Any, Any, Any], Any]]()
+_COMPARED_KEY = pytest.StashKey[dict[tuple[Any, ...], Any]]()
 
 
 def _against_baseline(config: pytest.Config, gate: Gate, r: Any) -> str | None:

@@ -23,6 +23,7 @@ import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +40,7 @@ __all__ = [
     "delong",
     "draw_counts",
     "mean_statistic",
+    "mean_trials",
     "paired_bootstrap",
     "paired_bootstraps",
 ]
@@ -286,3 +288,27 @@ class TrialData:
 
     keys: list[str]
     metrics: dict[str, Measure]
+
+
+def mean_trials(
+    rows: Any,
+    key: Callable[[Mapping[str, Any]], str],
+    columns: Mapping[str, str],
+    scored: Callable[[Mapping[str, Any]], bool] = lambda row: True,
+) -> TrialData | None:
+    """The trials of a result whose metrics are means of per-trial columns (``columns``: metric -> column),
+    from its per-trial rows as the metrics JSON holds them; rows not ``scored``, and values that are null or not
+    finite, count as not scored.  None when there are no rows; ValueError when a value is not a number."""
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, Mapping) for r in rows):
+        return None
+    keys = [key(r) for r in rows]
+    kept = np.array([bool(scored(r)) for r in rows])
+    measures: dict[str, Measure] = {}
+    for metric, column in columns.items():
+        if column not in rows[0]:
+            continue
+        values = np.array([np.nan if r.get(column) is None else float(r[column]) for r in rows], dtype=float)
+        values[~kept | ~np.isfinite(values)] = np.nan
+        if np.isfinite(values).any():
+            measures[metric] = MeanOf(values)
+    return TrialData(keys, measures)

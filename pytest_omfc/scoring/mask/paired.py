@@ -8,9 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
-from ..paired import MeanOf, TrialData
+from ..paired import TrialData, mean_trials
 
 __all__ = ["mask_trials"]
 
@@ -22,19 +20,5 @@ def _key(row: Mapping[str, Any]) -> str:
 
 def mask_trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> TrialData | None:
     """The images of a mask entry (``per_probe``); None when it has none."""
-    rows = entry.get("per_probe")
-    metrics = entry.get("metrics") or {}
-    if not isinstance(rows, list) or not rows or not all(isinstance(r, Mapping) for r in rows):
-        return None
-    keys = [_key(r) for r in rows]
-    scored = np.array([r.get("Scored") == "Y" for r in rows])
-    measures: dict[str, Any] = {}
-    for name in metrics:
-        if name.endswith("Threshold") or name not in rows[0]:
-            continue
-        values = np.array([np.nan if r.get(name) is None else float(r[name]) for r in rows], dtype=float)
-        values[~np.isfinite(values)] = np.nan
-        values[~scored] = np.nan
-        if np.isfinite(values).any():
-            measures[name] = MeanOf(values)
-    return TrialData(keys, measures)
+    averages = {name: name for name in entry.get("metrics") or {} if not name.endswith("Threshold")}
+    return mean_trials(entry.get("per_probe"), _key, averages, lambda row: row.get("Scored") == "Y")

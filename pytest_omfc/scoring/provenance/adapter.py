@@ -27,6 +27,7 @@ from .options import PROVENANCE_OPTIONS, node_types
 if TYPE_CHECKING:  # annotations only; the functions that run import the engine
     import pandas as pd
 
+    from ..paired import TrialData
     from .graph import Convention
     from .run import TrialReason
 
@@ -320,6 +321,13 @@ def _filtering_result(res: Any, types: Sequence[str], opts: Mapping[str, Any]) -
     return ScoreResult({"entries": entries}, props + _warnings(res.reasons), _failure(res.reasons), tally)
 
 
+def _trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> TrialData | None:
+    """The entry's trials for comparisons (imported only when a comparison runs)."""
+    from .paired import provenance_trials
+
+    return provenance_trials(entry, options)
+
+
 PROVENANCE = register(
     Scorer(
         name="provenance",
@@ -330,6 +338,7 @@ PROVENANCE = register(
         options=PROVENANCE_OPTIONS,
         null_keys=("metrics", "per_trial"),
         metrics=(*GRAPH_METRICS, *FILTER_METRICS),  # graph building (PG) and filtering (PF) respectively
+        trials=_trials,
         progress_unit="trials",
     )
 )

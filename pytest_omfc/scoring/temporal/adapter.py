@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ from ..registry import NotScored, Outcome, Scorer, ScoreResult, ScoringInput, re
 from .options import TEMPORAL_OPTIONS
 
 if TYPE_CHECKING:  # annotations only; run_temporal imports the engine
+    from ..paired import TrialData
     from .engine import TemporalResult, TemporalTrial
 
 __all__ = ["TEMPORAL", "TEMPORAL_TASKS", "journal_paths", "run_temporal"]
@@ -185,6 +187,13 @@ def run_temporal(inp: ScoringInput) -> list[Outcome]:
     return out
 
 
+def _trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> TrialData | None:
+    """The entry's trials for comparisons (imported only when a comparison runs)."""
+    from .paired import temporal_trials
+
+    return temporal_trials(entry, options)
+
+
 TEMPORAL = register(
     Scorer(
         name="temporal",
@@ -194,5 +203,6 @@ TEMPORAL = register(
         options=TEMPORAL_OPTIONS,
         null_keys=("metrics", "counts", "per_trial"),
         metrics=("MCC",),
+        trials=_trials,
     )
 )
