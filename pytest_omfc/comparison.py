@@ -167,7 +167,9 @@ def compare_entries(
             if not ok.any():
                 record["skipped"] = "no trial scored by both runs"
                 continue
-            pairs[name] = (mean_statistic(va[ok]), mean_statistic(vb[ok]))
+            wa = None if ma.weights is None else ma.weights[ia][ok]
+            wb = None if mb.weights is None else mb.weights[ib][ok]
+            pairs[name] = (mean_statistic(va[ok], wa), mean_statistic(vb[ok], wb))
             counted[name] = int(ok.sum())
             continue
         assert isinstance(mb, (AucOf, RocOf)) and isinstance(ma, (AucOf, RocOf))

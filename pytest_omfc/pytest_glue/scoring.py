@@ -891,10 +891,13 @@ def _print_table(
         table.add_column(col, justify="right", no_wrap=True)
     for row in rows:
         table.add_row(*row)
+    from rich.measure import Measurement
+
     buf = io.StringIO()
-    Console(
-        file=buf, width=max(100, config.get_terminal_writer().fullwidth), force_terminal=terminalreporter.hasmarkup
-    ).print(table)
+    console = Console(file=buf, width=10_000, force_terminal=terminalreporter.hasmarkup)
+    needed = Measurement.get(console, console.options, table).maximum  # a table is never cut short
+    console.width = max(100, config.get_terminal_writer().fullwidth, needed)
+    console.print(table)
     terminalreporter.write_line("")
     terminalreporter.write(buf.getvalue())
 

@@ -160,14 +160,18 @@ def draw_counts(n: int, draws: int, seed: int) -> Iterator[np.ndarray]:
 Statistic = Callable[[np.ndarray | None], "np.ndarray | float"]
 
 
-def mean_statistic(values: np.ndarray) -> Statistic:
-    """The mean of per-trial values, for the observed trials (``None``) or every draw of a chunk at once."""
+def mean_statistic(values: np.ndarray, weights: np.ndarray | None = None) -> Statistic:
+    """The mean of per-trial values (weighted: ``sum(w v) / sum(w)``, e.g. a mean over all pixels of all images),
+    for the observed trials (``None``) or every draw of a chunk at once."""
     v = np.asarray(values, dtype=float)
+    w = None if weights is None else np.asarray(weights, dtype=float)
 
     def stat(counts: np.ndarray | None) -> np.ndarray | float:
+        if w is None:
+            return float(v.mean()) if counts is None else (counts @ v) / v.size
         if counts is None:
-            return float(v.mean())
-        return (counts @ v) / v.size
+            return float((w * v).sum() / w.sum())
+        return (counts @ (w * v)) / (counts @ w)
 
     return stat
 
@@ -253,10 +257,12 @@ def bootstrap_interval(
 
 @dataclass(frozen=True)
 class MeanOf:
-    """A metric that is the mean of a per-trial value over the trials scored (NaN: not scored)."""
+    """A metric that is the mean of a per-trial value over the trials scored (NaN: not scored), weighted by
+    ``weights`` when given (a pooled mean: each image weighs its pixels)."""
 
     values: np.ndarray
     test: str = "paired-bootstrap"
+    weights: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

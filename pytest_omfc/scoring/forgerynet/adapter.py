@@ -12,6 +12,7 @@ too (in temporal scoring they still count: their ground truth is missed).  No py
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,8 @@ from .options import THRESHOLD
 
 if TYPE_CHECKING:  # numpy is imported where a scorer runs: registering must stay light (plugin load time)
     import numpy as np
+
+    from ..paired import TrialData
 
 __all__ = ["CLASSIFICATION", "SPATIAL", "TEMPORAL_FNET", "run_classification", "run_spatial", "run_temporal"]
 
@@ -338,6 +341,13 @@ _SPATIAL_METRICS = tuple(
 )
 
 
+def _spatial_trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> TrialData | None:
+    """The entry's images for comparisons (imported only when a comparison runs)."""
+    from .paired import spatial_trials
+
+    return spatial_trials(entry, options)
+
+
 SPATIAL = register(
     Scorer(
         name="forgerynet-spatial",
@@ -347,6 +357,9 @@ SPATIAL = register(
         options=(DASK,),  # shared with the mask scorer: one flag, one cluster setting
         null_keys=("metrics", "per_image", "counts", "notes"),
         metrics=_SPATIAL_METRICS,
+        trials=_spatial_trials,
+        # the mismatch rates (IoU@t: the paper's formula is a mismatch, whatever its name) and L1: less is better
+        lower_is_better=tuple(m for m in _SPATIAL_METRICS if m.startswith(("IoU@", "L1"))),
     )
 )
 
