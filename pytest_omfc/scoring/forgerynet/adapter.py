@@ -122,10 +122,30 @@ def run_classification(inp: ScoringInput) -> list[Outcome]:
         "per_class": body["per_class"],
         "counts": counts,
         "notes": notes + body["notes"],
+        "trials": _classified(ids, labels, probs, threshold),
     }
     props: list[tuple[str, Any]] = [(name, float(v)) for name, v in body["metrics"].items() if v is not None]
     props += [(f"count.{name}", v) for name, v in counts.items()]
     return [ScoreResult(entry, props, undecided)]
+
+
+def _classified(ids: list[str], labels: np.ndarray, probs: np.ndarray, threshold: float) -> dict[str, list[Any]]:
+    """The scored rows for comparisons (docs/scoring/comparison.md): each ID, its reference label, its fake
+    score (the binary AUC's), its predicted class (Acc's) and, k-way, its predicted real/fake (Acc_binary's)."""
+    import numpy as np
+
+    from .classification import fake_score
+
+    k = probs.shape[1] if probs.ndim == 2 and probs.shape[1] > 1 else 2
+    fake = probs[:, 0] if k == 2 else fake_score(probs)
+    out: dict[str, list[Any]] = {"key": [str(i) for i in ids], "label": labels.astype(int).tolist()}
+    out["fake"] = fake.astype(float).tolist()
+    if k == 2:
+        out["pred"] = (fake >= threshold).astype(int).tolist()
+    else:
+        out["pred"] = np.argmax(probs, axis=1).astype(int).tolist()
+        out["pred_binary"] = (fake >= threshold).astype(int).tolist()
+    return out
 
 
 def _one_class(reference: Any, scored: Any, notes: list[str]) -> NotScored | str | None:
@@ -149,6 +169,13 @@ def _one_class(reference: Any, scored: Any, notes: list[str]) -> NotScored | str
 _CLASS_METRICS = ("Acc", "AUC", "mAP", "Acc_binary")
 
 
+def _classification_trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> TrialData | None:
+    """The entry's rows for comparisons (imported only when a comparison runs)."""
+    from .paired import classification_trials
+
+    return classification_trials(entry, options)
+
+
 CLASSIFICATION = register(
     Scorer(
         name="forgerynet-classification",
@@ -156,7 +183,8 @@ CLASSIFICATION = register(
         tasks={Task.FIC: "image-classification", Task.FVC: "video-classification"},
         run=run_classification,
         options=(THRESHOLD,),
-        null_keys=("metrics", "per_class", "counts", "notes"),
+        null_keys=("metrics", "per_class", "counts", "notes", "trials"),
+        trials=_classification_trials,
         metrics=_CLASS_METRICS,
     )
 )

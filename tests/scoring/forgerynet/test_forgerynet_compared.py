@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from helpers.paths import EXAMPLES
+from sklearn.metrics import balanced_accuracy_score
 
 from pytest_omfc import omfc_compare
 from pytest_omfc.scoring.families import SCORERS
@@ -37,4 +38,40 @@ def test_every_spatial_metric_is_rebuilt_from_its_images(pytester: pytest.Pytest
     assert data.metrics["L1_pooled"].weights is not None and data.metrics["L1_per_image"].weights is None
     compared = omfc_compare(doc, doc, draws=200)
     (result,) = compared["results"]
+    assert {r["difference"] for r in result["comparison"].values()} == {0.0}
+
+
+@pytest.mark.parametrize(
+    ("submission", "task", "reference", "classes"),
+    [
+        ("image-classification/p-fnet_1_image", "image-classification", "image_cls_3way_ref.csv", "3"),
+        ("video-classification/p-fnet_1_video", "video-classification", "video_cls_ref.csv", "2"),
+    ],
+    ids=["3-way", "2-way"],
+)
+def test_classification_metrics_are_rebuilt_from_the_rows(
+    pytester: pytest.Pytester, submission: str, task: str, reference: str, classes: str
+) -> None:
+    """AUC by DeLong on the fake score, Acc and Acc_binary as balanced accuracies (scikit-learn's) of the rows
+    kept in the metrics JSON: each reproduces the run's number."""
+    out = pytester.path / "c.json"
+    args = ["--omfc-submission", str(EXAMPLES / "submissions" / "forgerynet" / submission), "--omfc-edition"]
+    args += ["ForgeryNet", "--omfc-task", task, "--omfc-classes", classes, "-p", "no:cacheprovider"]
+    ref = EXAMPLES / "datasets" / "ForgeryNet" / reference
+    assert pytester.runpytest(*args, "--omfc-reference", str(ref), f"--omfc-metrics-json={out}").ret == 0
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    (entry,) = doc["results"]
+    data = SCORERS["forgerynet-classification"].trials(entry, doc["options"])
+    assert data is not None
+    trials = entry["trials"]
+    assert data.metrics["Acc"].statistic(data.metrics["Acc"].scores, data.metrics["Acc"].targets)(None) == (
+        pytest.approx(entry["metrics"]["Acc"], abs=1e-12)
+    )
+    assert balanced_accuracy_score(trials["label"], trials["pred"]) == pytest.approx(entry["metrics"]["Acc"], abs=1e-12)
+    if "Acc_binary" in entry["metrics"]:
+        acc_bin = data.metrics["Acc_binary"]
+        assert acc_bin.statistic(acc_bin.scores, acc_bin.targets)(None) == pytest.approx(entry["metrics"]["Acc_binary"])
+    (result,) = omfc_compare(doc, doc, draws=100)["results"]
+    assert result["comparison"]["AUC"]["test"] == "delong"
+    assert result["comparison"]["AUC"]["baseline"] == entry["metrics"]["AUC"]
     assert {r["difference"] for r in result["comparison"].values()} == {0.0}
