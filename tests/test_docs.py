@@ -236,6 +236,11 @@ def test_the_performance_page_quotes_benchmarks_as_they_run() -> None:
         "validate_scale.py": ["floor", "MediScore", "median wall", "alternate runs", "MASK-04 on a dask cluster"],
         "score_cluster.py": ["ForgeryNet spatial", "cluster overhead", "one local process"],
         "plugin_overhead.py": ["lower bound of MediScore's validator", "as a wheel, no byte code written"],
+        "compare_runs.py": [
+            "scoring one run",
+            "omfc_compare(a, b) in a fresh process",
+            "--omfc-baseline, less without",
+        ],
     }
     for script, needles in labels.items():
         source = (REPO / "benchmarks" / script).read_text(encoding="utf-8")

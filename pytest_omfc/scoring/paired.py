@@ -30,6 +30,7 @@ import numpy as np
 __all__ = [
     "AucOf",
     "Delong",
+    "Draws",
     "MeanOf",
     "Measure",
     "RocOf",
@@ -45,7 +46,7 @@ __all__ = [
     "paired_bootstraps",
 ]
 
-#: Per-trial counts held per chunk of draws (int64): about 16 MB.
+#: Drawn positions held per chunk of draws (int64, and their int32 counts when a mean asks): about 24 MB.
 _CHUNK_ELEMENTS = 2_000_000
 
 
@@ -142,22 +143,41 @@ def delong(is_target: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, le
     )
 
 
-def draw_counts(n: int, draws: int, seed: int) -> Iterator[np.ndarray]:
-    """Chunks of draws, each a ``(k, n)`` matrix of how often each trial was drawn (each row sums to ``n``)."""
+class Draws:
+    """One chunk of draws: ``positions`` (``(k, n)``: the trial each draw picks, in order) and, computed on first
+    use, ``counts`` (``(k, n)``: how often each trial was drawn).  A mean needs the counts; a statistic that
+    groups trials (a ROC's tie groups) counts the positions itself, without the ``n``-wide gather."""
+
+    def __init__(self, positions: np.ndarray) -> None:
+        self.positions = positions
+        self._counts: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return int(self.positions.shape[0])
+
+    @property
+    def counts(self) -> np.ndarray:
+        if self._counts is None:
+            k, n = self.positions.shape
+            flat = (self.positions + (np.arange(k, dtype=np.int64) * n)[:, None]).ravel()
+            self._counts = np.bincount(flat, minlength=k * n).astype(np.int32).reshape(k, n)
+        return self._counts
+
+
+def draw_counts(n: int, draws: int, seed: int) -> Iterator[Draws]:
+    """The draws in chunks (a few MB each, whatever ``n`` and ``draws``), from ``numpy.random.default_rng(seed)``."""
     rng = np.random.default_rng(seed)
     rows = max(1, _CHUNK_ELEMENTS // max(n, 1))
     done = 0
     while done < draws:
         k = min(rows, draws - done)
-        positions = rng.integers(0, n, size=(k, n))
-        offsets = (np.arange(k, dtype=np.int64) * n)[:, None]
-        yield np.bincount((positions + offsets).ravel(), minlength=k * n).reshape(k, n)
+        yield Draws(rng.integers(0, n, size=(k, n)))
         done += k
 
 
-#: A statistic of one run: given the per-trial counts of a chunk of draws (``(k, n)``), one value per draw; given
-#: None, its value on the observed trials.
-Statistic = Callable[[np.ndarray | None], "np.ndarray | float"]
+#: A statistic of one run: given a chunk of draws (:class:`Draws`), one value per draw; given None, its value on
+#: the observed trials.
+Statistic = Callable[["Draws | None"], "np.ndarray | float"]
 
 
 def mean_statistic(values: np.ndarray, weights: np.ndarray | None = None) -> Statistic:
@@ -166,12 +186,12 @@ def mean_statistic(values: np.ndarray, weights: np.ndarray | None = None) -> Sta
     v = np.asarray(values, dtype=float)
     w = None if weights is None else np.asarray(weights, dtype=float)
 
-    def stat(counts: np.ndarray | None) -> np.ndarray | float:
+    def stat(draws: Draws | None) -> np.ndarray | float:
         if w is None:
-            return float(v.mean()) if counts is None else (counts @ v) / v.size
-        if counts is None:
+            return float(v.mean()) if draws is None else (draws.counts @ v) / v.size
+        if draws is None:
             return float((w * v).sum() / w.sum())
-        return (counts @ (w * v)) / (counts @ w)
+        return (draws.counts @ (w * v)) / (draws.counts @ w)
 
     return stat
 
@@ -184,10 +204,10 @@ def _percentiles(values: np.ndarray, level: float) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def _each_draw(stat: Statistic, counts: np.ndarray) -> np.ndarray:
-    """The statistic of every draw of a chunk (a statistic takes the chunk's counts and returns one value per draw)."""
-    out = np.asarray(stat(counts), dtype=float)
-    if out.shape != (counts.shape[0],):
+def _each_draw(stat: Statistic, draws: Draws) -> np.ndarray:
+    """The statistic of every draw of a chunk (one value per draw)."""
+    out = np.asarray(stat(draws), dtype=float)
+    if out.shape != (len(draws),):
         raise ValueError(f"a statistic must return one value per draw (got shape {out.shape})")
     return out
 
@@ -219,9 +239,9 @@ def paired_bootstraps(
         raise ValueError("a paired bootstrap needs at least one trial both runs scored")
     observed = {name: (float(np.asarray(a(None))), float(np.asarray(b(None)))) for name, (a, b) in pairs.items()}
     diffs: dict[str, list[np.ndarray]] = {name: [] for name in pairs}
-    for counts in draw_counts(n, draws, seed):
+    for chunk in draw_counts(n, draws, seed):
         for name, (a, b) in pairs.items():
-            diffs[name].append(_each_draw(b, counts) - _each_draw(a, counts))
+            diffs[name].append(_each_draw(b, chunk) - _each_draw(a, chunk))
     out = {}
     for name, (va, vb) in observed.items():
         d = np.concatenate(diffs[name])
@@ -248,7 +268,7 @@ def bootstrap_interval(
     """The percentile interval of one run's statistic over ``n`` trials."""
     if n < 1:
         return math.nan, math.nan
-    values = np.concatenate([_each_draw(stat, counts) for counts in draw_counts(n, draws, seed)])
+    values = np.concatenate([_each_draw(stat, chunk) for chunk in draw_counts(n, draws, seed)])
     return _percentiles(values, level)
 
 

@@ -75,10 +75,12 @@ def test_delong_needs_both_classes() -> None:
 
 
 def test_draws_are_seeded_and_each_resamples_every_trial() -> None:
-    one = np.concatenate(list(draw_counts(7, 50, seed=11)))
-    two = np.concatenate(list(draw_counts(7, 50, seed=11)))
+    one = np.concatenate([d.counts for d in draw_counts(7, 50, seed=11)])
+    two = np.concatenate([d.counts for d in draw_counts(7, 50, seed=11)])
     assert one.shape == (50, 7) and (one.sum(axis=1) == 7).all() and (one == two).all()
-    assert not (one == np.concatenate(list(draw_counts(7, 50, seed=12)))).all()
+    assert not (one == np.concatenate([d.counts for d in draw_counts(7, 50, seed=12)])).all()
+    (chunk,) = draw_counts(7, 3, seed=5)  # the counts are those of the positions drawn
+    assert [np.bincount(p, minlength=7).tolist() for p in chunk.positions] == chunk.counts.tolist()
 
 
 def test_the_paired_bootstrap_covers_the_true_difference_at_its_level() -> None:

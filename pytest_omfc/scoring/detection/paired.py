@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..merge import Convention
-from ..paired import AucOf, RocOf, Statistic, TrialData
+from ..paired import AucOf, Draws, RocOf, Statistic, TrialData
 from .curves import curve_from_counts, sorted_groups
 from .engine import _metric_fns, eer_interpolated, eer_mediscore
 
@@ -28,34 +28,36 @@ def roc_statistics(
     s = np.asarray(scores, dtype=float)
     y = np.asarray(targets, dtype=bool)
     order, group_end, _ = sorted_groups(s)
-    starts = np.r_[0, group_end[:-1] + 1].astype(np.intp) if group_end.size else np.zeros(0, np.intp)
-    y_sorted = y[order].astype(np.int64)
-    memo: dict[int, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
+    n_groups = max(int(group_end.size), 1)
+    group_of = np.empty(s.size, dtype=np.int64)  # each trial's tie group, in row order (as the detection bootstrap)
+    group_of[order] = np.searchsorted(group_end, np.arange(s.size))
+    memo: dict[int, tuple[Draws | None, dict[str, np.ndarray]]] = {}
 
-    def values(counts: np.ndarray | None) -> dict[str, np.ndarray]:
-        c = np.ones((1, s.size), dtype=np.int64) if counts is None else counts
-        hit = memo.get(id(counts))
-        if hit is not None and hit[0] is c:
+    def values(draws: Draws | None) -> dict[str, np.ndarray]:
+        hit = memo.get(id(draws))
+        if hit is not None and hit[0] is draws:
             return hit[1]
-        cs = c[:, order]
-        per_group = np.add.reduceat(cs, starts, axis=1)
-        tp_group = np.add.reduceat(cs * y_sorted, starts, axis=1)
+        positions = np.arange(s.size)[None, :] if draws is None else draws.positions
+        k = positions.shape[0]
+        flat = group_of[positions] + (np.arange(k, dtype=np.int64) * n_groups)[:, None]
+        per_group = np.bincount(flat.ravel(), minlength=k * n_groups).reshape(k, n_groups)
+        tp_group = np.bincount(flat[y[positions]], minlength=k * n_groups).reshape(k, n_groups)
         tot, tps_all = np.cumsum(per_group, axis=1), np.cumsum(tp_group, axis=1)
-        out = {name: np.empty(c.shape[0]) for name in fns}
-        for r in range(c.shape[0]):
-            keep = per_group[r] > 0
+        out = {name: np.empty(k) for name in fns}
+        for r in range(k):
+            keep = per_group[r] > 0  # tie groups drawn in this resample
             tps = tps_all[r, keep].astype(float)
             fpr, tpr, _ = curve_from_counts(tps, tot[r, keep].astype(float) - tps)
             for name, fn in fns.items():
                 out[name][r] = fn(fpr, tpr)
         memo.clear()
-        memo[id(counts)] = (c, out)
+        memo[id(draws)] = (draws, out)
         return out
 
     def stat_of(name: str) -> Statistic:
-        def stat(counts: np.ndarray | None) -> np.ndarray | float:
-            got = values(counts)[name]
-            return float(got[0]) if counts is None else got
+        def stat(draws: Draws | None) -> np.ndarray | float:
+            got = values(draws)[name]
+            return float(got[0]) if draws is None else got
 
         return stat
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..paired import AucOf, MeanOf, RocOf, Statistic, TrialData
+from ..paired import AucOf, Draws, MeanOf, RocOf, Statistic, TrialData
 
 __all__ = ["balanced_statistic", "classification_trials", "spatial_trials"]
 
@@ -27,13 +27,13 @@ def balanced_statistic(predicted: np.ndarray, labels: np.ndarray) -> Statistic:
     member = (y[:, None] == classes[None, :]).astype(float)
     hit = member * (p == y)[:, None]
 
-    def stat(counts: np.ndarray | None) -> np.ndarray | float:
-        c = np.ones((1, y.size)) if counts is None else counts
+    def stat(draws: Draws | None) -> np.ndarray | float:
+        c = np.ones((1, y.size)) if draws is None else draws.counts
         den, num = c @ member, c @ hit
         with np.errstate(invalid="ignore", divide="ignore"):
             recall = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
         out = np.nanmean(recall, axis=1)
-        return float(out[0]) if counts is None else out
+        return float(out[0]) if draws is None else out
 
     return stat
 
