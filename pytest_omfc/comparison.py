@@ -18,6 +18,7 @@ from typing import Any
 
 __all__ = [
     "COMPARISON_KEYS",
+    "intervals_of",
     "ComparisonError",
     "compare_documents",
     "load_baseline",
@@ -304,3 +305,50 @@ def omfc_compare(
         else:
             results.append({**head, "comparison": comparison["metrics"], "compared_trials": comparison["paired"]})
     return {"results": results}
+
+
+#: Why a metric has no interval: it is no average over trials (a threshold, a count, a ratio over the index).
+NO_TRIAL_UNIT = "no per-trial values of it in the result (a threshold, a count, a ratio or a pooled value): no interval"
+
+
+def intervals_of(
+    scorer: Any, entry: Mapping[str, Any], options: Mapping[str, Any], *, level: float, draws: int, seed: int
+) -> dict[str, dict[str, Any]]:
+    """Each numeric metric of a result with its interval over trials (docs/scoring/comparison.md): an AUC by
+    DeLong's variance, every other average by the percentile bootstrap of the same draws a comparison uses; a
+    metric without a trial unit says why.  Empty when the result keeps no trials."""
+    import numpy as np
+
+    from .scoring.paired import AucOf, MeanOf, bootstrap_interval, delong_interval, mean_statistic
+
+    try:
+        data = scorer.trials(entry, options) if scorer is not None and scorer.trials is not None else None
+    except (TypeError, ValueError, KeyError, IndexError):
+        data = None
+    if data is None:
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for name, value in (entry.get("metrics") or {}).items():
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or "CI_" in name:
+            continue  # (MediScore's own AUC interval columns are intervals already)
+        measure = data.metrics.get(name)
+        if measure is None:
+            out[name] = {"ci_low": None, "ci_high": None, "method": None, "trials": None, "why": NO_TRIAL_UNIT}
+            continue
+        if isinstance(measure, AucOf):
+            try:
+                _, lo, hi = delong_interval(measure.targets, measure.scores, level)
+            except ValueError as exc:
+                out[name] = {"ci_low": None, "ci_high": None, "method": "delong", "trials": None, "why": str(exc)}
+                continue
+            out[name] = {"ci_low": lo, "ci_high": hi, "method": "delong", "trials": int(measure.scores.size)}
+            continue
+        if isinstance(measure, MeanOf):
+            ok = np.isfinite(measure.values)
+            weights = None if measure.weights is None else measure.weights[ok]
+            stat, n = mean_statistic(measure.values[ok], weights), int(ok.sum())
+        else:
+            stat, n = measure.statistic(measure.scores, measure.targets), int(measure.scores.size)
+        lo, hi = bootstrap_interval(n, stat, draws=draws, seed=seed, level=level)
+        out[name] = {"ci_low": _finite(lo), "ci_high": _finite(hi), "method": "bootstrap", "trials": n}
+    return out

@@ -561,8 +561,37 @@ class ScoreItem(pytest.Item):
             self.omfc_result = [{"scorer": self.scorer, **e} for e in entries]
         else:
             self.omfc_result = {"scorer": self.scorer, **outcome.entry}
+        if settings.options_for("detection").get("ci"):
+            self._intervals(settings)
         if outcome.failure:
             raise ScoreFailed(f"score::{self.scorer}: {outcome.failure}")
+
+    def _intervals(self, settings: ScoringSettings) -> None:
+        """``--omfc-ci``: each metric's interval over trials (docs/scoring/comparison.md) in the entry
+        (``intervals``) and the item's properties (``<metric>.ci_low``, ``<metric>.ci_high``)."""
+        from ..comparison import intervals_of, scorer_of
+
+        det = settings.options_for("detection")
+        level, draws, seed = (
+            float(det.get("ci_level", 0.9)),
+            int(det.get("ci_iterations", 500)),
+            int(det.get("seed", 77)),
+        )
+        entries = self.omfc_result if isinstance(self.omfc_result, list) else [self.omfc_result]
+        for entry in entries:
+            got = intervals_of(
+                scorer_of(entry, SCORERS), entry, settings.as_dict(), level=level, draws=draws, seed=seed
+            )
+            if not got:
+                continue
+            entry["intervals"] = got
+            prefix = f"{entry['node_type']}." if entry.get("node_type") not in (None, "all") else ""
+            for name, iv in got.items():
+                if iv["ci_low"] is not None:
+                    self.user_properties += [
+                        (f"{prefix}{name}.ci_low", iv["ci_low"]),
+                        (f"{prefix}{name}.ci_high", iv["ci_high"]),
+                    ]
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> TerminalRepr:
         if isinstance(excinfo.value, ScoreFailed):
@@ -810,11 +839,36 @@ class ScoringReporter:
                 entries = self._entries(name, where)
                 if entries:
                     self._table(terminalreporter, SCORERS[name], entries, common, scoring, where)
+                    self._interval_table(terminalreporter, SCORERS[name], entries, scoring, where)
                     self._comparison_table(terminalreporter, SCORERS[name], where)
         for line in [f"omfc: wrote {w}" for w in self.written]:
             terminalreporter.write_line(line)
         for line in self.errors:
             terminalreporter.write_line(f"omfc: ERROR {line}", red=True, bold=True)
+
+    def _interval_table(
+        self,
+        terminalreporter: Any,
+        scorer: Scorer,
+        entries: list[tuple[int, dict[str, Any]]],
+        scoring: ScoringSettings,
+        where: str,
+    ) -> None:
+        """``--omfc-ci``: each metric's interval over trials, under the scorer's table."""
+        from ..report.comparison import INTERVAL_COLUMNS, interval_rows
+
+        rows, notes = interval_rows(entries)
+        if not rows and not notes:
+            return
+        title = f"omfc {scorer.title} intervals" + (f": {where}" if where else "")
+        _print_table(terminalreporter, self.config, title, ("result", *INTERVAL_COLUMNS), rows)
+        det = scoring.options_for("detection")
+        terminalreporter.write_line(
+            f"omfc: {float(det.get('ci_level', 0.9)):.0%} intervals over trials: DeLong's for an AUC, else the "
+            f"percentile bootstrap ({det.get('ci_iterations')} draws, seed {det.get('seed')})"
+        )
+        for note in notes:
+            terminalreporter.write_line(f"  {note}")
 
     def _comparison_table(self, terminalreporter: Any, scorer: Scorer, where: str) -> None:
         """The comparison with ``--omfc-baseline`` under the scorer's table, with its notes."""

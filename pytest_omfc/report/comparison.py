@@ -1,12 +1,13 @@
-"""The comparison with a baseline run as a table (the terminal's; the HTML report's in the same words):
-one row per compared metric, with both values, the difference, its interval, the p-value and the test."""
+"""The comparison with a baseline run, and the intervals of one run's metrics, as tables (the terminal's): one
+row per compared metric (both values, the difference, its interval, the p-value and the test), one row per
+metric with an interval (its value, the interval, the method and the trials)."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-__all__ = ["COMPARISON_COLUMNS", "comparison_rows"]
+__all__ = ["COMPARISON_COLUMNS", "INTERVAL_COLUMNS", "comparison_rows", "interval_rows"]
 
 COMPARISON_COLUMNS = ("metric", "baseline", "value", "diff", "interval", "p", "test", "n")
 #: The tests as the table names them (the metrics JSON's ``test`` values are ``delong`` and ``paired-bootstrap``).
@@ -66,4 +67,33 @@ def comparison_rows(entries: list[tuple[int, dict[str, Any]]]) -> tuple[list[tup
                     str(c.get("trials") if c.get("trials") is not None else "-"),
                 )
             )
+    return rows, notes
+
+
+INTERVAL_COLUMNS = ("metric", "value", "interval", "method", "n")
+
+
+def interval_rows(entries: list[tuple[int, dict[str, Any]]]) -> tuple[list[tuple[str, ...]], list[str]]:
+    """``(rows, notes)``: a row per metric with an interval (label first), and a note naming the metrics
+    without one and why."""
+    rows: list[tuple[str, ...]] = []
+    notes: list[str] = []
+    for pos, entry in entries:
+        label = "all" if entry.get("query") is None else f"{entry.get('query_kind')}{pos + 1}"
+        if entry.get("node_type") not in (None, "all"):
+            label = f"{label} {entry['node_type']}"
+        intervals = entry.get("intervals")
+        if not isinstance(intervals, dict):
+            continue
+        without: dict[str, list[str]] = {}
+        for metric, iv in intervals.items():
+            if iv.get("ci_low") is None:
+                without.setdefault(str(iv.get("why") or "no interval"), []).append(metric)
+                continue
+            value = (entry.get("metrics") or {}).get(metric)
+            interval = f"[{_num(iv.get('ci_low'))}, {_num(iv.get('ci_high'))}]"
+            method = {"delong": "DeLong"}.get(str(iv.get("method")), str(iv.get("method")))
+            rows.append((label, metric, _num(value), interval, method, str(iv.get("trials"))))
+        for why, names in without.items():
+            notes.append(f"{label}: {', '.join(names)}: {why}")
     return rows, notes

@@ -39,6 +39,7 @@ __all__ = [
     "Statistic",
     "bootstrap_interval",
     "delong",
+    "delong_interval",
     "draw_counts",
     "mean_statistic",
     "mean_trials",
@@ -162,6 +163,20 @@ class Draws:
             flat = (self.positions + (np.arange(k, dtype=np.int64) * n)[:, None]).ravel()
             self._counts = np.bincount(flat, minlength=k * n).astype(np.int32).reshape(k, n)
         return self._counts
+
+
+def delong_interval(is_target: np.ndarray, scores: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
+    """One AUC and its interval from DeLong's variance (``S10/m + S01/n``), within [0, 1]: ``(auc, low, high)``."""
+    positive = np.asarray(is_target, dtype=bool)
+    s = np.asarray(scores, dtype=float)
+    m = int(positive.sum())
+    n = positive.size - m
+    if m == 0 or n == 0:
+        raise ValueError(f"an AUC needs targets and non-targets (got {m} and {n})")
+    auc, v10, v01 = _components(s, positive)
+    var = (float(np.var(v10, ddof=1)) if m > 1 else 0.0) / m + (float(np.var(v01, ddof=1)) if n > 1 else 0.0) / n
+    half = NormalDist().inv_cdf(0.5 + level / 2.0) * math.sqrt(max(var, 0.0))
+    return auc, max(0.0, auc - half), min(1.0, auc + half)  # an AUC is a probability
 
 
 def draw_counts(n: int, draws: int, seed: int) -> Iterator[Draws]:

@@ -255,7 +255,7 @@ def test_metrics_json_shape(omfc):
     }
     first, second = doc["results"]
     # "notes" only with a footnote: here AUC@FAR 0 beside CDR@FAR 0.5 (MediScore's convention, a step at FAR 0)
-    assert list(first) == ["scorer", "query", "query_kind", "metrics", "counts", "roc", "trials", "notes"]
+    assert list(first) == ["scorer", "query", "query_kind", "metrics", "counts", "roc", "trials", "notes", "intervals"]
     trials = first["trials"]  # what a later run is compared with, trial by trial (docs/scoring/comparison.md)
     assert list(trials) == ["key", "score", "target"]
     assert len(trials["key"]) == len(trials["score"]) == first["counts"]["scored"]
