@@ -236,9 +236,14 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool = True, plugins
     """Run the checks in isolation; returns pytest's exit code.  ``own_process=False`` (a library call,
     :func:`pytest_omfc.validation.omfc_validate`) leaves the caller's garbage collector alone; ``plugins`` are
     the caller's own objects for the run (what it keeps of it)."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["leaderboard"]:  # pytest-omfc leaderboard RUN.json ...: no check, no pytest session
+        from .leaderboard import main as leaderboard
+
+        return leaderboard(given[1:])
     parser = build_parser()
     try:
-        ns = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        ns = parser.parse_args(given)
         if ns.version:
             print(version_line())
             return int(pytest.ExitCode.OK)

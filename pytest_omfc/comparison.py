@@ -12,7 +12,7 @@ nothing is scored again.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -106,8 +106,10 @@ def compare_entries(
     level: float,
     draws: int,
     seed: int,
+    only: Collection[str] | None = None,
 ) -> dict[str, Any]:
-    """The comparison of one result (``entry``) with the baseline's result of the same scorer and query."""
+    """The comparison of one result (``entry``) with the baseline's result of the same scorer and query (of the
+    metrics ``only``, when given)."""
     import numpy as np
 
     from .scoring.paired import AucOf, MeanOf, RocOf, delong, mean_statistic, paired_bootstraps
@@ -154,6 +156,8 @@ def compare_entries(
         return subsets[key][1]
 
     for name, mb in tb.metrics.items():
+        if only is not None and name not in only:
+            continue
         ma = ta.metrics.get(name)
         base_value = _number((base.get("metrics") or {}).get(name))
         value = _number((entry.get("metrics") or {}).get(name))

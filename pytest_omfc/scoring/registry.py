@@ -213,6 +213,8 @@ class Scorer:
     trials: Callable[[Mapping[str, Any], Mapping[str, Any]], TrialData | None] | None = None
     #: metrics of which less is better (errors, distances): which side of a difference is worse
     lower_is_better: tuple[str, ...] = ()
+    #: the metrics a leaderboard ranks by default (``pytest-omfc leaderboard``)
+    headline: tuple[str, ...] = ()
 
     def applies(self, task: Task, reference_columns: Sequence[str] | None) -> bool:
         """True for a task it scores, when the reference names one of its switch columns."""

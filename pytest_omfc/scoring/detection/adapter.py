@@ -191,5 +191,6 @@ DETECTION = register(
         metrics=DETECTION_METRICS,
         trials=_trials,
         lower_is_better=("EER",),
+        headline=("AUC", "EER"),
     )
 )

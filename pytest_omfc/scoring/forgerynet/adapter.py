@@ -185,6 +185,7 @@ CLASSIFICATION = register(
         options=(THRESHOLD,),
         null_keys=("metrics", "per_class", "counts", "notes", "trials"),
         trials=_classification_trials,
+        headline=("AUC", "Acc"),
         metrics=_CLASS_METRICS,
     )
 )
@@ -386,6 +387,7 @@ SPATIAL = register(
         null_keys=("metrics", "per_image", "counts", "notes"),
         metrics=_SPATIAL_METRICS,
         trials=_spatial_trials,
+        headline=("IoU_agree@0.1_per_image", "L1_per_image"),
         # the mismatch rates (IoU@t: the paper's formula is a mismatch, whatever its name) and L1: less is better
         lower_is_better=tuple(m for m in _SPATIAL_METRICS if m.startswith(("IoU@", "L1"))),
     )
@@ -472,5 +474,6 @@ TEMPORAL_FNET = register(
         run=run_temporal,
         null_keys=("metrics", "per_threshold", "counts", "notes"),
         metrics=_TEMPORAL_METRICS,
+        headline=("AP_avg", "AR@1"),
     )
 )

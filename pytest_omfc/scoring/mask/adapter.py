@@ -261,5 +261,6 @@ MASK = register(
         progress_unit="masks",
         trials=_trials,
         lower_is_better=tuple(m for m in MASK_METRICS if m.endswith(("BWL1", "GWL1", "EER"))),
+        headline=("OptimumMCC", "OptimumNMM", "OptimumBWL1", "pOptimumMCC", "dOptimumMCC"),
     )
 )

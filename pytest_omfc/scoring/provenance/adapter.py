@@ -339,6 +339,7 @@ PROVENANCE = register(
         null_keys=("metrics", "per_trial"),
         metrics=(*GRAPH_METRICS, *FILTER_METRICS),  # graph building (PG) and filtering (PF) respectively
         trials=_trials,
+        headline=("MeanSimNLO", "MeanNodeRecall", "NodeRecallAt100"),
         progress_unit="trials",
     )
 )

@@ -204,5 +204,6 @@ TEMPORAL = register(
         null_keys=("metrics", "counts", "per_trial"),
         metrics=("MCC",),
         trials=_trials,
+        headline=("MCC",),
     )
 )
