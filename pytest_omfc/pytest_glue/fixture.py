@@ -183,6 +183,46 @@ class OmfcSession:
             self._scores = build_scores(outcomes, settings.queries, reader=self._read)
         return self._scores
 
+    def compare(
+        self, baseline: Any, *, level: float | None = None, draws: int | None = None, seed: int | None = None
+    ) -> dict[str, Any]:
+        """This run's scores compared with ``baseline`` (an earlier run's metrics JSON, by path or as loaded)
+        trial by trial, as :func:`pytest_omfc.omfc_compare` returns it; ``level``, ``draws`` and ``seed`` default to
+        the run's ``--omfc-ci-level``, ``--omfc-ci-iterations`` and ``--omfc-seed``::
+
+            def test_not_worse_than_main(omfc):
+                auc = omfc.compare("baselines/main.json")["results"][0]["comparison"]["AUC"]
+                assert auc["ci_high"] >= 0, f"the AUC dropped by {-auc['difference']:.4f} (p {auc['p_value']:.3g})"
+        """
+        from ..comparison import omfc_compare
+        from ..stamp import fingerprint
+        from .scoring import SCORING_KEY
+        from .state import task_label
+
+        scores = self.scores
+        settings = self._config.stash[SCORING_KEY]
+        checked = self._config.stash[SETTINGS_KEY]
+        assert settings is not None and checked is not None
+        results = [{"scorer": r.scorer, **r.entry} for name in scores for r in scores[name]]
+        run = {
+            "edition": checked.edition.value,
+            "task": task_label(self._config, checked),
+            "reference": str(settings.reference),
+            "options": settings.as_dict(),
+            "results": results,
+            "run": {
+                "inputs": [{"path": str(settings.reference), "sha256": fingerprint(settings.reference).get("sha256")}]
+            },
+        }
+        det = settings.options_for("detection")
+        return omfc_compare(
+            baseline,
+            run,
+            level=float(det.get("ci_level", 0.9)) if level is None else level,
+            draws=int(det.get("ci_iterations", 500)) if draws is None else draws,
+            seed=int(det.get("seed", 77)) if seed is None else seed,
+        )
+
     def record(self, name: str, value: Any) -> None:
         """Record ``name = value`` on the running test (a JUnit ``<property>``); outside a test, nothing."""
         if self.current is not None:

@@ -382,3 +382,18 @@ def test_validate_then_score_reads_the_submission_once(omfc: Any) -> None:
     assert out["verdict"] == "passed" and out["kept"]
     assert out["reused"] == out["fresh"] == 0.8125
     assert out["parses_reused"] == 0 and out["parses_fresh"] >= 1  # the index and the system output
+
+
+def test_a_teams_test_compares_the_run_with_a_baseline(omfc: Any) -> None:
+    """``omfc.compare(path)``: the run's scores against an earlier metrics JSON, as ``omfc_compare`` gives them."""
+    s = make(omfc)
+    base = s.root / "out" / "metrics.json"
+    s.json()
+    code = (
+        "def test_not_worse(omfc):\n"
+        f"    got = omfc.compare({str(base)!r})\n"
+        "    auc = got['results'][0]['comparison']['AUC']\n"
+        "    assert (auc['difference'], auc['p_value'], auc['test']) == (0.0, 1.0, 'delong')\n"
+        "    assert got['results'][0]['compared_trials']['draws'] == 500\n"
+    )
+    passed(run_user(s, code), "test_not_worse")
