@@ -323,7 +323,7 @@ def intervals_of(
     metric without a trial unit says why.  Empty when the result keeps no trials."""
     import numpy as np
 
-    from .scoring.paired import AucOf, MeanOf, bootstrap_interval, delong_interval, mean_statistic
+    from .scoring.paired import AucOf, MeanOf, bootstrap_intervals, delong_interval, mean_statistic
 
     try:
         data = scorer.trials(entry, options) if scorer is not None and scorer.trials is not None else None
@@ -332,6 +332,7 @@ def intervals_of(
     if data is None:
         return {}
     out: dict[str, dict[str, Any]] = {}
+    pending: dict[int, dict[str, Any]] = {}  # metrics bootstrapped on as many trials share their draws
     for name, value in (entry.get("metrics") or {}).items():
         if not isinstance(value, (int, float)) or isinstance(value, bool) or "CI_" in name:
             continue  # (MediScore's own AUC interval columns are intervals already)
@@ -353,6 +354,9 @@ def intervals_of(
             stat, n = mean_statistic(measure.values[ok], weights), int(ok.sum())
         else:
             stat, n = measure.statistic(measure.scores, measure.targets), int(measure.scores.size)
-        lo, hi = bootstrap_interval(n, stat, draws=draws, seed=seed, level=level)
-        out[name] = {"ci_low": _finite(lo), "ci_high": _finite(hi), "method": "bootstrap", "trials": n}
+        pending.setdefault(n, {})[name] = stat
+        out[name] = {}  # filled below, in the metrics' order
+    for n, stats in pending.items():
+        for name, (lo, hi) in bootstrap_intervals(n, stats, draws=draws, seed=seed, level=level).items():
+            out[name] = {"ci_low": _finite(lo), "ci_high": _finite(hi), "method": "bootstrap", "trials": n}
     return out

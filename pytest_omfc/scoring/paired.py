@@ -38,6 +38,7 @@ __all__ = [
     "PairedResult",
     "Statistic",
     "bootstrap_interval",
+    "bootstrap_intervals",
     "delong",
     "delong_interval",
     "draw_counts",
@@ -281,10 +282,26 @@ def bootstrap_interval(
     level: float = 0.95,
 ) -> tuple[float, float]:
     """The percentile interval of one run's statistic over ``n`` trials."""
+    return bootstrap_intervals(n, {"": stat}, draws=draws, seed=seed, level=level)[""]
+
+
+def bootstrap_intervals(
+    n: int,
+    stats: Mapping[str, Statistic],
+    *,
+    draws: int = 2000,
+    seed: int = 77,
+    level: float = 0.95,
+) -> dict[str, tuple[float, float]]:
+    """:func:`bootstrap_interval` of several statistics on the same draws (one pass: the ROC metrics of a
+    detection run share their curves within a chunk)."""
     if n < 1:
-        return math.nan, math.nan
-    values = np.concatenate([_each_draw(stat, chunk) for chunk in draw_counts(n, draws, seed)])
-    return _percentiles(values, level)
+        return {name: (math.nan, math.nan) for name in stats}
+    values: dict[str, list[np.ndarray]] = {name: [] for name in stats}
+    for chunk in draw_counts(n, draws, seed):
+        for name, stat in stats.items():
+            values[name].append(_each_draw(stat, chunk))
+    return {name: _percentiles(np.concatenate(v), level) for name, v in values.items()}
 
 
 # ---------------------------------------------------------------------------- what a result carries per trial
