@@ -82,6 +82,48 @@ class HtmlReporter(ReportWriter):
         self._add_scores(data)
         return render_page(data)
 
+    def _add_intervals_and_comparison(
+        self, data: Any, scorer: Any, entries: list[tuple[int, dict[str, Any]]], where: str
+    ) -> None:
+        """``--omfc-ci``'s intervals and ``--omfc-baseline``'s comparison, as the terminal shows them, and for
+        detection the ROC and DET of both runs overlaid (docs/scoring/comparison.md)."""
+        from ..report import ScoreTable
+        from ..report.comparison import COMPARISON_COLUMNS, INTERVAL_COLUMNS, comparison_rows, interval_rows
+        from ..report.views import view_for
+
+        suffix = f": {where}" if where else ""
+        rows, notes = interval_rows(entries)
+        if rows:
+            heading = f"{scorer.title} intervals{suffix}"
+            data.tables.append(ScoreTable(heading, ("result", *INTERVAL_COLUMNS), tuple(rows), tuple(notes)))
+        reporter = self.config.pluginmanager.get_plugin("omfc-scoring-reporter")
+        if reporter is None or where:
+            return
+        compared = reporter.comparisons()
+        if not compared:
+            return
+        order = _scorer_order(scorer.name)
+        joined = [
+            (key[2], {**entry, **compared[key]})
+            for key, entry in sorted(reporter.results.items())
+            if key in compared and key[1] == order
+        ]
+        rows, notes = comparison_rows(joined)
+        if rows or notes:
+            baseline = reporter.settings.baseline
+            heading = f"{scorer.title} compared with {baseline.name if baseline else 'the baseline'}"
+            data.tables.append(ScoreTable(heading, ("result", *COMPARISON_COLUMNS), tuple(rows), tuple(notes)))
+        view = view_for(scorer.name, scorer.metrics)
+        if view.compared is not None:
+            from ..comparison import result_key
+            from .scoring import BASELINE_KEY
+
+            baseline = self.config.stash.get(BASELINE_KEY, None) or {}
+            base = {result_key(r): r for r in baseline.get("results", []) if isinstance(r, dict)}
+            pairs = [(base[result_key(e)], e) for _, e in joined if result_key(e) in base]
+            name = reporter.settings.baseline.name if reporter.settings.baseline else "baseline"
+            view.compared(data, pairs, (f"baseline {name}", f"this run {data.submission}"))
+
     def _rule_rows(self) -> list[Any]:
         from ..registry import REGISTRY, summed_warnings
         from ..report import RuleRow
@@ -158,6 +200,7 @@ class HtmlReporter(ReportWriter):
                 rows, notes, _alarms = summary_rows(view, entries, opts)
                 heading = f"{scorer.title} scores" + (f": {where}" if where else "")
                 data.tables.append(ScoreTable(heading, ("result", *columns), tuple(rows), tuple(notes)))
+                self._add_intervals_and_comparison(data, scorer, entries, where)
                 if view.html is not None:
                     context = ViewContext(
                         title=title,
@@ -167,3 +210,9 @@ class HtmlReporter(ReportWriter):
                         masks=self.masks,
                     )
                     view.html(data, [r for _, r in entries], context)
+
+
+def _scorer_order(name: str) -> int:
+    from ..scoring.registry import SCORERS
+
+    return list(SCORERS).index(name)

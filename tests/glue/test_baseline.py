@@ -184,3 +184,30 @@ def test_a_gate_on_a_difference_needs_a_baseline(omfc: Any, pytester: pytest.Pyt
     res.stderr.fnmatch_lines(
         ["ERROR: --omfc-require: 'AUC not worse' compares with a baseline: give --omfc-baseline PATH"]
     )
+
+
+# ---------------------------------------------------------------------------- the compared HTML report
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def test_the_html_report_shows_the_comparison_and_both_runs_curves(omfc: Any) -> None:
+    s, base = _baseline(omfc)
+    s = make(omfc, score={"0005": "0.95"})
+    page = s.root / "out" / "report.html"
+    s.run("--omfc-baseline", str(base), "--omfc-ci", "--omfc-html", str(page))
+    text = page.read_text(encoding="utf-8")
+    assert "<h3>detection intervals" in text and "<h3>detection compared with baseline.json" in text
+    assert "ROC compared with the baseline" in text and "DET compared with the baseline" in text
+    assert "baseline baseline.json" in text and "this run p-test_1" in text  # the two curves' legends
+    if CHROMIUM is None:
+        pytest.skip("headless Chromium not found: apt-get install chromium (the page's text was checked)")
+    import subprocess
+
+    run = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+         f"--user-data-dir={s.root / 'profile'}", "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0 and "compared with baseline.json" in run.stdout, run.stderr[-2000:]
+    assert "CONSOLE" not in run.stderr and "Uncaught" not in run.stderr

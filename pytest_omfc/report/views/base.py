@@ -48,6 +48,9 @@ class ViewContext:
 
 #: ``section(data, entries, context)``: adds the scorer's extra sections (plots, mask cards, a note) to ``data``.
 HtmlSection = Callable[["ReportData", list[dict[str, Any]], ViewContext], None]
+#: ``section(data, pairs, names)``: the sections of a run compared with a baseline (``--omfc-baseline``): each
+#: pair is (the baseline's entry, this run's), ``names`` the two runs' names.
+ComparedSection = Callable[["ReportData", list[tuple[dict[str, Any], dict[str, Any]]], tuple[str, str]], None]
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,7 @@ class View:
     * ``finish(entries, opts, title)``: extra outputs written once by the controller, returning
       ``(written, errors)`` texts (``opts`` then also holds the common ``plots``/``per_probe_csv`` paths);
     * ``html``: the HTML report's extra sections;
+    * ``compared``: the HTML report's extra sections of a run compared with a baseline (both runs' curves);
     * ``json_options(opts, common)``: the scorer's part of the metrics JSON's ``options`` (what was in effect).
     """
 
@@ -69,6 +73,7 @@ class View:
     footer: Callable[[Options, Options], str | None] = lambda opts, common: None
     finish: Callable[[list[dict[str, Any]], Options, str], tuple[list[str], list[str]]] | None = None
     html: HtmlSection | None = None
+    compared: ComparedSection | None = None
     json_options: Callable[[Options, Options], dict[str, Any]] = lambda opts, common: {}
 
 

@@ -77,6 +77,30 @@ def detection_plots(data: ReportData, entries: list[dict[str, Any]], ctx: ViewCo
     ]
 
 
+def detection_compared_plots(
+    data: ReportData, pairs: list[tuple[dict[str, Any], dict[str, Any]]], names: tuple[str, str]
+) -> None:
+    """The baseline's and this run's curves of the overall result on one ROC and one DET."""
+    from dataclasses import replace
+
+    from ...scoring.detection import detection_result
+    from ..page import Plot
+    from ..plots import det_svg, roc_svg
+
+    pair = next((p for p in pairs if p[1].get("query") is None and p[0].get("roc") and p[1].get("roc")), None)
+    if pair is None:
+        return
+    curves = [
+        replace(detection_result(entry), query=name, query_kind="all") for entry, name in zip(pair, names, strict=True)
+    ]
+    title = "compared with the baseline"
+    size = (640, 480)
+    data.plots += [
+        Plot(f"ROC {title}", roc_svg(curves, title=f"ROC {title}", size=size)),
+        Plot(f"DET {title}", det_svg(curves, title=f"DET {title}", size=size)),
+    ]
+
+
 def _json_options(opts: Options, common: Options) -> dict[str, Any]:
     return {
         "far_stop": far_stop(opts, str(common.get("convention", "mediscore"))),
@@ -95,4 +119,5 @@ DETECTION = View(
     footer=_footer,
     finish=_finish,
     html=detection_plots,
+    compared=detection_compared_plots,
 )
