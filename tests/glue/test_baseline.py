@@ -211,3 +211,35 @@ def test_the_html_report_shows_the_comparison_and_both_runs_curves(omfc: Any) ->
     )  # fmt: skip
     assert run.returncode == 0 and "compared with baseline.json" in run.stdout, run.stderr[-2000:]
     assert "CONSOLE" not in run.stderr and "Uncaught" not in run.stderr
+
+
+def test_a_baseline_of_other_trials_pairs_nothing_and_says_so(omfc: Any) -> None:
+    """200,000 trials the run does not have (a 6 MB baseline): nothing is paired, every metric says why, the run
+    passes; the trials only the baseline scored are counted and the first ten named."""
+    s, base = _baseline(omfc)
+    doc = json.loads(base.read_text(encoding="utf-8"))
+    n = 200_000
+    doc["results"][0]["trials"] = {
+        "key": [f"X{i}" for i in range(n)],
+        "score": [0.5] * n,
+        "target": [i % 2 == 0 for i in range(n)],
+    }
+    base.write_text(json.dumps(doc), encoding="utf-8")
+    got = s.json("--omfc-baseline", str(base))
+    (entry,) = got["results"]
+    assert entry["compared_trials"]["trials"] == 0 and entry["compared_trials"]["baseline_only"] == n
+    assert entry["compared_trials"]["baseline_only_first"] == [f"X{i}" for i in range(10)]
+    assert {c["skipped"] for c in entry["comparison"].values()} == {"the paired trials lack targets or non-targets"}
+    assert all(c["difference"] is None for c in entry["comparison"].values())
+
+
+def test_a_baseline_past_the_size_limit_is_refused_unread(
+    omfc: Any, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_omfc import comparison
+
+    s, base = _baseline(omfc)
+    monkeypatch.setattr(comparison, "MAX_BASELINE_BYTES", 1000)
+    res = pytester.runpytest(*s.args("--omfc-baseline", str(base)))
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    res.stderr.fnmatch_lines(["ERROR: --omfc-baseline: *: must be a baseline metrics JSON of at most 0.0 MB (got *"])
