@@ -112,7 +112,7 @@ def compare_entries(
     metrics ``only``, when given)."""
     import numpy as np
 
-    from .scoring.paired import AucOf, MeanOf, RocOf, delong, mean_statistic, paired_bootstraps
+    from .scoring.paired import AucOf, MeanOf, RocOf, StatOf, delong, mean_statistic, paired_bootstraps
 
     for which, doc, opts in (("the baseline's", base, base_options), ("this run's", entry, options)):
         try:
@@ -165,6 +165,13 @@ def compare_entries(
         records[name] = record
         if ma is None or type(ma) is not type(mb):
             record["skipped"] = "the baseline has no per-trial values of this metric"
+            continue
+        if isinstance(mb, StatOf) and isinstance(ma, StatOf):
+            if not common:
+                record["skipped"] = "no trial scored by both runs"
+                continue
+            pairs[name] = (ma.on(ia), mb.on(ib))
+            counted[name] = len(common)
             continue
         if isinstance(mb, MeanOf):
             va, vb = ma.values[ia], mb.values[ib]
@@ -323,7 +330,7 @@ def intervals_of(
     metric without a trial unit says why.  Empty when the result keeps no trials."""
     import numpy as np
 
-    from .scoring.paired import AucOf, MeanOf, bootstrap_intervals, delong_interval, mean_statistic
+    from .scoring.paired import AucOf, MeanOf, StatOf, bootstrap_intervals, delong_interval, mean_statistic
 
     try:
         data = scorer.trials(entry, options) if scorer is not None and scorer.trials is not None else None
@@ -348,7 +355,9 @@ def intervals_of(
                 continue
             out[name] = {"ci_low": lo, "ci_high": hi, "method": "delong", "trials": int(measure.scores.size)}
             continue
-        if isinstance(measure, MeanOf):
+        if isinstance(measure, StatOf):
+            stat, n = measure.on(np.arange(len(data.keys))), len(data.keys)
+        elif isinstance(measure, MeanOf):
             ok = np.isfinite(measure.values)
             weights = None if measure.weights is None else measure.weights[ok]
             stat, n = mean_statistic(measure.values[ok], weights), int(ok.sum())

@@ -34,6 +34,7 @@ __all__ = [
     "MeanOf",
     "Measure",
     "RocOf",
+    "StatOf",
     "TrialData",
     "PairedResult",
     "Statistic",
@@ -337,7 +338,17 @@ class RocOf:
     test: str = "paired-bootstrap"
 
 
-Measure = MeanOf | AucOf | RocOf
+@dataclass(frozen=True)
+class StatOf:
+    """A metric recomputed from its trials for each draw by the family's own code: ``on(positions)`` gives the
+    statistic of the trials at ``positions`` (of the result's keys), drawn with replacement (a ForgeryNet AP
+    over videos)."""
+
+    on: Callable[[np.ndarray], Statistic]
+    test: str = "paired-bootstrap"
+
+
+Measure = MeanOf | AucOf | RocOf | StatOf
 
 
 @dataclass(frozen=True)

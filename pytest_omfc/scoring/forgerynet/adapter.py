@@ -456,10 +456,18 @@ def run_temporal(inp: ScoringInput) -> list[Outcome]:
         "per_threshold": body["per_threshold"],
         "counts": counts,
         "notes": notes + body["notes"],
+        "trials": body.get("trials"),
     }
     props: list[tuple[str, Any]] = [(k, float(v)) for k, v in body["metrics"].items() if v is not None]
     props += [(f"count.{k}", v) for k, v in counts.items()]
     return [ScoreResult(entry, props)]
+
+
+def _temporal_trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> TrialData | None:
+    """The entry's videos for comparisons (imported only when a comparison runs)."""
+    from .paired import temporal_trials
+
+    return temporal_trials(entry, options)
 
 
 #: The temporal engine's metric names (``scoring/forgerynet/temporal.py``).
@@ -472,8 +480,9 @@ TEMPORAL_FNET = register(
         title="ForgeryNet temporal localization",
         tasks={Task.FTL: "temporal"},
         run=run_temporal,
-        null_keys=("metrics", "per_threshold", "counts", "notes"),
+        null_keys=("metrics", "per_threshold", "counts", "notes", "trials"),
         metrics=_TEMPORAL_METRICS,
+        trials=_temporal_trials,
         headline=("AP_avg", "AR@1"),
     )
 )

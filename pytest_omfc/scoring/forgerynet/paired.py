@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ..paired import AucOf, Draws, MeanOf, RocOf, Statistic, TrialData
+from ..paired import AucOf, Draws, MeanOf, RocOf, Statistic, StatOf, TrialData
 
-__all__ = ["balanced_statistic", "classification_trials", "spatial_trials"]
+__all__ = ["balanced_statistic", "classification_trials", "spatial_trials", "temporal_trials"]
 
 
 def balanced_statistic(predicted: np.ndarray, labels: np.ndarray) -> Statistic:
@@ -79,3 +79,74 @@ def spatial_trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> Tria
         values = np.array([np.nan if r.get(column) is None else float(r[column]) for r in rows], dtype=float)
         measures[name] = MeanOf(values, weights=pixels if kind == "pooled" else None)
     return TrialData(keys, measures)
+
+
+def temporal_trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> TrialData | None:
+    """The videos of a temporal entry (``trials``: the videos, their ground-truth segments, the kept predictions in
+    AP's order with their video and TP bits); AP@t and AP_avg are recomputed per draw over the videos drawn (a
+    video drawn twice brings its segments and predictions twice).  AR is not: its proposal budget is shared by
+    all videos (ActivityNet's average number of proposals), so it has no per-video unit."""
+    from .temporal import TIOU_THRESHOLDS, weighted_ap
+
+    trials = entry.get("trials")
+    if not isinstance(trials, Mapping):
+        return None
+    keys = [str(k) for k in trials["key"]]
+    gt = np.asarray(trials["gt"], dtype=np.int64)
+    video = np.asarray(trials["video"], dtype=np.int64)
+    bits = np.asarray(trials["tp"], dtype=np.int64)
+    if (
+        gt.shape != (len(keys),)
+        or video.shape != bits.shape
+        or (video.size and not 0 <= video.min() <= video.max() < len(keys))
+    ):
+        raise ValueError("trials: key, gt, video and tp must match (one gt per video, one video per prediction)")
+    n_thr = int(TIOU_THRESHOLDS.size)
+    names = [f"AP@{t:.2f}" for t in TIOU_THRESHOLDS]
+
+    def on(positions: np.ndarray) -> dict[str, Statistic]:
+        """The AP statistics of the videos at ``positions``: one computation per draw, shared by every metric."""
+        where = np.full(len(keys), -1, dtype=np.int64)
+        where[positions] = np.arange(positions.size)
+        pred_pos = where[video]  # each prediction's place among the drawn videos (-1: not among them)
+        gt_sub = gt[positions]
+        memo: dict[int, tuple[Draws | None, np.ndarray]] = {}
+
+        def aps(draws: Draws | None) -> np.ndarray:
+            hit = memo.get(id(draws))
+            if hit is not None and hit[0] is draws:
+                return hit[1]
+            counts = np.ones((1, positions.size), dtype=np.int64) if draws is None else draws.counts
+            out = np.empty((counts.shape[0], n_thr + 1))
+            for r, c in enumerate(counts):
+                weights = np.where(pred_pos >= 0, c[np.maximum(pred_pos, 0)], 0)
+                npos = int(c @ gt_sub)
+                row = weighted_ap(bits, weights, npos, n_thr) if npos else [np.nan] * n_thr
+                out[r, :n_thr] = row
+                out[r, n_thr] = np.mean(row)
+            memo.clear()
+            memo[id(draws)] = (draws, out)
+            return out
+
+        def stat_of(j: int) -> Statistic:
+            def stat(draws: Draws | None) -> np.ndarray | float:
+                got = aps(draws)[:, j]
+                return float(got[0]) if draws is None else got
+
+            return stat
+
+        return {name: stat_of(j) for j, name in enumerate([*names, "AP_avg"])}
+
+    shared: dict[bytes, tuple[np.ndarray, dict[str, Statistic]]] = {}
+
+    def measure(name: str) -> StatOf:
+        def statistic(positions: np.ndarray) -> Statistic:
+            key = positions.tobytes()
+            if key not in shared:
+                shared.clear()
+                shared[key] = (positions, on(positions))
+            return shared[key][1][name]
+
+        return StatOf(statistic)
+
+    return TrialData(keys, {name: measure(name) for name in [*names, "AP_avg"]})

@@ -57,7 +57,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["AR_AT", "TIOU_THRESHOLDS", "TemporalReport", "keep_top_k", "score_temporal", "segment_iou"]
+__all__ = [
+    "AR_AT",
+    "TIOU_THRESHOLDS",
+    "TemporalReport",
+    "keep_top_k",
+    "score_temporal",
+    "segment_iou",
+    "weighted_ap",
+]
 
 #: ActivityNet's thresholds, the exact float64 values (``np.linspace(0.5, 0.95, 10)``).
 TIOU_THRESHOLDS: np.ndarray = np.linspace(0.5, 0.95, 10)
@@ -74,16 +82,24 @@ class TemporalReport:
     metrics: dict[str, float | None]
     per_threshold: list[dict[str, Any]]
     notes: tuple[str, ...] = ()
+    #: what AP is made of, video by video (docs/scoring/comparison.md): the videos (``key``, reference order),
+    #: their ground-truth segments (``gt``), and the kept predictions in AP's order (descending score, ties by
+    #: appearance): each one's video (``video``, an index into ``key``) and its TP flags as bits (``tp``, bit t:
+    #: a TP at the t-th tIoU threshold)
+    trials: dict[str, list[Any]] | None = None
 
     def to_entry(self) -> dict[str, Any]:
         """Builtin types only, for the metrics JSON."""
-        return {
+        out: dict[str, Any] = {
             "metrics": {k: (None if v is None else float(v)) for k, v in self.metrics.items()},
             "per_threshold": [
                 {k: (None if v is None else float(v)) for k, v in row.items()} for row in self.per_threshold
             ],
             "notes": list(self.notes),
         }
+        if self.trials is not None:
+            out["trials"] = self.trials
+        return out
 
 
 def segment_iou(ps: np.ndarray, pe: np.ndarray, gs: np.ndarray, ge: np.ndarray) -> np.ndarray:
@@ -163,6 +179,14 @@ def _interpolated_ap(tp_ranks: np.ndarray, npos: int) -> float:
     if r.size == 0 or rec[-1] != 1.0:
         terms = np.append(terms, 0.0)  # mrec's closing 1 with mprec 0
     return float(np.sum(terms))
+
+
+def weighted_ap(tp_bits: np.ndarray, weights: np.ndarray, npos: int, n_thr: int) -> list[float]:
+    """AP at each threshold of kept predictions in AP's order, each counted ``weights`` times in a row (a video
+    drawn twice by a bootstrap brings its predictions twice): the AP of that list, as :func:`score_temporal`
+    computes it."""
+    expanded = np.repeat(tp_bits, weights)
+    return [_interpolated_ap(np.flatnonzero(expanded & (1 << t)), npos) for t in range(n_thr)]
 
 
 def score_temporal(
@@ -292,6 +316,7 @@ def score_temporal(
     metrics: dict[str, float | None] = {}
     per_threshold: list[dict[str, Any]] = []
     ap: list[float | None]
+    trials: dict[str, list[Any]] | None = None
     if npos == 0:
         notes.append("no ground-truth segment in the reference: AP and AR are undefined")
         ap = [None] * n_thr
@@ -300,6 +325,9 @@ def score_temporal(
         rank = np.empty(n_kept, dtype=np.int64)
         rank[order] = np.arange(n_kept)
         ap = [_interpolated_ap(rank[tp[t]], npos) for t in range(n_thr)]
+        bits = (tp.astype(np.int64) << np.arange(n_thr, dtype=np.int64)[:, None]).sum(axis=0)
+        names = [*ground_truth, *(vid for vid in predictions if vid not in code_of)]
+        trials = {"key": names, "gt": gcount.tolist(), "video": kv[order].tolist(), "tp": bits[order].tolist()}
     ar: np.ndarray | None = None
     if npos:
         if ar_possible:
@@ -325,4 +353,4 @@ def score_temporal(
         for jj, k in enumerate(AR_AT):
             row[f"recall@{k}"] = None if ar is None else float(recall[t, jj])
         per_threshold.append(row)
-    return TemporalReport(metrics, per_threshold, tuple(notes))
+    return TemporalReport(metrics, per_threshold, tuple(notes), trials)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from helpers.paths import EXAMPLES
 from sklearn.metrics import balanced_accuracy_score
@@ -75,3 +76,36 @@ def test_classification_metrics_are_rebuilt_from_the_rows(
     assert result["comparison"]["AUC"]["test"] == "delong"
     assert result["comparison"]["AUC"]["baseline"] == entry["metrics"]["AUC"]
     assert {r["difference"] for r in result["comparison"].values()} == {0.0}
+
+
+def test_temporal_ap_per_draw_is_the_ap_of_the_videos_drawn() -> None:
+    """The AP a bootstrap draw gives (videos drawn with replacement, from the kept trials) equals what the scorer
+    computes on a reference and results in which each drawn video appears as often as it was drawn."""
+    from pytest_omfc.scoring.forgerynet.paired import temporal_trials
+    from pytest_omfc.scoring.forgerynet.temporal import score_temporal
+    from pytest_omfc.scoring.paired import Draws
+
+    rng = np.random.default_rng(4)
+    gt: dict[str, list[tuple[float, float]]] = {}
+    pred: dict[str, list[tuple[float, float, float]]] = {}
+    for v in range(12):
+        starts = rng.uniform(0, 80, size=int(rng.integers(0, 3)))
+        gt[f"v{v}"] = [(float(s), float(s + rng.uniform(5, 15))) for s in starts]
+        guesses = rng.uniform(0, 90, size=int(rng.integers(1, 5)))
+        pred[f"v{v}"] = [(float(s), float(s + rng.uniform(4, 16)), float(rng.random())) for s in guesses]
+    report = score_temporal(gt, pred)
+    data = temporal_trials(report.to_entry(), {})
+    assert data is not None and data.keys == list(gt)
+    stats = {name: m.on(np.arange(len(data.keys))) for name, m in data.metrics.items()}
+    for name, stat in stats.items():  # the observed trials give the scorer's numbers
+        assert stat(None) == pytest.approx(report.metrics[name], abs=1e-12), name
+    positions = rng.integers(0, len(gt), size=(3, len(gt)))
+    draws = Draws(positions)
+    for r in range(3):
+        drawn = [list(gt)[p] for p in sorted(positions[r])]
+        copies = {f"{v}#{k}": v for k, v in enumerate(drawn)}
+        again = score_temporal({c: gt[v] for c, v in copies.items()}, {c: pred[v] for c, v in copies.items()})
+        for name, stat in stats.items():
+            want = again.metrics[name]
+            got = float(stat(draws)[r])
+            assert (want is None and np.isnan(got)) or got == pytest.approx(want, abs=1e-12), (name, r)
