@@ -253,11 +253,17 @@ def compare_documents(
     for entry in run.get("results", []):
         scorer = scorer_of(entry, scorers)
         base = base_results.get(result_key(entry))
-        if scorer is None or scorer.trials is None or base is None or entry.get("metrics") is None:
+        if scorer is None or scorer.trials is None or entry.get("metrics") is None:
             out.append(None)
             continue
-        if base.get("metrics") is None:
-            out.append({"skipped": "the baseline did not score this result"})
+        if base is None or base.get("metrics") is None:
+            why = "has no such result" if base is None else "did not score this result"
+            out.append(
+                {
+                    "skipped": f"the baseline {why}"
+                    + (f" ({base.get('skipped')})" if base and base.get("skipped") else "")
+                }
+            )
             continue
         out.append(
             compare_entries(

@@ -451,9 +451,10 @@ SCORING_OPTIONS: tuple[Option, ...] = (
         "omfc_baseline",
         {
             "metavar": "PATH",
-            "help": "compare this run with an earlier run's metrics JSON of the same task and reference, trial by "
-            "trial: per metric the difference, its interval (--omfc-ci-level, --omfc-ci-iterations draws, "
-            "--omfc-seed) and a paired test's p-value",
+            "help": "compare this run, trial by trial, with an earlier run's metrics JSON of the same task and "
+            "reference, or with another submission (a folder or an upload) scored in this run: per metric the "
+            "difference, its interval (--omfc-ci-level, --omfc-ci-iterations draws, --omfc-seed) and a paired "
+            "test's p-value",
         },
         parse=_path_text,
     ),

@@ -250,15 +250,14 @@ def _signed(v: Any) -> str:
 def _compared(config: pytest.Config, result: Any, metric: str) -> dict[str, Any] | str:
     """The comparison of ``metric`` of ``result`` with the baseline's (a record of ``comparison``), or why there
     is none; each result is compared once per process, with the metrics JSON's level, draws and seed."""
-    from ..comparison import compare_entries, load_baseline, result_key, scorer_of
+    from ..comparison import compare_entries, result_key, scorer_of
     from ..scoring.registry import SCORERS
-    from .scoring import BASELINE_KEY
+    from .scoring import baseline_document
 
     settings = config.stash[SCORING_KEY]
     assert settings is not None and settings.baseline is not None
-    baseline = config.stash.get(BASELINE_KEY, None)
-    if baseline is None:  # an xdist worker: the controller checked it before anything ran
-        baseline = config.stash[BASELINE_KEY] = load_baseline(settings.baseline)
+    baseline = baseline_document(config)
+    assert baseline is not None
     cache = config.stash.setdefault(_COMPARED_KEY, {})
     key = result_key(result.entry)
     if key not in cache:

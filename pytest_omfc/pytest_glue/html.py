@@ -116,9 +116,9 @@ class HtmlReporter(ReportWriter):
         view = view_for(scorer.name, scorer.metrics)
         if view.compared is not None:
             from ..comparison import result_key
-            from .scoring import BASELINE_KEY
+            from .scoring import baseline_document
 
-            baseline = self.config.stash.get(BASELINE_KEY, None) or {}
+            baseline = baseline_document(self.config) or {}
             base = {result_key(r): r for r in baseline.get("results", []) if isinstance(r, dict)}
             pairs = [(base[result_key(e)], e) for _, e in joined if result_key(e) in base]
             name = reporter.settings.baseline.name if reporter.settings.baseline else "baseline"

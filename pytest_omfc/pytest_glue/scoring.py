@@ -249,16 +249,22 @@ def _baseline(
 ) -> Path | None:
     """``--omfc-baseline``: the earlier run's metrics JSON, read once by the process that reports (the xdist
     controller) and refused before anything runs when it cannot be compared: not a metrics JSON, another
-    edition, or another reference (by SHA-256)."""
+    edition, or another reference (by SHA-256).  A submission (a folder or an upload) instead is a second
+    system scored in this run against the same reference (:func:`baseline_document`)."""
     raw, base = given(config, "omfc_baseline")
     if raw is None:
         return None
     from ..comparison import ComparisonError, load_baseline, reference_sha256
+    from ..inputs import is_archive
     from ..stamp import fingerprint
 
     path = resolve_input(str(raw), base, dataset_root).resolve()
     if sub is not None and sub.is_package:
         raise usage_error("--omfc-baseline: compares one submission's run; give one EXPID folder of the package")
+    if path.is_dir() or is_archive(path):
+        if not hasattr(config, "workerinput"):
+            _baseline_submission(config, path, usage_error)  # its inputs are checked before anything runs
+        return path
     if hasattr(config, "workerinput"):
         return path
     try:
@@ -278,6 +284,84 @@ def _baseline(
         raise usage_error(f"--omfc-baseline: {exc}") from None
     config.stash[BASELINE_KEY] = doc
     return path
+
+
+BASELINE_SUB_KEY = pytest.StashKey["CheckSettings"]()
+
+
+def _baseline_submission(config: pytest.Config, path: Path, usage_error: type[Exception]) -> CheckSettings:
+    """The settings of a baseline submission: resolved as ``--omfc-submission`` is (an upload unpacked into a
+    private directory removed with the run), with this run's index, edition, task and options."""
+    got = config.stash.get(BASELINE_SUB_KEY, None)
+    if got is not None:
+        return got
+    from ..inputs import InputError, is_archive, resolve_settings, unpack_upload
+
+    options = ConfigOptions(config)
+
+    class _Baseline:
+        def raw(self, ini: str) -> tuple[Any, Path]:
+            return (path, path.parent) if ini == "omfc_submission" else options.raw(ini)
+
+    given_ = _Baseline()
+    try:
+        settings = resolve_settings(
+            given_, lambda p: unpack_upload(p, given_, config.add_cleanup) if is_archive(p) else None
+        )
+    except InputError as exc:
+        raise usage_error(f"--omfc-baseline: {exc.said()}") from None
+    if settings is None or settings.is_package:
+        raise usage_error(f"--omfc-baseline: {path} is an NC2017 package; give one EXPID folder of it")
+    config.stash[BASELINE_SUB_KEY] = settings
+    return settings
+
+
+def baseline_document(config: pytest.Config) -> dict[str, Any] | None:
+    """What ``--omfc-baseline`` names as a metrics JSON document: the file's (read once per process), or, for a
+    submission, the results of scoring it here with this run's scorers, reference and options (once per
+    process)."""
+    doc = config.stash.get(BASELINE_KEY, None)
+    if doc is not None:
+        return doc
+    settings = config.stash.get(SCORING_KEY, None)
+    if settings is None or settings.baseline is None:
+        return None
+    from ..comparison import load_baseline
+    from ..inputs import is_archive
+
+    path = settings.baseline
+    if not (path.is_dir() or is_archive(path)):
+        doc = config.stash[BASELINE_KEY] = load_baseline(path)  # a worker: the controller checked it
+        return doc
+    base = _baseline_submission(config, path, pytest.UsageError)
+    results: list[dict[str, Any]] = []
+    for name in settings.scorers:
+        for outcome in _score(config, settings, SCORERS[name], base):
+            if isinstance(outcome, NotScored):
+                continue
+            entries = outcome.entry.get("entries")
+            entries = entries if isinstance(entries, list) else [outcome.entry]
+            results += [{"scorer": name, **e} for e in entries]
+    checked = config.stash[SETTINGS_KEY]
+    assert checked is not None
+    doc = {
+        "edition": checked.edition.value,
+        "task": _task_of(config, checked),
+        "submission": base.submission.name,
+        "reference": str(settings.reference),
+        "options": settings.as_dict(),
+        "results": results,
+        "run": {"inputs": [{"path": str(settings.reference), "sha256": _sha256(settings.reference)}]},
+    }
+    config.stash[BASELINE_KEY] = doc
+    return doc
+
+
+def _task_of(config: pytest.Config, checked: CheckSettings) -> str:
+    reporter = config.pluginmanager.get_plugin("omfc-scoring-reporter")
+    if isinstance(reporter, ScoringReporter):
+        return reporter._labels(checked.submission)[2]
+    return str(index_task(checked) or checked.task.value)
 
 
 def _member_scoring(
@@ -734,7 +818,7 @@ class ScoringReporter:
         if self._compared is not None:
             return self._compared
         self._compared = {}
-        baseline = self.config.stash.get(BASELINE_KEY, None)
+        baseline = baseline_document(self.config)
         if baseline is None:
             return self._compared
         from ..comparison import ComparisonError, compare_documents

@@ -243,3 +243,35 @@ def test_a_baseline_past_the_size_limit_is_refused_unread(
     res = pytester.runpytest(*s.args("--omfc-baseline", str(base)))
     assert res.ret == pytest.ExitCode.USAGE_ERROR
     res.stderr.fnmatch_lines(["ERROR: --omfc-baseline: *: must be a baseline metrics JSON of at most 0.0 MB (got *"])
+
+
+# ---------------------------------------------------------------------------- two submissions in one run
+
+
+def test_a_submission_as_baseline_is_scored_in_the_same_run(omfc: Any) -> None:
+    """``--omfc-baseline`` naming a submission folder (or its upload): the second system is scored in this run
+    against the same reference, with the same options, and compared as a metrics JSON would be; the gates
+    and the document name it."""
+    first = make(omfc)
+    base = first.root / "baseline" / first.case.submission.name
+    shutil.copytree(first.case.submission, base)
+    s = make(omfc, score={i: str(round(1 - sc, 2)) for i, _, sc, _ in TRIALS})  # a reversed ranking
+    doc = s.json("--omfc-baseline", str(base), "--omfc-require", "AUC not worse")
+    (entry,) = doc["results"]
+    auc = entry["comparison"]["AUC"]
+    assert (auc["baseline"], auc["value"], auc["trials"]) == (0.8125, 0.1875, len(TRIALS))
+    assert auc["difference"] == pytest.approx(-0.625) and doc["baseline"] == str(base)
+    res = s.run("--omfc-baseline", str(base), "--omfc-require", "AUC not worse")
+    assert res.first_line("AUC not worse").startswith("AUC is worse than the baseline (value 0.1875, baseline 0.8125")
+
+
+def test_a_baseline_submission_that_scores_nothing_is_not_compared_and_says_so(
+    omfc: Any, pytester: pytest.Pytester
+) -> None:
+    s = make(omfc)
+    empty = s.root / "nothing-here"
+    empty.mkdir()
+    res = pytester.runpytest(*s.args("--omfc-baseline", str(empty)))
+    assert res.ret == 0  # the run's own verdict; the comparison says why there is none
+    res.stdout.fnmatch_lines(["  all not compared: the baseline has no such result"])
+    assert "Traceback" not in "\n".join(res.stderr.lines + res.stdout.lines)
