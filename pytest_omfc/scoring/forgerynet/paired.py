@@ -83,10 +83,10 @@ def spatial_trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> Tria
 
 def temporal_trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> TrialData | None:
     """The videos of a temporal entry (``trials``: the videos, their ground-truth segments, the kept predictions in
-    AP's order with their video and TP bits); AP@t and AP_avg are recomputed per draw over the videos drawn (a
-    video drawn twice brings its segments and predictions twice).  AR is not: its proposal budget is shared by
-    all videos (ActivityNet's average number of proposals), so it has no per-video unit."""
-    from .temporal import TIOU_THRESHOLDS, weighted_ap
+    AP's order with their video and TP bits, each video's proposals and recalled segments); AP@t, AP_avg and
+    AR@K are recomputed per draw over the videos drawn (a video drawn twice brings its segments and
+    predictions twice, and AR's proposal budget is shared again among the videos drawn)."""
+    from .temporal import AR_AT, TIOU_THRESHOLDS, resampled_ar, weighted_ap
 
     trials = entry.get("trials")
     if not isinstance(trials, Mapping):
@@ -103,6 +103,15 @@ def temporal_trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> Tri
         raise ValueError("trials: key, gt, video and tp must match (one gt per video, one video per prediction)")
     n_thr = int(TIOU_THRESHOLDS.size)
     names = [f"AP@{t:.2f}" for t in TIOU_THRESHOLDS]
+    has_ar = "proposals" in trials and "recalled" in trials
+    if has_ar:
+        proposals = np.asarray(trials["proposals"], dtype=np.int64)
+        recalled = np.asarray(trials["recalled"], dtype=np.int64)
+        if proposals.shape != (len(keys),) or recalled.ndim != 3 or recalled.shape[:2] != (len(keys), n_thr):
+            raise ValueError("trials: proposals and recalled must have one entry per video")
+        if recalled.shape[2] < int(proposals.max(initial=0)):
+            raise ValueError("trials: recalled must cover each video's proposals")
+    ar_names = [f"AR@{k}" for k in AR_AT] if has_ar else []
 
     def on(positions: np.ndarray) -> dict[str, Statistic]:
         """The AP statistics of the videos at ``positions``: one computation per draw, shared by every metric."""
@@ -117,13 +126,15 @@ def temporal_trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> Tri
             if hit is not None and hit[0] is draws:
                 return hit[1]
             counts = np.ones((1, positions.size), dtype=np.int64) if draws is None else draws.counts
-            out = np.empty((counts.shape[0], n_thr + 1))
+            out = np.empty((counts.shape[0], n_thr + 1 + len(ar_names)))
             for r, c in enumerate(counts):
                 weights = np.where(pred_pos >= 0, c[np.maximum(pred_pos, 0)], 0)
                 npos = int(c @ gt_sub)
                 row = weighted_ap(bits, weights, npos, n_thr) if npos else [np.nan] * n_thr
                 out[r, :n_thr] = row
                 out[r, n_thr] = np.mean(row)
+                if has_ar:
+                    out[r, n_thr + 1 :] = resampled_ar(c, gt_sub, proposals[positions], recalled[positions])
             memo.clear()
             memo[id(draws)] = (draws, out)
             return out
@@ -135,7 +146,7 @@ def temporal_trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> Tri
 
             return stat
 
-        return {name: stat_of(j) for j, name in enumerate([*names, "AP_avg"])}
+        return {name: stat_of(j) for j, name in enumerate([*names, "AP_avg", *ar_names])}
 
     shared: dict[bytes, tuple[np.ndarray, dict[str, Statistic]]] = {}
 
@@ -149,4 +160,4 @@ def temporal_trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> Tri
 
         return StatOf(statistic)
 
-    return TrialData(keys, {name: measure(name) for name in [*names, "AP_avg"]})
+    return TrialData(keys, {name: measure(name) for name in [*names, "AP_avg", *ar_names]})

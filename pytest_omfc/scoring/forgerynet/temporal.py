@@ -64,6 +64,7 @@ __all__ = [
     "keep_top_k",
     "score_temporal",
     "segment_iou",
+    "resampled_ar",
     "weighted_ap",
 ]
 
@@ -85,7 +86,8 @@ class TemporalReport:
     #: what AP is made of, video by video (docs/scoring/comparison.md): the videos (``key``, reference order),
     #: their ground-truth segments (``gt``), and the kept predictions in AP's order (descending score, ties by
     #: appearance): each one's video (``video``, an index into ``key``) and its TP flags as bits (``tp``, bit t:
-    #: a TP at the t-th tIoU threshold)
+    #: a TP at the t-th tIoU threshold); for AR, each video's kept proposals (``proposals``) and the segments its
+    #: first m proposals recall at each threshold (``recalled[video][t][m - 1]``, m up to the most kept in a video)
     trials: dict[str, list[Any]] | None = None
 
     def to_entry(self) -> dict[str, Any]:
@@ -189,6 +191,41 @@ def weighted_ap(tp_bits: np.ndarray, weights: np.ndarray, npos: int, n_thr: int)
     return [_interpolated_ap(np.flatnonzero(expanded & (1 << t)), npos) for t in range(n_thr)]
 
 
+def resampled_ar(
+    counts: np.ndarray,
+    gt: np.ndarray,
+    proposals: np.ndarray,
+    recalled: np.ndarray,
+    *,
+    max_avg_nr_proposals: int = MAX_AVG_NR_PROPOSALS,
+) -> np.ndarray:
+    """AR@K (for K in :data:`AR_AT`) of the videos counted ``counts`` times each, as :func:`score_temporal` computes
+    it on files in which each video appears that often: ActivityNet's proposal budget (``max_avg_nr_proposals``
+    per video with ground truth, shared in proportion to each video's proposals) over the videos drawn."""
+    c = np.asarray(counts, dtype=np.int64)
+    npos = int(c @ gt)
+    if npos == 0:
+        return np.full(len(AR_AT), np.nan)
+    has_gt = gt > 0
+    n_gt_videos = int(c[has_gt].sum())
+    n_kept = int(c @ proposals)
+    if n_gt_videos == 0 or n_kept == 0:
+        return np.zeros(len(AR_AT))
+    ratio = max_avg_nr_proposals * float(n_gt_videos) / n_kept
+    nr = np.where(has_gt, np.minimum((proposals * ratio).astype(np.int64), proposals), 0)
+    total_nr = int(c @ nr)
+    if total_nr == 0:
+        return np.zeros(len(AR_AT))
+    pcn = np.arange(1, 101) / 100.0 * (max_avg_nr_proposals * float(n_gt_videos) / total_nr)
+    out = np.empty(len(AR_AT))
+    videos = np.arange(gt.size)
+    for jj, k in enumerate(AR_AT):
+        m = np.minimum((nr * pcn[k - 1]).astype(np.int64), nr)
+        got = np.where(m >= 1, recalled[videos, :, np.maximum(m - 1, 0)].T, 0)  # (n_thr, videos)
+        out[jj] = float(np.mean((got @ c) / float(npos)))
+    return out
+
+
 def score_temporal(
     ground_truth: Mapping[str, Sequence[tuple[float, float]]],
     predictions: Mapping[str, Sequence[tuple[float, float, float]]],
@@ -274,6 +311,9 @@ def score_temporal(
     # Videos with ground truth and predictions, grouped by their number of ground-truth segments.
     row_code = np.full(n_codes, -1, dtype=np.int64)
     width = int(krank.max()) + 1 if n_kept else 1  # columns: at most top_k, never more than used
+    # per video with ground truth: the segments recalled at each threshold by its first m proposals, m = 1..width
+    # (what AR@K of a resample of videos is made of, docs/scoring/comparison.md)
+    recalled = np.zeros((n_codes, n_thr, width), dtype=np.int64)
     # Kept predictions of videos with ground truth, sorted by that count once (each group is a slice).
     kg = gcount[kv]
     by_count = np.argsort(kg, kind="stable")
@@ -301,8 +341,10 @@ def score_temporal(
             locked[t_idx, v_idx, best[t_idx, v_idx]] = True
             tp[:, slot[valid[:, p], p]] = hit[:, valid[:, p]]
         # AR: a GT is recalled at step j when the best tIoU over the first m_j proposals is >= t.
+        prefmax = np.maximum.accumulate(tiou, axis=1)  # (nv, width, g)
+        got = np.count_nonzero(prefmax[:, :, None, :] >= thr[None, None, :, None], axis=3)  # (nv, width, n_thr)
+        recalled[vids] = got.transpose(0, 2, 1)
         if ar_possible:
-            prefmax = np.maximum.accumulate(tiou, axis=1)  # (nv, width, g)
             nrv = nr_keep[vids]
             for jj, j in enumerate(ar_cols):
                 m = np.minimum((nrv * pcn_lst[j]).astype(np.int64), nrv)
@@ -327,7 +369,14 @@ def score_temporal(
         ap = [_interpolated_ap(rank[tp[t]], npos) for t in range(n_thr)]
         bits = (tp.astype(np.int64) << np.arange(n_thr, dtype=np.int64)[:, None]).sum(axis=0)
         names = [*ground_truth, *(vid for vid in predictions if vid not in code_of)]
-        trials = {"key": names, "gt": gcount.tolist(), "video": kv[order].tolist(), "tp": bits[order].tolist()}
+        trials = {
+            "key": names,
+            "gt": gcount.tolist(),
+            "video": kv[order].tolist(),
+            "tp": bits[order].tolist(),
+            "proposals": n_pred_per_code.tolist(),
+            "recalled": recalled.tolist(),
+        }
     ar: np.ndarray | None = None
     if npos:
         if ar_possible:
