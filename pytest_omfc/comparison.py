@@ -368,7 +368,7 @@ def intervals_of(
             weights = None if measure.weights is None else measure.weights[ok]
             stat, n = mean_statistic(measure.values[ok], weights), int(ok.sum())
         else:
-            stat, n = measure.statistic(measure.scores, measure.targets), int(measure.scores.size)
+            stat, n = measure.statistic(measure.scores, measure.targets), int(measure.targets.size)
         pending.setdefault(n, {})[name] = stat
         out[name] = {}  # filled below, in the metrics' order
     for n, stats in pending.items():

@@ -131,7 +131,8 @@ def run_classification(inp: ScoringInput) -> list[Outcome]:
 
 def _classified(ids: list[str], labels: np.ndarray, probs: np.ndarray, threshold: float) -> dict[str, list[Any]]:
     """The scored rows for comparisons (docs/scoring/comparison.md): each ID, its reference label, its fake
-    score (the binary AUC's), its predicted class (Acc's) and, k-way, its predicted real/fake (Acc_binary's)."""
+    score (the binary AUC's), its predicted class (Acc's) and, k-way, its predicted real/fake (Acc_binary's) and
+    its probabilities (mAP's)."""
     import numpy as np
 
     from .classification import fake_score
@@ -145,6 +146,7 @@ def _classified(ids: list[str], labels: np.ndarray, probs: np.ndarray, threshold
     else:
         out["pred"] = np.argmax(probs, axis=1).astype(int).tolist()
         out["pred_binary"] = (fake >= threshold).astype(int).tolist()
+        out["probs"] = probs.astype(float).tolist()  # mAP's one-vs-rest AUCs
     return out
 
 

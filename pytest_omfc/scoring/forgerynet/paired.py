@@ -1,8 +1,8 @@
 """ForgeryNet results trial by trial (docs/scoring/comparison.md).
 
 Classification: the AUC (real against fake, on the fake score) by DeLong's test; ``Acc`` and ``Acc_binary``
-(balanced accuracies: the mean recall over the classes present) by a paired bootstrap that recomputes them
-from each draw's counts; ``mAP`` (the mean of one-vs-rest AUCs) is not compared.  Spatial localization: a
+(balanced accuracies: the mean recall over the classes present) and ``mAP`` (the mean of the one-vs-rest
+AUCs) by a paired bootstrap that recomputes them from each draw's counts.  Spatial localization: a
 ``<metric>_per_image`` value is the mean of the images' values, a ``<metric>_pooled`` one their mean weighted
 by each image's pixels; both are compared by a paired bootstrap of the images."""
 
@@ -15,7 +15,7 @@ import numpy as np
 
 from ..paired import AucOf, Draws, MeanOf, RocOf, Statistic, StatOf, TrialData
 
-__all__ = ["balanced_statistic", "classification_trials", "spatial_trials", "temporal_trials"]
+__all__ = ["balanced_statistic", "classification_trials", "map_statistic", "spatial_trials", "temporal_trials"]
 
 
 def balanced_statistic(predicted: np.ndarray, labels: np.ndarray) -> Statistic:
@@ -38,6 +38,38 @@ def balanced_statistic(predicted: np.ndarray, labels: np.ndarray) -> Statistic:
     return stat
 
 
+def map_statistic(probs: np.ndarray, labels: np.ndarray) -> Statistic:
+    """mAP (the mean over classes of the one-vs-rest ROC AUC, ties counting one half; a class without a positive
+    or a negative row left out) of the observed rows or of every draw of a chunk at once: per class, the rows in
+    ascending score order grouped by tie, each draw's positive and negative weights summed per group."""
+    p = np.asarray(probs, dtype=float)
+    y = np.asarray(labels, dtype=np.int64)
+    plans = []
+    for c in range(p.shape[1]):
+        order = np.argsort(p[:, c], kind="mergesort")
+        s = p[order, c]
+        starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]]) if s.size else np.zeros(0, np.intp)
+        plans.append((order, starts, (y[order] == c)))
+
+    def stat(draws: Draws | None) -> np.ndarray | float:
+        w = np.ones((1, y.size)) if draws is None else draws.counts.astype(float)
+        aucs = np.full((w.shape[0], len(plans)), np.nan)
+        for c, (order, starts, positive) in enumerate(plans):
+            ws = w[:, order]
+            pos = np.add.reduceat(ws * positive, starts, axis=1) if starts.size else ws[:, :0]
+            neg = np.add.reduceat(ws * ~positive, starts, axis=1) if starts.size else ws[:, :0]
+            below = np.cumsum(neg, axis=1) - neg  # negatives with a lower score than each tie group
+            n_pos, n_neg = pos.sum(axis=1), neg.sum(axis=1)
+            ok = (n_pos > 0) & (n_neg > 0)
+            num = (pos * (below + 0.5 * neg)).sum(axis=1)
+            aucs[ok, c] = num[ok] / (n_pos[ok] * n_neg[ok])
+        with np.errstate(all="ignore"):
+            out = np.nanmean(aucs, axis=1) if aucs.shape[1] else np.full(w.shape[0], np.nan)
+        return float(out[0]) if draws is None else out
+
+    return stat
+
+
 def classification_trials(entry: Mapping[str, Any], options: Mapping[str, Any]) -> TrialData | None:
     """The rows of a classification entry (``trials``); None when it has none."""
     trials = entry.get("trials")
@@ -51,6 +83,11 @@ def classification_trials(entry: Mapping[str, Any], options: Mapping[str, Any]) 
         raise ValueError("trials: key, label, fake and pred must be lists of one length, the scores finite")
     is_fake = labels != 0
     measures: dict[str, Any] = {"AUC": AucOf(fake, is_fake)}
+    if "probs" in trials:  # k-way: mAP over the classes
+        probs = np.asarray(trials["probs"], dtype=float)
+        if probs.ndim != 2 or probs.shape[0] != len(keys) or not np.isfinite(probs).all():
+            raise ValueError("trials: probs must hold one row of finite probabilities per key")
+        measures["mAP"] = RocOf(probs, labels, map_statistic)
     if "pred_binary" in trials:  # k-way: Acc over the k classes, Acc_binary over real and fake
         measures["Acc"] = RocOf(np.asarray(trials["pred"], dtype=np.int64), labels, balanced_statistic)
         measures["Acc_binary"] = RocOf(

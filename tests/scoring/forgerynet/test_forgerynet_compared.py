@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers.paths import EXAMPLES
-from sklearn.metrics import balanced_accuracy_score
+from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 from pytest_omfc import omfc_compare
 from pytest_omfc.scoring.families import SCORERS
@@ -72,6 +72,15 @@ def test_classification_metrics_are_rebuilt_from_the_rows(
     if "Acc_binary" in entry["metrics"]:
         acc_bin = data.metrics["Acc_binary"]
         assert acc_bin.statistic(acc_bin.scores, acc_bin.targets)(None) == pytest.approx(entry["metrics"]["Acc_binary"])
+        m_ap = data.metrics["mAP"]  # the mean of the one-vs-rest AUCs, as scikit-learn computes each
+        probs, labels = np.asarray(trials["probs"]), np.asarray(trials["label"])
+        one_vs_rest = [
+            roc_auc_score(labels == c, probs[:, c])
+            for c in range(probs.shape[1])
+            if 0 < (labels == c).sum() < labels.size
+        ]
+        assert m_ap.statistic(m_ap.scores, m_ap.targets)(None) == pytest.approx(entry["metrics"]["mAP"], abs=1e-12)
+        assert entry["metrics"]["mAP"] == pytest.approx(float(np.mean(one_vs_rest)), abs=1e-12)
     (result,) = omfc_compare(doc, doc, draws=100)["results"]
     assert result["comparison"]["AUC"]["test"] == "delong"
     assert result["comparison"]["AUC"]["baseline"] == entry["metrics"]["AUC"]
@@ -109,3 +118,21 @@ def test_temporal_ap_per_draw_is_the_ap_of_the_videos_drawn() -> None:
             want = again.metrics[name]
             got = float(stat(draws)[r])
             assert (want is None and np.isnan(got)) or got == pytest.approx(want, abs=1e-12), (name, r)
+
+
+def test_map_per_draw_is_the_map_of_the_rows_drawn() -> None:
+    """mAP on a draw equals the mean of scikit-learn's one-vs-rest AUCs on the rows drawn (with repeats, tied
+    scores included), classes without a positive or a negative row left out."""
+    from pytest_omfc.scoring.forgerynet.paired import map_statistic
+    from pytest_omfc.scoring.paired import Draws
+
+    rng = np.random.default_rng(8)
+    n, k = 40, 4
+    labels = rng.integers(0, k, size=n)
+    probs = np.round(rng.dirichlet(np.ones(k), size=n), 1)  # rounded: ties inside and across classes
+    positions = rng.integers(0, n, size=(5, n))
+    got = map_statistic(probs, labels)(Draws(positions))
+    for r in range(5):
+        y, p = labels[positions[r]], probs[positions[r]]
+        want = [roc_auc_score(y == c, p[:, c]) for c in range(k) if 0 < (y == c).sum() < y.size]
+        assert got[r] == pytest.approx(float(np.mean(want)), abs=1e-12)
