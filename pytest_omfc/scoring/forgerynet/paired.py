@@ -63,8 +63,10 @@ def map_statistic(probs: np.ndarray, labels: np.ndarray) -> Statistic:
             ok = (n_pos > 0) & (n_neg > 0)
             num = (pos * (below + 0.5 * neg)).sum(axis=1)
             aucs[ok, c] = num[ok] / (n_pos[ok] * n_neg[ok])
-        with np.errstate(all="ignore"):
-            out = np.nanmean(aucs, axis=1) if aucs.shape[1] else np.full(w.shape[0], np.nan)
+        defined = ~np.isnan(aucs)
+        n_defined = defined.sum(axis=1)
+        total = np.where(defined, aucs, 0.0).sum(axis=1)
+        out = np.where(n_defined > 0, total / np.maximum(n_defined, 1), np.nan)  # a draw of one class: undefined
         return float(out[0]) if draws is None else out
 
     return stat

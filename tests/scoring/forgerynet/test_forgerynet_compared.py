@@ -136,3 +136,21 @@ def test_map_per_draw_is_the_map_of_the_rows_drawn() -> None:
         y, p = labels[positions[r]], probs[positions[r]]
         want = [roc_auc_score(y == c, p[:, c]) for c in range(k) if 0 < (y == c).sum() < y.size]
         assert got[r] == pytest.approx(float(np.mean(want)), abs=1e-12)
+
+
+def test_the_html_report_overlays_both_runs_real_fake_curves(pytester: pytest.Pytester) -> None:
+    sub = EXAMPLES / "submissions" / "forgerynet" / "image-classification" / "p-fnet_1_image"
+    args = ["--omfc-submission", str(sub), "--omfc-edition", "ForgeryNet", "--omfc-task", "image-classification"]
+    args += [
+        "--omfc-classes",
+        "3",
+        "--omfc-reference",
+        str(EXAMPLES / "datasets" / "ForgeryNet" / "image_cls_3way_ref.csv"),
+    ]
+    args += ["-p", "no:cacheprovider"]
+    base, page = pytester.path / "base.json", pytester.path / "r.html"
+    assert pytester.runpytest(*args, f"--omfc-metrics-json={base}").ret == 0
+    assert pytester.runpytest(*args, f"--omfc-baseline={base}", f"--omfc-html={page}").ret == 0
+    text = page.read_text(encoding="utf-8")
+    assert 'aria-label="real/fake compared with the baseline ROC"' in text and "real/fake ROC" in text
+    assert "baseline base.json" in text and "this run p-fnet_1_image" in text
