@@ -56,3 +56,37 @@ def test_intervals_reach_junit_and_the_terminal(omfc: Any, pytester: pytest.Pyte
 def test_without_the_switch_there_are_none(omfc: Any) -> None:
     (entry,) = make(omfc).json()["results"]
     assert "intervals" not in entry
+
+
+@pytest.mark.parametrize(
+    ("args", "scorer"),
+    [
+        (["--omfc-submission", "submissions/imdl/p-baseline_3_imdl", "--omfc-index",
+          "datasets/OpenMFC2020/indexes/OpenMFC20_Image-IMDL-index.csv", "--omfc-reference",
+          "reference/IMDL/OpenMFC20_Image-IMDL-ref.csv"], "mask"),
+        (["--omfc-submission", "submissions/forgerynet/spatial/p-fnet_1_spatial", "--omfc-edition", "ForgeryNet",
+          "--omfc-task", "spatial", "--omfc-reference", "datasets/ForgeryNet/spatial_ref.csv"], "forgerynet-spatial"),
+        (["--omfc-submission", "submissions/forgerynet/temporal/p-fnet_1_temporal", "--omfc-edition", "ForgeryNet",
+          "--omfc-task", "temporal", "--omfc-reference", "datasets/ForgeryNet/temporal_gt.json"],
+         "forgerynet-temporal"),
+        (["--omfc-submission", "submissions/forgerynet/image-classification/p-fnet_1_image", "--omfc-edition",
+          "ForgeryNet", "--omfc-task", "image-classification", "--omfc-classes", "3", "--omfc-reference",
+          "datasets/ForgeryNet/image_cls_3way_ref.csv"], "forgerynet-classification"),
+    ],
+    ids=["mask", "forgerynet-spatial", "forgerynet-temporal", "forgerynet-classification"],
+)  # fmt: skip
+def test_each_family_gives_its_averages_intervals(pytester: pytest.Pytester, args: list[str], scorer: str) -> None:
+    """The bundled examples with --omfc-ci: every metric with a trial unit has an interval holding its value."""
+    from helpers.paths import EXAMPLES
+
+    given = [str(EXAMPLES / a) if a.startswith(("submissions/", "datasets/")) else a for a in args]
+    out = pytester.path / "m.json"
+    res = pytester.runpytest(*given, "--omfc-ci", f"--omfc-metrics-json={out}", "-p", "no:cacheprovider")
+    assert res.ret == 0, res.stdout.lines[-20:]
+    import json
+
+    (entry,) = [r for r in json.loads(out.read_text(encoding="utf-8"))["results"] if r["scorer"] == scorer]
+    with_interval = {m: iv for m, iv in entry["intervals"].items() if iv["ci_low"] is not None}
+    assert with_interval, entry["intervals"]
+    for metric, iv in with_interval.items():
+        assert iv["ci_low"] - 1e-12 <= entry["metrics"][metric] <= iv["ci_high"] + 1e-12, (metric, iv)
