@@ -18,6 +18,7 @@ from typing import Any
 
 __all__ = [
     "COMPARISON_KEYS",
+    "compare_result",
     "intervals_of",
     "ComparisonError",
     "compare_documents",
@@ -96,6 +97,19 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _trials(scorer: Any, entry: Mapping[str, Any], options: Mapping[str, Any], which: str) -> Any:
+    """A result's trials (:attr:`Scorer.trials`), or why they cannot be paired."""
+    try:
+        data = scorer.trials(entry, options)
+    except (TypeError, ValueError, KeyError, IndexError) as exc:
+        return f"{which} per-trial data cannot be read ({type(exc).__name__}: {str(exc)[:200]})"
+    if data is None:
+        return f"{which} result carries no per-trial data to pair"
+    if len(set(data.keys)) != len(data.keys):
+        return f"{which} per-trial data names a trial twice"
+    return data
+
+
 def compare_entries(
     scorer: Any,
     base: Mapping[str, Any],
@@ -114,19 +128,10 @@ def compare_entries(
 
     from .scoring.paired import AucOf, MeanOf, RocOf, StatOf, delong, mean_statistic, paired_bootstraps
 
-    for which, doc, opts in (("the baseline's", base, base_options), ("this run's", entry, options)):
-        try:
-            data = scorer.trials(doc, opts)
-        except (TypeError, ValueError, KeyError, IndexError) as exc:
-            return {"skipped": f"{which} per-trial data cannot be read ({type(exc).__name__}: {str(exc)[:200]})"}
-        if data is None:
-            return {"skipped": f"{which} result carries no per-trial data to pair"}
-        if len(set(data.keys)) != len(data.keys):
-            return {"skipped": f"{which} per-trial data names a trial twice"}
-        if which == "this run's":
-            tb = data
-        else:
-            ta = data
+    ta = _trials(scorer, base, base_options, "the baseline's")
+    tb = _trials(scorer, entry, options, "this run's")
+    if isinstance(ta, str) or isinstance(tb, str):
+        return {"skipped": ta if isinstance(ta, str) else tb}
     pos_a = {k: i for i, k in enumerate(ta.keys)}
     pos_b = {k: i for i, k in enumerate(tb.keys)}
     common = [k for k in tb.keys if k in pos_a]
@@ -236,6 +241,35 @@ def scorer_of(entry: Mapping[str, Any], scorers: Mapping[str, Any]) -> Any:
     return scorers.get(name) or scorers.get(name.rsplit("-", 1)[0])
 
 
+def compare_result(
+    entry: Mapping[str, Any],
+    baseline: Mapping[str, Any],
+    scorers: Mapping[str, Any],
+    options: Mapping[str, Any],
+    *,
+    level: float,
+    draws: int,
+    seed: int,
+) -> dict[str, Any] | None:
+    """One result of a run (``entry``, scored with ``options``) compared with the baseline document's result of
+    the same scorer and query (:func:`compare_entries`); ``{"skipped": why}`` when the baseline has no such
+    result, None when the result has no trial unit or was not scored."""
+    scorer = scorer_of(entry, scorers)
+    if scorer is None or scorer.trials is None or entry.get("metrics") is None:
+        return None
+    base = next(
+        (r for r in baseline.get("results", []) if isinstance(r, Mapping) and result_key(r) == result_key(entry)), None
+    )
+    if base is None or base.get("metrics") is None:
+        why = "has no such result" if base is None else "did not score this result"
+        return {
+            "skipped": f"the baseline {why}" + (f" ({base.get('skipped')})" if base and base.get("skipped") else "")
+        }
+    return compare_entries(
+        scorer, base, entry, baseline.get("options") or {}, options, level=level, draws=draws, seed=seed
+    )
+
+
 def compare_documents(
     baseline: Mapping[str, Any],
     run: Mapping[str, Any],
@@ -246,38 +280,13 @@ def compare_documents(
     seed: int = 77,
 ) -> list[dict[str, Any] | None]:
     """Per result of ``run`` (in order), its comparison with the baseline's result of the same scorer and query
-    (None when the scorer has no trial unit or the baseline has no such result)."""
+    (:func:`compare_result`), after :func:`check_comparable`."""
     check_comparable(baseline, run)
-    base_results = {result_key(r): r for r in baseline.get("results", []) if isinstance(r, Mapping)}
-    out: list[dict[str, Any] | None] = []
-    for entry in run.get("results", []):
-        scorer = scorer_of(entry, scorers)
-        base = base_results.get(result_key(entry))
-        if scorer is None or scorer.trials is None or entry.get("metrics") is None:
-            out.append(None)
-            continue
-        if base is None or base.get("metrics") is None:
-            why = "has no such result" if base is None else "did not score this result"
-            out.append(
-                {
-                    "skipped": f"the baseline {why}"
-                    + (f" ({base.get('skipped')})" if base and base.get("skipped") else "")
-                }
-            )
-            continue
-        out.append(
-            compare_entries(
-                scorer,
-                base,
-                entry,
-                baseline.get("options") or {},
-                run.get("options") or {},
-                level=level,
-                draws=draws,
-                seed=seed,
-            )
-        )
-    return out
+    options = run.get("options") or {}
+    return [
+        compare_result(entry, baseline, scorers, options, level=level, draws=draws, seed=seed)
+        for entry in run.get("results", [])
+    ]
 
 
 def _document(run: str | Path | Mapping[str, Any], what: str) -> Mapping[str, Any]:
@@ -338,11 +347,8 @@ def intervals_of(
 
     from .scoring.paired import AucOf, MeanOf, StatOf, bootstrap_intervals, delong_interval, mean_statistic
 
-    try:
-        data = scorer.trials(entry, options) if scorer is not None and scorer.trials is not None else None
-    except (TypeError, ValueError, KeyError, IndexError):
-        data = None
-    if data is None:
+    data = _trials(scorer, entry, options, "the") if scorer is not None and scorer.trials is not None else None
+    if data is None or isinstance(data, str):  # no trials kept, or unreadable ones: no interval
         return {}
     out: dict[str, dict[str, Any]] = {}
     pending: dict[int, dict[str, Any]] = {}  # metrics bootstrapped on as many trials share their draws

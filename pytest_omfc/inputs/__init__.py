@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
-from ..editions import FORGERYNET_TASKS, Edition, EditionTaskError, Task, parse_edition, parse_task
+from ..editions import FORGERYNET_TASKS, Edition, EditionTaskError, parse_edition, parse_task
 from .archive import archived_submission, is_archive, unpack_upload
 from .forgerynet import forgerynet_inputs
 from .given import Given, InputError, Values, flag, path_of, text_of, value_of
@@ -67,7 +67,7 @@ def resolve_settings(given: Given, unpacked: Unpacked) -> CheckSettings | None:
     else:
         sub_dir, csv = sub, find_csv(sub)
 
-    edition, task = _edition(given), _task(given)
+    edition, task = _named(given, "omfc_edition", parse_edition), _named(given, "omfc_task", parse_task)
     task_text = text_of(given, "omfc_task")[0]
     index = path_of(given, "omfc_index")
     dataset = path_of(given, "omfc_dataset")
@@ -106,17 +106,13 @@ def resolve_settings(given: Given, unpacked: Unpacked) -> CheckSettings | None:
     return nist_settings(given, sub_dir, csv, index, edition, task, dataset, archive)
 
 
-def _edition(given: Given) -> Edition | None:
-    text = text_of(given, "omfc_edition")[0]
-    try:
-        return parse_edition(text) if text else None
-    except EditionTaskError as exc:
-        raise InputError("omfc_edition", str(exc)) from None
+_T = TypeVar("_T")
 
 
-def _task(given: Given) -> Task | None:
-    text = text_of(given, "omfc_task")[0]
+def _named(given: Given, ini: str, parse: Callable[[str], _T]) -> _T | None:
+    """An edition or task option parsed by its name (None: not given); :class:`InputError` naming the option."""
+    text = text_of(given, ini)[0]
     try:
-        return parse_task(text) if text else None
+        return parse(text) if text else None
     except EditionTaskError as exc:
-        raise InputError("omfc_task", str(exc)) from None
+        raise InputError(ini, str(exc)) from None

@@ -195,25 +195,13 @@ class OmfcSession:
                 assert auc["ci_high"] >= 0, f"the AUC dropped by {-auc['difference']:.4f} (p {auc['p_value']:.3g})"
         """
         from ..comparison import omfc_compare
-        from ..stamp import fingerprint
-        from .scoring import SCORING_KEY
-        from .state import task_label
+        from .scoring import SCORING_KEY, run_document
 
         scores = self.scores
         settings = self._config.stash[SCORING_KEY]
         checked = self._config.stash[SETTINGS_KEY]
         assert settings is not None and checked is not None
-        results = [{"scorer": r.scorer, **r.entry} for name in scores for r in scores[name]]
-        run = {
-            "edition": checked.edition.value,
-            "task": task_label(self._config, checked),
-            "reference": str(settings.reference),
-            "options": settings.as_dict(),
-            "results": results,
-            "run": {
-                "inputs": [{"path": str(settings.reference), "sha256": fingerprint(settings.reference).get("sha256")}]
-            },
-        }
+        run = run_document(self._config, scores.entries, checked.submission.name)
         det = settings.options_for("detection")
         return omfc_compare(
             baseline,

@@ -248,52 +248,25 @@ def _signed(v: Any) -> str:
 
 
 def _compared(config: pytest.Config, result: Any, metric: str) -> dict[str, Any] | str:
-    """The comparison of ``metric`` of ``result`` with the baseline's (a record of ``comparison``), or why there
-    is none; each result is compared once per process, with the metrics JSON's level, draws and seed."""
-    from ..comparison import compare_entries, result_key, scorer_of
-    from ..scoring.registry import SCORERS
-    from .scoring import baseline_document
+    """The comparison of ``metric`` of ``result`` with the baseline's (a record of ``comparison``, with the
+    level), or why there is none (:func:`.scoring.compared_result`: computed once per process and shared with
+    the metrics JSON)."""
+    from .scoring import compared_result
 
-    settings = config.stash[SCORING_KEY]
-    assert settings is not None and settings.baseline is not None
-    baseline = baseline_document(config)
-    assert baseline is not None
-    cache = config.stash.setdefault(_COMPARED_KEY, {})
-    key = result_key(result.entry)
-    if key not in cache:
-        base = next((r for r in baseline.get("results", []) if isinstance(r, dict) and result_key(r) == key), None)
-        scorer = scorer_of(result.entry, SCORERS)
-        if base is None or base.get("metrics") is None:
-            cache[key] = f"the baseline has no scored result {result.where}"
-        elif scorer is None or scorer.trials is None:
-            cache[key] = f"{key[0]} results have no trials to pair"
-        else:
-            det = settings.options_for("detection")
-            got = compare_entries(
-                scorer,
-                base,
-                result.entry,
-                baseline.get("options") or {},
-                settings.as_dict(),
-                level=float(det.get("ci_level", 0.9)),
-                draws=int(det.get("ci_iterations", 500)),
-                seed=int(det.get("seed", 77)),
-            )
-            cache[key] = got.get("skipped") or got
-    got = cache[key]
-    if isinstance(got, str):
-        return got
+    got = compared_result(config, dict(result.entry))
+    if got is None:
+        return f"{result.where} has no trials to pair"
+    if "skipped" in got:
+        return str(got["skipped"])
     record = got["metrics"].get(metric)
     if record is None:
         return f"{metric} is not compared for {result.where}"
     return dict(record, level=got["paired"]["level"])
 
 
-_COMPARED_KEY = pytest.StashKey[dict[tuple[Any, ...], Any]]()
-
-
 def _against_baseline(config: pytest.Config, gate: Gate, r: Any) -> str | None:
     """The failure of a relative gate on one result, or None."""
+    from ..comparison import scorer_of
     from ..scoring.registry import SCORERS
 
     c = _compared(config, r, gate.metric)
@@ -308,7 +281,7 @@ def _against_baseline(config: pytest.Config, gate: Gate, r: Any) -> str | None:
     if gate.op == NOT_WORSE:
         if c.get("skipped") or c["ci_low"] is None or c["ci_high"] is None:
             return f"{gate.metric} cannot be compared with the baseline: {c.get('skipped') or 'no interval'}"
-        lower = gate.metric in SCORERS[str(r.entry.get("scorer"))].lower_is_better
+        lower = gate.metric in scorer_of(r.entry, SCORERS).lower_is_better  # provenance-graph: provenance's
         worse = c["ci_low"] > 0 if lower else c["ci_high"] < 0
         if worse:
             return f"{gate.metric} is worse than the baseline ({said})"

@@ -256,7 +256,6 @@ def _baseline(
         return None
     from ..comparison import ComparisonError, load_baseline, reference_sha256
     from ..inputs import is_archive
-    from ..stamp import fingerprint
 
     path = resolve_input(str(raw), base, dataset_root).resolve()
     if sub is not None and sub.is_package:
@@ -272,7 +271,7 @@ def _baseline(
         edition = sub.edition.value if sub is not None else doc.get("edition")
         if doc.get("edition") != edition:
             raise ComparisonError(f"{path} is of edition {doc.get('edition')!r}, this run of {edition!r}")
-        theirs, ours = reference_sha256(doc), fingerprint(reference).get("sha256")
+        theirs, ours = reference_sha256(doc), _sha256(config, reference)
         if theirs is None:
             raise ComparisonError(f"{path}: carries no SHA-256 of its reference (written by an older version?)")
         if theirs != ours:
@@ -342,26 +341,69 @@ def baseline_document(config: pytest.Config) -> dict[str, Any] | None:
             entries = outcome.entry.get("entries")
             entries = entries if isinstance(entries, list) else [outcome.entry]
             results += [{"scorer": name, **e} for e in entries]
-    checked = config.stash[SETTINGS_KEY]
-    assert checked is not None
-    doc = {
-        "edition": checked.edition.value,
-        "task": _task_of(config, checked),
-        "submission": base.submission.name,
-        "reference": str(settings.reference),
-        "options": settings.as_dict(),
-        "results": results,
-        "run": {"inputs": [{"path": str(settings.reference), "sha256": _sha256(settings.reference)}]},
-    }
-    config.stash[BASELINE_KEY] = doc
+    doc = config.stash[BASELINE_KEY] = run_document(config, results, base.submission.name)
     return doc
 
 
-def _task_of(config: pytest.Config, checked: CheckSettings) -> str:
-    reporter = config.pluginmanager.get_plugin("omfc-scoring-reporter")
-    if isinstance(reporter, ScoringReporter):
-        return reporter._labels(checked.submission)[2]
-    return str(index_task(checked) or checked.task.value)
+def labels_of(config: pytest.Config, folder: Path) -> tuple[str, str, str]:
+    """Submission name, edition and the human TaskID (as the index names it, e.g. IMDL or manipulation) of the
+    run's submission or one of its EXPIDs: what a metrics JSON calls them."""
+    run = config.stash[SETTINGS_KEY]
+    assert run is not None
+    members: tuple[CheckSettings, ...] = getattr(run, "members", ())
+    sub = next((m for m in members if m.submission == folder), run)
+    task = config.getoption("omfc_task") or None
+    if task is None or sub is not run:
+        first = next((s.tasks[sub.task] for s in SCORERS.values() if sub.task in s.tasks), sub.task.value)
+        task = index_task(sub) or first
+    return sub.submission.name, sub.edition.value, str(task)
+
+
+def run_document(config: pytest.Config, results: list[dict[str, Any]], submission: str) -> dict[str, Any]:
+    """The part of a metrics JSON a comparison reads, for results scored in this process (this run's, a
+    baseline submission's): edition, task, reference and its SHA-256 (hashed once per process), options."""
+    settings = config.stash[SCORING_KEY]
+    run = config.stash[SETTINGS_KEY]
+    assert settings is not None and run is not None
+    _, edition, task = labels_of(config, run.submission)
+    return {
+        "edition": edition,
+        "task": task,
+        "submission": submission,
+        "reference": str(settings.reference),
+        "options": settings.as_dict(),
+        "results": results,
+        "run": {"inputs": [{"path": str(settings.reference), "sha256": _sha256(config, settings.reference)}]},
+    }
+
+
+_COMPARED_KEY = pytest.StashKey[dict[tuple[Any, ...], "dict[str, Any] | None"]]()
+
+
+def compared_result(config: pytest.Config, entry: dict[str, Any]) -> dict[str, Any] | None:
+    """``entry`` (a result of this run) compared with ``--omfc-baseline``'s result of the same scorer and query
+    (:func:`pytest_omfc.comparison.compare_result`, at the run's level, draws and seed); once per process, shared
+    by the gates, the metrics JSON and the HTML report.  None: no baseline, or nothing to compare."""
+    from ..comparison import compare_result, result_key
+
+    cache = config.stash.setdefault(_COMPARED_KEY, {})
+    key = result_key(entry)
+    if key not in cache:
+        settings = config.stash[SCORING_KEY]
+        baseline = baseline_document(config)
+        if settings is None or baseline is None:
+            return None
+        det = settings.options_for("detection")
+        cache[key] = compare_result(
+            entry,
+            baseline,
+            SCORERS,
+            settings.as_dict(),
+            level=float(det.get("ci_level", 0.9)),
+            draws=int(det.get("ci_iterations", 500)),
+            seed=int(det.get("seed", 77)),
+        )
+    return cache[key]
 
 
 def _member_scoring(
@@ -777,16 +819,7 @@ class ScoringReporter:
         return not hasattr(self.config, "workerinput")
 
     def _labels(self, folder: Path) -> tuple[str, str, str]:
-        """Submission name, edition and the human TaskID (as the index names it, e.g. IMDL or manipulation)."""
-        run = self.config.stash[SETTINGS_KEY]
-        assert run is not None
-        members: tuple[CheckSettings, ...] = getattr(run, "members", ())
-        sub = next((m for m in members if m.submission == folder), run)
-        task = self.config.getoption("omfc_task") or None
-        if task is None or sub is not run:
-            first = next((s.tasks[sub.task] for s in SCORERS.values() if sub.task in s.tasks), sub.task.value)
-            task = index_task(sub) or first
-        return sub.submission.name, sub.edition.value, str(task)
+        return labels_of(self.config, folder)
 
     def _document_of(self, where: str, folder: Path, scoring: ScoringSettings) -> dict[str, Any]:
         from .. import __version__
@@ -818,47 +851,18 @@ class ScoringReporter:
         if self._compared is not None:
             return self._compared
         self._compared = {}
-        baseline = baseline_document(self.config)
-        if baseline is None:
-            return self._compared
-        from ..comparison import ComparisonError, compare_documents
-
-        keys = [key for key in sorted(self.results) if key[0] == ""]
-        run = self.config.stash[SETTINGS_KEY]
-        assert run is not None
-        name, edition, task = self._labels(run.submission)
-        doc = {
-            "edition": edition,
-            "task": task,
-            "reference": str(self.settings.reference),
-            "options": self.settings.as_dict(),
-            "results": [self.results[k] for k in keys],
-            "run": {"inputs": [{"path": str(self.settings.reference), "sha256": _sha256(self.settings.reference)}]},
-        }
-        det = self.settings.options_for("detection")
-        try:
-            got = compare_documents(
-                baseline,
-                doc,
-                SCORERS,
-                level=float(det.get("ci_level", 0.9)),
-                draws=int(det.get("ci_iterations", 500)),
-                seed=int(det.get("seed", 77)),
-            )
-        except ComparisonError as exc:
-            self.errors.append(f"--omfc-baseline: {exc}")
-            return self._compared
-        for key, comparison in zip(keys, got, strict=True):
-            if comparison is None:
+        for key in sorted(self.results):
+            got = compared_result(self.config, self.results[key]) if key[0] == "" else None
+            if got is None:
                 continue
-            if "skipped" in comparison:
+            if "skipped" in got:
                 self._compared[key] = {
                     "comparison": None,
                     "compared_trials": None,
-                    "comparison_skipped": comparison["skipped"],
+                    "comparison_skipped": got["skipped"],
                 }
             else:
-                self._compared[key] = {"comparison": comparison["metrics"], "compared_trials": comparison["paired"]}
+                self._compared[key] = {"comparison": got["metrics"], "compared_trials": got["paired"]}
         return self._compared
 
     def document(self) -> dict[str, Any]:
@@ -1040,11 +1044,18 @@ def _print_table(
     terminalreporter.write(buf.getvalue())
 
 
-def _sha256(path: Path) -> str | None:
+_SHA_KEY = pytest.StashKey[dict[Path, "str | None"]]()
+
+
+def _sha256(config: pytest.Config, path: Path) -> str | None:
+    """The SHA-256 of an input, hashed once per process."""
     from ..stamp import fingerprint
 
-    value = fingerprint(path).get("sha256")
-    return None if value is None else str(value)
+    known = config.stash.setdefault(_SHA_KEY, {})
+    if path not in known:
+        value = fingerprint(path).get("sha256")
+        known[path] = None if value is None else str(value)
+    return known[path]
 
 
 def _side_tables(

@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..findings import tame
+
 __all__ = ["COMPARISON_COLUMNS", "INTERVAL_COLUMNS", "comparison_rows", "interval_rows"]
 
 COMPARISON_COLUMNS = ("metric", "baseline", "value", "diff", "interval", "p", "test", "n")
@@ -67,7 +69,7 @@ def comparison_rows(entries: list[tuple[int, dict[str, Any]]]) -> tuple[list[tup
                     str(c.get("trials") if c.get("trials") is not None else "-"),
                 )
             )
-    return rows, notes
+    return rows, [tame(n) for n in notes]  # trial keys come from the runs' files: escaped, shortened
 
 
 INTERVAL_COLUMNS = ("metric", "value", "interval", "method", "n")
@@ -96,4 +98,4 @@ def interval_rows(entries: list[tuple[int, dict[str, Any]]]) -> tuple[list[tuple
             rows.append((label, metric, _num(value), interval, method, str(iv.get("trials"))))
         for why, names in without.items():
             notes.append(f"{label}: {', '.join(names)}: {why}")
-    return rows, notes
+    return rows, [tame(n) for n in notes]

@@ -275,3 +275,17 @@ def test_a_baseline_submission_that_scores_nothing_is_not_compared_and_says_so(
     assert res.ret == 0  # the run's own verdict; the comparison says why there is none
     res.stdout.fnmatch_lines(["  all not compared: the baseline has no such result"])
     assert "Traceback" not in "\n".join(res.stderr.lines + res.stdout.lines)
+
+
+def test_trial_keys_from_the_baseline_are_shown_escaped(omfc: Any, pytester: pytest.Pytester) -> None:
+    """A trial key of the baseline file that only it scored is named in the notes, with its control and bidi
+    characters escaped (it must not rewrite the terminal)."""
+    s, base = _baseline(omfc)
+    doc = json.loads(base.read_text(encoding="utf-8"))
+    trials = doc["results"][0]["trials"]
+    trials["key"][0] = "X\x1b[2J\u202e"
+    base.write_text(json.dumps(doc), encoding="utf-8")
+    res = pytester.runpytest(*s.args("--omfc-baseline", str(base)))
+    out = "\n".join(res.stdout.lines)
+    assert "trial(s) scored by the baseline only, not paired (first: X\\x1b[2J\\u202e)" in out
+    assert "\x1b[2J" not in out

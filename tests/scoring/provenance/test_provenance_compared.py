@@ -29,3 +29,13 @@ def test_a_provenance_graph_run_compared_with_itself_and_with_another(omfc: Any)
         recall["difference"]
         == entry["per_trial"][0]["NodeRecall"] - base_doc["results"][0]["per_trial"][0]["NodeRecall"]
     )
+
+
+def test_a_gate_on_a_difference_reads_provenance_graph_results(omfc: Any) -> None:
+    """The entries name themselves provenance-graph: the gate finds their family's worse side and compares."""
+    c = ProvCase(omfc, "provenance", FULL)
+    c.json()
+    base = c.root / "baseline.json"
+    shutil.copy(c.root / "out" / "metrics.json", base)
+    res = c.run("--omfc-baseline", str(base), "--omfc-require", "provenance:MeanSimNLO not worse")
+    assert res.outcome("provenance:MeanSimNLO not worse") == "passed", res.text("provenance:MeanSimNLO not worse")
