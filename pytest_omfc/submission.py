@@ -41,6 +41,9 @@ from .registry import REGISTRY, Part, Rule
 
 T = TypeVar("T")
 
+#: Words a blank field is mistaken for ("no mask", "no value"), compared without case (:meth:`Submission.placeholders`).
+PLACEHOLDERS = frozenset({"nan", "none", "null", "na", "n/a", "-"})
+
 __all__ = ["CheckSettings", "Checked", "Settings", "Submission", "Outcome", "NotApplicable", "COLUMN_RULE"]
 
 
@@ -316,7 +319,7 @@ class Submission(Checked):
 
     @functools.cached_property
     def index_parse(self) -> ParseResult:
-        return read_psv(self.index_file, self.index_file.name, strip_values=True)
+        return _shared_index(self.index_file).parsed
 
     def index(self) -> Table:
         res = self.index_parse
@@ -333,6 +336,26 @@ class Submission(Checked):
         """CSV-07's headline (and the skip reason of its dependants) for missing index key columns."""
         plural_s = "s" if len(missing) > 1 else ""
         return f"the index {self.index_file.name} lacks the key column{plural_s} {', '.join(missing)}"
+
+    def stripped(self, name: str) -> pd.Series:
+        """A system-output column as text without its surrounding white space, made once per column (the
+        scores, statuses and pixel values are read so by several rules).  As :meth:`column` when absent."""
+        key = f"stripped:{name}"
+        if key not in self._memo:
+            self._memo[key] = self.column(name).astype(str).str.strip()
+        return cast(pd.Series, self._memo[key])
+
+    def placeholders(self, name: str) -> np.ndarray:
+        """Rows whose ``name`` field looks blank but is not empty: white space only, or a word for "nothing"
+        (:data:`PLACEHOLDERS`, any case).  MediScore reads such a field as text: a mask file named ``None``
+        (CSV-05 warns, MASK-01 fails the mask)."""
+        key = f"placeholders:{name}"
+        if key not in self._memo:
+            raw = self.column(name).to_numpy(dtype=object)
+            text = self.stripped(name).to_numpy(dtype=object)
+            words = np.fromiter((t.lower() in PLACEHOLDERS for t in text.tolist()), dtype=bool, count=len(text))
+            self._memo[key] = ((text == "") & (raw != "")) | words
+        return cast(np.ndarray, self._memo[key])
 
     def column(self, name: str) -> pd.Series:
         """A system-output column.
@@ -379,13 +402,33 @@ class Submission(Checked):
 
     @functools.cached_property
     def index_keys(self) -> pd.Series:
-        return self.key_series(self.index())
+        shared = _shared_index(self.index_file)
+        if self.index_parse is not shared.parsed:  # the file changed since this submission read it
+            return self.key_series(self.index())
+        keys = shared.keys.get(self.keys)
+        if keys is None:
+            keys = shared.keys[self.keys] = self.key_series(self.index())
+        return keys
+
+    @functools.cached_property
+    def index_key_set(self) -> frozenset[str]:
+        """The index's trial keys as a set (IDX-03 and the segment rules look system keys up in it)."""
+        return self.index_memo(("key set", *self.keys), lambda: frozenset(self.index_keys.tolist()))
+
+    def index_memo(self, key: tuple[str, ...], build: Callable[[], T]) -> T:
+        """What ``build()`` derives from the index alone (``key`` names it, with the key columns it depends on),
+        made once per process for every submission reading the same index file (the EXPIDs of a package)."""
+        shared = _shared_index(self.index_file)
+        if self.index_parse is not shared.parsed:  # the file changed since this submission read it
+            return build()
+        if key not in shared.derived:
+            shared.derived[key] = build()
+        return cast(T, shared.derived[key])
 
     @functools.cached_property
     def scores(self) -> np.ndarray:
         """ConfidenceScore as float64; NaN where the text is not a number (SCORE-01)."""
-        col = self.column("ConfidenceScore").astype(str).str.strip()
-        return pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
+        return pd.to_numeric(self.stripped("ConfidenceScore"), errors="coerce").to_numpy(dtype=np.float64)
 
     @property
     def status_name(self) -> str:
@@ -407,6 +450,38 @@ class Submission(Checked):
         """Trial key -> row position in the index (first occurrence)."""
         keys = self.index_keys
         return {k: i for i, k in reversed(list(enumerate(keys)))}
+
+
+@dataclass
+class _Index:
+    """A task index parsed once per process (:func:`_shared_index`), with the trial keys derived from it."""
+
+    parsed: ParseResult
+    keys: dict[tuple[str, ...], pd.Series] = field(default_factory=dict)  # by key columns
+    derived: dict[tuple[str, ...], Any] = field(default_factory=dict)  # Submission.index_memo
+
+
+#: Indexes read in this process, by path and file version: the EXPIDs of an NC2017 package share one or two
+#: indexes, and a package of 1,000 EXPIDs parsed each a thousand times.  A few are kept (a portal's process
+#: checks submissions of one or two evaluations); a changed file is read again.
+_INDEXES: dict[tuple[str, int, int, int, int], _Index] = {}
+_INDEXES_KEPT = 4
+
+
+def _shared_index(path: Path) -> _Index:
+    """The index at ``path`` parsed (:func:`read_psv`, values stripped), shared by the submissions of a process
+    while the file is unchanged (same device, inode, size and modification time)."""
+    try:
+        st = os.stat(path)
+    except OSError:  # read_psv says why it cannot be read; nothing to share
+        return _Index(read_psv(path, path.name, strip_values=True))
+    key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    found = _INDEXES.get(key)
+    if found is None:
+        if len(_INDEXES) >= _INDEXES_KEPT:
+            _INDEXES.clear()
+        found = _INDEXES[key] = _Index(read_psv(path, path.name, strip_values=True))
+    return found
 
 
 def _with_severity(f: Finding, sev: Severity) -> Finding:

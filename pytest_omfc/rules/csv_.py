@@ -150,7 +150,6 @@ def csv_04(ctx: Submission) -> Report:
     )
 
 
-_BLANK_LOOKALIKES = {"nan", "none", "null", "na", "n/a", "-"}
 _OPTIONAL_TEXT = (
     "OutputProbeMaskFileName",
     "OutputDonorMaskFileName",
@@ -168,10 +167,8 @@ def csv_05(ctx: Submission) -> Report:
     for col in _OPTIONAL_TEXT:
         if not table.has(col):
             continue
-        values = table.df[col].astype(str)
-        stripped = values.str.strip()
-        mask = ((stripped == "") & (values != "")) | stripped.str.lower().isin(_BLANK_LOOKALIKES)
-        for pos in mask.to_numpy().nonzero()[0]:
+        values = table.df[col]
+        for pos in ctx.placeholders(col).nonzero()[0]:
             found.append(
                 Finding(
                     f"a blank {col} should be an empty field (got a placeholder)",

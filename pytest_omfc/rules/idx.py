@@ -28,17 +28,17 @@ def idx_01(ctx: Submission) -> Report:
     """Every key column holds an exact, non-empty value; keys are strings (B-12: '0042' stays '0042')."""
     table = ctx.sysout()
     ctx.sys_keys  # noqa: B018  (Unavailable naming the COL rule when a key column is absent)
-    index_values = {c: set(ctx.index().df[c]) for c in ctx.keys}
     found: list[tuple[int, Finding]] = []
     for col in ctx.keys:
-        values = table.df[col].astype(str)
-        stripped = values.str.strip()
-        for pos in ((stripped != values) | (stripped == "")).to_numpy().nonzero()[0]:
-            raw = values.iloc[pos]
+        values = table.df[col].to_numpy(dtype=object)
+        stripped = ctx.stripped(col).to_numpy(dtype=object)
+        for pos in ((stripped != values) | (stripped == "")).nonzero()[0]:
+            raw = values[pos]
             if raw.strip() == "":
                 msg = f"{col} must not be empty"
             else:
-                hint = "; it matches the index once stripped" if raw.strip() in index_values[col] else ""
+                known = raw.strip() in set(ctx.index().df[col])  # only for a key that is not exact
+                hint = "; it matches the index once stripped" if known else ""
                 msg = f"{col} must match the index exactly (got surrounding white space{hint})"
             found.append((int(pos), Finding(msg, **ctx.loc(int(pos), col, raw))))
     found.sort(key=lambda pf: pf[0])
@@ -59,7 +59,7 @@ def idx_02(ctx: Submission) -> Report:
 
 
 def _extra(ctx: Submission) -> list[Finding]:
-    extra = ~ctx.sys_keys.isin(set(ctx.index_keys))
+    extra = ~ctx.sys_keys.isin(ctx.index_key_set)
     return [
         Finding(
             "the trial must exist in the index (it does not)",

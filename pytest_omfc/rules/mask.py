@@ -52,8 +52,6 @@ _REQ = ("CSV-01",)
 #: A mask to inflate: path, width, height, bit depth, colour type, interlace, IDAT offset, measure its dark share
 #: (png.decode_pixels).
 Item = png.DecodeItem
-#: Texts that mean "no mask" to a person but name a file to MediScore (MASK-01).
-_NULL_WORDS = {"nan", "none", "null", "na", "n/a", "-"}
 _INTEGER = re.compile(r"^[+-]?\d+$")
 
 # ---------------------------------------------------------------------------- facts (once per process)
@@ -77,6 +75,8 @@ class MaskFacts:
     dims: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # side -> expected (w, h) per ref
     decoded: dict[int, png.Verdict] = field(default_factory=dict)  # fid -> png.decode_pixels verdict (this process)
     blackness: dict[int, png.Verdict] = field(default_factory=dict)  # fid -> black or not only (MASK-08 alone)
+    #: the row of the system output of each reference (``refs["pos"]``, known before ``refs`` is built)
+    pos: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     #: one file in ``dark_step`` has its dark share measured by its one inflate (:func:`_measured`, MASK-08)
     dark_step: int = 1
     early: _Early | None = None  # MASK-04's inflating started during the header pass, not yet taken in
@@ -90,13 +90,13 @@ def mask_facts(ctx: Submission) -> MaskFacts:
     return ctx.memo("mask.facts", lambda: _build_facts(ctx))
 
 
-def _excused(df: pd.DataFrame, side: str) -> np.ndarray:
+def _excused(ctx: Submission, df: pd.DataFrame, side: str) -> np.ndarray:
     """STATUS-08: FailedValidation rows skip the mask checks (per side in splice files)."""
     cols = ["IsOptOut", "ProbeStatus" if side == "probe" else "DonorStatus"]
     out = np.zeros(len(df), dtype=bool)
     for c in cols:
         if c in df.columns:
-            out |= (df[c].astype(str).str.strip() == FAILED).to_numpy()
+            out |= ctx.stripped(c).to_numpy(dtype=object) == FAILED
     return out
 
 
@@ -107,69 +107,70 @@ def _build_facts(ctx: Submission) -> MaskFacts:
     columns = {side: col for side, col in wanted if table.has(col)}
     if not columns:
         raise Unavailable(ctx.column_rule, f"column {PROBE_COL} is absent")
-    parts, blank_parts = [], []
+    parts: list[_Columns] = []
+    blank_parts: list[_Columns] = []
     for side, col in columns.items():
-        raw = df[col].astype(str)
-        stripped = raw.str.strip()
-        excused = _excused(df, side)
-        lookalike = ((stripped == "") & (raw != "")) | stripped.str.lower().isin(_NULL_WORDS)
+        excused = _excused(ctx, df, side)
+        lookalike = ctx.placeholders(col)
         pos = np.arange(len(df))
-        blank_parts.append(
-            pd.DataFrame(
+        raw_texts, names = ctx.column(col).to_numpy(dtype=object), ctx.stripped(col).to_numpy(dtype=object)
+        given = (names != "") & ~lookalike
+        for into, rows, extra in ((blank_parts, lookalike, {}), (parts, given, {"name": names[given]})):
+            n = int(rows.sum())
+            into.append(
                 {
-                    "pos": pos[lookalike.to_numpy()],
-                    "side": side,
-                    "column": col,
-                    "raw": raw[lookalike].to_numpy(),
-                    "excused": excused[lookalike.to_numpy()],
+                    "pos": pos[rows],
+                    "side": np.full(n, side, dtype=object),
+                    "column": np.full(n, col, dtype=object),
+                    "raw": raw_texts[rows],
+                    **extra,
+                    "excused": excused[rows],
                 }
             )
-        )
-        given = ((stripped != "") & ~lookalike).to_numpy()
-        parts.append(
-            pd.DataFrame(
-                {
-                    "pos": pos[given],
-                    "side": side,
-                    "column": col,
-                    "raw": raw.to_numpy()[given],
-                    "name": stripped.to_numpy()[given],
-                    "excused": excused[given],
-                }
-            )
-        )
-    facts = MaskFacts(refs=_in_file_order(parts), blanks=_in_file_order(blank_parts), columns=columns, total=len(df))
-    facts.early = _probe_files(ctx, facts)
+    base = _in_file_order(parts)
+    # refs is built once, with the file columns (:func:`_probe_files`): a frame made and then widened column by
+    # column cost a package of 1,000 EXPIDs seconds
+    facts = MaskFacts(
+        refs=_NO_REFS,
+        blanks=pd.DataFrame(_in_file_order(blank_parts)),
+        columns=columns,
+        total=len(df),
+        pos=base["pos"],
+    )
+    facts.early = _probe_files(ctx, facts, base)
     return facts
 
 
-def _in_file_order(parts: list[pd.DataFrame]) -> pd.DataFrame:
+#: Columns of references by name, as arrays of one length, before they become ``MaskFacts.refs``.
+_Columns = dict[str, np.ndarray]
+#: ``MaskFacts.refs`` until :func:`_probe_files` sets it.
+_NO_REFS = pd.DataFrame()
+
+
+def _in_file_order(parts: list[_Columns]) -> _Columns:
     """The sides' rows together in file order, the probe mask before the donor mask of a row.  One side (every
-    task but splice) is in file order already: no concat and sort, which cost milliseconds per EXPID."""
+    task but splice) is in file order already."""
     if len(parts) == 1:
         return parts[0]
-    return (
-        pd.concat(parts, ignore_index=True)
-        .assign(rank=lambda d: d["side"] != "probe")
-        .sort_values(["pos", "rank"], kind="stable")
-        .drop(columns="rank")
-        .reset_index(drop=True)
-    )
+    joined = {c: np.concatenate([p[c] for p in parts]) for c in parts[0]}
+    order = np.lexsort((joined["side"] != "probe", joined["pos"]))  # by pos, then the probe side first; stable
+    return {c: v[order] for c, v in joined.items()}
 
 
-def _probe_files(ctx: Submission, facts: MaskFacts) -> _Early | None:
-    """Fill the file columns of ``facts.refs``: path safety first (PKG-04), then stat + PNG header of each unique
-    file; MASK-04's inflating started on the way (:class:`_Early`), or None.
+def _probe_files(ctx: Submission, facts: MaskFacts, base: _Columns) -> _Early | None:
+    """Set ``facts.refs``: the references of ``base`` with their file columns: path safety first (PKG-04), then
+    stat + PNG header of each unique file; MASK-04's inflating started on the way (:class:`_Early`), or None.
 
     Directories are resolved once each (usually only ``mask/``); a file is
     resolved on its own only when it is itself a symlink.  Nothing outside the
     submission is opened or stat'ed.
     """
-    refs, root = facts.refs, ctx.dir
+    root = ctx.dir
     parents: dict[str, tuple[str | None, str | None]] = {}
     unsafe: dict[str, str] = {}
     path_of: dict[str, str] = {}
-    for name in dict.fromkeys(refs["name"].tolist()):
+    names = base["name"].tolist()
+    for name in dict.fromkeys(names):
         norm = name.replace("\\", "/")
         head, _, leaf = norm.rpartition("/")
         why: str | None = None
@@ -178,8 +179,8 @@ def _probe_files(ctx: Submission, facts: MaskFacts) -> _Early | None:
             path = str(where) if where is not None else None
         else:
             if head not in parents:
-                base, reason = resolve_inside(root, head) if head else (root, None)
-                parents[head] = (str(base) if base is not None else None, reason)
+                folder, reason = resolve_inside(root, head) if head else (root, None)
+                parents[head] = (str(folder) if folder is not None else None, reason)
             base_text, why = parents[head]
             path = f"{base_text}/{leaf}" if base_text is not None else None
             if why is not None:  # say it for the whole name, not only its directory
@@ -190,7 +191,7 @@ def _probe_files(ctx: Submission, facts: MaskFacts) -> _Early | None:
             path_of[name] = path
     files = sorted(set(path_of.values()))
     facts.dark_step = max(1, -(-len(files) // DARK_SAMPLE))
-    early = _early(ctx, facts, path_of, files)
+    early = _early(ctx, facts, base, path_of, files)
     if early is None:
         file_heads = map_slices(png.read_headers, files, ctx.settings.jobs, min_per_job=HEADERS_PER_JOB)
     else:
@@ -208,25 +209,27 @@ def _probe_files(ctx: Submission, facts: MaskFacts) -> _Early | None:
                 unsafe[name] = why or "cannot be resolved"
             else:
                 results[path] = png.read_header(path, follow=True)
-    names = refs["name"].tolist()
     paths = [path_of.get(n, "") for n in names]
     heads = [results.get(p, _UNSAFE_RESULT) if p else _UNSAFE_RESULT for p in paths]
-    refs["unsafe"] = [unsafe.get(n, "") for n in names]
-    refs["path"] = paths
+    why_unsafe = [unsafe.get(n, "") for n in names]
+    columns: dict[str, Any] = {"unsafe": why_unsafe, "path": paths}
     for col in ("state", "width", "height", "bit_depth", "colour", "interlace", "idat"):
-        refs[col] = np.fromiter((getattr(h, col) for h in heads), dtype=np.int64, count=len(heads))
-    refs["trns"] = np.fromiter((h.trns for h in heads), dtype=bool, count=len(heads))
-    refs["msg"] = [h.message for h in heads]
-    refs.loc[(refs["unsafe"] != "").to_numpy(), "state"] = png.UNSAFE
+        columns[col] = np.fromiter((getattr(h, col) for h in heads), dtype=np.int64, count=len(heads))
+    columns["trns"] = np.fromiter((h.trns for h in heads), dtype=bool, count=len(heads))
+    columns["msg"] = [h.message for h in heads]
+    state = columns["state"]
+    state[np.fromiter((bool(w) for w in why_unsafe), dtype=bool, count=len(why_unsafe))] = png.UNSAFE
     ids: dict[tuple[int, int], int] = {}  # (device, inode) -> fid
-    refs["fid"] = np.fromiter(
+    columns["fid"] = np.fromiter(
         (
-            ids.setdefault((h.dev, h.ino), len(ids)) if state == png.OK else -1
-            for h, state in zip(heads, refs["state"].tolist(), strict=False)
+            ids.setdefault((h.dev, h.ino), len(ids)) if s == png.OK else -1
+            for h, s in zip(heads, state.tolist(), strict=True)
         ),
         dtype=np.int64,
         count=len(heads),
     )
+    # one frame built at once: eleven column assignments cost about a millisecond per EXPID of a package
+    facts.refs = pd.DataFrame({**base, **columns})
     return early
 
 
@@ -280,7 +283,9 @@ class _Early:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _early(ctx: Submission, facts: MaskFacts, path_of: dict[str, str], files: list[str]) -> _Early | None:
+def _early(
+    ctx: Submission, facts: MaskFacts, base: _Columns, path_of: dict[str, str], files: list[str]
+) -> _Early | None:
     """An :class:`_Early` when MASK-04 will inflate in this process with a pool anyway: the run plans MASK-04
     (the rules left after deselection, not an xdist worker, which inflates only its slice), no dask cluster,
     more than one process, the header pass in this process (as :func:`map_slices` would decide), and at
@@ -297,15 +302,14 @@ def _early(ctx: Submission, facts: MaskFacts, path_of: dict[str, str], files: li
         or slices_worth(files, HEADERS_PER_JOB) > 1
     ):
         return None
-    refs = facts.refs
     want: dict[str, set[tuple[int, int]]] = {}
     for side in facts.columns:
         try:
             widths, heights = _index_dims(ctx, facts, side)
         except Unavailable:
             continue
-        mine = ((refs["side"] == side) & ~refs["excused"]).to_numpy()
-        for name, w, h in zip(refs["name"][mine].tolist(), widths[mine].tolist(), heights[mine].tolist(), strict=True):
+        mine = (base["side"] == side) & ~base["excused"]
+        for name, w, h in zip(base["name"][mine].tolist(), widths[mine].tolist(), heights[mine].tolist(), strict=True):
             path = path_of.get(name)
             if path is not None and 0 < w < 2**31 and 0 < h < 2**31 and w == int(w) and h == int(h):
                 want.setdefault(path, set()).add((int(w), int(h)))
@@ -342,12 +346,20 @@ BLACKNESS_PER_JOB = 20_000
 EARLY_CHUNK = 1000
 
 
+def _keep(refs: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
+    """``refs[keep]``, or ``refs`` itself when every row is kept: a selection copies the frame (0.1 to 0.3 ms
+    even for a few rows) and a package runs each MASK rule once per EXPID, most of them keeping every row.
+    Frames of references are never modified once :func:`_build_facts` returns, so sharing one is safe."""
+    return refs if keep.all() else refs[keep]
+
+
 def _checked(facts: MaskFacts) -> pd.DataFrame:
     """References the MASK rules look at: not excused (STATUS-08), inside the submission (PKG-04)."""
     view = facts.views.get("checked")
     if view is None:
         refs = facts.refs
-        view = facts.views["checked"] = refs[~refs["excused"].to_numpy() & (refs["unsafe"] == "").to_numpy()]
+        keep = ~refs["excused"].to_numpy(dtype=bool) & (refs["unsafe"].to_numpy(dtype=object) == "")
+        view = facts.views["checked"] = _keep(refs, keep)
     return view
 
 
@@ -355,7 +367,7 @@ def _headers_ok(facts: MaskFacts) -> pd.DataFrame:
     view = facts.views.get("headers_ok")
     if view is None:
         refs = _checked(facts)
-        view = facts.views["headers_ok"] = refs[(refs["state"] == png.OK).to_numpy()]
+        view = facts.views["headers_ok"] = _keep(refs, refs["state"].to_numpy() == png.OK)
     return view
 
 
@@ -439,7 +451,7 @@ def mask_01(ctx: Submission) -> Report:
     """Blank masks are allowed everywhere, OpenMFC included (D-25); a field of spaces or 'None' is not blank to
     MediScore."""
     facts = mask_facts(ctx)
-    blanks = facts.blanks[~facts.blanks["excused"].to_numpy()]
+    blanks = _keep(facts.blanks, ~facts.blanks["excused"].to_numpy(dtype=bool))
     found = [
         Finding(
             f"a missing mask must be an empty field (got {ref.raw!r}, which names a file)",
@@ -482,9 +494,10 @@ def mask_03(ctx: Submission) -> Report:
     MediScore either (it joins the name to the CSV's directory as given), so both are errors too."""
     facts = mask_facts(ctx)
     refs = _checked(facts)
-    missing = refs["state"].isin(_ABSENT).to_numpy()
-    spaced = (refs["raw"] != refs["name"]).to_numpy()
-    backslash = refs["name"].str.contains("\\", regex=False).to_numpy()
+    missing = np.isin(refs["state"].to_numpy(), _ABSENT)
+    names = refs["name"].tolist()
+    spaced = refs["raw"].to_numpy(dtype=object) != refs["name"].to_numpy(dtype=object)
+    backslash = np.fromiter(("\\" in n for n in names), dtype=bool, count=len(names))
     found = []
     for ref in _rows(refs, missing | spaced | backslash):
         if ref.state in _ABSENT:
@@ -534,7 +547,7 @@ def _unreadable(ctx: Submission, facts: MaskFacts, part: Part | None = None) -> 
     decoded = _decoded(ctx, facts, refs if part is None or not xdist_worker() else _in(refs, part))
     if part is not None:
         refs = _in(refs, part)
-    header_bad = refs["state"].isin([png.UNREADABLE, png.NOT_PNG, png.CORRUPT]).to_numpy()
+    header_bad = np.isin(refs["state"].to_numpy(), (png.UNREADABLE, png.NOT_PNG, png.CORRUPT))
     data_bad = np.array([decoded.get(f, ("", ""))[0] == png.BAD_DATA for f in refs["fid"].tolist()], dtype=bool)
     return [(ref, ref.msg if ref.msg else decoded[ref.fid][1]) for ref in _rows(refs, header_bad | data_bad)]
 
@@ -553,10 +566,10 @@ def mask_05(ctx: Submission) -> Report:
 def _not_grey(facts: MaskFacts) -> list[tuple[Any, str]]:
     """MASK-05's files, (reference row, why): colour, palette, alpha, or grey with a tRNS chunk."""
     refs = _headers_ok(facts)
-    bad = refs[((refs["colour"] != 0) | refs["trns"]).to_numpy()]
+    bad = (refs["colour"].to_numpy() != 0) | refs["trns"].to_numpy(dtype=bool)
     return [
         (ref, f"must be single-channel grey (got {png.colour_name(int(ref.colour), bool(ref.trns))})")
-        for ref in _rows(bad)
+        for ref in _rows(refs, bad)
     ]
 
 
@@ -570,16 +583,26 @@ def _index_dims(ctx: Submission, facts: MaskFacts, side: str) -> tuple[np.ndarra
     for c in (wcol, hcol):
         if not index.has(c):
             raise Unavailable("CSV-07", f"index {index.display} lacks column {c}")
-    keys = ctx.index_keys
-    first = keys[~keys.duplicated(keep="first")]
-    where = pd.Index(first.to_numpy()).get_indexer(ctx.sys_keys.to_numpy())
-    rows = np.where(where >= 0, first.index.to_numpy()[np.clip(where, 0, None)], -1)[facts.refs["pos"].to_numpy()]
-    out = []
-    for c in (wcol, hcol):
-        values = pd.to_numeric(index.df[c], errors="coerce").to_numpy(dtype=np.float64)
-        out.append(np.where(rows >= 0, values[np.clip(rows, 0, None)], np.nan))
-    facts.dims[side] = (out[0], out[1])
+    lookup, widths, heights = ctx.index_memo(("sizes", wcol, hcol, *ctx.keys), lambda: _index_sizes(ctx, wcol, hcol))
+    rows = lookup.get_indexer(ctx.sys_keys.to_numpy())[facts.pos]  # -1: not in the index
+    known = rows >= 0
+    if not known.any():  # also an index without rows: nothing to take from
+        nothing = np.full(len(rows), np.nan)
+        facts.dims[side] = (nothing, nothing.copy())
+        return facts.dims[side]
+    at = np.clip(rows, 0, None)
+    facts.dims[side] = (np.where(known, widths[at], np.nan), np.where(known, heights[at], np.nan))
     return facts.dims[side]
+
+
+def _index_sizes(ctx: Submission, wcol: str, hcol: str) -> tuple[pd.Index, np.ndarray, np.ndarray]:
+    """The index's trial keys (each at its first row) and the sizes of those rows as floats (NaN where not a
+    number), for :func:`_index_dims`: made once per index file in a process."""
+    keys = ctx.index_keys
+    first = ~keys.duplicated(keep="first").to_numpy()
+    df = ctx.index().df
+    sizes = [pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=np.float64)[first] for c in (wcol, hcol)]
+    return pd.Index(keys.to_numpy()[first]), sizes[0], sizes[1]
 
 
 def _sized(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame) -> np.ndarray:
@@ -596,13 +619,15 @@ def _sized(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame) -> np.ndarray:
             ew, eh = _index_dims(ctx, facts, side)
         except Unavailable:
             continue
-        out |= (refs["side"] == side).to_numpy() & (w == ew[rows]) & (h == eh[rows])  # NaN is never equal
+        out |= (refs["side"].to_numpy(dtype=object) == side) & (w == ew[rows]) & (h == eh[rows])  # NaN: never equal
     return out
 
 
 def _in(refs: pd.DataFrame, part: Part) -> pd.DataFrame:
     """The references of the rows of ``part`` (by position in the system output, as every sliced rule)."""
-    return refs[(refs["pos"] % part.count == part.index).to_numpy()]
+    if part.count == 1:
+        return refs
+    return refs[refs["pos"].to_numpy() % part.count == part.index]
 
 
 def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame, full: bool = True) -> dict[int, png.Verdict]:
@@ -615,10 +640,12 @@ def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame, full: bool =
     """
     if facts.early is not None:
         _take_early(facts)
-    refs = refs[(refs["state"] == png.OK).to_numpy()]
-    refs = refs[_sized(ctx, facts, refs)]
+    refs = _keep(refs, refs["state"].to_numpy() == png.OK)
+    refs = _keep(refs, _sized(ctx, facts, refs))
     known = list(facts.decoded) if full else [*facts.decoded, *facts.blackness]
-    todo = refs[~refs["fid"].isin(known).to_numpy()].drop_duplicates("fid")
+    todo = _keep(refs, ~np.isin(refs["fid"].to_numpy(), known)) if known else refs
+    if len(todo) > 1 and len(np.unique(todo["fid"].to_numpy())) < len(todo):
+        todo = todo.drop_duplicates("fid")
     if not todo.empty:
         paths = todo["path"].tolist()
         items: list[Item] = list(
@@ -650,7 +677,7 @@ def _take_early(facts: MaskFacts) -> None:
     got = early.verdicts()
     if not got:
         return
-    ok = facts.refs[(facts.refs["state"] == png.OK).to_numpy()]
+    ok = _keep(facts.refs, facts.refs["state"].to_numpy() == png.OK)
     columns = ("path", "width", "height", "bit_depth", "colour", "interlace", "idat")
     for fid, *item in zip(ok["fid"].tolist(), *(ok[c].tolist() for c in columns), strict=True):
         verdict = got.get((*item, _measured(item[0], facts.dark_step)))
@@ -723,8 +750,9 @@ def mask_06(ctx: Submission) -> Report:
 def _wrong_size(ctx: Submission, facts: MaskFacts, skip_unknown: bool = False) -> list[tuple[Any, str, str]]:
     """MASK-06's files, (reference row, why, the size wanted), side by side; a side whose index size cannot be
     read raises :class:`Unavailable` (the rule is not checkable), or is passed over with ``skip_unknown``."""
-    refs = facts.refs
+    refs = facts.refs  # its index is the row position (0..n-1), as in _sized
     ok = _headers_ok(facts).index.to_numpy()
+    sides, widths, heights = refs["side"].to_numpy(dtype=object), refs["width"].to_numpy(), refs["height"].to_numpy()
     out = []
     for side in facts.columns:
         try:
@@ -733,11 +761,13 @@ def _wrong_size(ctx: Submission, facts: MaskFacts, skip_unknown: bool = False) -
             if skip_unknown:
                 continue
             raise
-        sel = ok[(refs.loc[ok, "side"] == side).to_numpy()]
-        w, h = refs.loc[sel, "width"].to_numpy(), refs.loc[sel, "height"].to_numpy()
+        sel = ok[sides[ok] == side]
+        w, h = widths[sel], heights[sel]
         known = ~np.isnan(ew[sel]) & ~np.isnan(eh[sel])
         bad = sel[known & ((w != ew[sel]) | (h != eh[sel]))]
-        for i, ref in zip(bad, _rows(refs.loc[bad]), strict=True):
+        if not len(bad):
+            continue
+        for i, ref in zip(bad, _rows(refs.iloc[bad]), strict=True):
             want, got = f"{int(ew[i])}x{int(eh[i])}", f"{ref.width}x{ref.height}"
             out.append((ref, f"is {got}, {side} is {want}: must be {want} (got {got})", want))
     return out
@@ -759,7 +789,7 @@ def _too_deep(facts: MaskFacts) -> list[tuple[Any, str]]:
     refs = _headers_ok(facts)
     return [
         (ref, f"must use one byte per pixel, 8 bits or fewer (got {ref.bit_depth}-bit samples)")
-        for ref in _rows(refs, (refs["bit_depth"] > 8).to_numpy())
+        for ref in _rows(refs, refs["bit_depth"].to_numpy() > 8)
     ]
 
 
@@ -804,9 +834,10 @@ def mask_08(ctx: Submission, part: Part) -> Report:
     """
     facts = mask_facts(ctx)
     refs = _headers_ok(facts)
-    refs = refs[((refs["colour"] == 0) & ~refs["trns"] & (refs["bit_depth"] <= 8)).to_numpy()]
+    grey = (refs["colour"].to_numpy() == 0) & ~refs["trns"].to_numpy(dtype=bool)
+    refs = _keep(refs, grey & (refs["bit_depth"].to_numpy() <= 8))
     refs = _in(refs, part)
-    refs = refs[~_opt_out_zero(ctx, refs)]
+    refs = _keep(refs, ~_opt_out_zero(ctx, refs))
     if refs.empty:
         return Report()
     decoded = _decoded(ctx, facts, refs, full=False)
@@ -854,7 +885,7 @@ def _mostly_black(ctx: Submission, facts: MaskFacts) -> tuple[list[tuple[Any, fl
     refs = refs[
         ((refs["colour"] == 0) & ~refs["trns"] & (refs["bit_depth"] == 8) & (refs["interlace"] == 0)).to_numpy()
     ]
-    refs = refs[~_opt_out_zero(ctx, refs)]
+    refs = _keep(refs, ~_opt_out_zero(ctx, refs))
     refs = refs[np.fromiter((_measured(p, facts.dark_step) for p in refs["path"].tolist()), bool, len(refs))]
     if refs.empty:
         return [], []
@@ -878,8 +909,8 @@ def _opt_out_zero(ctx: Submission, refs: pd.DataFrame) -> np.ndarray:
     df = ctx.sysout().df
     for side, col in (("probe", PROBE_PIX), ("donor", DONOR_PIX)):
         if col in df.columns:
-            zero = (df[col].astype(str).str.strip() == "0").to_numpy()
-            out |= (refs["side"] == side).to_numpy() & zero[refs["pos"].to_numpy()]
+            zero = ctx.stripped(col).to_numpy(dtype=object) == "0"
+            out |= (refs["side"].to_numpy(dtype=object) == side) & zero[refs["pos"].to_numpy()]
     return out
 
 

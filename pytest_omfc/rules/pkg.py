@@ -107,7 +107,7 @@ def _mask_rows(ctx: Submission) -> tuple[int, str | None]:
     cols = [c for c in MASK_COLUMNS if table.has(c)]
     if not cols:
         return 0, None
-    named = {c: (table.df[c].astype(str).str.strip() != "").to_numpy() for c in cols}
+    named = {c: ctx.stripped(c).to_numpy(dtype=object) != "" for c in cols}
     rows = np.logical_or.reduce(list(named.values())).nonzero()[0]
     if not len(rows):
         return 0, None

@@ -31,7 +31,7 @@ def _score_text(ctx: Submission) -> pd.Series:
     table = ctx.sysout()
     if ctx.group is M19 and ctx.task in (PF, PG) and not table.has(SCORE):
         raise NotApplicable("ConfidenceScore is optional in MFC2019 provenance output and absent (D-06)")
-    return ctx.column(SCORE).astype(str).str.strip()
+    return ctx.stripped(SCORE)
 
 
 def _got(text: str, value: float) -> str:

@@ -408,7 +408,7 @@ def vseg_05(ctx: Submission) -> Report:
                 )
             )
     else:
-        known = ctx.sys_keys.isin(set(ctx.index_keys)).to_numpy()
+        known = ctx.sys_keys.isin(ctx.index_key_set).to_numpy()
         unknown = np.unique(seg.pos[sel & np.isnan(fc) & known[seg.pos]])
         rows_of = ctx.index_row_of() if len(unknown) else {}
         for pos in unknown:

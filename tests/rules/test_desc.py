@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 IMG_IDX = ["TaskID", "ProbeFileID", "ProbeFileName", "ProbeWidth", "ProbeHeight"]
 NC_IMG = ["ProbeFileID", "ConfidenceScore", "OutputProbeMaskFileName", "IsOptOut"]
@@ -220,3 +222,47 @@ def test_unlisted_id_warns_desc04(omfc, edition, sub_id, listed, got):
     warning = res.warning("DESC-04").splitlines()
     assert warning[0] == f"DESC-04: the description does not list the {term} {sub_id} (showing 1)"
     assert warning[1] == f"  {sub_id}/{sub_id}.txt: the description should list the {term} {sub_id} (got {got})"
+
+
+# ---------------------------------------------------------------------------- DESC-04's word search
+
+
+def _regex_whole_word(text: str, word: str, ignore_case: bool) -> str | None:
+    """DESC-04's definition written as the pattern it stands for."""
+    import re
+
+    flags = re.I if ignore_case else 0
+    m = re.compile(rf"(?<![A-Za-z0-9_-]){re.escape(word)}(?![A-Za-z0-9_-])", flags).search(text)
+    return m.group(0) if m else None
+
+
+_ID_CHARS = "aAbB_-1.é"
+
+
+@given(
+    text=st.text(alphabet=_ID_CHARS + " \nİſK", max_size=30),
+    word=st.text(alphabet=_ID_CHARS, min_size=1, max_size=4),
+    ignore_case=st.booleans(),
+)
+def test_whole_word_is_the_pattern(text: str, word: str, ignore_case: bool) -> None:
+    """hypothesis: the search DESC-04 makes without compiling a pattern per ID finds what the pattern finds,
+    with and without case (ASCII text, and text that is not: dotted capital I, long s, Kelvin sign)."""
+    from pytest_omfc.rules.desc import _whole_word
+
+    assert _whole_word(text, word, ignore_case) == _regex_whole_word(text, word, ignore_case)
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "ignore_case", "found"),
+    [
+        ("id p-x_1 here", "p-x_1", False, "p-x_1"),
+        ("id p-x_10 here", "p-x_1", False, None),  # a longer ID is another ID
+        ("id xp-x_1", "p-x_1", False, None),
+        ("P-X_1.", "p-x_1", True, "P-X_1"),
+        ("P-X_1.", "p-x_1", False, None),
+    ],
+)
+def test_whole_word_cases(text: str, word: str, ignore_case: bool, found: str | None) -> None:
+    from pytest_omfc.rules.desc import _whole_word
+
+    assert _whole_word(text, word, ignore_case) == found
