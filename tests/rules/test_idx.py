@@ -168,3 +168,46 @@ def test_same_probe_other_donor_is_a_different_trial(omfc):
     res = layout_case(omfc, "NC2017", "splice", trials=trials).run()
     assert res.first_line("IDX-03") == "IDX-03: 1 of 3 system trials does not exist in the index (showing 1)"
     assert "p-test_1/p-test_1.csv:3 [P1:D9] ProbeFileID+DonorFileID='P1:D9'" in res.text("IDX-03")
+
+
+def test_index_shared_while_unchanged(tmp_path):
+    """The EXPIDs of a package read one index: it is parsed once per process while the file is unchanged, and
+    read again when it changes (what IDX and the mask sizes derive from it follows the new file)."""
+    import os
+
+    from pytest_omfc.editions import Edition, Task
+    from pytest_omfc.rules.mask import _index_dims, mask_facts
+    from pytest_omfc.submission import Settings, Submission
+
+    index = tmp_path / "OpenMFC20-IMDL-index.csv"
+    header = "|".join(IDX_HEADER) + "\n"
+    index.write_text(header + "IMDL|0042|probe/0042.jpg|640|480\n")
+    subs = []
+    for name in ("p-x_1", "p-x_2", "p-x_3"):
+        sub = tmp_path / name
+        (sub / "mask").mkdir(parents=True)
+        (sub / f"{name}.csv").write_text(
+            "|".join(OUT_HEADER) + "\n0042|0.5|mask/a.png|Processed|\n"  # the PNG need not exist for the sizes
+        )
+        subs.append(sub)
+
+    def submission(sub):
+        return Submission(
+            Settings(
+                submission=sub, csv=sub / f"{sub.name}.csv", index=index, edition=Edition.OpenMFC2020, task=Task.IMG
+            )
+        )
+
+    first, second = submission(subs[0]), submission(subs[1])
+    assert first.index_parse is second.index_parse
+    assert first.index_key_set is second.index_key_set == frozenset({"0042"})
+    assert [v.tolist() for v in _index_dims(first, mask_facts(first), "probe")] == [[640.0], [480.0]]
+
+    index.write_text(header + "IMDL|0042|probe/0042.jpg|320|240\nIMDL|0043|probe/0043.jpg|1|1\n")
+    os.utime(index, ns=(1, 1))  # a new version whatever the clock's resolution
+    third = submission(subs[2])
+    assert third.index_parse is not first.index_parse
+    assert third.index_key_set == frozenset({"0042", "0043"})
+    assert [v.tolist() for v in _index_dims(third, mask_facts(third), "probe")] == [[320.0], [240.0]]
+    # a submission that read the old version keeps it: its findings and sizes stay consistent
+    assert first.index_key_set == frozenset({"0042"})
