@@ -627,7 +627,8 @@ def _in(refs: pd.DataFrame, part: Part) -> pd.DataFrame:
     """The references of the rows of ``part`` (by position in the system output, as every sliced rule)."""
     if part.count == 1:
         return refs
-    return refs[refs["pos"].to_numpy() % part.count == part.index]
+    mine = refs["pos"].to_numpy() % part.count == part.index
+    return refs.iloc[:0] if not mine.any() else _keep(refs, mine)  # no rows: a slice, not a copy
 
 
 def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame, full: bool = True) -> dict[int, png.Verdict]:
@@ -833,12 +834,11 @@ def mask_08(ctx: Submission, part: Part) -> Report:
     MASK-04's finding, not this rule's.
     """
     facts = mask_facts(ctx)
-    refs = _headers_ok(facts)
+    refs = _in(_headers_ok(facts), part)
     grey = (refs["colour"].to_numpy() == 0) & ~refs["trns"].to_numpy(dtype=bool)
     refs = _keep(refs, grey & (refs["bit_depth"].to_numpy() <= 8))
-    refs = _in(refs, part)
     refs = _keep(refs, ~_opt_out_zero(ctx, refs))
-    if refs.empty:
+    if refs.empty and part.index != 0:  # slice 0 also looks for the submission's pattern (_mostly_black)
         return Report()
     decoded = _decoded(ctx, facts, refs, full=False)
     black = np.array([decoded.get(f, ("", ""))[0] == png.BLACK for f in refs["fid"].tolist()], dtype=bool)
