@@ -16,7 +16,7 @@ import sys
 if not getattr(sys.flags, "safe_path", False) and sys.path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
 
-from pytest_omfc.cli import main  # noqa: E402  (after the sys.path fix)
+from pytest_omfc.cli import run  # noqa: E402  (after the sys.path fix)
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()

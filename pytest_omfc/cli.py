@@ -31,9 +31,11 @@ pytest's: 0 all rules pass, 1 a rule fails, 4 a usage error.
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib.util
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -45,7 +47,7 @@ from .paths import resolve_input
 from .private import forget, make, on_terminate, remove, sweep
 from .scoring.families import every_option
 
-__all__ = ["build_parser", "pytest_args", "main", "version_line", "IGNORED_ENV", "OVERRIDE_PREFIXES"]
+__all__ = ["build_parser", "pytest_args", "main", "run", "version_line", "IGNORED_ENV", "OVERRIDE_PREFIXES"]
 
 #: Environment variables that would add options or plugins behind the command line's back.
 IGNORED_ENV = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
@@ -285,3 +287,27 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool = True, plugins
             else:
                 os.environ[name] = value
         cleanup()
+
+
+def run() -> NoReturn:
+    """The ``pytest-omfc`` script and ``python -m pytest_omfc``: :func:`main`, then the process ends without the
+    interpreter's teardown, unless a thread is still running.
+
+    What a normal exit does last is free every object of the run one by one: 2.4 s after a package of 1,000
+    EXPIDs (47,000 items), about a tenth of the run, once the verdict is printed, the outputs written and the
+    private directory removed.  The exit handlers (:mod:`atexit`) still run and the streams are flushed.  A
+    thread still running that is not a daemon (the plugin leaves none: its pools are shut down when the run
+    ends) gets the normal exit, which waits for it."""
+    code = main()
+    main_thread = threading.main_thread()
+    exit_handlers = getattr(atexit, "_run_exitfuncs", None)
+    busy = any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not main_thread)
+    if busy or exit_handlers is None:
+        sys.exit(code)
+    exit_handlers()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed or broken pipe: the exit code still says how the run went
+            pass
+    os._exit(code)

@@ -234,9 +234,9 @@ def test_pre_commit_hook_command_runs(tmp_path: Path, submission: str, ret: int)
 def test_console_script_is_the_module() -> None:
     """The recipes call ``pytest-omfc``; the tests run ``python -m pytest_omfc``: the same function."""
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
-    assert 'pytest-omfc = "pytest_omfc.cli:main"' in text
+    assert 'pytest-omfc = "pytest_omfc.cli:run"' in text
     main = (REPO / "pytest_omfc/__main__.py").read_text(encoding="utf-8")
-    assert "from pytest_omfc.cli import main" in main and "raise SystemExit(main())" in main
+    assert "from pytest_omfc.cli import run" in main and "    run()" in main
 
 
 # ---------------------------------------------------------------------------- the documentation site (Pages)

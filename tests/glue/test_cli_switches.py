@@ -47,3 +47,39 @@ def test_exitfirst_stops_at_the_first_failure(tmp_path: Path) -> None:
 def test_an_unknown_switch_is_named(tmp_path: Path) -> None:
     ret, _, err = _cli(tmp_path, "--omfc-submission", VALID, "--lf")
     assert ret == 4 and "unrecognized arguments: --lf" in err and "plain pytest" in err
+
+
+_ENDING = """\
+import atexit, sys, threading, time
+from pytest_omfc.cli import run
+atexit.register(lambda: print("exit handler ran", flush=True))
+if sys.argv[1] == "thread":
+    def late():
+        time.sleep(1.0)
+        print("thread finished", flush=True)
+    threading.Thread(target=late).start()
+sys.argv = ["pytest-omfc", *sys.argv[2:]]
+run()
+"""
+
+
+@pytest.mark.parametrize(("submission", "code"), [(VALID, 0), (BAD, 1)])
+@pytest.mark.parametrize("thread", ["none", "thread"])
+def test_the_command_ends_as_a_normal_exit_would(tmp_path: Path, submission: str, code: int, thread: str) -> None:
+    """``run()`` skips the interpreter's teardown, nothing else: the exit code is pytest's, the whole report reaches
+    a pipe (the last line is pytest's summary), the exit handlers run, and a thread still running is waited for
+    (the normal exit)."""
+    script = tmp_path / "ending.py"
+    script.write_text(_ENDING, encoding="utf-8")
+    ret, out, _ = _cli_script(tmp_path, script, thread, "--omfc-submission", submission, "--omfc-index", INDEX, "-v")
+    lines = out.splitlines()
+    assert ret == code
+    assert "exit handler ran" in lines
+    assert any(" passed" in line and line.startswith("=") for line in lines)
+    assert ("thread finished" in lines) is (thread == "thread")
+    assert sum("::SUB-10 PASSED" in line for line in lines) == 1  # -v lists every item: nothing cut
+
+
+def _cli_script(tmp_path: Path, script: Path, *args: str) -> tuple[int | None, str, str]:
+    run = run_capped([str(script), *args], cwd=tmp_path, timeout=120)
+    return run.ret, run.out, run.err
