@@ -83,3 +83,20 @@ def test_the_command_ends_as_a_normal_exit_would(tmp_path: Path, submission: str
 def _cli_script(tmp_path: Path, script: Path, *args: str) -> tuple[int | None, str, str]:
     run = run_capped([str(script), *args], cwd=tmp_path, timeout=120)
     return run.ret, run.out, run.err
+
+
+def test_the_command_runs_without_log_capture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checks log nothing: ``pytest-omfc`` leaves pytest's per-item log capture out (``-p no:logging``), as it
+    leaves out the cache; the verdict is the same."""
+    from pytest_omfc.cli import main
+
+    seen: dict[str, bool] = {}
+
+    class Probe:
+        def pytest_configure(self, config: pytest.Config) -> None:
+            seen["logging blocked"] = config.pluginmanager.is_blocked("logging")
+            seen["cache blocked"] = config.pluginmanager.is_blocked("cacheprovider")
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["--omfc-submission", VALID, "--omfc-index", INDEX, "-q"], own_process=False, plugins=[Probe()]) == 0
+    assert seen == {"logging blocked": True, "cache blocked": True}
