@@ -88,7 +88,10 @@ def score_02(ctx: Submission) -> Report:
     """Any real is allowed (NC17 fn 1), but larger must mean more likely manipulated: one constant
     score over all processed (``IsOptOut=N``) trials ranks nothing, so the AUC is meaningless."""
     scores = ctx.scores
-    processed = (ctx.column("IsOptOut") == "N").to_numpy() if ctx.has_column("IsOptOut") else np.ones(len(scores), bool)
+    if ctx.has_column("IsOptOut"):
+        processed = ctx.column("IsOptOut").to_numpy(dtype=object) == "N"
+    else:
+        processed = np.ones(len(scores), bool)
     s = scores[processed]
     if s.size < 2 or np.unique(s).size > 1:
         return Report()

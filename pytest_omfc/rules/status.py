@@ -67,9 +67,9 @@ def _bad_values(
     ctx: Submission, column: str, status_enum: type[enum.Enum], note: Note | None = None
 ) -> tuple[list[Finding], int]:
     """Findings for every row whose ``column`` is not one of the enum's values (exact match)."""
-    series = ctx.column(column).astype(str)
+    series = ctx.column(column)
     allowed = values(status_enum)
-    bad = np.flatnonzero(~series.isin(allowed).to_numpy())
+    bad = np.flatnonzero(~np.isin(series.to_numpy(dtype=object), list(allowed)))
     listed = ", ".join(allowed)
     found = [
         Finding(
@@ -214,8 +214,7 @@ def status_08(ctx: Submission) -> Report:
         cols.append(("DonorStatus", ("donor mask", "donor mask")))
     found: list[Finding] = []
     for col, (checks, ignored) in cols:
-        series = ctx.column(col).astype(str)
-        for p in np.flatnonzero((series == FAILED_VALIDATION).to_numpy()):
+        for p in np.flatnonzero(ctx.column(col).to_numpy(dtype=object) == FAILED_VALIDATION):
             found.append(
                 Finding(
                     f"NIST skips this row's {checks} checks and scores the trial as failed "
