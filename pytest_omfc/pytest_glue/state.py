@@ -139,8 +139,26 @@ def submission_for(config: pytest.Config, settings: CheckSettings | None = None)
             sub = ForgeryNetSubmission(settings)
         else:
             sub = Submission(settings)
+        run = config.stash.get(SETTINGS_KEY, None)
+        if run is not None and run.is_package and settings is not run:
+            _keep_recent_expids(cache, run)
         cache[settings.submission] = sub
     return sub
+
+
+#: Parsed EXPIDs of a package a process keeps: its items run one EXPID after another, so an EXPID is not asked
+#: for again once the next ones have started; one asked for later (``-k``, an xdist worker's share) is parsed
+#: again, from the same files, to the same outcomes.  A package of 1,000 EXPIDs kept every one: 540 MB, and
+#: the collector walking all of it.
+EXPIDS_KEPT = 2
+
+
+def _keep_recent_expids(cache: dict[Path, Checked], run: CheckSettings) -> None:
+    """Close and drop the oldest parsed EXPIDs of ``cache`` beyond :data:`EXPIDS_KEPT - 1` (the package's own
+    entry stays), before another one is added."""
+    expids = [path for path in cache if path != run.submission]
+    for path in expids[: max(0, len(expids) - (EXPIDS_KEPT - 1))]:
+        cache.pop(path).close()
 
 
 def single_submission(config: pytest.Config) -> Submission:

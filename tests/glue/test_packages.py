@@ -327,3 +327,33 @@ def test_a_limit_on_the_expids_checked(tmp_path: Path) -> None:
     assert "the package holds more than 1 EXPID folders (--omfc-package-max-expids)" in text
     bad = run_capped([*base, "--omfc-package-max-expids", "0"], cwd=tmp_path, timeout=60)
     assert bad.ret == 4 and "must be an integer from 1 to 100000 (got 0)" in bad.err
+
+
+def test_a_process_keeps_few_expids_parsed_and_rebuilds_one_asked_again(
+    pytester: pytest.Pytester, here: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A package's items run one EXPID after another, so a process keeps only the last parsed EXPIDs (memory and
+    the collector's walks stay bounded: 1,000 EXPIDs were all kept).  One asked for again after others (items
+    reordered, as ``-k`` or an xdist worker's share may) is parsed again, to the same verdicts."""
+    from pytest_omfc.pytest_glue import state
+
+    monkeypatch.setattr(state, "EXPIDS_KEPT", 1)  # the bundled package has two EXPIDs: evict at every change
+    sizes: list[int] = []
+
+    class Probe:
+        @pytest.hookimpl(trylast=True)
+        def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+            manip = [i for i in items if f"/{MANIP}::" in i.nodeid]
+            others = [i for i in items if f"/{MANIP}::" not in i.nodeid]
+            half = len(manip) // 2
+            items[:] = manip[:half] + others + manip[half:]  # MANIP, then SPLICE, then MANIP again
+
+        def pytest_runtest_teardown(self, item: pytest.Item) -> None:
+            sizes.append(len(item.config.stash[state.SUBMISSION_KEY]))
+
+    _, in_order = _run(pytester, PKG)
+    rec = pytester.inline_run(
+        "--omfc-submission", PKG, "--omfc-dataset", "NC2017", "-p", "no:cacheprovider", plugins=[Probe()]
+    )
+    assert _outcomes(rec) == in_order
+    assert max(sizes) == 2  # the package's own entry and one EXPID
