@@ -27,16 +27,20 @@ def mask_png(dark_share: float, *, inverted: bool = True, **save: Any) -> bytes:
     return buf.getvalue()
 
 
-def case(omfc: Any, masks: list[bytes]) -> Any:
+def case(omfc: Any, masks: list[bytes | None]) -> Any:
+    """One probe per mask, in order; None: the probe's row names no mask."""
     ids = [f"{i:04d}" for i in range(len(masks))]
     return omfc.case(
         "OpenMFC2020",
         "IMDL",
         header=IMG_OUT,
-        rows=[[i, 0.5, f"mask/{i}.png", "Processed", ""] for i in ids],
+        rows=[
+            [i, 0.5, f"mask/{i}.png" if data is not None else "", "Processed", ""]
+            for i, data in zip(ids, masks, strict=True)
+        ],
         index_header=IMG_IDX,
         index_rows=[["IMDL", i, f"probe/{i}.jpg", W, H] for i in ids],
-        files={f"mask/{i}.png": data for i, data in zip(ids, masks, strict=True)},
+        files={f"mask/{i}.png": data for i, data in zip(ids, masks, strict=True) if data is not None},
     )
 
 
@@ -135,16 +139,5 @@ def test_the_share_comes_from_the_one_inflate(omfc: Any, monkeypatch: pytest.Mon
 def test_the_pattern_is_judged_when_the_first_slice_has_no_mask(omfc: Any) -> None:
     """The first slice of MASK-08 judges the submission's pattern whatever rows it holds: here row 1 (slice 1
     of 4, by position) has no mask, and the mostly black masks are all in the other slices."""
-    ids = [f"{i:04d}" for i in range(4)]
-    rows = [[i, 0.5, f"mask/{i}.png", "Processed", ""] for i in ids]
-    rows[0][2] = ""  # the first slice's only row names no mask
-    res = omfc.case(
-        "OpenMFC2020",
-        "IMDL",
-        header=IMG_OUT,
-        rows=rows,
-        index_header=IMG_IDX,
-        index_rows=[["IMDL", i, f"probe/{i}.jpg", W, H] for i in ids],
-        files={f"mask/{i}.png": mask_png(share) for i, share in zip(ids[1:], (0.8, 0.9, 0.1), strict=True)},
-    ).run()
+    res = case(omfc, [None, mask_png(0.8), mask_png(0.9), mask_png(0.1)]).run()  # row 1: slice 1's only row
     assert "2 of 3 masks measured are mostly black" in res.warning("MASK-08[1/4]")
