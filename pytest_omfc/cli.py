@@ -225,11 +225,11 @@ class _FreezeAfterCollection:
     ``gc.collect()`` at exit took 0.2 s with it, a 1-probe check's sixth).
 
     The youngest generation is then collected every :data:`YOUNG_THRESHOLD` allocations instead of 700 (2,000
-    from Python 3.13): the run
-    keeps what it makes (pytest keeps three reports per item), and the full collections that the default
-    triggered walked all of it again and again (18 of them, 3.3 s of a 30 s package of 1,000 EXPIDs, 47,000
-    items; with this, 2 of them and 0.6 s, and the same peak memory).  Side effects on the whole process, so
-    only in the command's own process, never from the plugin inside someone else's pytest."""
+    from Python 3.13): the run keeps what it makes (pytest keeps three reports per item), and the full
+    collections that the default triggered walked all of it again and again (18 of them, 3.3 s of a 30 s
+    package of 1,000 EXPIDs, 47,000 items; with this, 2 of them and 0.6 s, and the same peak memory).  Side
+    effects on the whole process, so only in the command's own process, never from the plugin inside someone
+    else's pytest."""
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:

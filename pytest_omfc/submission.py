@@ -404,13 +404,7 @@ class Submission(Checked):
 
     @functools.cached_property
     def index_keys(self) -> pd.Series:
-        shared = _shared_index(self.index_file)
-        if self.index_parse is not shared.parsed:  # the file changed since this submission read it
-            return self.key_series(self.index())
-        keys = shared.keys.get(self.keys)
-        if keys is None:
-            keys = shared.keys[self.keys] = self.key_series(self.index())
-        return keys
+        return self.index_memo(("keys", *self.keys), lambda: self.key_series(self.index()))
 
     @functools.cached_property
     def index_key_set(self) -> frozenset[str]:
@@ -456,11 +450,11 @@ class Submission(Checked):
 
 @dataclass
 class _Index:
-    """A task index parsed once per process (:func:`_shared_index`), with the trial keys derived from it."""
+    """A task index parsed once per process (:func:`_shared_index`), with what is derived from it alone (trial
+    keys, their set, probe sizes: :meth:`Submission.index_memo`)."""
 
     parsed: ParseResult
-    keys: dict[tuple[str, ...], pd.Series] = field(default_factory=dict)  # by key columns
-    derived: dict[tuple[str, ...], Any] = field(default_factory=dict)  # Submission.index_memo
+    derived: dict[tuple[str, ...], Any] = field(default_factory=dict)
 
 
 #: Indexes read in this process, by path and file version: the EXPIDs of an NC2017 package share one or two

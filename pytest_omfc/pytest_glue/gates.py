@@ -43,7 +43,7 @@ import pytest
 from ..findings import shorten
 from .compat import TerminalRepr, failure_repr
 from .scoring import SCORING_KEY, ScoringSettings, outcomes_for
-from .state import EXTRA_ITEMS_KEY, SETTINGS_KEY, given, node_text
+from .state import EXTRA_ITEMS_KEY, OMFC_MARK, SETTINGS_KEY, given, node_text
 
 __all__ = ["GATES_KEY", "Gate", "GateItem", "configure", "evaluate", "parse_gate"]
 
@@ -330,7 +330,7 @@ class GateItem(pytest.Item):
     def __init__(self, *, gate: Gate, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.gate = gate
-        self.add_marker("omfc")
+        self.add_marker(OMFC_MARK)
 
     @property
     def junit_name(self) -> str:

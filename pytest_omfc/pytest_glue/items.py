@@ -15,16 +15,13 @@ from ..registry import Part, Rule, package_rules, rules_for, summed_warnings
 from ..report.page import RuleRow, expid_verdicts
 from . import scoring as _scoring
 from .compat import FSCollector, TerminalRepr, failure_repr, skip_here
-from .state import EXTRA_ITEMS_KEY, SETTINGS_KEY, node_text, submission_for
+from .state import EXTRA_ITEMS_KEY, OMFC_MARK, SETTINGS_KEY, node_text, submission_for
 
 if TYPE_CHECKING:
     from ..submission import CheckSettings
 
 __all__ = ["OmfcReporter", "PackageDir", "RuleFailed", "RuleItem", "SubmissionDir", "failure_repr"]
 
-
-#: The marker of every plugin item (``-m omfc``), made once rather than looked up by name per item.
-OMFC_MARK = pytest.mark.omfc
 
 #: The rule IDs of the session's items after deselection, computed once (:meth:`RuleItem.runtest`).
 _PLANNED = pytest.StashKey[frozenset[str]]()

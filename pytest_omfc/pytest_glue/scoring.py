@@ -60,7 +60,7 @@ from ..scoring.registry import (
 )
 from .compat import TerminalRepr, failure_repr
 from .progress import progress_for
-from .state import SETTINGS_KEY, ConfigOptions, given, index_task, resolved, submission_for
+from .state import OMFC_MARK, SETTINGS_KEY, ConfigOptions, given, index_task, resolved, submission_for
 
 if TYPE_CHECKING:
     from ..submission import CheckSettings, Settings
@@ -652,7 +652,7 @@ class ScoreItem(pytest.Item):
         super().__init__(**kwargs)
         self.scorer = scorer
         self.position = position
-        self.add_marker("omfc")
+        self.add_marker(OMFC_MARK)
 
     @property
     def junit_name(self) -> str:

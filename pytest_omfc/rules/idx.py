@@ -37,12 +37,17 @@ def idx_01(ctx: Submission) -> Report:
             if raw.strip() == "":
                 msg = f"{col} must not be empty"
             else:
-                known = raw.strip() in set(ctx.index().df[col])  # only for a key that is not exact
+                known = raw.strip() in _index_values(ctx, col)
                 hint = "; it matches the index once stripped" if known else ""
                 msg = f"{col} must match the index exactly (got surrounding white space{hint})"
             found.append((int(pos), Finding(msg, **ctx.loc(int(pos), col, raw))))
     found.sort(key=lambda pf: pf[0])
     return Report([f for _, f in found], headline=f"{count_is(len(found), 'trial key')} not exact" if found else None)
+
+
+def _index_values(ctx: Submission, col: str) -> frozenset[str]:
+    """The values of an index key column (stripped, as the index is read), once per index file and column."""
+    return ctx.index_memo(("values", col), lambda: frozenset(ctx.index().df[col].tolist()))
 
 
 @rule("IDX-02", "The number of data rows equals the index", requires=_REQ)
