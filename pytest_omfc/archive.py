@@ -29,16 +29,18 @@ No pytest import; nothing here raises on bad input.
 
 from __future__ import annotations
 
+import errno
 import os
 import tarfile
 import unicodedata
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import IO, Any, cast
 
-from . import private
+from . import members, private
+from .members import in_place as in_place_member
 
 __all__ = [
     "ArchiveLimits",
@@ -318,11 +320,12 @@ def _why_unsafe(name: str, member: tarfile.TarInfo) -> str | None:
         name.encode("utf-8")
     except UnicodeEncodeError:
         return "has a name that is not UTF-8"
-    if len(name.encode()) > MAX_NAME or any(len(c.encode()) > MAX_COMPONENT for c in name.split("/")):
+    size = len(name.encode())
+    if size > MAX_NAME or (size > MAX_COMPONENT and any(len(c.encode()) > MAX_COMPONENT for c in name.split("/"))):
         return f"has a name longer than a file system takes ({MAX_COMPONENT} bytes a component, {MAX_NAME} in all)"
     if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
         return "has an absolute name"
-    if ".." in PurePosixPath(name.replace("\\", "/")).parts:
+    if ".." in name.replace("\\", "/").split("/"):
         return "has a '..' component (it would be written outside the submission on some file system)"
     if "\\" in name:
         return "has a backslash in its name (a folder separator on Windows: the layout would change there)"
@@ -341,14 +344,26 @@ def _why_unsafe(name: str, member: tarfile.TarInfo) -> str | None:
     return None
 
 
-def _escapes(real_dest: str, target: Path) -> bool:
-    """Whether ``target`` resolves (symbolic links followed) outside ``real_dest`` (a resolved directory)."""
-    real = os.path.realpath(target)
+def _escapes(real_dest: str, target: str, real_dirs: dict[str, str]) -> bool:
+    """Whether ``target`` resolves (symbolic links followed) outside ``real_dest`` (a resolved directory).
+    ``real_dirs`` keeps each folder's resolved path: below the destination only this function's caller makes
+    entries, never a link, so a folder resolves once and a new name in it adds no link."""
+    parent, _, leaf = target.rpartition(os.sep)
+    real_parent = real_dirs.get(parent)
+    if real_parent is None:
+        real_parent = real_dirs[parent] = os.path.realpath(parent)
+    real = os.path.join(real_parent, leaf) if leaf not in (".", "..") else os.path.realpath(target)
     return real != real_dest and not real.startswith(real_dest + os.sep)
 
 
+def _parts(name: str) -> list[str]:
+    """The components of a relative member name as :class:`~pathlib.PurePosixPath` gives them (no empty or
+    ``.`` component)."""
+    return [p for p in name.split("/") if p not in ("", ".")]
+
+
 def is_junk(name: str) -> bool:
-    parts = PurePosixPath(name).parts
+    parts = _parts(name)
     return bool(parts) and (parts[0] == "__MACOSX" or parts[-1].startswith("._") or parts[-1] in JUNK_NAMES)
 
 
@@ -363,8 +378,13 @@ def _members(tf: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
         yield member
 
 
-def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> ArchiveReport:
-    """Stream the archive at ``path`` into ``dest`` (a private directory), checking every member first."""
+def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS, in_place: bool = True) -> ArchiveReport:
+    """Stream the archive at ``path`` into ``dest`` (a private directory), checking every member first.
+
+    With ``in_place`` and ``dest`` the ``unpacked/`` folder of a private directory (:func:`private_dir`), the
+    PNG members of a ``mask/`` folder are not written as files of their own (:mod:`pytest_omfc.members`): a
+    plain tar's stay where they are in the upload, a compressed tar's are appended to one spool file; the
+    verdicts, findings and limits are those of unpacking them."""
     kind = kind_of(path)
     display = path.name
     if kind == "zip":
@@ -380,7 +400,9 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
         )
     problems: list[ArchiveProblem] = []
     seen: dict[str, str] = {}  # casefolded name -> the name unpacked
-    made: set[Path] = set()  # folders created
+    made: set[str] = set()  # folders created
+    real_dirs: dict[str, str] = {}  # folder -> its resolved path (_escapes)
+    dest_text = str(dest)
     tops: dict[str, None] = {}
     total = members = 0
     real_dest = os.path.realpath(dest)
@@ -391,6 +413,7 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
             display, kind, str(dest), problems=(ArchiveProblem("ARC-01", "", f"cannot be read ({exc})"),)
         )
     counting = _Counting(raw)
+    table = _InPlace(path, dest, kind, raw) if in_place and _private_unpacked(dest) else None
     names = {"tar": "tar", "gzip": "tar.gz", "bzip2": "tar.bz2", "xz": "tar.xz"}
     # everything tarfile reads, headers and padding included, counts against the unpacked-size limit
     stream_limit = limits.total_bytes + 2048 * limits.entries + 2 * MAX_META
@@ -444,7 +467,7 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
                     )
                     continue
                 norm = name.rstrip("/")
-                folded = fs_key(norm)
+                folded = norm.upper() if norm.isascii() else fs_key(norm)  # (ASCII: one to one, as fs_key)
                 if folded in seen:
                     other = seen[folded]
                     if other == norm:
@@ -457,13 +480,18 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
                         problems.append(ArchiveProblem("ARC-04", norm, f"{what}; the later one is not unpacked"))
                     continue
                 seen[folded] = norm
-                target = dest / norm
-                if _escapes(real_dest, target):  # a second guard after the name checks, as tarfile's data filter
+                target = f"{dest_text}{os.sep}{norm}"
+                if _escapes(real_dest, target, real_dirs):  # a second guard after the name checks (data filter)
                     problems.append(ArchiveProblem("ARC-03", name, "would be written outside the submission folder"))
                     continue
-                tops.setdefault(PurePosixPath(norm).parts[0], None)
+                parts = _parts(norm)
+                if not parts:  # "./" or "././": the folder itself, as "." is
+                    continue
+                tops.setdefault(parts[0], None)
                 if member.isdir():
-                    target.mkdir(parents=True, exist_ok=True)
+                    if table is not None:
+                        table.no_member_above(norm, target)
+                    Path(target).mkdir(parents=True, exist_ok=True)
                     made.add(target)
                     continue
                 src = tf.extractfile(member)
@@ -481,30 +509,18 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
                         )
                     )
                     continue
-                if target.parent not in made:
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    made.add(target.parent)
-                stop = None
-                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-                with os.fdopen(fd, "wb") as out:
-                    chunk = head
-                    while chunk:
-                        total += len(chunk)
-                        if total > limits.total_bytes:
-                            stop = (
-                                f"must unpack to at most {limits.total_bytes} bytes "
-                                "(--omfc-archive-max-bytes; unpacking stopped there)"
-                            )
-                            break
-                        if total > RATIO_FLOOR and total > limits.ratio * max(counting.read_bytes, 1):
-                            stop = (
-                                f"must expand at most {limits.ratio:g} times its size (--omfc-archive-max-ratio; "
-                                f"{total} bytes unpacked from {counting.read_bytes} read: a compression bomb? "
-                                "unpacking stopped there)"
-                            )
-                            break
-                        out.write(chunk)
-                        chunk = src.read(_CHUNK)
+                parent = target.rpartition(os.sep)[0]
+                if parent not in made:
+                    if table is not None:
+                        table.no_member_above(norm.rpartition("/")[0], parent)
+                    Path(parent).mkdir(parents=True, exist_ok=True)
+                    made.add(parent)
+                if table is not None and in_place_member(norm, head):
+                    total, stop = table.add(norm, member, target, src, head, total, counting, limits)
+                else:
+                    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                    with os.fdopen(fd, "wb") as out:
+                        total, stop = _copy(src, head, out, total, counting, limits)
                 if stop is not None:
                     problems.append(ArchiveProblem("ARC-06", name, stop))
                     break
@@ -517,10 +533,117 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> Ar
         problems.append(
             ArchiveProblem("ARC-01", "", f"must be a complete, readable {names[kind]} archive (got: {text})")
         )
+    if table is not None:  # what was recorded was unpacked, also when unpacking stopped
+        try:
+            table.close()
+        except OSError as exc:
+            problems.append(ArchiveProblem("ARC-01", "", f"cannot be unpacked here ({exc.strerror or exc})"))
     return ArchiveReport(display, names[kind], str(dest), members, total, tuple(tops), tuple(problems))
+
+
+def _copy(
+    src: IO[bytes], head: bytes, out: IO[bytes], total: int, counting: _Counting, limits: ArchiveLimits
+) -> tuple[int, str | None]:
+    """Copy a member's data (``head`` already read) to ``out`` a chunk at a time, counting ``total`` unpacked
+    bytes against the limits: the new total, and why unpacking stops (ARC-06) or None."""
+    chunk = head
+    while chunk:
+        total += len(chunk)
+        if total > limits.total_bytes:
+            return total, (
+                f"must unpack to at most {limits.total_bytes} bytes (--omfc-archive-max-bytes; unpacking stopped there)"
+            )
+        if total > RATIO_FLOOR and total > limits.ratio * max(counting.read_bytes, 1):
+            return total, (
+                f"must expand at most {limits.ratio:g} times its size (--omfc-archive-max-ratio; "
+                f"{total} bytes unpacked from {counting.read_bytes} read: a compression bomb? "
+                "unpacking stopped there)"
+            )
+        out.write(chunk)
+        chunk = src.read(_CHUNK)
+    return total, None
+
+
+def _private_unpacked(dest: Path) -> bool:
+    """Whether ``dest`` is the ``unpacked/`` folder of a private directory (where :mod:`pytest_omfc.members`
+    finds a table of members read in place)."""
+    return dest.name == UNPACKED and dest.parent.name.startswith(members.ROOT_PREFIX)
+
+
+class _InPlace:
+    """The members of one archive read in place (:mod:`pytest_omfc.members`), recorded while unpacking: a plain
+    tar's by the offset of their data in the upload, a compressed tar's appended to the spool file."""
+
+    def __init__(self, path: Path, dest: Path, kind: str, raw: IO[bytes]) -> None:
+        self.root = dest.parent
+        self.dest = dest
+        self.plain = kind == "tar"
+        self.size = os.fstat(raw.fileno()).st_size if self.plain else 0
+        spool = str(self.root / members.SPOOL)
+        self.table = members.Table(os.path.realpath(path) if self.plain else spool)
+        self.spool: IO[bytes] | None = None
+        self.spool_at = 0
+
+    def no_member_above(self, rel: str, target: str) -> None:
+        """The error ``mkdir`` raises when a folder to be made at ``rel`` is a member read in place (it exists as
+        a file) or lies below one (a file stands where a folder must)."""
+        parts = rel.split("/") if rel else []
+        for i in range(1, len(parts) + 1):
+            if "/".join(parts[:i]) in self.table.entries:
+                if i == len(parts):
+                    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(target))
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(target))
+
+    def add(
+        self,
+        name: str,
+        member: tarfile.TarInfo,
+        target: str,
+        src: IO[bytes],
+        head: bytes,
+        total: int,
+        counting: _Counting,
+        limits: ArchiveLimits,
+    ) -> tuple[int, str | None]:
+        """Record the member ``name`` instead of writing it at ``target``: the new unpacked total and why
+        unpacking stops (ARC-06), as :func:`_copy` says them; a plain tar cut inside the member's data is ARC-01
+        (``tarfile.ReadError``), as reading it would be."""
+        if os.path.lexists(target):  # a folder made for an earlier member: creating the file would fail
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(target))
+        if not self.plain:
+            if self.spool is None:
+                fd = os.open(self.table.backing, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                self.spool = os.fdopen(fd, "wb")
+            start = self.spool.tell()
+            total, stop = _copy(src, head, self.spool, total, counting, limits)
+            self.table.add(name, start, self.spool.tell() - start)  # cut short at a stop, as a file would be
+            return total, stop
+        start, size = member.offset_data, member.size
+        there = max(0, min(size, self.size - start))  # the bytes the upload holds
+        allowed = limits.total_bytes - total
+        if there > allowed:  # as _copy stops: the head, then whole chunks, while the total stays within
+            kept = 0 if allowed < len(head) else min(there, len(head) + (allowed - len(head)) // _CHUNK * _CHUNK)
+            self.table.add(name, start, kept)
+            crossing = len(head) if kept == 0 else min(_CHUNK, there - kept)
+            return total + kept + crossing, (
+                f"must unpack to at most {limits.total_bytes} bytes (--omfc-archive-max-bytes; unpacking stopped there)"
+            )
+        if there < size:
+            raise tarfile.ReadError("unexpected end of data")
+        self.table.add(name, start, size)
+        return total + size, None
+
+    def close(self) -> None:
+        """Close the spool and write the table (also after a stop: what was recorded was unpacked)."""
+        if self.spool is not None:
+            self.spool.close()
+        self.table.save(self.root)
 
 
 def remove(root: str | Path, members: int = 0) -> None:
     """Remove a private directory and everything in it (never fails); one that holds more than
     :data:`~pytest_omfc.private.DETACH_MEMBERS` unpacked members by a detached ``rm`` (:func:`private.remove`)."""
+    from . import members as in_place_members  # (the parameter's name hides the module here)
+
+    in_place_members.forget(root)
     private.remove(root, detach=members > private.DETACH_MEMBERS)

@@ -23,13 +23,13 @@ special files are never opened (:func:`pytest_omfc.png.open_regular`).
 
 from __future__ import annotations
 
-import os
 import struct
 
 import numpy as np
 from numpy.typing import NDArray
 
-from . import png
+from . import members, png
+from .members import Region
 from .png import CORRUPT, NOT_PNG, OK, UNREADABLE, HeaderResult
 
 __all__ = [
@@ -66,26 +66,26 @@ def read_header(path: str, follow: bool = False) -> HeaderResult:
     opened = png.open_regular(path, follow)
     if isinstance(opened, HeaderResult):
         return opened
-    fd, st = opened
+    src, size, dev, ino = opened
     try:
-        return _parse(fd, st.st_size, st.st_dev, st.st_ino)
+        return _parse(src, size, dev, ino)
     except OSError as exc:
         return HeaderResult(UNREADABLE, f"must be readable (got {exc.strerror or exc})", kind="JPEG")
     finally:
-        os.close(fd)
+        src.close()
 
 
 def _corrupt(message: str) -> HeaderResult:
     return HeaderResult(CORRUPT, message, kind="JPEG")
 
 
-def _parse(fd: int, size: int, dev: int, ino: int) -> HeaderResult:
-    buf, start = os.pread(fd, min(size, _WINDOW), 0), 0
+def _parse(src: Region, size: int, dev: int, ino: int) -> HeaderResult:
+    buf, start = src.pread(min(size, _WINDOW), 0), 0
 
     def get(pos: int, n: int) -> bytes:
         nonlocal buf, start
         if pos < start or pos + n > start + len(buf):
-            buf, start = os.pread(fd, min(_WINDOW, max(0, size - pos)), pos), pos
+            buf, start = src.pread(min(_WINDOW, max(0, size - pos)), pos), pos
         return buf[pos - start : pos - start + n]
 
     if get(0, 3) != SIGNATURE:
@@ -123,7 +123,7 @@ def _parse(fd: int, size: int, dev: int, ino: int) -> HeaderResult:
             if width == 0 or height == 0:
                 return _corrupt(f"must have a positive width and height (got {width}x{height})")
             colour = {1: 0, 3: 2}.get(components, -components)  # PNG's codes for grey and colour, else -count
-            tail = os.pread(fd, min(size, _TAIL), max(0, size - _TAIL))
+            tail = src.pread(min(size, _TAIL), max(0, size - _TAIL))
             if _EOI_BYTES not in tail[max(0, pos + 4 + length - (size - len(tail))) :]:
                 return _corrupt(
                     f"must be a complete JPEG file (got {size} bytes with no end-of-image marker: truncated)"
@@ -158,9 +158,8 @@ def decode_grey(path: str, header: HeaderResult) -> NDArray[np.uint8] | str:
     opened = png.open_regular(path, follow=True)
     if isinstance(opened, HeaderResult):
         return opened.message
-    fd, _ = opened
     try:
-        with os.fdopen(fd, "rb", closefd=True) as stream:
+        with members.stream(opened[0]) as stream:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # the caller bounded the size
                 im = Image.open(stream, formats=("JPEG",))
@@ -181,14 +180,14 @@ def read_map_header(path: str, follow: bool = True) -> HeaderResult:
     opened = png.open_regular(path, follow)
     if isinstance(opened, HeaderResult):
         return opened
-    fd, st = opened
+    src, size, dev, ino = opened
     try:
-        if os.pread(fd, 3, 0) == SIGNATURE:  # a JPEG: parsed on this descriptor, not opened again
-            return _parse(fd, st.st_size, st.st_dev, st.st_ino)
+        if src.pread(3, 0) == SIGNATURE:  # a JPEG: parsed on this descriptor, not opened again
+            return _parse(src, size, dev, ino)
     except OSError as exc:
         return HeaderResult(UNREADABLE, f"must be readable (got {exc.strerror or exc})")
     finally:
-        os.close(fd)
+        src.close()
     return png.read_header(path, follow)
 
 

@@ -17,6 +17,8 @@ import re
 import stat
 from pathlib import Path, PurePosixPath
 
+from . import members
+
 __all__ = ["WINDOWS_ABS", "mode_kind", "not_regular", "resolve_input", "resolve_inside"]
 
 #: a Windows absolute path: ``C:\\x``, ``C:/x``, ``\\\\server`` (a drive letter alone is not: "a::b.csv" is a name)
@@ -107,6 +109,8 @@ def not_regular(path: Path) -> str | None:
     Only ``stat`` is called: nothing is opened.
     """
     try:
+        if members.locate(path) is not None:  # an archive member read in place: a regular file
+            return None
         mode = os.stat(path).st_mode
     except FileNotFoundError:
         return "a broken symlink" if os.path.islink(path) else "no such file"

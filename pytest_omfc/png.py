@@ -44,6 +44,8 @@ from numpy.typing import NDArray
 # benchmarks/inflate.py measures the candidates on the masks of benchmarks/validate_scale.py.
 from zlib_ng import zlib_ng as zlib
 
+from . import members
+from .members import Region
 from .unfilter import unfilter
 
 #: zlib-ng's stub declares ``error`` as an instance (``error: Exception``); it is the exception class.
@@ -177,20 +179,27 @@ def read_header(path: str, follow: bool = False) -> HeaderResult:
     opened = open_regular(path, follow)
     if isinstance(opened, HeaderResult):
         return opened
-    fd, st = opened
+    src, size, dev, ino = opened
     try:
-        return _parse(_Reader(fd, st.st_size), st.st_dev, st.st_ino)
+        return _parse(_Reader(src, size), dev, ino)
     except OSError as exc:
         return HeaderResult(UNREADABLE, f"must be readable (got {exc.strerror or exc})")
     finally:
-        os.close(fd)
+        src.close()
 
 
-def open_regular(path: str, follow: bool = False) -> tuple[int, os.stat_result] | HeaderResult:
-    """A read-only descriptor of ``path`` and its status when it is a regular file, else why not (``LINK`` for a
-    symlink unless ``follow``; ``MISSING``, ``NOT_FILE``, ``UNREADABLE``).  A FIFO or device is never opened, so
-    a hostile file cannot make a read hang.  The caller closes the descriptor."""
+def open_regular(path: str, follow: bool = False) -> tuple[Region, int, int, int] | HeaderResult:
+    """A read-only :class:`~pytest_omfc.members.Region` of ``path`` with its size and identity (device, inode)
+    when it is a regular file or an archive member read in place (:mod:`pytest_omfc.members`), else why not
+    (``LINK`` for a symlink unless ``follow``; ``MISSING``, ``NOT_FILE``, ``UNREADABLE``).  A FIFO or device is
+    never opened, so a hostile file cannot make a read hang.  The caller closes the region."""
     try:
+        member = members.locate(path)
+        if member is not None:
+            try:
+                return members.open_member(member), member.size, member.dev, member.ino
+            except OSError as exc:
+                return HeaderResult(UNREADABLE, f"must be readable (got {exc.strerror or exc})")
         st = os.stat(path) if follow else os.lstat(path)
         if stat.S_ISLNK(st.st_mode):
             return HeaderResult(LINK, "is a symbolic link")
@@ -207,22 +216,22 @@ def open_regular(path: str, follow: bool = False) -> tuple[int, os.stat_result] 
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         return HeaderResult(UNREADABLE, f"must be readable (got {exc.strerror or exc})")
-    return fd, st
+    return Region(fd), st.st_size, st.st_dev, st.st_ino
 
 
 class _Reader:
     """Positional reads through one window of at most :data:`_BLOCK` bytes: a mask of a few KB is one read."""
 
-    def __init__(self, fd: int, size: int) -> None:
-        self.fd, self.size = fd, size
-        self.start, self.buf = 0, os.pread(fd, min(size, _BLOCK), 0)
+    def __init__(self, src: Region, size: int) -> None:
+        self.src, self.size = src, size
+        self.start, self.buf = 0, src.pread(min(size, _BLOCK), 0)
 
     def get(self, pos: int, n: int) -> bytes:
         """``n <= _BLOCK`` bytes at ``pos`` (fewer at the end of the file)."""
         if pos < self.start or pos + n > self.start + len(self.buf):
             if pos >= self.size:
                 return b""
-            self.buf, self.start = os.pread(self.fd, min(_BLOCK, self.size - pos), pos), pos
+            self.buf, self.start = self.src.pread(min(_BLOCK, self.size - pos), pos), pos
         return self.buf[pos - self.start : pos - self.start + n]
 
     def crc(self, pos: int, n: int) -> int:
@@ -402,7 +411,7 @@ def _filter_types(out: bytes | bytearray, seen: int, passes: list[tuple[int, int
     return ""
 
 
-def _inflated(fd: int, idat: int, total: int, step: int, image: str) -> Iterator[bytes]:
+def _inflated(src: Region, idat: int, total: int, step: int, image: str) -> Iterator[bytes]:
     """The inflated image data, in pieces of at most ``step`` bytes, from the first run of IDAT chunks at
     ``idat``; stops once it gives more than ``total`` bytes (a zlib bomb: decoders ignore the excess).
 
@@ -413,7 +422,7 @@ def _inflated(fd: int, idat: int, total: int, step: int, image: str) -> Iterator
     seen, pos = 0, idat
     try:
         while not inflater.eof and seen <= total:
-            hdr = os.pread(fd, 8, pos)
+            hdr = src.pread(8, pos)
             if len(hdr) < 8:
                 break
             length, ctype = struct.unpack(">I4s", hdr)
@@ -422,7 +431,7 @@ def _inflated(fd: int, idat: int, total: int, step: int, image: str) -> Iterator
             at, end = pos + 8, pos + 8 + length
             pos = end + 4
             while at < end and not inflater.eof and seen <= total:
-                data = os.pread(fd, min(_BLOCK, end - at), at)
+                data = src.pread(min(_BLOCK, end - at), at)
                 if not data:
                     raise PixelError("pixel data must be complete (got a file truncated inside an IDAT chunk)")
                 at += len(data)
@@ -447,10 +456,6 @@ def _inflated(fd: int, idat: int, total: int, step: int, image: str) -> Iterator
             f"pixel data must be a complete zlib stream (got all {total} bytes of the image but no end "
             "of stream and checksum where the IDAT chunks end: truncated)"
         )
-
-
-def _open_fd(path: str) -> int:
-    return os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
 
 
 class Verdict(NamedTuple):
@@ -500,11 +505,11 @@ def decode_pixels(
     keep = bytearray(total) if measure and full and bit_depth == 8 and colour == 0 and interlace == 0 else None
     seen, black = 0, True
     try:
-        fd = _open_fd(path)
+        src = members.open_region(path)
     except OSError as exc:
         return Verdict(BAD_DATA, f"must be readable (got {exc.strerror or exc})")
     try:
-        for out in _inflated(fd, idat, total, _STEP, f"a {width}x{height} image"):
+        for out in _inflated(src, idat, total, _STEP, f"a {width}x{height} image"):
             if seen < total:
                 piece = out[: total - seen]
                 if full and (bad := _filter_types(piece, seen, passes)):
@@ -521,7 +526,7 @@ def decode_pixels(
     except OSError as exc:
         return Verdict(BAD_DATA, f"must be readable (got {exc.strerror or exc})")
     finally:
-        os.close(fd)
+        src.close()
     dark = -1.0
     if keep is not None and black:
         dark = 1.0
@@ -541,14 +546,14 @@ def read_image_data(path: str, header: HeaderResult) -> bytearray:
     total = passes[-1][2] if passes else 0
     buf = bytearray(total)
     seen = 0
-    fd = _open_fd(path)
+    src = members.open_region(path)
     try:
-        for out in _inflated(fd, header.idat, total, total + 1, f"a {header.width}x{header.height} image"):
+        for out in _inflated(src, header.idat, total, total + 1, f"a {header.width}x{header.height} image"):
             take = out[: total - seen]
             buf[seen : seen + len(take)] = take
             seen += len(out)
     finally:
-        os.close(fd)
+        src.close()
     if bad := _filter_types(buf, 0, passes):
         raise PixelError(bad)
     return buf
@@ -591,7 +596,7 @@ class CriticalChunks(io.RawIOBase):
 
     def __init__(self, path: str, header: HeaderResult) -> None:
         super().__init__()
-        self._fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        self._src = members.open_region(path)
         pieces = [(0, 33)]  # signature + IHDR
         pieces += [
             (at, size)
@@ -636,13 +641,13 @@ class CriticalChunks(io.RawIOBase):
     def _read_at(self, pos: int, n: int) -> bytes:
         for start, at, size in self._pieces:
             if start <= pos < start + size:
-                return os.pread(self._fd, min(n, start + size - pos), at + pos - start)
+                return self._src.pread(min(n, start + size - pos), at + pos - start)
         tail = pos - (self._size - len(_IEND))
         return _IEND[tail : tail + n] if tail >= 0 else b""
 
     def close(self) -> None:
         if not self.closed:
-            os.close(self._fd)
+            self._src.close()
         super().close()
 
 

@@ -61,6 +61,7 @@ def archived_submission(report: ArchiveReport) -> Path:
     """The submission folder inside the private directory: the archive's one top folder; when the members
     were packed without one (from inside the folder), a folder named after the archive gathers them (ARC-02
     says so)."""
+    from .. import members
     from ..archive import GATHERED, gathered_name
     from ..models.identifiers import expid_task, package_problem
     from ..package import find_package
@@ -71,7 +72,7 @@ def archived_submission(report: ArchiveReport) -> Path:
         folder = root / dirs[0]
         while True:  # a prefix (home/user/<SubID>/): down to the first folder holding a file, a second folder or
             # mask/, or an NC2017 package holding one EXPID folder (named as one: home/user/<SubID>/ is no package)
-            inside = list(folder.iterdir())
+            inside = [*folder.iterdir(), *(folder / n for n in sorted(members.listdir(folder)))]  # in-place PNGs too
             if len(inside) != 1 or not inside[0].is_dir() or inside[0].name == "mask":
                 return folder
             if find_package(folder) and (expid_task(inside[0].name) or package_problem(folder.name) is None):

@@ -86,3 +86,31 @@ def test_mutated_archives_are_findings_never_escapes(tmp_path_factory: pytest.Te
     assert not (dest / "p-x_1" / "mask" / "link.png").exists()
     assert all(p.rule.startswith("ARC-0") for p in report.problems)
     assert report.unpacked_bytes <= LIMITS.total_bytes
+    # unpacked as a check does (its PNG masks read in place): the same report, and fewer files written
+    root = base / "pytest-omfc-archive-fuzz"
+    root.mkdir(mode=0o700)
+    (root / "unpacked").mkdir()
+    placed = unpack(upload, root / "unpacked", LIMITS)
+    shown = [(p.rule, p.member, p.message.replace(placed.root, "<dest>")) for p in placed.problems]
+    assert shown == [(p.rule, p.member, p.message.replace(report.root, "<dest>")) for p in report.problems]
+    assert (placed.members, placed.unpacked_bytes, placed.tops) == (report.members, report.unpacked_bytes, report.tops)
+    assert {p.relative_to(root / "unpacked") for p in _files(root / "unpacked")} <= {
+        p.relative_to(dest) for p in written
+    }
+
+
+@pytest.mark.parametrize("name", ["././", "./././", ".//./"])
+def test_a_member_naming_the_folder_itself_is_skipped_as_dot_is(tmp_path: Path, name: str) -> None:
+    """A member named ``././`` has no component once ``.`` and empty ones are dropped: it names the folder,
+    as ``.`` does (it raised IndexError before)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as tf:
+        for member, data in ((name, b"abc"), ("p-x_1/p-x_1.csv", b"ProbeFileID|ConfidenceScore\n")):
+            info = tarfile.TarInfo(member)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    upload = tmp_path / "upload.tar"
+    upload.write_bytes(buf.getvalue())
+    (tmp_path / "private").mkdir()
+    report = unpack(upload, tmp_path / "private", LIMITS)
+    assert report.tops == ("p-x_1",) and [p.rule for p in report.problems] in ([], ["ARC-03"])

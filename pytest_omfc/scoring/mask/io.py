@@ -18,7 +18,6 @@ pixels than ``max_pixels``, is refused without allocating it (a decompression bo
 
 from __future__ import annotations
 
-import os
 import struct
 import warnings
 from pathlib import Path
@@ -27,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 from PIL import Image
 
-from ... import png
+from ... import members, png
 from ...paths import not_regular
 
 __all__ = [
@@ -72,15 +71,15 @@ def _signature(path: Path) -> bytes:
     if kind is not None:
         raise MaskReadError(f"{_label(path)}: must name a regular file (got {kind})")
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        src = members.open_region(path)  # a file, or an archive member read in place
     except OSError as exc:
         raise MaskReadError(f"{_label(path)}: cannot open ({exc.strerror or exc})") from None
     try:
-        return os.pread(fd, 24, 0)
+        return src.pread(24, 0)
     except OSError as exc:
         raise MaskReadError(f"{_label(path)}: cannot read ({exc.strerror or exc})") from None
     finally:
-        os.close(fd)
+        src.close()
 
 
 def _checked_png(

@@ -1,0 +1,217 @@
+"""Archive members read in place (pytest_omfc.members): a plain tar's PNG masks read at their offsets, a compressed
+tar's from one spool file; every verdict as if each member had been unpacked into a file of its own (ARC rules,
+MASK rules' header and pixel reads, the mask scorer's reads), and no read past a member's declared size."""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers.masks import pil_png, raw_png
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_omfc import members, png
+from pytest_omfc.archive import UNPACKED, ArchiveLimits, ArchiveReport, private_dir, remove, unpack
+from pytest_omfc.paths import not_regular
+from pytest_omfc.scoring.mask.io import MaskReadError, read_system_mask
+
+
+@pytest.fixture
+def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    where = tmp_path / "tmp"
+    where.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(where))
+    yield where
+    members._TABLES.clear()
+
+
+def _tar(path: Path, files: list[tuple[str, bytes | None]], mode: str = "w") -> Path:
+    """A tar of ``files`` (None: a folder), in that order."""
+    with tarfile.open(path, mode) as tf:
+        for name, data in files:
+            info = tarfile.TarInfo(name)
+            if data is None:
+                info.type = tarfile.DIRTYPE
+                tf.addfile(info)
+            else:
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+    return path
+
+
+DEFAULT = ArchiveLimits()
+
+
+def _both(archive: Path, limits: ArchiveLimits = DEFAULT) -> tuple[ArchiveReport, Path, ArchiveReport, Path]:
+    """The archive unpacked as the check does (in place) and with every member a file."""
+    placed = private_dir() / UNPACKED
+    placed.mkdir()
+    every = private_dir() / UNPACKED
+    every.mkdir()
+    return unpack(archive, placed, limits), placed, unpack(archive, every, limits, in_place=False), every
+
+
+def _same(a: ArchiveReport, b: ArchiveReport) -> None:
+    """Two reports alike but for where they unpacked (a message naming a private path keeps its words)."""
+    fields = ("archive", "kind", "members", "unpacked_bytes", "tops")
+    assert [getattr(a, f) for f in fields] == [getattr(b, f) for f in fields]
+    strip = [(p.rule, p.member, p.message.replace(a.root, "<root>"), p.warning) for p in a.problems]
+    assert strip == [(p.rule, p.member, p.message.replace(b.root, "<root>"), p.warning) for p in b.problems]
+
+
+SUB = "p-x_1"
+MASKS = {f"{SUB}/mask/{i:04d}.png": pil_png(size=(40 + i, 30)) for i in range(3)}
+OTHERS = {f"{SUB}/{SUB}.csv": b"ProbeFileID|ConfidenceScore\n", f"{SUB}/{SUB}.txt": b"about\n"}
+
+
+@pytest.mark.parametrize("mode", ["w", "w:gz", "w:bz2", "w:xz"])
+def test_masks_are_read_in_place_and_other_members_are_files(private_tmp: Path, mode: str) -> None:
+    files = [(f"{SUB}/", None), (f"{SUB}/mask/", None), *OTHERS.items(), *MASKS.items()]
+    archive = _tar(private_tmp.parent / f"up.tar{mode[2:] and '.' + mode[2:]}", files, mode)
+    placed_report, placed, every_report, every = _both(archive)
+    _same(placed_report, every_report)
+    assert placed_report.problems == ()
+    for name, data in OTHERS.items():
+        assert (placed / name).read_bytes() == data  # a file, as before
+    for name, data in MASKS.items():
+        path = str(placed / name)
+        assert not os.path.lexists(path)  # no file of its own
+        assert not_regular(Path(path)) is None  # yet a regular file to every check
+        member = members.locate(path)
+        assert member is not None and member.size == len(data)
+        region = members.open_member(member)
+        try:
+            assert region.pread(len(data) + 100, 0) == data  # never past the member
+        finally:
+            region.close()
+        got, want = png.read_header(path), png.read_header(str(every / name))
+        assert (got.state, got.width, got.height, got.idat) == (want.state, want.width, want.height, want.idat)
+        assert png.decode_pixels(path, got.width, got.height, 8, 0, 0, got.idat) == png.decode_pixels(
+            str(every / name), got.width, got.height, 8, 0, 0, got.idat
+        )
+        assert (read_system_mask(path) == read_system_mask(every / name)).all()
+    assert (placed / SUB / "mask").is_dir()  # mask/ itself is a real folder
+    assert members.listdir(placed / SUB / "mask") == {n.rsplit("/", 1)[1] for n in MASKS}
+    backing = members.locate(str(placed / next(iter(MASKS))))
+    assert backing is not None
+    if mode == "w":
+        assert backing.backing == str(archive.resolve())  # offsets into the upload itself
+    else:
+        assert backing.backing == str(placed.parent / members.SPOOL)
+
+
+def test_paths_resolve_as_the_kernel_resolves_them(private_tmp: Path) -> None:
+    archive = _tar(private_tmp.parent / "up.tar", list(MASKS.items()))
+    placed = private_dir() / UNPACKED
+    placed.mkdir()
+    unpack(archive, placed)
+    mask = placed / SUB / "mask"
+    assert members.locate(f"{mask}/./0000.png") == members.locate(f"{mask}//0000.png") is not None
+    assert members.locate(f"{mask}/../mask/0001.png") == members.locate(f"{mask}/0001.png") is not None
+    for through in (f"{mask}/0000.png/", f"{mask}/0000.png/x.png", f"{mask}/0000.png/."):
+        with pytest.raises(NotADirectoryError):
+            members.locate(through)
+        assert png.read_header(through).state == png.MISSING  # "a parent of it is not a directory"
+    assert members.locate(f"{mask}/missing.png") is None and png.read_header(f"{mask}/missing.png").state == png.MISSING
+    assert not_regular(Path(f"{mask}/0000.png/x")) == "a file that cannot be examined (Not a directory)"
+    with pytest.raises(MaskReadError, match="file not found"):
+        read_system_mask(f"{mask}/missing.png")
+
+
+def test_a_table_is_trusted_only_in_a_private_folder_of_this_user(private_tmp: Path) -> None:
+    archive = _tar(private_tmp.parent / "up.tar", list(MASKS.items()))
+    root = private_dir()
+    (root / UNPACKED).mkdir()
+    unpack(archive, root / UNPACKED)
+    path = str(root / UNPACKED / next(iter(MASKS)))
+    assert members.locate(path) is not None
+    members.forget(root)
+    root.chmod(0o777)  # anyone could have written the table
+    try:
+        assert members.locate(path) is None
+    finally:
+        root.chmod(0o700)
+    members.forget(root)
+    assert members.locate(path) is not None
+    remove(root)
+    assert not root.exists() and members.locate(path) is None  # forgotten with its folder
+
+
+def test_a_folder_where_a_member_stands_fails_as_making_it_would(private_tmp: Path) -> None:
+    """A member read in place stands where a later member needs a folder, or a folder stands where a member
+    goes: the same ARC-01 as unpacking every member into a file."""
+    png_data = next(iter(MASKS.values()))
+    for files in (
+        [(f"{SUB}/mask/a.png", png_data), (f"{SUB}/mask/a.png/b.png", png_data)],
+        [(f"{SUB}/mask/a.png", png_data), (f"{SUB}/mask/a.png/sub/", None)],
+        [(f"{SUB}/mask/a.png/b.png", png_data), (f"{SUB}/mask/a.png", png_data)],
+        [(f"{SUB}/mask/a.png/", None), (f"{SUB}/mask/a.png", png_data)],
+    ):
+        placed_report, _, every_report, _ = _both(_tar(private_tmp.parent / "up.tar", files))
+        _same(placed_report, every_report)
+        assert [p.rule for p in placed_report.problems] in (["ARC-01"], ["ARC-04"])
+
+
+@pytest.mark.parametrize("mode", ["w", "w:gz"])
+@pytest.mark.parametrize("limit", [1 << 20, (1 << 20) + 600, 3 << 20])
+def test_the_size_limit_stops_at_the_same_member_with_the_same_total(private_tmp: Path, mode: str, limit: int) -> None:
+    big = raw_png(idat=os.urandom(3 << 20))  # PNG-signed and 3 MiB: read in place, in several chunks
+    files = [(f"{SUB}/mask/{i}.png", big) for i in range(3)]
+    archive = _tar(private_tmp.parent / "up.tar", files, mode)
+    limits = ArchiveLimits(total_bytes=limit)
+    placed_report, placed, every_report, every = _both(archive, limits)
+    _same(placed_report, every_report)
+    assert placed_report.of("ARC-06")
+    for name, _ in files:  # a member cut at the stop is as long as the file unpacking would have left
+        cut = every / name
+        size = cut.stat().st_size if cut.exists() else None
+        member = members.locate(str(placed / name))
+        assert (member.size if member is not None else None) == size
+
+
+def test_a_plain_tar_cut_inside_a_member_is_arc01(private_tmp: Path) -> None:
+    whole = _tar(private_tmp.parent / "whole.tar", [(f"{SUB}/mask/a.png", raw_png(idat=os.urandom(50_000)))])
+    cut = private_tmp.parent / "cut.tar"
+    cut.write_bytes(whole.read_bytes()[:20_000])
+    placed_report, _, every_report, _ = _both(cut)
+    _same(placed_report, every_report)
+    assert [p.rule for p in placed_report.problems] == ["ARC-01"]
+
+
+_NAMES = st.sampled_from(
+    [f"{SUB}/mask/a.png", f"{SUB}/mask/b.png", f"{SUB}/mask/a.png/c.png", f"{SUB}/mask/", f"{SUB}/mask/a.png/",
+     f"{SUB}/a.png", f"{SUB}/{SUB}.csv", f"{SUB}/mask/sub/d.png", f"{SUB}/Mask/e.png", f"{SUB}/MASK/A.PNG",
+     "mask/f.png", f"{SUB}/mask/._g.png"]
+)  # fmt: skip
+_DATA = st.one_of(
+    st.none(),
+    st.sampled_from([pil_png(), raw_png(), raw_png()[:40], b"\x89PNG\r\n\x1a\n", b"not a png", b""]),
+    st.binary(max_size=64).map(lambda b: b"\x89PNG\r\n\x1a\n" + b),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(files=st.lists(st.tuples(_NAMES, _DATA), max_size=6), mode=st.sampled_from(["w", "w:gz"]))
+def test_in_place_or_every_member_a_file_read_alike(
+    private_tmp: Path, files: list[tuple[str, bytes | None]], mode: str
+) -> None:
+    """Any archive of these names: the same report, and every path a check could ask reads the same (state,
+    message and header) whether the members were read in place or unpacked into files."""
+    archive = _tar(private_tmp.parent / "up.tar", files, mode)
+    placed_report, placed, every_report, every = _both(archive)
+    _same(placed_report, every_report)
+    asked = {name.rstrip("/") for name, _ in files} | {f"{SUB}/mask/a.png/c.png", f"{SUB}/mask/zz.png"}
+    for name in sorted(asked):
+        got, want = png.read_header(str(placed / name)), png.read_header(str(every / name))
+        assert (got.state, got.message, got.width, got.height, got.idat) == (
+            want.state, want.message, want.width, want.height, want.idat
+        ), name  # fmt: skip
+        assert not_regular(placed / name) == not_regular(every / name), name
+    remove(placed.parent)
+    remove(every.parent)
