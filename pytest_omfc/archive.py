@@ -29,9 +29,13 @@ No pytest import; nothing here raises on bad input.
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import functools
 import os
+import re
 import tarfile
+import tempfile
 import unicodedata
 import zlib
 from collections.abc import Iterator
@@ -378,6 +382,191 @@ def _members(tf: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
         yield member
 
 
+#: The header types the fast reading of a plain tar takes (regular files and folders); any other makes it
+#: hand the whole archive to tarfile.
+_PLAIN_TYPES = (tarfile.REGTYPE, tarfile.AREGTYPE, tarfile.DIRTYPE)
+#: The numeric fields of a header that tarfile converts (mode, uid, gid, size, mtime, device numbers).
+_NUMERIC = ((100, 108), (108, 116), (116, 124), (124, 136), (136, 148), (329, 337), (337, 345))
+_ZEROS = bytes(tarfile.BLOCKSIZE)
+#: A pax record the fast reading takes: a time (Python's tarfile writes ``mtime`` for every member of a pax
+#: archive), which sets no name, type or size; any other record (a path, a size, sparse maps) is tarfile's.
+_PAX_TIME = re.compile(rb"([1-9][0-9]{0,5}) [acm]time=[0-9.]{1,40}\n")
+#: Whether a plain tar may be read by :func:`_scan_plain` (the tests compare both ways).
+FAST_PLAIN = True
+
+
+def _octal(field: bytes) -> int | None:
+    """A numeric header field as tarfile reads it (``tarfile.nti``), when it is plain octal digits between
+    spaces up to the first NUL; None for anything else (base-256, signs, other white space: tarfile decides)."""
+    digits = field.split(b"\0", 1)[0].strip(b" ")
+    if not digits:
+        return 0
+    if not digits.isdigit():
+        return None
+    try:
+        return int(digits, 8)
+    except ValueError:  # an 8 or a 9
+        return None
+
+
+def _pax_times(fd: int, at: int, size: int) -> bool:
+    """Whether the pax header data of ``size`` bytes at ``at`` holds only well-formed time records, padded with
+    NUL to its block: what every supported Python's tarfile reads alike."""
+    if size > MAX_META:
+        return False
+    blocks = -(-size // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE
+    data = os.pread(fd, blocks, at)
+    if len(data) < blocks:
+        return False
+    pos = 0
+    while pos < size:
+        match = _PAX_TIME.match(data, pos, size)
+        if match is None or int(match.group(1)) != match.end() - pos:
+            return False
+        pos = match.end()
+    return pos == size and not data[size:].strip(b"\0")
+
+
+def _scan_plain(fd: int, size: int, most: int) -> list[tuple[str, bytes, int, int]] | None:
+    """The members of a plain tar read with ``pread``, up to ``most`` of them: (name, type, size, offset of
+    the data), named and typed as tarfile's ``TarInfo.frombuf`` and ``_proc_builtin`` make them; or None when
+    any header up to there is not a plain one (a type other than file or folder, a pax or GNU extension, a
+    number tarfile reads otherwise, a checksum only tarfile's signed sum accepts) or the archive does not end
+    at a zero block or at the end of a member: then tarfile reads the archive, and decides.  tarfile's own
+    reading costs about 80 microseconds a member (two headers each for Python's pax archives), as much as the
+    rest of the check of a 16,000-probe upload."""
+    out: list[tuple[str, bytes, int, int]] = []
+    pos = 0
+    pax = False  # the header before was a pax header of times only
+    while len(out) < most:
+        buf = os.pread(fd, tarfile.BLOCKSIZE, pos)
+        if not buf or buf == _ZEROS:
+            if pos == 0 or pax:
+                return None
+            break
+        if len(buf) < tarfile.BLOCKSIZE:
+            return None
+        numbers = [_octal(buf[a:b]) for a, b in _NUMERIC]
+        stored = _octal(buf[148:156])
+        if stored is None or None in numbers or stored != 256 + sum(buf) - sum(buf[148:156]):
+            return None
+        kind = buf[156:157]
+        if kind == tarfile.XHDTYPE and not pax:
+            if not _pax_times(fd, pos + tarfile.BLOCKSIZE, cast(int, numbers[3])):
+                return None
+            pos += tarfile.BLOCKSIZE + -(-cast(int, numbers[3]) // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE
+            pax = True
+            continue
+        pax = False
+        if kind not in _PLAIN_TYPES:
+            return None
+        name = tarfile.nts(buf[0:100], tarfile.ENCODING, "surrogateescape")  # type: ignore[attr-defined]
+        prefix = tarfile.nts(buf[345:500], tarfile.ENCODING, "surrogateescape")  # type: ignore[attr-defined]
+        if kind == tarfile.AREGTYPE and name.endswith("/"):
+            kind = tarfile.DIRTYPE
+        if kind == tarfile.DIRTYPE:
+            name = name.rstrip("/")
+        if prefix:
+            name = prefix + "/" + name
+        length = cast(int, numbers[3])
+        data = pos + tarfile.BLOCKSIZE
+        pos = data if kind == tarfile.DIRTYPE else data + -(-length // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE
+        if pos > size:  # cut inside a member: tarfile says "unexpected end of data"
+            return None
+        out.append((name, kind, length, data))
+    return out
+
+
+def _spool(kind: str, raw: IO[bytes], into: IO[bytes], limits: ArchiveLimits, stream_limit: int) -> int | None:
+    """Decompress the whole archive into ``into`` (every gzip member, bzip2 or xz stream, as :func:`unpack`
+    reads them): the tar stream's size; None when it is larger than ``stream_limit``, when it expands by more
+    than half the ratio limit at any point past half the ratio's floor (so that no limit tarfile's reading
+    could reach is reached), or when it cannot be read: then :func:`unpack` reads it as a stream, and its
+    findings say why."""
+    counting = _Counting(raw)
+    read = 0
+    try:
+        stream = _decompressed(kind, counting)
+        while chunk := stream.read(_CHUNK):
+            read += len(chunk)
+            if read > stream_limit or (read > RATIO_FLOOR // 2 and read > limits.ratio * counting.read_bytes / 2):
+                return None
+            into.write(chunk)
+        into.flush()
+    except Exception:  # noqa: BLE001  any failure: the streaming reader says what it is
+        return None
+    return read
+
+
+def _fast_source(
+    path: Path,
+    kind: str,
+    raw: IO[bytes],
+    dest: Path | None,
+    limits: ArchiveLimits,
+    stream_limit: int,
+    opened: contextlib.ExitStack,
+) -> tuple[int, int, str, list[tuple[str, bytes, int, int]]] | None:
+    """A plain tar stream whose headers :func:`_scan_plain` read: (descriptor, size, path of the file, members);
+    the upload itself for a plain tar, else its decompressed stream in one spool file (``stream.tar`` in the
+    private directory of ``dest``, where members read in place point; an unnamed temporary file when
+    ``dest`` is None).  None: tarfile reads the archive as a stream."""
+    if not FAST_PLAIN:
+        return None
+    fd = raw.fileno()
+    if kind == "tar":
+        size = os.fstat(fd).st_size
+        if size > stream_limit:
+            return None
+        scanned = _scan_plain(fd, size, limits.entries + 1)
+        return None if scanned is None else (fd, size, os.path.realpath(path), scanned)
+    named = dest.parent / members.STREAM if dest is not None else None
+    try:
+        if named is not None:
+            spool = opened.enter_context(os.fdopen(os.open(named, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600), "w+b"))
+        else:
+            spool = opened.enter_context(tempfile.TemporaryFile())
+    except OSError:
+        return None
+    spooled = _spool(kind, raw, spool, limits, stream_limit)
+    scanned = None if spooled is None else _scan_plain(spool.fileno(), spooled, limits.entries + 1)
+    if spooled is None or scanned is None:
+        spool.truncate(0)
+        if named is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(named)
+        return None
+    return spool.fileno(), spooled, str(named or ""), scanned
+
+
+class _Slice:
+    """The data of one member of a plain tar, read with ``pread`` and never past its declared size."""
+
+    def __init__(self, fd: int, start: int, size: int) -> None:
+        self.fd, self.pos, self.end = fd, start, start + size
+
+    def read(self, n: int = -1) -> bytes:
+        n = self.end - self.pos if n < 0 else min(n, self.end - self.pos)
+        data = os.pread(self.fd, n, self.pos) if n > 0 else b""
+        self.pos += len(data)
+        return data
+
+
+def _scanned(fd: int, scanned: list[tuple[str, bytes, int, int]]) -> Iterator[tuple[tarfile.TarInfo, Any]]:
+    """The members :func:`_scan_plain` found, as tarfile's ``TarInfo`` objects, each with its data's reader."""
+    for name, kind, size, data in scanned:
+        member = tarfile.TarInfo(name)
+        member.type, member.size, member.offset_data = kind, size, data
+        yield member, functools.partial(_Slice, fd, data, size)
+
+
+def _streamed(tf: tarfile.TarFile) -> Iterator[tuple[tarfile.TarInfo, Any]]:
+    """The members tarfile reads from the stream, each with its data's reader (``tf.extractfile``)."""
+    for member in _members(tf):
+        tf.omfc_chain = 0  # type: ignore[attr-defined]
+        yield member, functools.partial(tf.extractfile, member)
+
+
 def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS, in_place: bool = True) -> ArchiveReport:
     """Stream the archive at ``path`` into ``dest`` (a private directory), checking every member first.
 
@@ -412,24 +601,43 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS, in_pl
         return ArchiveReport(
             display, kind, str(dest), problems=(ArchiveProblem("ARC-01", "", f"cannot be read ({exc})"),)
         )
-    counting = _Counting(raw)
-    table = _InPlace(path, dest, kind, raw) if in_place and _private_unpacked(dest) else None
     names = {"tar": "tar", "gzip": "tar.gz", "bzip2": "tar.bz2", "xz": "tar.xz"}
     # everything tarfile reads, headers and padding included, counts against the unpacked-size limit
     stream_limit = limits.total_bytes + 2048 * limits.entries + 2 * MAX_META
-    tar_stream = _Counting(
-        _decompressed(kind, counting),
-        stream_limit,
-        f"must unpack to at most {limits.total_bytes} bytes, headers included (--omfc-archive-max-bytes; "
-        "unpacking stopped there)",
-    )
+    private_tree = in_place and _private_unpacked(dest)
+    table: _InPlace | None = None
+    counting: _Counting | None = None  # the archive's bytes and the tar stream's, as tarfile reads them
+    tar_stream: _Counting | None = None
     try:
-        with raw, tarfile.open(fileobj=tar_stream, mode="r|", tarinfo=_BoundedInfo) as tf:  # type: ignore[call-overload]
-            for member in _members(tf):
-                tf.omfc_chain = 0
+        with raw, contextlib.ExitStack() as opened:
+            fast = _fast_source(path, kind, raw, dest if private_tree else None, limits, stream_limit, opened)
+            if fast is not None:  # every header read by _scan_plain; no stop can come from the stream
+                fd, size, backing, scanned = fast
+                table = _InPlace(dest, backing, size) if private_tree else None
+                entries = _scanned(fd, scanned)
+            else:
+                raw.seek(0)
+                counting = _Counting(raw)
+                tar_stream = _Counting(
+                    _decompressed(kind, counting),
+                    stream_limit,
+                    f"must unpack to at most {limits.total_bytes} bytes, headers included (--omfc-archive-max-bytes; "
+                    "unpacking stopped there)",
+                )
+                if private_tree:
+                    upload = os.path.realpath(path) if kind == "tar" else None  # a plain tar's offsets are the file's
+                    table = _InPlace(dest, upload, os.fstat(raw.fileno()).st_size)
+                tf = opened.enter_context(
+                    tarfile.open(fileobj=tar_stream, mode="r|", tarinfo=_BoundedInfo)  # type: ignore[call-overload]
+                )
+                entries = _streamed(tf)
+            for member, data_of in entries:
                 members += 1
-                if tar_stream.read_bytes > RATIO_FLOOR and tar_stream.read_bytes > limits.ratio * max(
-                    counting.read_bytes, 1
+                if (
+                    tar_stream is not None
+                    and counting is not None
+                    and tar_stream.read_bytes > RATIO_FLOOR
+                    and tar_stream.read_bytes > limits.ratio * max(counting.read_bytes, 1)
                 ):
                     problems.append(
                         ArchiveProblem(
@@ -494,7 +702,7 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS, in_pl
                     Path(target).mkdir(parents=True, exist_ok=True)
                     made.add(target)
                     continue
-                src = tf.extractfile(member)
+                src = data_of()
                 if src is None:
                     continue
                 head = src.read(min(_CHUNK, 512))
@@ -542,10 +750,11 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS, in_pl
 
 
 def _copy(
-    src: IO[bytes], head: bytes, out: IO[bytes], total: int, counting: _Counting, limits: ArchiveLimits
+    src: IO[bytes], head: bytes, out: IO[bytes], total: int, counting: _Counting | None, limits: ArchiveLimits
 ) -> tuple[int, str | None]:
     """Copy a member's data (``head`` already read) to ``out`` a chunk at a time, counting ``total`` unpacked
-    bytes against the limits: the new total, and why unpacking stops (ARC-06) or None."""
+    bytes against the limits: the new total, and why unpacking stops (ARC-06) or None.  ``counting`` is the
+    archive's bytes read for the expansion ratio (None: the ratio was judged before, by :func:`_spool`)."""
     chunk = head
     while chunk:
         total += len(chunk)
@@ -553,7 +762,7 @@ def _copy(
             return total, (
                 f"must unpack to at most {limits.total_bytes} bytes (--omfc-archive-max-bytes; unpacking stopped there)"
             )
-        if total > RATIO_FLOOR and total > limits.ratio * max(counting.read_bytes, 1):
+        if counting is not None and total > RATIO_FLOOR and total > limits.ratio * max(counting.read_bytes, 1):
             return total, (
                 f"must expand at most {limits.ratio:g} times its size (--omfc-archive-max-ratio; "
                 f"{total} bytes unpacked from {counting.read_bytes} read: a compression bomb? "
@@ -574,15 +783,15 @@ class _InPlace:
     """The members of one archive read in place (:mod:`pytest_omfc.members`), recorded while unpacking: a plain
     tar's by the offset of their data in the upload, a compressed tar's appended to the spool file."""
 
-    def __init__(self, path: Path, dest: Path, kind: str, raw: IO[bytes]) -> None:
+    def __init__(self, dest: Path, backing: str | None, size: int) -> None:
+        """``backing``: the plain tar stream the members' offsets point into (the upload, or the spool of a
+        decompressed archive) of ``size`` bytes; None: members are appended to a spool of their own."""
         self.root = dest.parent
         self.dest = dest
-        self.plain = kind == "tar"
-        self.size = os.fstat(raw.fileno()).st_size if self.plain else 0
-        spool = str(self.root / members.SPOOL)
-        self.table = members.Table(os.path.realpath(path) if self.plain else spool)
+        self.plain = backing is not None
+        self.size = size
+        self.table = members.Table(backing if backing is not None else str(self.root / members.SPOOL))
         self.spool: IO[bytes] | None = None
-        self.spool_at = 0
 
     def no_member_above(self, rel: str, target: str) -> None:
         """The error ``mkdir`` raises when a folder to be made at ``rel`` is a member read in place (it exists as
@@ -602,7 +811,7 @@ class _InPlace:
         src: IO[bytes],
         head: bytes,
         total: int,
-        counting: _Counting,
+        counting: _Counting | None,
         limits: ArchiveLimits,
     ) -> tuple[int, str | None]:
         """Record the member ``name`` instead of writing it at ``target``: the new unpacked total and why

@@ -37,6 +37,7 @@ __all__ = [
     "FOLDER",
     "SIGNATURE",
     "SPOOL",
+    "STREAM",
     "TABLE",
     "Member",
     "Region",
@@ -53,8 +54,10 @@ __all__ = [
 #: The private directories that may hold a table (:func:`pytest_omfc.private.make` with kind ``archive``).
 ROOT_PREFIX = "pytest-omfc-archive-"
 TABLE = "members.json"
-#: The spool of a compressed archive's in-place members, in the private directory.
+#: The spool of a compressed archive's in-place members, in the private directory (a stream read by tarfile).
 SPOOL = "members.dat"
+#: A compressed archive decompressed whole (the fast reading of :func:`pytest_omfc.archive.unpack`).
+STREAM = "stream.tar"
 #: The folder whose PNG members are read in place, and what a PNG starts with.
 FOLDER = "mask"
 SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from pytest_omfc import archive
 from pytest_omfc.archive import ArchiveLimits, unpack
 
 pytestmark = pytest.mark.fuzz
@@ -97,6 +98,16 @@ def test_mutated_archives_are_findings_never_escapes(tmp_path_factory: pytest.Te
     assert {p.relative_to(root / "unpacked") for p in _files(root / "unpacked")} <= {
         p.relative_to(dest) for p in written
     }
+    # and read by tarfile alone (no fast reading of a plain tar's headers): the same report again
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(archive, "FAST_PLAIN", False)
+        slow_dest = base / "slow"
+        slow_dest.mkdir()
+        slow = unpack(upload, slow_dest, LIMITS)
+    shown = [(p.rule, p.member, p.message.replace(slow.root, "<dest>")) for p in slow.problems]
+    assert shown == [(p.rule, p.member, p.message.replace(report.root, "<dest>")) for p in report.problems]
+    assert (slow.members, slow.unpacked_bytes, slow.tops) == (report.members, report.unpacked_bytes, report.tops)
+    assert sorted(p.relative_to(slow_dest) for p in _files(slow_dest)) == sorted(p.relative_to(dest) for p in written)
 
 
 @pytest.mark.parametrize("name", ["././", "./././", ".//./"])
@@ -114,3 +125,89 @@ def test_a_member_naming_the_folder_itself_is_skipped_as_dot_is(tmp_path: Path, 
     (tmp_path / "private").mkdir()
     report = unpack(upload, tmp_path / "private", LIMITS)
     assert report.tops == ("p-x_1",) and [p.rule for p in report.problems] in ([], ["ARC-03"])
+
+
+_FORMATS = st.sampled_from([tarfile.GNU_FORMAT, tarfile.USTAR_FORMAT, tarfile.PAX_FORMAT])
+_MEMBER_NAMES = st.sampled_from(
+    ["p-x_1/p-x_1.csv", "p-x_1/mask/0042.png", "p-x_1/mask/", "p-x_1/", "p-x_1/mask/a.png/b.png",
+     "p-x_1/" + "d" * 120 + "/x.png", "p-x_1/é.txt", "./p-x_1/mask/c.png", "p-x_1//mask/./e.png"]
+)  # fmt: skip
+#: numeric header fields (mode, uid, gid, size, mtime, checksum, device numbers) and the name, prefix and type
+_HEADER_FIELDS = st.sampled_from([(100, 8), (108, 8), (116, 8), (124, 12), (136, 12), (329, 8), (337, 8),
+                                  (0, 100), (345, 155), (156, 1)])  # fmt: skip
+_FIELD_BYTES = st.binary(max_size=12) | st.text(alphabet="0123456789 +-_\x00\t/x.", max_size=12).map(str.encode)
+
+
+@st.composite
+def plain_tars(draw: st.DrawFn) -> bytes:
+    """A plain tar of a few members in one of tarfile's formats, often with a header field changed and its
+    checksum made right again (so that tarfile reads it), sometimes cut or followed by bytes past its end."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=draw(_FORMATS)) as tf:
+        for name in draw(st.lists(_MEMBER_NAMES, min_size=1, max_size=4)):
+            info = tarfile.TarInfo(name)
+            if name.endswith("/"):
+                info.type = tarfile.DIRTYPE
+                tf.addfile(info)
+            else:
+                data = b"\x89PNG\r\n\x1a\n" + bytes(draw(st.integers(0, 700))) if name.endswith(".png") else b"a|b\n"
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+    data = bytearray(buf.getvalue())
+    headers = [i for i in range(0, len(data) - 512, 512) if tarfile.calc_chksums(bytes(data[i : i + 512]))[0] ==
+               tarfile.nti(bytes(data[i + 148 : i + 156])) and any(data[i : i + 512])]  # fmt: skip
+    for _ in range(draw(st.integers(0, 3))):
+        at = draw(st.sampled_from(headers))
+        start, length = draw(_HEADER_FIELDS)
+        value = draw(_FIELD_BYTES)[:length]
+        data[at + start : at + start + len(value)] = value
+        if draw(st.booleans()):  # a checksum that matches again, as tarfile's unsigned sum
+            data[at + 148 : at + 156] = b" " * 8
+            data[at + 148 : at + 156] = b"%06o\x00 " % (sum(data[at : at + 512]) % 0o1000000)
+    if draw(st.booleans()):
+        data = data[: draw(st.integers(0, len(data)))]
+    if draw(st.booleans()):
+        data += draw(st.binary(max_size=1024))
+    return bytes(data)
+
+
+def _retyped(kind: bytes) -> bytes:
+    """A folder member whose type is changed to ``kind`` (checksum made right): an old tar's folder is a
+    regular file whose name ends with a slash."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as tf:
+        folder = tarfile.TarInfo("p-x_1/mask/")
+        folder.type = tarfile.DIRTYPE
+        tf.addfile(folder)
+        info = tarfile.TarInfo("p-x_1/p-x_1.csv")
+        info.size = 4
+        tf.addfile(info, io.BytesIO(b"a|b\n"))
+    data = bytearray(buf.getvalue())
+    data[156:157] = kind
+    data[148:156] = b" " * 8
+    data[148:156] = b"%06o\x00 " % sum(data[:512])
+    return bytes(data)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=plain_tars())
+@example(data=_retyped(tarfile.AREGTYPE))
+@example(data=_retyped(tarfile.REGTYPE))
+def test_a_plain_tar_read_fast_reads_as_tarfile_reads_it(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
+    """The fast reading of a plain tar's headers (archive._scan_plain) gives what tarfile gives: the same
+    members with the same names, types and data, the same findings, the same files; or it leaves the archive
+    to tarfile."""
+    base = tmp_path_factory.mktemp("fast-tar")
+    upload = base / "upload.tar"
+    upload.write_bytes(data)
+    reports = []
+    for fast in (True, False):
+        dest = base / f"dest-{fast}"
+        dest.mkdir()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(archive, "FAST_PLAIN", fast)
+            report = unpack(upload, dest, LIMITS)
+        files = {p.relative_to(dest): p.read_bytes() for p in _files(dest)}
+        problems = [(p.rule, p.member, p.message.replace(str(dest), "<dest>")) for p in report.problems]
+        reports.append((problems, report.members, report.unpacked_bytes, report.tops, files))
+    assert reports[0] == reports[1]

@@ -16,7 +16,7 @@ from helpers.masks import pil_png, raw_png
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_omfc import members, png
+from pytest_omfc import archive, members, png
 from pytest_omfc.archive import UNPACKED, ArchiveLimits, ArchiveReport, private_dir, remove, unpack
 from pytest_omfc.paths import not_regular
 from pytest_omfc.scoring.mask.io import MaskReadError, read_system_mask
@@ -48,13 +48,18 @@ def _tar(path: Path, files: list[tuple[str, bytes | None]], mode: str = "w") -> 
 DEFAULT = ArchiveLimits()
 
 
-def _both(archive: Path, limits: ArchiveLimits = DEFAULT) -> tuple[ArchiveReport, Path, ArchiveReport, Path]:
-    """The archive unpacked as the check does (in place) and with every member a file."""
+def _both(upload: Path, limits: ArchiveLimits = DEFAULT) -> tuple[ArchiveReport, Path, ArchiveReport, Path]:
+    """The archive unpacked as the check does (in place; headers read as ``archive.FAST_PLAIN`` says) and as
+    tarfile streams it with every member a file (the reference)."""
     placed = private_dir() / UNPACKED
     placed.mkdir()
     every = private_dir() / UNPACKED
     every.mkdir()
-    return unpack(archive, placed, limits), placed, unpack(archive, every, limits, in_place=False), every
+    placed_report = unpack(upload, placed, limits)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(archive, "FAST_PLAIN", False)
+        every_report = unpack(upload, every, limits, in_place=False)
+    return placed_report, placed, every_report, every
 
 
 def _same(a: ArchiveReport, b: ArchiveReport) -> None:
@@ -70,11 +75,19 @@ MASKS = {f"{SUB}/mask/{i:04d}.png": pil_png(size=(40 + i, 30)) for i in range(3)
 OTHERS = {f"{SUB}/{SUB}.csv": b"ProbeFileID|ConfidenceScore\n", f"{SUB}/{SUB}.txt": b"about\n"}
 
 
+@pytest.fixture(params=[True, False], ids=["fast", "tarfile"])
+def fast(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Headers read by the fast reader of a plain tar stream (a compressed one decompressed whole first), or
+    by tarfile's streaming reader alone."""
+    monkeypatch.setattr(archive, "FAST_PLAIN", request.param)
+    return bool(request.param)
+
+
 @pytest.mark.parametrize("mode", ["w", "w:gz", "w:bz2", "w:xz"])
-def test_masks_are_read_in_place_and_other_members_are_files(private_tmp: Path, mode: str) -> None:
+def test_masks_are_read_in_place_and_other_members_are_files(private_tmp: Path, mode: str, fast: bool) -> None:
     files = [(f"{SUB}/", None), (f"{SUB}/mask/", None), *OTHERS.items(), *MASKS.items()]
-    archive = _tar(private_tmp.parent / f"up.tar{mode[2:] and '.' + mode[2:]}", files, mode)
-    placed_report, placed, every_report, every = _both(archive)
+    upload = _tar(private_tmp.parent / f"up.tar{mode[2:] and '.' + mode[2:]}", files, mode)
+    placed_report, placed, every_report, every = _both(upload)
     _same(placed_report, every_report)
     assert placed_report.problems == ()
     for name, data in OTHERS.items():
@@ -101,16 +114,16 @@ def test_masks_are_read_in_place_and_other_members_are_files(private_tmp: Path, 
     backing = members.locate(str(placed / next(iter(MASKS))))
     assert backing is not None
     if mode == "w":
-        assert backing.backing == str(archive.resolve())  # offsets into the upload itself
-    else:
-        assert backing.backing == str(placed.parent / members.SPOOL)
+        assert backing.backing == str(upload.resolve())  # offsets into the upload itself
+    else:  # the whole tar stream decompressed once, or the masks appended to a spool as tarfile streams them
+        assert backing.backing == str(placed.parent / (members.STREAM if fast else members.SPOOL))
 
 
 def test_paths_resolve_as_the_kernel_resolves_them(private_tmp: Path) -> None:
-    archive = _tar(private_tmp.parent / "up.tar", list(MASKS.items()))
+    upload = _tar(private_tmp.parent / "up.tar", list(MASKS.items()))
     placed = private_dir() / UNPACKED
     placed.mkdir()
-    unpack(archive, placed)
+    unpack(upload, placed)
     mask = placed / SUB / "mask"
     assert members.locate(f"{mask}/./0000.png") == members.locate(f"{mask}//0000.png") is not None
     assert members.locate(f"{mask}/../mask/0001.png") == members.locate(f"{mask}/0001.png") is not None
@@ -125,10 +138,10 @@ def test_paths_resolve_as_the_kernel_resolves_them(private_tmp: Path) -> None:
 
 
 def test_a_table_is_trusted_only_in_a_private_folder_of_this_user(private_tmp: Path) -> None:
-    archive = _tar(private_tmp.parent / "up.tar", list(MASKS.items()))
+    upload = _tar(private_tmp.parent / "up.tar", list(MASKS.items()))
     root = private_dir()
     (root / UNPACKED).mkdir()
-    unpack(archive, root / UNPACKED)
+    unpack(upload, root / UNPACKED)
     path = str(root / UNPACKED / next(iter(MASKS)))
     assert members.locate(path) is not None
     members.forget(root)
@@ -163,9 +176,9 @@ def test_a_folder_where_a_member_stands_fails_as_making_it_would(private_tmp: Pa
 def test_the_size_limit_stops_at_the_same_member_with_the_same_total(private_tmp: Path, mode: str, limit: int) -> None:
     big = raw_png(idat=os.urandom(3 << 20))  # PNG-signed and 3 MiB: read in place, in several chunks
     files = [(f"{SUB}/mask/{i}.png", big) for i in range(3)]
-    archive = _tar(private_tmp.parent / "up.tar", files, mode)
+    upload = _tar(private_tmp.parent / "up.tar", files, mode)
     limits = ArchiveLimits(total_bytes=limit)
-    placed_report, placed, every_report, every = _both(archive, limits)
+    placed_report, placed, every_report, every = _both(upload, limits)
     _same(placed_report, every_report)
     assert placed_report.of("ARC-06")
     for name, _ in files:  # a member cut at the stop is as long as the file unpacking would have left
@@ -197,14 +210,16 @@ _DATA = st.one_of(
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(files=st.lists(st.tuples(_NAMES, _DATA), max_size=6), mode=st.sampled_from(["w", "w:gz"]))
+@given(files=st.lists(st.tuples(_NAMES, _DATA), max_size=6), mode=st.sampled_from(["w", "w:gz"]), fast=st.booleans())
 def test_in_place_or_every_member_a_file_read_alike(
-    private_tmp: Path, files: list[tuple[str, bytes | None]], mode: str
+    private_tmp: Path, files: list[tuple[str, bytes | None]], mode: str, fast: bool
 ) -> None:
     """Any archive of these names: the same report, and every path a check could ask reads the same (state,
     message and header) whether the members were read in place or unpacked into files."""
-    archive = _tar(private_tmp.parent / "up.tar", files, mode)
-    placed_report, placed, every_report, every = _both(archive)
+    upload = _tar(private_tmp.parent / "up.tar", files, mode)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(archive, "FAST_PLAIN", fast)
+        placed_report, placed, every_report, every = _both(upload)
     _same(placed_report, every_report)
     asked = {name.rstrip("/") for name, _ in files} | {f"{SUB}/mask/a.png/c.png", f"{SUB}/mask/zz.png"}
     for name in sorted(asked):
