@@ -215,6 +215,11 @@ class _Counting:
     def readable(self) -> bool:
         return True
 
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
     def read(self, n: int = -1) -> bytes:
         data = self.fh.read(n)
         self.read_bytes += len(data)
@@ -385,8 +390,9 @@ def _members(tf: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
 #: The header types the fast reading of a plain tar takes (regular files and folders); any other makes it
 #: hand the whole archive to tarfile.
 _PLAIN_TYPES = (tarfile.REGTYPE, tarfile.AREGTYPE, tarfile.DIRTYPE)
-#: The numeric fields of a header that tarfile converts (mode, uid, gid, size, mtime, device numbers).
-_NUMERIC = ((100, 108), (108, 116), (116, 124), (124, 136), (136, 148), (329, 337), (337, 345))
+#: The numeric fields of a header that tarfile converts besides the size and the checksum (mode, uid, gid,
+#: mtime, device numbers): the fast reading needs only their validity, the same for most members.
+_OTHER_NUMBERS = ((100, 108), (108, 116), (116, 124), (136, 148), (329, 337), (337, 345))
 _ZEROS = bytes(tarfile.BLOCKSIZE)
 #: A pax record the fast reading takes: a time (Python's tarfile writes ``mtime`` for every member of a pax
 #: archive), which sets no name, type or size; any other record (a path, a size, sparse maps) is tarfile's.
@@ -409,14 +415,23 @@ def _octal(field: bytes) -> int | None:
         return None
 
 
-def _pax_times(fd: int, at: int, size: int) -> bool:
-    """Whether the pax header data of ``size`` bytes at ``at`` holds only well-formed time records, padded with
-    NUL to its block: what every supported Python's tarfile reads alike."""
-    if size > MAX_META:
-        return False
-    blocks = -(-size // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE
-    data = os.pread(fd, blocks, at)
-    if len(data) < blocks:
+class _Window:
+    """Reads of a file through one window of at most :data:`_CHUNK` bytes (a header is a slice, not a call)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.start, self.buf = fd, 0, b""
+
+    def get(self, pos: int, n: int) -> bytes:
+        """``n`` bytes at ``pos`` (fewer at the end of the file)."""
+        if pos < self.start or pos + n > self.start + len(self.buf):
+            self.buf, self.start = os.pread(self.fd, max(n, _CHUNK), pos), pos
+        return self.buf[pos - self.start : pos - self.start + n]
+
+
+def _pax_times(data: bytes, size: int) -> bool:
+    """Whether pax header data of ``size`` bytes (``data``: its whole blocks) holds only well-formed time
+    records, padded with NUL to its block: what every supported Python's tarfile reads alike."""
+    if size > MAX_META or len(data) < -(-size // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE:
         return False
     pos = 0
     while pos < size:
@@ -425,6 +440,22 @@ def _pax_times(fd: int, at: int, size: int) -> bool:
             return False
         pos = match.end()
     return pos == size and not data[size:].strip(b"\0")
+
+
+def _checksums_match(headers: list[bytes], stored: list[int]) -> bool:
+    """Whether each header's stored checksum is tarfile's unsigned sum (256 for the checksum field, plus every
+    other byte), summed for many headers at once."""
+    import numpy as np
+
+    if not headers:
+        return True
+    blocks = np.frombuffer(b"".join(headers), dtype=np.uint8).reshape(len(headers), tarfile.BLOCKSIZE)
+    sums = blocks.sum(axis=1, dtype=np.int64) - blocks[:, 148:156].sum(axis=1, dtype=np.int64) + 256
+    return bool(np.array_equal(sums, np.asarray(stored, dtype=np.int64)))
+
+
+#: Headers whose checksums are compared at once (:func:`_checksums_match`).
+_CHECK_BATCH = 4096
 
 
 def _scan_plain(fd: int, size: int, most: int) -> list[tuple[str, bytes, int, int]] | None:
@@ -436,25 +467,42 @@ def _scan_plain(fd: int, size: int, most: int) -> list[tuple[str, bytes, int, in
     reading costs about 80 microseconds a member (two headers each for Python's pax archives), as much as the
     rest of the check of a 16,000-probe upload."""
     out: list[tuple[str, bytes, int, int]] = []
+    window = _Window(fd)
     pos = 0
     pax = False  # the header before was a pax header of times only
+    plain: set[bytes] = set()  # the other numeric fields of headers seen, found plain octal
+    headers: list[bytes] = []  # headers whose checksums are still to be compared
+    stored: list[int] = []
+    block = tarfile.BLOCKSIZE
     while len(out) < most:
-        buf = os.pread(fd, tarfile.BLOCKSIZE, pos)
+        buf = window.get(pos, block)
         if not buf or buf == _ZEROS:
             if pos == 0 or pax:
                 return None
             break
-        if len(buf) < tarfile.BLOCKSIZE:
+        if len(buf) < block:
             return None
-        numbers = [_octal(buf[a:b]) for a, b in _NUMERIC]
-        stored = _octal(buf[148:156])
-        if stored is None or None in numbers or stored != 256 + sum(buf) - sum(buf[148:156]):
+        others = buf[100:124] + buf[136:148] + buf[329:345]
+        if others not in plain:
+            if any(_octal(buf[a:b]) is None for a, b in _OTHER_NUMBERS):
+                return None
+            if len(plain) < 4096:
+                plain.add(others)
+        length, checksum = _octal(buf[124:136]), _octal(buf[148:156])
+        if length is None or checksum is None:
             return None
+        headers.append(buf)
+        stored.append(checksum)
+        if len(headers) >= _CHECK_BATCH:
+            if not _checksums_match(headers, stored):
+                return None
+            headers, stored = [], []
         kind = buf[156:157]
         if kind == tarfile.XHDTYPE and not pax:
-            if not _pax_times(fd, pos + tarfile.BLOCKSIZE, cast(int, numbers[3])):
+            blocks = -(-length // block) * block
+            if not _pax_times(window.get(pos + block, blocks), length):
                 return None
-            pos += tarfile.BLOCKSIZE + -(-cast(int, numbers[3]) // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE
+            pos += block + blocks
             pax = True
             continue
         pax = False
@@ -468,13 +516,12 @@ def _scan_plain(fd: int, size: int, most: int) -> list[tuple[str, bytes, int, in
             name = name.rstrip("/")
         if prefix:
             name = prefix + "/" + name
-        length = cast(int, numbers[3])
-        data = pos + tarfile.BLOCKSIZE
-        pos = data if kind == tarfile.DIRTYPE else data + -(-length // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE
+        data = pos + block
+        pos = data if kind == tarfile.DIRTYPE else data + -(-length // block) * block
         if pos > size:  # cut inside a member: tarfile says "unexpected end of data"
             return None
         out.append((name, kind, length, data))
-    return out
+    return out if _checksums_match(headers, stored) else None
 
 
 def _spool(kind: str, raw: IO[bytes], into: IO[bytes], limits: ArchiveLimits, stream_limit: int) -> int | None:
@@ -486,7 +533,12 @@ def _spool(kind: str, raw: IO[bytes], into: IO[bytes], limits: ArchiveLimits, st
     counting = _Counting(raw)
     read = 0
     try:
-        stream = _decompressed(kind, counting)
+        if kind == "gzip":  # zlib-ng's port of the gzip module: the same members read, twice as fast
+            from zlib_ng import gzip_ng
+
+            stream: IO[bytes] = cast(IO[bytes], gzip_ng.GzipFile(fileobj=cast(Any, counting), mode="rb"))  # type: ignore[no-untyped-call]
+        else:
+            stream = _decompressed(kind, counting)
         while chunk := stream.read(_CHUNK):
             read += len(chunk)
             if read > stream_limit or (read > RATIO_FLOOR // 2 and read > limits.ratio * counting.read_bytes / 2):
@@ -589,7 +641,7 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS, in_pl
         )
     problems: list[ArchiveProblem] = []
     seen: dict[str, str] = {}  # casefolded name -> the name unpacked
-    made: set[str] = set()  # folders created
+    made: set[str] = set()  # folders created, with every folder made on the way
     real_dirs: dict[str, str] = {}  # folder -> its resolved path (_escapes)
     dest_text = str(dest)
     tops: dict[str, None] = {}
@@ -700,7 +752,7 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS, in_pl
                     if table is not None:
                         table.no_member_above(norm, target)
                     Path(target).mkdir(parents=True, exist_ok=True)
-                    made.add(target)
+                    _made(made, dest_text, target)
                     continue
                 src = data_of()
                 if src is None:
@@ -722,9 +774,9 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS, in_pl
                     if table is not None:
                         table.no_member_above(norm.rpartition("/")[0], parent)
                     Path(parent).mkdir(parents=True, exist_ok=True)
-                    made.add(parent)
+                    _made(made, dest_text, parent)
                 if table is not None and in_place_member(norm, head):
-                    total, stop = table.add(norm, member, target, src, head, total, counting, limits)
+                    total, stop = table.add(norm, member, target, target in made, src, head, total, counting, limits)
                 else:
                     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
                     with os.fdopen(fd, "wb") as out:
@@ -773,6 +825,13 @@ def _copy(
     return total, None
 
 
+def _made(made: set[str], dest: str, folder: str) -> None:
+    """Note ``folder`` (below ``dest``) as made, and every folder above it that ``mkdir(parents=True)`` made."""
+    while folder not in made and len(folder) > len(dest):
+        made.add(folder)
+        folder = folder.rpartition(os.sep)[0]
+
+
 def _private_unpacked(dest: Path) -> bool:
     """Whether ``dest`` is the ``unpacked/`` folder of a private directory (where :mod:`pytest_omfc.members`
     finds a table of members read in place)."""
@@ -808,6 +867,7 @@ class _InPlace:
         name: str,
         member: tarfile.TarInfo,
         target: str,
+        folder: bool,
         src: IO[bytes],
         head: bytes,
         total: int,
@@ -817,7 +877,7 @@ class _InPlace:
         """Record the member ``name`` instead of writing it at ``target``: the new unpacked total and why
         unpacking stops (ARC-06), as :func:`_copy` says them; a plain tar cut inside the member's data is ARC-01
         (``tarfile.ReadError``), as reading it would be."""
-        if os.path.lexists(target):  # a folder made for an earlier member: creating the file would fail
+        if folder:  # a folder made for an earlier member: creating the file would fail
             raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(target))
         if not self.plain:
             if self.spool is None:

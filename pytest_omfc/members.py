@@ -87,8 +87,8 @@ class Table:
             return
         tmp = root / f"{TABLE}.partial"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({"backing": self.backing, "members": self.entries}, fh, separators=(",", ":"))
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:  # one string (json.dump writes piece by piece)
+            fh.write(json.dumps({"backing": self.backing, "members": self.entries}, separators=(",", ":")))
         os.replace(tmp, root / TABLE)
 
 
@@ -160,6 +160,13 @@ def _table(root: str) -> _Loaded | None:
 def forget(root: str | Path) -> None:
     """Drop what this process read of the private directory ``root`` (it is being removed)."""
     _TABLES.pop(os.fspath(root), None)
+    _FOLDERS.clear()
+
+
+#: Folders met by :func:`locate`, each with its table and its name below the unpacked folder ("a/b/"), or None
+#: (no table, or a name with an empty, ``.`` or ``..`` component): a plain name in a known folder is one key.
+_FOLDERS: dict[str, tuple[_Loaded, str] | None] = {}
+_FOLDERS_KEPT = 1024
 
 
 def _split(path: str) -> tuple[_Loaded, list[str]] | None:
@@ -188,6 +195,13 @@ def locate(path: str | os.PathLike[str]) -> Member | None:
     text = os.fspath(path)
     if ROOT_PREFIX not in text:
         return None
+    folder, _, leaf = text.rpartition(os.sep)
+    known = _FOLDERS[folder] if folder in _FOLDERS else _folder(folder)
+    if known is not None and leaf not in ("", ".", ".."):  # the usual case: one lookup
+        table, prefix = known
+        hit = table.entries.get(prefix + leaf)
+        if hit is not None:
+            return Member(table.backing, hit[0], hit[1], table.dev, -1 - hit[0])
     found = _split(text)
     if found is None:
         return None
@@ -201,6 +215,19 @@ def locate(path: str | os.PathLike[str]) -> Member | None:
         hit = entries[key]
     offset, size = hit
     return Member(table.backing, offset, size, table.dev, -1 - offset)
+
+
+def _folder(folder: str) -> tuple[_Loaded, str] | None:
+    """What :data:`_FOLDERS` keeps for ``folder``: its table and name, or None (no table, or a name that is not
+    plain: :func:`locate` then resolves the whole path)."""
+    found = _split(folder + os.sep)
+    known: tuple[_Loaded, str] | None = None
+    if found is not None and not any(p in ("", ".", "..") for p in found[1][:-1]):
+        known = (found[0], "".join(p + "/" for p in found[1][:-1]))
+    if len(_FOLDERS) >= _FOLDERS_KEPT:
+        _FOLDERS.clear()
+    _FOLDERS[folder] = known
+    return known
 
 
 def _walk(entries: dict[str, list[int]], parts: list[str], text: str) -> str | None:

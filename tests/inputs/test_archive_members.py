@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
+import subprocess
 import tarfile
 import tempfile
 from collections.abc import Iterator
@@ -230,3 +232,28 @@ def test_in_place_or_every_member_a_file_read_alike(
         assert not_regular(placed / name) == not_regular(every / name), name
     remove(placed.parent)
     remove(every.parent)
+
+
+@pytest.mark.parametrize("packer", ["gnu", "gnu-posix", "gnu-ustar", "python-pax", "python-gnu", "python-ustar"])
+def test_archives_as_participants_pack_them_are_read_without_tarfile(tmp_path: Path, packer: str) -> None:
+    """``tar cvf <SubID>.tar <SubID>`` (GNU tar, each of its formats) and Python's tarfile (each format): every
+    header is read by the fast reader, not handed to tarfile (which costs five times as much)."""
+    folder = tmp_path / SUB
+    for name, data in {**OTHERS, **MASKS}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    upload = tmp_path / f"{SUB}.tar"
+    if packer.startswith("gnu"):
+        tar = shutil.which("tar")
+        if tar is None or "GNU" not in subprocess.run([tar, "--version"], capture_output=True, text=True).stdout:
+            pytest.skip("GNU tar is not installed (Debian: apt-get install tar)")
+        form = {"gnu": "gnu", "gnu-posix": "posix", "gnu-ustar": "ustar"}[packer]
+        subprocess.run([tar, f"--format={form}", "-cf", str(upload), "-C", str(tmp_path), SUB], check=True)
+    else:
+        formats = {"python-pax": tarfile.PAX_FORMAT, "python-gnu": tarfile.GNU_FORMAT}
+        with tarfile.open(upload, "w", format=formats.get(packer, tarfile.USTAR_FORMAT)) as tf:
+            tf.add(folder, arcname=SUB)
+    with upload.open("rb") as fh:
+        scanned = archive._scan_plain(fh.fileno(), upload.stat().st_size, 1000)
+    assert scanned is not None
+    assert sorted(n for n, kind, _, _ in scanned if kind != tarfile.DIRTYPE) == sorted({**OTHERS, **MASKS})
