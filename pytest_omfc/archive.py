@@ -111,6 +111,7 @@ class ArchiveReport:
     unpacked_bytes: int = 0
     tops: tuple[str, ...] = ()  # the first name components of the unpacked members, in order
     problems: tuple[ArchiveProblem, ...] = ()
+    in_place: int = 0  # members read in place, not written as files (pytest_omfc.members)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -121,6 +122,7 @@ class ArchiveReport:
             "unpacked_bytes": self.unpacked_bytes,
             "tops": list(self.tops),
             "problems": [[p.rule, p.member, p.message, p.warning] for p in self.problems],
+            "in_place": self.in_place,
         }
 
     @classmethod
@@ -133,6 +135,7 @@ class ArchiveReport:
             unpacked_bytes=d["unpacked_bytes"],
             tops=tuple(d["tops"]),
             problems=tuple(ArchiveProblem(*p) for p in d["problems"]),
+            in_place=d.get("in_place", 0),
         )
 
     def of(self, rule: str) -> list[ArchiveProblem]:
@@ -798,7 +801,8 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS, in_pl
             table.close()
         except OSError as exc:
             problems.append(ArchiveProblem("ARC-01", "", f"cannot be unpacked here ({exc.strerror or exc})"))
-    return ArchiveReport(display, names[kind], str(dest), members, total, tuple(tops), tuple(problems))
+    placed = len(table.table.entries) if table is not None else 0
+    return ArchiveReport(display, names[kind], str(dest), members, total, tuple(tops), tuple(problems), placed)
 
 
 def _copy(

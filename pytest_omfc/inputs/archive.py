@@ -36,7 +36,7 @@ def unpack_upload(sub: Path, given: Given, on_cleanup: OnCleanup) -> ArchiveRepo
 
     _private.sweep()  # what runs killed before their cleanup left in TMPDIR
     folder = private_dir()
-    unpacked: list[int] = [0]  # members, once unpacked: a large tree is removed by a detached rm
+    unpacked: list[int] = [0]  # files written, once unpacked: a large tree is removed by a detached rm
 
     def cleanup() -> None:
         remove(folder, unpacked[0])
@@ -53,7 +53,7 @@ def unpack_upload(sub: Path, given: Given, on_cleanup: OnCleanup) -> ArchiveRepo
         ratio=value_of(given, "omfc_archive_max_ratio"),
     )
     report = unpack(sub, dest, limits)
-    unpacked[0] = report.members
+    unpacked[0] = report.members - report.in_place
     return report
 
 

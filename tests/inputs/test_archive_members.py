@@ -92,6 +92,8 @@ def test_masks_are_read_in_place_and_other_members_are_files(private_tmp: Path, 
     placed_report, placed, every_report, every = _both(upload)
     _same(placed_report, every_report)
     assert placed_report.problems == ()
+    assert (placed_report.in_place, every_report.in_place) == (len(MASKS), 0)  # files not written: not removed
+    assert ArchiveReport.from_dict(placed_report.as_dict()) == placed_report  # as it crosses to xdist workers
     for name, data in OTHERS.items():
         assert (placed / name).read_bytes() == data  # a file, as before
     for name, data in MASKS.items():
