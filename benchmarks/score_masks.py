@@ -17,7 +17,7 @@ Generates its inputs once (cached under ``$XDG_CACHE_HOME/pytest-omfc-bench`` or
    (``pytest_omfc/work/alloc.py``); two fresh subprocesses score the same pair 60 times each with glibc's
    defaults and with that setting, and print the median time, page faults and system time per mask.
 2. **JPEG 2000, one mask**: a 4032x2268 lossless JPEG 2000 bit-plane reference
-   (uint16, 10 bit planes, written with Pillow's encoder) whose journal lists 8
+   (two 8-bit layers holding 10 bit planes, written with Pillow's encoder) whose journal lists 8
    bit planes and evaluates 3 (one of them above 8), against a 4032x2268 grey
    PNG; per mask, including the JP2 decode, with the OpenJPEG decode alone (glymur, Pillow) as the floor.
    Target <= 1 s (MediScore 5-40 s) and the reference read within 1.3x of the OpenJPEG decode.
@@ -31,17 +31,18 @@ Generates its inputs once (cached under ``$XDG_CACHE_HOME/pytest-omfc-bench`` or
    decoded: the scorer deduplicates by path only).
 
 The baseline is a straightforward numpy implementation of docs/scoring/masks.md, not
-MediScore: for the JPEG 2000 case it reads all 16 bit planes of the one-component reference,
-as the plugin does (docs/scoring/masks.md#ground-truth); MediScore reads such a file as 8 bits, so its numbers differ on
-the evaluated plane above 8.  Kept here: Pillow decode (``convert('RGB')`` + BGR flip, ``convert('L')``), the
+MediScore.  The JPEG 2000 reference has two 8-bit layers (bit planes 1-8 in the first, 9-16 in the
+second), the form MediScore reads: it reads a one-component 16-bit file as 8 bits and would drop
+planes 9-16, so only on this form do its numbers, the plugin's and the baseline's agree.  Kept
+here: Pillow decode (``convert('RGB')`` + BGR flip, ``convert('L')``), the
 reference colour code ``65536*B + 256*G + R``, no-score zones with OpenCV's
 ``dilate``/``erode`` (MediScore's calls; ``scipy.ndimage`` when OpenCV is not
 installed), then for every threshold ``t`` of ``{-1} | unique(sys)`` a
 ``sys <= t`` mask and masked counts, MCC/NMM/BWL1 per threshold, GWL1, AUC and
 EER.  Its numbers are checked against the plugin's (1e-9) before timing.
 Ratios are CPU time baseline / plugin measured in the same run (CPU time is the
-fairer figure on a shared machine; wall time is printed too).  MediScore
-figures are the issue's (MediScore is Python 2 and is not run here).
+fairer figure on a shared machine; wall time is printed too).  The MediScore
+times in the targets are quoted, not measured by this script (MediScore is Python 2).
 
 Run: ``PYTHONPATH=. python benchmarks/score_masks.py [--quick] [--probes N] [--jobs J] [--repeat R]``
 (about 10 minutes on 2 CPUs with the defaults; ``--quick`` about 1 minute; ``--only png|jp2|run``)
@@ -185,11 +186,11 @@ def _save_png(arr: NDArray[np.uint8], path: Path) -> None:
     Image.fromarray(arr, mode="L").save(path, format="PNG")
 
 
-def _save_jp2_u16(arr: NDArray[np.uint16], path: Path) -> None:
-    """Lossless (reversible 5/3) JPEG 2000 with Pillow's bundled OpenJPEG, one 16-bit component."""
-    h, w = arr.shape
-    im = Image.frombytes("I;16", (w, h), arr.astype("<u2").tobytes())
-    im.save(path, format="JPEG2000", irreversible=False)
+def _save_jp2_layers(arr: NDArray[np.uint16], path: Path) -> None:
+    """Lossless (reversible 5/3) JPEG 2000 with Pillow's bundled OpenJPEG: two 8-bit components, bit planes
+    1-8 in the first and 9-16 in the second (the layers MediScore reads)."""
+    layers = np.stack([(arr & 0xFF).astype(np.uint8), (arr >> 8).astype(np.uint8)], axis=2)
+    Image.fromarray(layers, mode="LA").save(path, format="JPEG2000", irreversible=False)
 
 
 def _ready(d: Path) -> bool:
@@ -222,12 +223,12 @@ def png_inputs(root: Path) -> Path:
 
 
 def jp2_inputs(root: Path) -> Path:
-    d = root / "jp2"
+    d = root / "jp2-layers"
     if not _ready(d):
         _fresh(d)
         h, w = 2268, 4032
         planes = bitplane_mask(h, w)
-        _save_jp2_u16(planes, d / "ref.jp2")
+        _save_jp2_layers(planes, d / "ref.jp2")
         gt = (planes & np.uint16((1 << 1) | (1 << 4) | (1 << 8))) != 0
         yy, xx = np.mgrid[:h, :w].astype(np.float32)
         field = np.sin(xx / 211.0) + np.cos(yy / 173.0) + 1.2 * gt
@@ -332,9 +333,8 @@ def baseline_reference_png(path: Path) -> tuple[NDArray[np.uint8], NDArray[np.bo
 def baseline_reference_jp2(
     path: Path, listed: Iterable[str], evaluated: Iterable[str]
 ) -> tuple[NDArray[np.uint8], NDArray[np.bool_] | None]:
-    """glymur's array with Pillow; listed bits kept, GT = any evaluated bit, other listed bits distract.  All 16
-    planes of a one-component 16-bit file are read, as the plugin reads them (docs/scoring/masks.md#ground-truth),
-    not MediScore's 8 bits."""
+    """glymur's array with Pillow; listed bits kept, GT = any evaluated bit, other listed bits distract (bit
+    ``b`` is bit ``(b - 1) % 8`` of layer ``(b - 1) // 8``, as MediScore numbers them)."""
     m = np.asarray(Image.open(path)).astype(np.int64)
     if m.ndim == 2:
         m = m[:, :, None]
@@ -714,7 +714,8 @@ def jp2_floor(ref: Path, repeat: int) -> list[tuple[str, Timing | None, str]]:
 def section_jp2(root: Path, repeat: int) -> None:
     d = jp2_inputs(root)
     ref, sys_path = d / "ref.jp2", d / "sys.png"
-    planes = read_bitplanes(ref)
+    layers = read_bitplanes(ref).astype(np.uint16)
+    planes = layers[:, :, 0] | (layers[:, :, 1] << 8)
     assert np.array_equal(planes, np.load(d / "planes.npy")), "lossless JPEG 2000 round trip"
     note = agree(plugin_jp2(ref, sys_path), baseline_jp2(ref, sys_path), "jp2")
     decoder = (
@@ -730,7 +731,7 @@ def section_jp2(root: Path, repeat: int) -> None:
     ]
     table(
         rows,
-        f"4032x2268 JPEG 2000 bit-plane reference ({planes.dtype}, {ref.stat().st_size // 1024} KiB, "
+        f"4032x2268 JPEG 2000 bit-plane reference (two 8-bit layers, {ref.stat().st_size // 1024} KiB, "
         f"bit planes {','.join(JP2_LISTED)} listed, {','.join(JP2_EVALUATED)} evaluated) vs grey PNG, "
         f"per mask, decode included (target <= 1 s; MediScore 5-40 s)\nJPEG 2000 decoder: {decoder}",
     )

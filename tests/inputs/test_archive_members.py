@@ -23,6 +23,9 @@ from pytest_omfc.archive import UNPACKED, ArchiveLimits, ArchiveReport, private_
 from pytest_omfc.paths import not_regular
 from pytest_omfc.scoring.mask.io import MaskReadError, read_system_mask
 
+#: the reading of archives is tarfile's on every Python, and the fast reader must agree with each one
+pytestmark = pytest.mark.compat
+
 
 @pytest.fixture
 def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
