@@ -562,10 +562,10 @@ def _fast_source(
     stream_limit: int,
     opened: contextlib.ExitStack,
 ) -> tuple[int, int, str, list[tuple[str, bytes, int, int]]] | None:
-    """A plain tar stream whose headers :func:`_scan_plain` read: (descriptor, size, path of the file, members);
-    the upload itself for a plain tar, else its decompressed stream in one spool file (``stream.tar`` in the
-    private directory of ``dest``, where members read in place point; an unnamed temporary file when
-    ``dest`` is None).  None: tarfile reads the archive as a stream."""
+    """A plain tar stream whose headers :func:`_scan_plain` read: (descriptor, size, path of the stream file or
+    "" for the upload itself, members): the upload itself for a plain tar, else its decompressed stream in one
+    spool file (``stream.tar`` in the private directory of ``dest``, where members read in place point; an
+    unnamed temporary file when ``dest`` is None).  None: tarfile reads the archive as a stream."""
     if not FAST_PLAIN:
         return None
     fd = raw.fileno()
@@ -574,7 +574,7 @@ def _fast_source(
         if size > stream_limit:
             return None
         scanned = _scan_plain(fd, size, limits.entries + 1)
-        return None if scanned is None else (fd, size, os.path.realpath(path), scanned)
+        return None if scanned is None else (fd, size, "", scanned)
     named = dest.parent / members.STREAM if dest is not None else None
     try:
         if named is not None:
@@ -668,7 +668,9 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS, in_pl
             fast = _fast_source(path, kind, raw, dest if private_tree else None, limits, stream_limit, opened)
             if fast is not None:  # every header read by _scan_plain; no stop can come from the stream
                 fd, size, backing, scanned = fast
-                table = _InPlace(dest, backing, size) if private_tree else None
+                if private_tree:  # a compressed upload's stream file is the private directory's own
+                    table = _InPlace(dest, None if backing else fd, size, stream=bool(backing))
+                    opened.callback(table.flush)  # before the upload is closed
                 entries = _scanned(fd, scanned)
             else:
                 raw.seek(0)
@@ -679,9 +681,9 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS, in_pl
                     f"must unpack to at most {limits.total_bytes} bytes, headers included (--omfc-archive-max-bytes; "
                     "unpacking stopped there)",
                 )
-                if private_tree:
-                    upload = os.path.realpath(path) if kind == "tar" else None  # a plain tar's offsets are the file's
-                    table = _InPlace(dest, upload, os.fstat(raw.fileno()).st_size)
+                if private_tree:  # a plain tar's members copied from the upload, a compressed one's appended
+                    table = _InPlace(dest, raw.fileno() if kind == "tar" else None, os.fstat(raw.fileno()).st_size)
+                    opened.callback(table.flush)  # before the upload is closed
                 tf = opened.enter_context(
                     tarfile.open(fileobj=tar_stream, mode="r|", tarinfo=_BoundedInfo)  # type: ignore[call-overload]
                 )
@@ -843,18 +845,52 @@ def _private_unpacked(dest: Path) -> bool:
 
 
 class _InPlace:
-    """The members of one archive read in place (:mod:`pytest_omfc.members`), recorded while unpacking: a plain
-    tar's by the offset of their data in the upload, a compressed tar's appended to the spool file."""
+    """The members of one archive read in place (:mod:`pytest_omfc.members`), recorded while unpacking, their
+    bytes in one file of the private directory: a compressed tar's whole stream (:data:`members.STREAM`, where
+    the offsets already are), or :data:`members.SPOOL`, where a plain tar's members are copied from the upload
+    (``source``: its descriptor) and a streamed compressed tar's appended."""
 
-    def __init__(self, dest: Path, backing: str | None, size: int) -> None:
-        """``backing``: the plain tar stream the members' offsets point into (the upload, or the spool of a
-        decompressed archive) of ``size`` bytes; None: members are appended to a spool of their own."""
+    def __init__(self, dest: Path, source: int | None, size: int, stream: bool = False) -> None:
+        """``source``: the upload's descriptor (a plain tar of ``size`` bytes); ``stream``: the offsets are those
+        of :data:`members.STREAM`."""
         self.root = dest.parent
         self.dest = dest
-        self.plain = backing is not None
+        self.source = source
+        self.plain = source is not None or stream
         self.size = size
-        self.table = members.Table(backing if backing is not None else str(self.root / members.SPOOL))
+        self.table = members.Table(members.STREAM if stream else members.SPOOL)
         self.spool: IO[bytes] | None = None
+        self.run: tuple[int, int, int] | None = None  # the upload's bytes still to copy: start, end, spool offset
+
+    def _spool(self) -> IO[bytes]:
+        if self.spool is None:
+            fd = os.open(self.root / members.SPOOL, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            self.spool = os.fdopen(fd, "wb")
+        return self.spool
+
+    def _place(self, start: int, size: int) -> int:
+        """Where the upload's ``size`` bytes at ``start`` go in the spool; copied in runs (a member's data and the
+        next one's are a header apart)."""
+        if self.source is None:  # a compressed tar's stream file holds them where they are
+            return start
+        if self.run is not None and 0 <= start - self.run[1] <= _RUN_GAP:
+            begin, _, at = self.run
+            self.run = (begin, start + size, at)
+            return at + start - begin
+        at = self._flush()
+        self.run = (start, start + size, at)
+        return at
+
+    def _flush(self) -> int:
+        """Copy the pending run into the spool; the spool's size after it."""
+        spool = self._spool()
+        if self.run is not None and self.source is not None:
+            begin, end, _ = self.run
+            spool.flush()
+            _copy_range(self.source, spool.fileno(), begin, end - begin)
+            spool.seek(0, os.SEEK_END)
+            self.run = None
+        return spool.tell()
 
     def no_member_above(self, rel: str, target: str) -> None:
         """The error ``mkdir`` raises when a folder to be made at ``rel`` is a member read in place (it exists as
@@ -884,33 +920,62 @@ class _InPlace:
         if folder:  # a folder made for an earlier member: creating the file would fail
             raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(target))
         if not self.plain:
-            if self.spool is None:
-                fd = os.open(self.table.backing, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                self.spool = os.fdopen(fd, "wb")
-            start = self.spool.tell()
-            total, stop = _copy(src, head, self.spool, total, counting, limits)
-            self.table.add(name, start, self.spool.tell() - start)  # cut short at a stop, as a file would be
+            spool = self._spool()
+            start = spool.tell()
+            total, stop = _copy(src, head, spool, total, counting, limits)
+            self.table.add(name, start, spool.tell() - start)  # cut short at a stop, as a file would be
             return total, stop
         start, size = member.offset_data, member.size
         there = max(0, min(size, self.size - start))  # the bytes the upload holds
         allowed = limits.total_bytes - total
         if there > allowed:  # as _copy stops: the head, then whole chunks, while the total stays within
             kept = 0 if allowed < len(head) else min(there, len(head) + (allowed - len(head)) // _CHUNK * _CHUNK)
-            self.table.add(name, start, kept)
+            self.table.add(name, self._place(start, kept), kept)
             crossing = len(head) if kept == 0 else min(_CHUNK, there - kept)
             return total + kept + crossing, (
                 f"must unpack to at most {limits.total_bytes} bytes (--omfc-archive-max-bytes; unpacking stopped there)"
             )
         if there < size:
             raise tarfile.ReadError("unexpected end of data")
-        self.table.add(name, start, size)
+        self.table.add(name, self._place(start, size), size)
         return total + size, None
 
+    def flush(self) -> None:
+        """Copy what is pending from the upload (while it is open; also after a stop: what was recorded was
+        unpacked)."""
+        if self.run is not None:
+            self._flush()
+
     def close(self) -> None:
-        """Close the spool and write the table (also after a stop: what was recorded was unpacked)."""
+        """Close the spool and write the table."""
         if self.spool is not None:
             self.spool.close()
         self.table.save(self.root)
+
+
+#: Bytes between two members' data that a copy takes along rather than starting another (a header and padding).
+_RUN_GAP = 4 * tarfile.BLOCKSIZE
+
+
+def _copy_range(source: int, into: int, start: int, length: int) -> None:
+    """Copy ``length`` bytes at ``start`` of ``source`` to the end of ``into`` (both descriptors), in the kernel
+    where it can (``copy_file_range``), else through a buffer."""
+    done = 0
+    copy = getattr(os, "copy_file_range", None)
+    while copy is not None and done < length:
+        try:
+            got = copy(source, into, length - done, start + done)
+        except OSError:  # not across these file systems, or not on this kernel: the buffer below
+            break
+        if got <= 0:
+            break
+        done += got
+    while done < length:
+        data = os.pread(source, min(_CHUNK, length - done), start + done)
+        if not data:
+            raise tarfile.ReadError("unexpected end of data")
+        os.write(into, data)
+        done += len(data)
 
 
 def remove(root: str | Path, members: int = 0) -> None:

@@ -2,9 +2,10 @@
 
 Creating a file costs far more than reading one (on the test machine's ext4 disk, 0.23 ms a file: 3.6 s for
 the 15,676 members of a 16,000-probe upload, more than checking them), so :func:`pytest_omfc.archive.unpack`
-writes a member whose content is a PNG and whose folder is ``mask`` nowhere: it records where its bytes are,
-in the upload itself for a plain tar (the offset of its data) or, for a compressed tar, in one spool file of
-the private directory that the decompressed members are appended to.  Every other member (the system output,
+does not write a member whose content is a PNG and whose folder is ``mask`` as a file of its own: its bytes
+lie in one file of the private directory (a plain tar's masks copied there by the kernel, consecutive ones in
+one ``copy_file_range``; a compressed tar decompressed there whole; or the masks appended there as tarfile
+streams them), and a table records where.  Every other member (the system output,
 the description, HDF5 and JSON files, anything that is not a PNG under ``mask/``) is still a file, so every
 listing of a submission folder (PKG rules, the search for the submission folder) sees what it saw before:
 ``mask/`` itself is a real folder, and only what lies in it may be in place.
@@ -13,7 +14,8 @@ The table of those members is ``members.json`` in the private directory; :func:`
 process asks (the process pool's workers, a dask worker that shares the storage), found from the path alone:
 a path below ``<TMPDIR>/pytest-omfc-archive-*/unpacked/`` (or ``gathered/<name>/``, where members packed
 without a folder are moved).  A table is only trusted in a directory of this user's that nobody else can
-write (mode 0700, as :func:`pytest_omfc.private.make` makes it).
+write (mode 0700, as :func:`pytest_omfc.private.make` makes it), and it only points into a file of that
+directory (never a link): a table shipped in an upload cannot make a check read another file.
 
 :func:`locate` answers as the kernel would for the path (the private tree holds no links: ARC-03 refuses
 them): the member, ``None`` when the path is none (the caller asks the file system), or ``NotADirectoryError``
@@ -73,7 +75,9 @@ def in_place(name: str, head: bytes) -> bool:
 @dataclass
 class Table:
     """The in-place members of one archive, as :func:`pytest_omfc.archive.unpack` records them: names (as
-    unpacked, below ``unpacked/``), each with the offset of its data in ``backing`` and its size."""
+    unpacked, below ``unpacked/``), each with the offset of its data in ``backing`` and its size.  ``backing`` is
+    :data:`SPOOL` or :data:`STREAM`, a file of the private directory itself: a table shipped in an upload (a
+    folder that looks like a private directory) can point reads only at its own folder's files."""
 
     backing: str
     entries: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -148,7 +152,9 @@ def _table(root: str) -> _Loaded | None:
         try:
             with open(path, encoding="utf-8") as fh:
                 data = json.load(fh)
-            found = _Loaded(data["backing"], data["members"], os.stat(data["backing"]).st_dev)
+            backing = os.path.join(root, data["backing"])  # a file of the private directory, nothing else
+            if data["backing"] in (SPOOL, STREAM) and _trusted(backing) and isinstance(data["members"], dict):
+                found = _Loaded(backing, data["members"], os.lstat(backing).st_dev)
         except (OSError, ValueError, KeyError, TypeError):
             found = None
     if len(_TABLES) >= _TABLES_KEPT:
@@ -283,6 +289,7 @@ class Region:
 
 
 _FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+_MEMBER_FLAGS = _FLAGS | getattr(os, "O_NOFOLLOW", 0)
 
 
 def open_region(path: str | os.PathLike[str]) -> Region:
@@ -290,12 +297,12 @@ def open_region(path: str | os.PathLike[str]) -> Region:
     member = locate(path)
     if member is None:
         return Region(os.open(path, _FLAGS))
-    return Region(os.open(member.backing, _FLAGS), member.offset, member.size)
+    return Region(os.open(member.backing, _MEMBER_FLAGS), member.offset, member.size)
 
 
 def open_member(member: Member) -> Region:
     """A :class:`Region` of an in-place member (``OSError`` when its backing file cannot be opened)."""
-    return Region(os.open(member.backing, _FLAGS), member.offset, member.size)
+    return Region(os.open(member.backing, _MEMBER_FLAGS), member.offset, member.size)
 
 
 class _RegionFile(io.RawIOBase):

@@ -5,6 +5,7 @@ MASK rules' header and pixel reads, the mask scorer's reads), and no read past a
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -120,8 +121,10 @@ def test_masks_are_read_in_place_and_other_members_are_files(private_tmp: Path, 
     assert members.listdir(placed / SUB / "mask") == {n.rsplit("/", 1)[1] for n in MASKS}
     backing = members.locate(str(placed / next(iter(MASKS))))
     assert backing is not None
-    if mode == "w":
-        assert backing.backing == str(upload.resolve())  # offsets into the upload itself
+    if mode == "w":  # the masks copied from the upload into the private directory's spool
+        assert backing.backing == str(placed.parent / members.SPOOL)
+        copied = (placed.parent / members.SPOOL).stat().st_size  # consecutive masks in one copy, headers between
+        assert sum(len(d) for d in MASKS.values()) <= copied < upload.stat().st_size
     else:  # the whole tar stream decompressed once, or the masks appended to a spool as tarfile streams them
         assert backing.backing == str(placed.parent / (members.STREAM if fast else members.SPOOL))
 
@@ -262,3 +265,26 @@ def test_archives_as_participants_pack_them_are_read_without_tarfile(tmp_path: P
         scanned = archive._scan_plain(fh.fileno(), upload.stat().st_size, 1000)
     assert scanned is not None
     assert sorted(n for n, kind, _, _ in scanned if kind != tarfile.DIRTYPE) == sorted({**OTHERS, **MASKS})
+
+
+@pytest.mark.parametrize("backing", ["/etc/passwd", "../outside.bin", "members.dat"])
+def test_a_table_shipped_in_an_upload_reads_nothing_outside_its_folder(tmp_path: Path, backing: str) -> None:
+    """A folder made to look like a private directory (a portal unpacked an upload that holds
+    ``pytest-omfc-archive-x/members.json`` and pointed the check at the folder inside): the table names a file
+    elsewhere, or its own ``members.dat`` as a link to one; no read leaves the folder."""
+    secret = tmp_path / "outside.bin"
+    secret.write_bytes(b"\x89PNG\r\n\x1a\nSECRET" * 10)
+    root = tmp_path / "uploads" / "pytest-omfc-archive-x"
+    (root / "unpacked" / SUB / "mask").mkdir(parents=True)
+    root.chmod(0o700)
+    (root / members.TABLE).write_text(json.dumps({"backing": backing, "members": {f"{SUB}/mask/a.png": [0, 80]}}))
+    if backing == "members.dat":
+        (root / "members.dat").symlink_to(secret)
+    path = root / "unpacked" / SUB / "mask" / "a.png"
+    member = members.locate(path)
+    assert member is None or os.path.dirname(member.backing) == str(root)
+    head = png.read_header(str(path))
+    assert head.state in (png.MISSING, png.UNREADABLE) and "SECRET" not in head.message
+    with pytest.raises(MaskReadError) as caught:
+        read_system_mask(path)
+    assert "SECRET" not in str(caught.value)
