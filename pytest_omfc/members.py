@@ -42,6 +42,7 @@ __all__ = [
     "STREAM",
     "TABLE",
     "Member",
+    "PositionalStream",
     "Region",
     "Table",
     "forget",
@@ -305,12 +306,14 @@ def open_member(member: Member) -> Region:
     return Region(os.open(member.backing, _MEMBER_FLAGS), member.offset, member.size)
 
 
-class _RegionFile(io.RawIOBase):
-    """A region as a read-only stream (for decoders that take a file object)."""
+class PositionalStream(io.RawIOBase):
+    """A read-only, seekable stream of ``size`` bytes over a :class:`Region`, read with ``pread`` as a decoder
+    asks (``_read_at`` gives the bytes at a position: the region's own, or pieces of it); closing it closes
+    the region."""
 
-    def __init__(self, region: Region) -> None:
+    def __init__(self, region: Region, size: int) -> None:
         super().__init__()
-        self._region, self._pos = region, 0
+        self._src, self._size, self._pos = region, size, 0
 
     def readable(self) -> bool:
         return True
@@ -322,26 +325,32 @@ class _RegionFile(io.RawIOBase):
         return self._pos
 
     def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        if whence == io.SEEK_END:
-            end = self._region.size if self._region.size is not None else os.fstat(self._region.fd).st_size
-            self._pos = max(0, end + offset)
-        else:
-            self._pos = max(0, (self._pos if whence == io.SEEK_CUR else 0) + offset)
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence]
+        self._pos = max(0, base + offset)
         return self._pos
 
     def readinto(self, buffer: Any) -> int:
         view = memoryview(buffer).cast("B")
-        data = self._region.pread(len(view), self._pos)
-        view[: len(data)] = data
-        self._pos += len(data)
-        return len(data)
+        done = 0
+        while done < len(view) and self._pos < self._size:
+            got = self._read_at(self._pos, len(view) - done)
+            if not got:
+                break
+            view[done : done + len(got)] = got
+            done += len(got)
+            self._pos += len(got)
+        return done
+
+    def _read_at(self, pos: int, n: int) -> bytes:
+        return self._src.pread(n, pos)
 
     def close(self) -> None:
         if not self.closed:
-            self._region.close()
+            self._src.close()
         super().close()
 
 
 def stream(region: Region, buffer_size: int = io.DEFAULT_BUFFER_SIZE) -> io.BufferedReader:
     """A buffered read-only stream of ``region`` (closing it closes the region)."""
-    return io.BufferedReader(_RegionFile(region), buffer_size=buffer_size)
+    size = region.size if region.size is not None else os.fstat(region.fd).st_size
+    return io.BufferedReader(PositionalStream(region, size), buffer_size=buffer_size)

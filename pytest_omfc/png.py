@@ -34,7 +34,7 @@ import stat
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, NamedTuple, cast
+from typing import NamedTuple, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -583,7 +583,7 @@ def blackness_many(items: list[DecodeItem]) -> list[Verdict]:
 # ---------------------------------------------------------------------------- decoding through the same reading
 
 
-class CriticalChunks(io.RawIOBase):
+class CriticalChunks(members.PositionalStream):
     """A checked PNG as a decoder should see it: the signature, IHDR, PLTE, a small tRNS, the first run
     of IDAT chunks and an IEND, read from the file with ``pread`` as the decoder asks.
 
@@ -595,8 +595,6 @@ class CriticalChunks(io.RawIOBase):
     """
 
     def __init__(self, path: str, header: HeaderResult) -> None:
-        super().__init__()
-        self._src = members.open_region(path)
         pieces = [(0, 33)]  # signature + IHDR
         pieces += [
             (at, size)
@@ -609,34 +607,7 @@ class CriticalChunks(io.RawIOBase):
         for at, size in pieces:
             self._pieces.append((start, at, size))
             start += size
-        self._size = start + len(_IEND)
-        self._pos = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence]
-        self._pos = max(0, base + offset)
-        return self._pos
-
-    def readinto(self, buffer: Any) -> int:
-        view = memoryview(buffer).cast("B")
-        done = 0
-        while done < len(view) and self._pos < self._size:
-            got = self._read_at(self._pos, len(view) - done)
-            if not got:
-                break
-            view[done : done + len(got)] = got
-            done += len(got)
-            self._pos += len(got)
-        return done
+        super().__init__(members.open_region(path), start + len(_IEND))
 
     def _read_at(self, pos: int, n: int) -> bytes:
         for start, at, size in self._pieces:
@@ -644,11 +615,6 @@ class CriticalChunks(io.RawIOBase):
                 return self._src.pread(min(n, start + size - pos), at + pos - start)
         tail = pos - (self._size - len(_IEND))
         return _IEND[tail : tail + n] if tail >= 0 else b""
-
-    def close(self) -> None:
-        if not self.closed:
-            self._src.close()
-        super().close()
 
 
 def open_critical(path: str, header: HeaderResult) -> io.BufferedReader:

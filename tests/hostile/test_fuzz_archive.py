@@ -127,6 +127,24 @@ def test_a_member_naming_the_folder_itself_is_skipped_as_dot_is(tmp_path: Path, 
     assert report.tops == ("p-x_1",) and [p.rule for p in report.problems] in ([], ["ARC-03"])
 
 
+def _fast_and_streamed(upload: Path, base: Path, batch: int | None = None) -> list[tuple[object, ...]]:
+    """The upload unpacked with the fast reading, then by tarfile alone: each report (private paths shown as
+    ``<dest>``) with the files it wrote."""
+    out = []
+    for fast in (True, False):
+        dest = base / f"dest-{fast}"
+        dest.mkdir()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(archive, "FAST_PLAIN", fast)
+            if batch is not None:
+                mp.setattr(archive, "_CHECK_BATCH", batch)
+            report = unpack(upload, dest, LIMITS)
+        problems = [(p.rule, p.member, p.message.replace(str(dest), "<dest>")) for p in report.problems]
+        files = {p.relative_to(dest): p.read_bytes() for p in _files(dest)}
+        out.append((report.kind, problems, report.members, report.unpacked_bytes, report.tops, files))
+    return out
+
+
 _FORMATS = st.sampled_from([tarfile.GNU_FORMAT, tarfile.USTAR_FORMAT, tarfile.PAX_FORMAT])
 _MEMBER_NAMES = st.sampled_from(
     ["p-x_1/p-x_1.csv", "p-x_1/mask/0042.png", "p-x_1/mask/", "p-x_1/", "p-x_1/mask/a.png/b.png",
@@ -204,18 +222,8 @@ def test_a_plain_tar_read_fast_reads_as_tarfile_reads_it(tmp_path_factory: pytes
     base = tmp_path_factory.mktemp("fast-tar")
     upload = base / "upload.tar"
     upload.write_bytes(data)
-    reports = []
-    for fast in (True, False):
-        dest = base / f"dest-{fast}"
-        dest.mkdir()
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(archive, "FAST_PLAIN", fast)
-            mp.setattr(archive, "_CHECK_BATCH", 2)  # checksums compared in batches, as in an archive of thousands
-            report = unpack(upload, dest, LIMITS)
-        files = {p.relative_to(dest): p.read_bytes() for p in _files(dest)}
-        problems = [(p.rule, p.member, p.message.replace(str(dest), "<dest>")) for p in report.problems]
-        reports.append((problems, report.members, report.unpacked_bytes, report.tops, files))
-    assert reports[0] == reports[1]
+    fast, streamed = _fast_and_streamed(upload, base, batch=2)  # checksums compared in batches, as for thousands
+    assert fast == streamed
 
 
 @pytest.mark.compat  # tarfile differs between Pythons: the fast reader must read as each one does
@@ -242,14 +250,5 @@ def test_a_compressed_upload_decompressed_whole_reads_as_streamed(tmp_path: Path
     }[variant]
     upload = tmp_path / "upload.tgz"
     upload.write_bytes(data)
-    seen = []
-    for fast in (True, False):
-        dest = tmp_path / f"dest-{fast}"
-        dest.mkdir()
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(archive, "FAST_PLAIN", fast)
-            report = unpack(upload, dest, LIMITS)
-        problems = [(p.rule, p.member, p.message.replace(str(dest), "<dest>")) for p in report.problems]
-        files = {p.relative_to(dest): p.read_bytes() for p in _files(dest)}
-        seen.append((report.kind, problems, report.members, report.unpacked_bytes, report.tops, files))
-    assert seen[0] == seen[1]
+    fast, streamed = _fast_and_streamed(upload, tmp_path)
+    assert fast == streamed
