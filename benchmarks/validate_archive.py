@@ -12,13 +12,14 @@ other members become files in the private directory.  For reference it then prin
 as the check does, of unpacking every member into a file of its own, and of creating as many empty files
 on this disk.  Prints; asserts nothing (target: an archive costs at most 1.3 times its folder).
 
-Run: ``python benchmarks/validate_archive.py [--probes N] [--hard-links] [--repeat R]``
+Run: ``python benchmarks/validate_archive.py [--probes N] [--hard-links] [--repeat R] [--packer python|gnu]``
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tarfile
 import time
@@ -30,13 +31,18 @@ from validate_scale import SUB_ID, best_run, cache_root, generate  # noqa: E402
 from pytest_omfc.archive import UNPACKED, private_dir, remove, unpack  # noqa: E402
 
 
-def pack(sub: Path, mode: str, name: str) -> Path:
-    """``tar cvf name SUB_ID`` beside the submission (made once)."""
-    out = sub.parent / name
+def pack(sub: Path, mode: str, name: str, packer: str) -> Path:
+    """``tar cvf name SUB_ID`` beside the submission (made once): by GNU tar, as the plans write the command
+    (``--packer gnu``; ``czf`` for the tgz), or by Python's tarfile (pax headers for every member)."""
+    out = sub.parent / (name if packer == "python" else f"gnu-{name}")
     if not out.is_file():
         tmp = out.with_suffix(".partial")
-        with tarfile.open(tmp, mode) as tf:
-            tf.add(sub, arcname=SUB_ID)
+        if packer == "gnu":
+            flags = "-czf" if mode.endswith("gz") else "-cf"
+            subprocess.run(["tar", flags, str(tmp), "-C", str(sub.parent), SUB_ID], check=True)
+        else:
+            with tarfile.open(tmp, mode) as tf:
+                tf.add(sub, arcname=SUB_ID)
         tmp.rename(out)
     return out
 
@@ -46,22 +52,27 @@ def main() -> None:
     ap.add_argument("--probes", type=int, default=16_000)
     ap.add_argument("--hard-links", action="store_true", help="masks hard-linked to two files: not a real upload")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each form; the best is kept")
+    ap.add_argument("--packer", choices=("python", "gnu"), default="python", help="who packs the archives")
     args = ap.parse_args()
     index, sub = generate(args.probes, cache_root(), not args.hard_links)
     forms = {
         "folder": sub,
-        "tar": pack(sub, "w", f"{SUB_ID}.tar"),
-        "tgz": pack(sub, "w:gz", f"{SUB_ID}.tgz"),
+        "tar": pack(sub, "w", f"{SUB_ID}.tar", args.packer),
+        "tgz": pack(sub, "w:gz", f"{SUB_ID}.tgz", args.packer),
     }
-    print(f"OpenMFC IMDL, {args.probes} probes ({'HARD-LINKED masks' if args.hard_links else 'distinct masks'})")
-    print(f"{'form':<8}{'size MB':>9}{'wall s':>9}{'CPU s':>8}{'wall ratio':>12}  result")
+    print(
+        f"OpenMFC IMDL, {args.probes} probes ({'HARD-LINKED masks' if args.hard_links else 'distinct masks'}), "
+        f"packed by {'GNU tar' if args.packer == 'gnu' else 'Python tarfile'}"
+    )
+    print(f"{'form':<8}{'size MB':>9}{'wall s':>9}{'CPU s':>8}{'wall ratio':>12}{'peak PSS MB':>13}  result")
     base = None
     for name, path in forms.items():
         size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else path.stat().st_size
         run, line = best_run(index, path, args.repeat, None, [])
         wall, cpu = run.wall, run.cpu
         base = wall if base is None else base
-        print(f"{name:<8}{size / 2**20:>9.1f}{wall:>9.2f}{cpu:>8.2f}{wall / base:>11.2f}x  {line}")
+        pss = run.peak_pss_mb
+        print(f"{name:<8}{size / 2**20:>9.1f}{wall:>9.2f}{cpu:>8.2f}{wall / base:>11.2f}x{pss:>13.0f}  {line}")
         if name != "folder" and Path("/dev/shm").is_dir():  # the private directory on a tmpfs (TMPDIR)
             saved = os.environ.get("TMPDIR")
             os.environ["TMPDIR"] = "/dev/shm"
@@ -73,7 +84,10 @@ def main() -> None:
                 else:
                     os.environ["TMPDIR"] = saved
             label = f"{name}+shm"
-            print(f"{label:<8}{size / 2**20:>9.1f}{run.wall:>9.2f}{run.cpu:>8.2f}{run.wall / base:>11.2f}x  {line}")
+            print(
+                f"{label:<8}{size / 2**20:>9.1f}{run.wall:>9.2f}{run.cpu:>8.2f}{run.wall / base:>11.2f}x"
+                f"{run.peak_pss_mb:>13.0f}  {line}"
+            )
     print("target: an archive costs at most 1.3x its folder; CPU of every process of the tree; +shm: TMPDIR=/dev/shm")
     for name in ("tar", "tgz"):  # where the difference goes: unpacking as the check does, and every member a file
         folder = private_dir()

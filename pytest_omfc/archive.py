@@ -586,6 +586,8 @@ def _fast_source(
             return None
         scanned = _scan_plain(fd, size, limits.entries + 1)
         return None if scanned is None else (fd, size, "", scanned)
+    if os.fstat(fd).st_size > stream_limit:  # a compressed stream is about as large at least: over the limit
+        return None  # (its streaming reader stops there; decompressing it twice would only double the work)
     named = dest.parent / members.STREAM if dest is not None else None
     try:
         if named is not None:

@@ -127,6 +127,20 @@ def test_a_member_naming_the_folder_itself_is_skipped_as_dot_is(tmp_path: Path, 
     assert report.tops == ("p-x_1",) and [p.rule for p in report.problems] in ([], ["ARC-03"])
 
 
+def _big_tar(size: int) -> bytes:
+    """A tar of a system output and one member of ``size`` random bytes under ``mask/``."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as tf:
+        for name, data in (
+            ("p-x_1/p-x_1.csv", b"ProbeFileID|ConfidenceScore\n0042|0.5\n"),
+            ("p-x_1/mask/noise.png", b"\x89PNG\r\n\x1a\n" + os.urandom(size)),
+        ):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
 def _fast_and_streamed(upload: Path, base: Path, batch: int | None = None) -> list[tuple[object, ...]]:
     """The upload unpacked with the fast reading, then by tarfile alone: each report (private paths shown as
     ``<dest>``) with the files it wrote."""
@@ -228,7 +242,8 @@ def test_a_plain_tar_read_fast_reads_as_tarfile_reads_it(tmp_path_factory: pytes
 
 @pytest.mark.compat  # tarfile differs between Pythons: the fast reader must read as each one does
 @pytest.mark.parametrize(
-    "variant", ["one member", "two members", "garbage after", "zeros after", "cut", "bzip2", "xz", "empty tar"]
+    "variant",
+    ["one member", "two members", "garbage after", "zeros after", "cut", "bzip2", "xz", "empty tar", "over the limit"],
 )
 def test_a_compressed_upload_decompressed_whole_reads_as_streamed(tmp_path: Path, variant: str) -> None:
     """A compressed upload decompressed once into a stream file (the fast reading) gives the report tarfile's
@@ -237,7 +252,9 @@ def test_a_compressed_upload_decompressed_whole_reads_as_streamed(tmp_path: Path
     import bz2
     import lzma
 
-    tar = VALID if variant != "empty tar" else bytes(1024)
+    tar = bytes(1024) if variant == "empty tar" else VALID
+    if variant == "over the limit":
+        tar = _big_tar(LIMITS.total_bytes + (1 << 20))
     data = {
         "one member": gzip.compress(tar),
         "two members": gzip.compress(tar[:1024]) + gzip.compress(tar[1024:]),
@@ -247,6 +264,7 @@ def test_a_compressed_upload_decompressed_whole_reads_as_streamed(tmp_path: Path
         "bzip2": bz2.compress(tar),
         "xz": lzma.compress(tar),
         "empty tar": gzip.compress(tar),
+        "over the limit": gzip.compress(tar, compresslevel=1),  # noise: as large compressed as not
     }[variant]
     upload = tmp_path / "upload.tgz"
     upload.write_bytes(data)
