@@ -12,7 +12,9 @@ pairs on the executor):
   started here on 127.0.0.1 as docs/portals.md tells a portal to start them (dask's own settings,
   ``MALLOC_TRIM_THRESHOLD_=65536`` from the nanny included: each task sets the allocator itself), left
   running across the repeats; the workers' CPU is read from ``/proc`` before and after each run and
-  added to the client's.
+  added to the client's;
+* ``dask="local"``: a LocalCluster of 2 single-threaded workers that the run starts and stops itself (its
+  workers are the run's children, in its process tree), put against the local pool.
 
 Prints wall time, CPU time, CPU per mask, the per-mask overhead of the cluster (its CPU per mask minus
 one local process's) and the speed-up of two dask workers over one local process.  Targets (issue):
@@ -152,11 +154,14 @@ def main() -> None:
             ("one local process (jobs=1)", 1, None),
             ("local pool (jobs=2)", 2, None),
             ("dask, 2 workers x 1 thread", 1, address),
+            ("dask local (its own cluster)", 2, "local"),
         ):
             runs = [
-                measure(case, jobs, dask, workers if dask else [], args.batch, args.task) for _ in range(args.repeat)
+                measure(case, jobs, dask, workers if dask and dask != "local" else [], args.batch, args.task)
+                for _ in range(args.repeat)
             ]
             rows.append((label, min(runs, key=lambda r: r[0])))
+        local = rows.pop()  # printed last: it starts and stops a LocalCluster of 2 in the run
         if args.task == "masks":
             runs = [measure_halves(case) for _ in range(args.repeat)]
             rows.append(("two plain processes, half each", min(runs, key=lambda r: r[0])))
@@ -169,12 +174,16 @@ def main() -> None:
         unit = "mask" if args.task == "masks" else "pair"
         print(f"{what.format(n=n)}; best of {args.repeat}; {os.cpu_count()} CPUs")
         print(f"  {'':<30} {'wall s':>7} {'scoring s':>9} {'CPU s':>7} {'CPU ms/' + unit:>11}")
-        for label, (wall, score, cpu, _) in rows:
+        for label, (wall, score, cpu, _) in [*rows, local]:
             print(f"  {label:<30} {wall:7.2f} {score:9.2f} {cpu:7.2f} {1000 * cpu / n:11.1f}")
         one, dask_row = rows[0][1], rows[2][1]
         print(
             f"  cluster overhead: {1000 * (dask_row[2] - one[2]) / n:+.1f} ms of CPU per {unit} (target <= 2 ms); "
             f"two dask workers are {one[1] / dask_row[1]:.2f}x one local process in scoring time (target >= 1.7x)"
+        )
+        print(
+            f"  dask local against the local pool: {local[1][0] / rows[1][1][0]:.2f}x its wall time "
+            "(target <= 1.0x; the cluster's start and stop are in the run)"
         )
         if args.task == "masks":
             ceiling = one[1] / rows[3][1][1]

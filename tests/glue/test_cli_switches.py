@@ -51,15 +51,24 @@ def test_an_unknown_switch_is_named(tmp_path: Path) -> None:
 
 _ENDING = """\
 import atexit, sys, threading, time
-from pytest_omfc.cli import run
+from pytest_omfc import cli
 atexit.register(lambda: print("exit handler ran", flush=True))
-if sys.argv[1] == "thread":
+if sys.argv[1] == "thread":  # a thread still running when the check is over (it printed during the run, the
+    checked = threading.Event()  # run's output capture took its line on a slow machine)
+    check = cli.main
+    def main_then_mark(*args, **kwargs):
+        try:
+            return check(*args, **kwargs)
+        finally:
+            checked.set()
+    cli.main = main_then_mark
     def late():
-        time.sleep(1.0)
+        checked.wait()
+        time.sleep(0.3)
         print("thread finished", flush=True)
     threading.Thread(target=late).start()
 sys.argv = ["pytest-omfc", *sys.argv[2:]]
-run()
+cli.run()
 """
 
 
