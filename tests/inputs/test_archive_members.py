@@ -308,3 +308,31 @@ def test_other_processes_read_the_members_in_place(private_tmp: Path) -> None:
     with Executor(jobs=2, dask="local") as cluster:
         remote = [h for part in cluster.map(png.read_headers, [[p] for p in paths], batch=1) for h in part]
     assert pooled == here and remote == here
+
+
+@pytest.mark.parametrize("kernel", ["missing", "refuses"])
+def test_masks_are_copied_through_a_buffer_where_the_kernel_cannot(
+    private_tmp: Path, monkeypatch: pytest.MonkeyPatch, kernel: str
+) -> None:
+    """macOS has no ``copy_file_range``, and Linux refuses it across some file systems: the masks of a plain tar
+    are then copied through a buffer, to the same bytes."""
+    if kernel == "missing":
+        monkeypatch.delattr(os, "copy_file_range", raising=False)
+    else:
+
+        def refuse(*args: object) -> int:
+            raise OSError(18, "Invalid cross-device link")
+
+        monkeypatch.setattr(os, "copy_file_range", refuse, raising=False)
+    upload = _tar(private_tmp.parent / "up.tar", [(f"{SUB}/", None), *OTHERS.items(), *MASKS.items()])
+    placed = private_dir() / UNPACKED
+    placed.mkdir()
+    assert unpack(upload, placed).in_place == len(MASKS)
+    for name, data in MASKS.items():
+        member = members.locate(str(placed / name))
+        assert member is not None
+        region = members.open_member(member)
+        try:
+            assert region.pread(len(data) + 10, 0) == data
+        finally:
+            region.close()
