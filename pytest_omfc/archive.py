@@ -445,7 +445,7 @@ class _Window:
 def _pax_times(data: bytes, size: int) -> bool:
     """Whether pax header data of ``size`` bytes (``data``: its whole blocks) holds only well-formed time
     records, padded with NUL to its block: what every supported Python's tarfile reads alike."""
-    if size > MAX_META or len(data) < -(-size // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE:
+    if len(data) < -(-size // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE:  # (the caller bounded size by MAX_META)
         return False
     pos = 0
     while pos < size:
@@ -513,6 +513,8 @@ def _scan_plain(fd: int, size: int, most: int) -> list[tuple[str, bytes, int, in
             headers, stored = [], []
         kind = buf[156:157]
         if kind == tarfile.XHDTYPE and not pax:
+            if length > MAX_META:  # tarfile refuses it by its declared size (ARC-06), before reading it
+                return None
             blocks = -(-length // block) * block
             if not _pax_times(window.get(pos + block, blocks), length):
                 return None
@@ -565,7 +567,6 @@ def _spool(kind: str, raw: IO[bytes], into: IO[bytes], limits: ArchiveLimits, st
 
 
 def _fast_source(
-    path: Path,
     kind: str,
     raw: IO[bytes],
     dest: Path | None,
@@ -639,9 +640,9 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS, in_pl
     """Stream the archive at ``path`` into ``dest`` (a private directory), checking every member first.
 
     With ``in_place`` and ``dest`` the ``unpacked/`` folder of a private directory (:func:`private_dir`), the
-    PNG members of a ``mask/`` folder are not written as files of their own (:mod:`pytest_omfc.members`): a
-    plain tar's stay where they are in the upload, a compressed tar's are appended to one spool file; the
-    verdicts, findings and limits are those of unpacking them."""
+    PNG members of a ``mask/`` folder are not written as files of their own (:mod:`pytest_omfc.members`): their
+    bytes go to one file of the private directory (a plain tar's copied, a compressed tar's decompressed there
+    whole or appended); the verdicts, findings and limits are those of unpacking them."""
     kind = kind_of(path)
     display = path.name
     if kind == "zip":
@@ -678,7 +679,7 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS, in_pl
     tar_stream: _Counting | None = None
     try:
         with raw, contextlib.ExitStack() as opened:
-            fast = _fast_source(path, kind, raw, dest if private_tree else None, limits, stream_limit, opened)
+            fast = _fast_source(kind, raw, dest if private_tree else None, limits, stream_limit, opened)
             if fast is not None:  # every header read by _scan_plain; no stop can come from the stream
                 fd, size, backing, scanned = fast
                 if private_tree:  # a compressed upload's stream file is the private directory's own
@@ -796,8 +797,8 @@ def unpack(path: Path, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS, in_pl
                 if table is not None and in_place_member(norm, head):
                     total, stop = table.add(norm, member, target, target in made, src, head, total, counting, limits)
                 else:
-                    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-                    with os.fdopen(fd, "wb") as out:
+                    out_fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                    with os.fdopen(out_fd, "wb") as out:
                         total, stop = _copy(src, head, out, total, counting, limits)
                 if stop is not None:
                     problems.append(ArchiveProblem("ARC-06", name, stop))
@@ -867,7 +868,6 @@ class _InPlace:
         """``source``: the upload's descriptor (a plain tar of ``size`` bytes); ``stream``: the offsets are those
         of :data:`members.STREAM`."""
         self.root = dest.parent
-        self.dest = dest
         self.source = source
         self.plain = source is not None or stream
         self.size = size
@@ -912,8 +912,8 @@ class _InPlace:
         for i in range(1, len(parts) + 1):
             if "/".join(parts[:i]) in self.table.entries:
                 if i == len(parts):
-                    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(target))
-                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(target))
+                    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), target)
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), target)
 
     def add(
         self,
@@ -931,7 +931,7 @@ class _InPlace:
         unpacking stops (ARC-06), as :func:`_copy` says them; a plain tar cut inside the member's data is ARC-01
         (``tarfile.ReadError``), as reading it would be."""
         if folder:  # a folder made for an earlier member: creating the file would fail
-            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(target))
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), target)
         if not self.plain:
             spool = self._spool()
             start = spool.tell()

@@ -98,6 +98,21 @@ def test_a_huge_header_is_refused_before_it_is_read(tmp_path: Path, kind: bytes,
     assert out["peak_mb"] < 300, out["peak_mb"]
 
 
+@pytest.mark.parametrize(
+    ("kind", "what"), [(tarfile.GNUTYPE_LONGNAME, "GNU long name"), (tarfile.XHDTYPE, "pax header")]
+)
+def test_a_huge_declared_header_in_a_plain_tar_is_refused_unread(tmp_path: Path, kind: bytes, what: str) -> None:
+    """A plain tar whose extended header declares 2 GiB that the file does not hold: refused by the declared
+    size, as tarfile refuses it, and no reader asks for 2 GiB (under the address-space cap, a read of that size
+    was a MemoryError, another finding)."""
+    archive = tmp_path / f"{SUB}.tar"
+    declared = _header("././@LongLink" if what.startswith("GNU") else "pax", 2 << 30, kind)
+    archive.write_bytes(_valid_tar() + declared + b"\0" * 4096)
+    out = _unpack(tmp_path, archive)
+    assert any(p[0] == "ARC-06" and what in p[2] and "must be at most" in p[2] for p in out["problems"]), out
+    assert out["peak_mb"] < 300, out["peak_mb"]
+
+
 def test_a_chain_of_global_headers_is_refused_without_recursion(tmp_path: Path) -> None:
     """200,000 pax global headers in a row (about 200 KB as tgz): tarfile read each by recursion."""
     record = b"16 comment=abcd\n"
