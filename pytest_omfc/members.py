@@ -57,7 +57,8 @@ __all__ = [
 #: The private directories that may hold a table (:func:`pytest_omfc.private.make` with kind ``archive``).
 ROOT_PREFIX = "pytest-omfc-archive-"
 TABLE = "members.json"
-#: The spool of a compressed archive's in-place members, in the private directory (a stream read by tarfile).
+#: The in-place members' bytes, in the private directory: copied from a plain tar, or appended as tarfile streams
+#: a compressed one.
 SPOOL = "members.dat"
 #: A compressed archive decompressed whole (the fast reading of :func:`pytest_omfc.archive.unpack`).
 STREAM = "stream.tar"

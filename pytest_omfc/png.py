@@ -84,7 +84,7 @@ __all__ = [
     "open_critical",
 ]
 
-SIGNATURE = b"\x89PNG\r\n\x1a\n"
+SIGNATURE = members.SIGNATURE  # (one definition: the archive reader tells a mask by it too)
 _BLOCK = 1 << 18  # the largest read: memory per file stays below this whatever the file declares
 _MAX_CHUNK = 2**31 - 1
 _CRITICAL = (b"IHDR", b"PLTE", b"IDAT", b"IEND")

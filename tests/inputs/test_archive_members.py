@@ -290,24 +290,28 @@ def test_a_table_shipped_in_an_upload_reads_nothing_outside_its_folder(tmp_path:
     assert "SECRET" not in str(caught.value)
 
 
-def test_other_processes_read_the_members_in_place(private_tmp: Path) -> None:
+def test_other_processes_read_the_members_in_place(tmp_path: Path) -> None:
     """The process pool's workers and a LocalCluster's dask workers find the table from the path alone and read
-    the same headers as this process."""
+    the same headers as this process.  (In the real TMPDIR: multiprocessing keeps the temporary folder it first
+    meets for its forkserver's socket, and a test's folder would outlive the test there.)"""
     pytest.importorskip("distributed", reason="dask.distributed is not installed (pip install pytest-omfc[dask])")
     from pytest_omfc.work.executors import Executor
     from pytest_omfc.work.pool import map_slices
 
-    upload = _tar(private_tmp.parent / "up.tar", list(MASKS.items()))
+    upload = _tar(tmp_path / "up.tar", list(MASKS.items()))
     placed = private_dir() / UNPACKED
-    placed.mkdir()
-    assert unpack(upload, placed).in_place == len(MASKS)
-    paths = [str(placed / name) for name in MASKS]
-    here = png.read_headers(paths)
-    assert all(h.state == png.OK for h in here)
-    pooled = map_slices(png.read_headers, paths, 2, min_per_job=1)
-    with Executor(jobs=2, dask="local") as cluster:
-        remote = [h for part in cluster.map(png.read_headers, [[p] for p in paths], batch=1) for h in part]
-    assert pooled == here and remote == here
+    try:
+        placed.mkdir()
+        assert unpack(upload, placed).in_place == len(MASKS)
+        paths = [str(placed / name) for name in MASKS]
+        here = png.read_headers(paths)
+        assert all(h.state == png.OK for h in here)
+        pooled = map_slices(png.read_headers, paths, 2, min_per_job=1)
+        with Executor(jobs=2, dask="local") as cluster:
+            remote = [h for part in cluster.map(png.read_headers, [[p] for p in paths], batch=1) for h in part]
+        assert pooled == here and remote == here
+    finally:
+        remove(placed.parent)
 
 
 @pytest.mark.parametrize("kernel", ["missing", "refuses"])
