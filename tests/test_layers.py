@@ -257,10 +257,10 @@ TESTS = PACKAGE.parent / "tests"
 
 
 def test_tests_mirror_the_package_and_never_import_each_other() -> None:
-    """Tests sit where what they test sits (rules, each scorer family, report, glue; hostile input apart);
+    """Tests sit where what they test sits (rules, each scorer family, report, glue, inputs, work; hostile input apart);
     shared builders live in tests/helpers/, and no test module imports another or conftest."""
     families = {p.parent.name for p in (PACKAGE / "scoring").glob("*/adapter.py")}
-    allowed = {"rules", "scoring", "report", "glue", "hostile", "inputs", *(f"scoring/{f}" for f in families)}
+    allowed = {"rules", "scoring", "report", "glue", "hostile", "inputs", "work", *(f"scoring/{f}" for f in families)}
     misplaced = []
     imports = []
     for path in sorted(TESTS.rglob("test_*.py")):

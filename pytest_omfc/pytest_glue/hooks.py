@@ -323,8 +323,11 @@ WARM_BYTES = 128 << 10
 
 
 def _warm_up(config: pytest.Config, settings: CheckSettings) -> None:
-    """Start the pool's forkserver in the background for a large check, in the process that runs the items
-    (not an xdist controller), while pytest collects and the system output is parsed."""
+    """Start, in the background and in the process that runs the items (not an xdist controller), what a large
+    check or a scoring run will use while pytest collects and the system output is parsed: the pool's
+    forkserver, and the ``--omfc-dask`` connection that MASK-04 and the scorers share (one per check, closed
+    at the end; :class:`~pytest_omfc.work.executors.Session`).  A small check starts no process: a
+    ``--omfc-dask`` connection is then set up by its first use, if any."""
     if getattr(config.option, "dist", "no") != "no" and not hasattr(config, "workerinput"):
         return
     members: tuple[CheckSettings, ...] = getattr(settings, "members", (settings,))
@@ -338,6 +341,17 @@ def _warm_up(config: pytest.Config, settings: CheckSettings) -> None:
         from ..work.pool import warm_up
 
         warm_up(settings.jobs)
+    dask = resolved(config, "omfc_dask")
+    if dask:
+        from ..editions import Task
+        from ..work.executors import open_session
+        from ..work.pool import resolve_jobs
+
+        session = open_session(str(dask), jobs=resolve_jobs(settings.jobs))
+        config.add_cleanup(session.close)
+        on_cluster = {Task.IMG, Task.SPL, Task.CAM, Task.FSL}  # the tasks whose scorers run on the cluster
+        if size >= WARM_BYTES or (settings.task in on_cluster and resolved(config, "omfc_reference")):
+            session.start()
 
 
 #: The alias directory of a submission whose path pytest cannot take as a collection argument.

@@ -10,10 +10,13 @@ opens one :class:`Executor` and calls its :meth:`Executor.map`, so that a cluste
 * ``dask=None``: ``jobs <= 1`` runs in this process; ``jobs > 1`` a local process pool of ``jobs``, started
   as every pool of the plugin (:func:`pytest_omfc.work.pool.context`: a forkserver, never a fork of this process).
 * ``dask="local"``: a ``dask.distributed.LocalCluster`` on 127.0.0.1 of ``jobs`` worker processes (2 when
-  ``jobs`` is None or 1: one worker would only add overhead), one thread each, no dashboard, started on
-  the first map and closed with the executor.
+  ``jobs`` is None), one thread each, no dashboard, started on the first map and closed with the executor.
 * ``dask="tcp://host:8786"`` (any other string): the scheduler of an existing cluster.  A scheduler that
   cannot be reached within ``connect_timeout`` seconds is an :class:`~.errors.ExecutionError` naming the address.
+
+A check opens one :class:`Session` (:func:`open_session`, the plugin at configure time): its connection is
+set up in the background while pytest collects, and every executor of the process with the same ``dask``
+value uses it instead of its own, so that MASK-04's inflating and the scorers share one cluster.
 
 The workers open the files the items name, so they must see the same paths as this process: a shared
 file system, or the same mount at the same place on every worker; paths are sent as absolute paths.
@@ -34,10 +37,12 @@ from __future__ import annotations
 
 import asyncio  # asyncio.TimeoutError, which dask raises: not the built-in TimeoutError before Python 3.11
 import logging
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from functools import partial
 from itertools import chain, islice
 from pathlib import Path
@@ -48,15 +53,22 @@ from ..errors import ExecutionError
 from .alloc import reuse_freed_memory
 from .pool import scoring_pool
 
-__all__ = ["DASK_INSTALL", "LOCAL", "Executor", "check_dask", "map_ordered"]
+__all__ = ["DASK_INSTALL", "LOCAL", "Executor", "Session", "check_dask", "map_ordered", "open_session"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 R_co = TypeVar("R_co", covariant=True)
 
-#: Items per dask task: with one task per mask the cluster cost 6.6 ms of CPU a mask more than one local
-#: process, with 16 per task 2.5 ms (benchmarks/score_cluster.py, 1920x1080 masks of about 35 ms each).
+#: Items per dask task when they carry no cost: with one task per mask the cluster cost 6.6 ms of CPU a mask
+#: more than one local process, with 16 per task 2.5 ms (benchmarks/score_cluster.py, 1920x1080 masks of
+#: about 35 ms each).
 DASK_BATCH = 16
+#: The work of one dask task when the items say what each costs (``cost=``; pixels for masks): 16 masks of
+#: 1920x1080, the measured batch above, whatever the masks' size, so that small masks are not sent a few
+#: milliseconds of work per task.
+DASK_TASK_COST = 16 * 1920 * 1080
+#: At most this many items per task, whatever their cost (the task's results come back in one message).
+DASK_MAX_BATCH = 4096
 #: the ``dask`` value that starts a LocalCluster for the call
 LOCAL = "local"
 #: what to install for ``dask=...`` (one line, quoted in the error)
@@ -106,9 +118,8 @@ class Executor:
         self.connect_timeout = connect_timeout
         self._pool: ProcessPoolExecutor | None = None
         self._client: Any = None
-        self._cluster: Any = None
+        self._own: _Connection | None = None
         self._distributed: Any = None
-        self._scratch: Path | None = None
 
     def __enter__(self) -> Executor:  # noqa: PYI034  (typing.Self needs 3.11; the package allows 3.10)
         return self
@@ -117,26 +128,28 @@ class Executor:
         self.close()
 
     def close(self) -> None:
-        """Shut the process pool, the client and the LocalCluster down (whichever were started)."""
-        pool, client, cluster = self._pool, self._client, self._cluster
-        self._pool = self._client = self._cluster = None
+        """Shut the process pool down and close the dask connection this executor opened (whichever were started)."""
+        pool, own = self._pool, self._own
+        self._pool = self._own = self._client = None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-        if client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()
-        scratch, self._scratch = self._scratch, None
-        if scratch is not None:  # the LocalCluster's scratch space, a private folder of this run
-            private.remove(scratch)
+        if own is not None:  # a shared connection (Session) is closed by its owner, at the end of the check
+            own.close()
 
     def map(
-        self, fn: Callable[[T], R], items: Iterable[T], *, window: int | None = None, batch: int | None = None
+        self,
+        fn: Callable[[T], R],
+        items: Iterable[T],
+        *,
+        window: int | None = None,
+        batch: int | None = None,
+        cost: Callable[[T], float] | None = None,
     ) -> Iterator[R]:
         """Yield ``fn(item)`` for every item, in input order, with at most ``window`` tasks in flight.
 
-        ``batch``: items per task (default :data:`DASK_BATCH` on a dask cluster, whose every task costs
-        the scheduler and the network milliseconds of CPU; 1 in a local pool).
+        ``batch``: items per task (default on a dask cluster, whose every task costs the scheduler and the
+        network milliseconds of CPU: consecutive items of :data:`DASK_TASK_COST` together by ``cost(item)``
+        (a mask's pixels), else :data:`DASK_BATCH`; 1 in a local pool).
 
         ``fn`` must be a module-level function (it is pickled by reference) and should not raise: an
         exception it raises is re-raised here.  Executor failures (a dead process pool, an unreachable
@@ -150,6 +163,10 @@ class Executor:
         if not head:
             return
         work = chain(head, it)
+        if batch is None and cost is not None and self.dask is not None:
+            for results in self.map(partial(_apply_all, fn), _by_cost(work, cost), window=window, batch=1):
+                yield from results
+            return
         size = batch if batch is not None else (DASK_BATCH if self.dask is not None else 1)
         if size < 1:
             raise ExecutionError(f"batch must be >= 1 (got {size})")
@@ -181,50 +198,18 @@ class Executor:
             raise ExecutionError(f"a scoring process died ({_line(exc)}); try fewer jobs") from None
 
     def _connect(self) -> Any:
-        """The dask Client (started once): a new LocalCluster, or the scheduler at ``self.dask``."""
+        """The dask Client (set up once): the check's shared connection (:class:`Session`) when one is open for
+        this ``dask`` value, else one of this executor's own (a new LocalCluster, or the scheduler at
+        ``self.dask``), closed with it."""
         if self._client is not None:
             return self._client
-        distributed = self._distributed = _import_distributed()
-        import dask.config as dask_config  # after distributed, whose import loads its config defaults
-
-        address, timeout = self.dask, self.connect_timeout
-        if address == LOCAL:
-            workers = self.jobs if self.jobs is not None and self.jobs > 1 else 2
-            try:
-                self._scratch = private.make("dask")  # not dask-scratch-space/ in TMPDIR, left behind
-                with dask_config.set({_TRIM: None}):  # see _TRIM
-                    self._cluster = distributed.LocalCluster(
-                        local_directory=str(self._scratch),
-                        n_workers=workers,
-                        threads_per_worker=1,
-                        processes=True,
-                        dashboard_address=None,
-                        silence_logs=logging.ERROR,
-                    )
-                self._client = distributed.Client(self._cluster, timeout=timeout)
-            except (OSError, RuntimeError, TimeoutError, asyncio.TimeoutError) as exc:
-                self.close()
-                raise ExecutionError(f"dask: cannot start a LocalCluster of {workers} workers ({_line(exc)})") from None
-            return self._client
-        try:
-            self._client = distributed.Client(address, timeout=timeout)
-        except (OSError, TimeoutError, asyncio.TimeoutError, ValueError, TypeError) as exc:
-            raise ExecutionError(
-                f"dask: cannot connect to the scheduler at {address!r} within {timeout:g} s "
-                f"({type(exc).__name__}: {_line(exc)})"
-            ) from None
-        except (MemoryError, OverflowError) as exc:  # what answers there read a junk frame length: 3 EiB
-            raise ExecutionError(
-                f"dask: the address {address!r} does not speak the dask protocol (its answer read as a frame of "
-                f"impossible size: {type(exc).__name__})"
-            ) from None
-        try:
-            self._client.wait_for_workers(1, timeout=timeout)
-        except (OSError, TimeoutError, asyncio.TimeoutError) as exc:
-            self.close()
-            raise ExecutionError(
-                f"dask: the scheduler at {address!r} has no workers within {timeout:g} s ({_line(exc)})"
-            ) from None
+        assert self.dask is not None
+        session = _SESSION
+        if session is not None and session.dask == self.dask:
+            conn = session.connection()
+        else:
+            conn = self._own = _open(self.dask, _workers(self.jobs), self.connect_timeout)
+        self._distributed, self._client = conn.distributed, conn.client
         return self._client
 
     def _dask_map(self, fn: Callable[[T], R], items: Iterable[T], window: int | None) -> Iterator[R]:
@@ -253,6 +238,156 @@ class Executor:
             raise
 
 
+def _workers(jobs: int | None) -> int:
+    """The worker processes of a LocalCluster: ``jobs`` (2 when not given)."""
+    return jobs if jobs is not None and jobs >= 1 else 2
+
+
+@dataclass
+class _Connection:
+    """A dask client and what was started for it (a LocalCluster and its scratch folder), closed together."""
+
+    client: Any
+    distributed: Any
+    cluster: Any = None
+    scratch: Path | None = None
+
+    def close(self) -> None:
+        client, cluster, scratch = self.client, self.cluster, self.scratch
+        self.client = self.cluster = self.scratch = None
+        try:
+            if client is not None:
+                client.close()
+            if cluster is not None:
+                cluster.close()
+        finally:
+            if scratch is not None:  # the LocalCluster's scratch space, a private folder of this run
+                private.remove(scratch)
+
+
+def _open(dask: str, workers: int, timeout: float) -> _Connection:
+    """A new connection for ``dask``: a LocalCluster of ``workers`` processes, or the scheduler at that address
+    (with at least one worker within ``timeout`` seconds).  Failures are :class:`~.errors.ExecutionError`."""
+    distributed = _import_distributed()
+    import dask.config as dask_config  # after distributed, whose import loads its config defaults
+
+    if dask == LOCAL:
+        conn = _Connection(None, distributed, scratch=private.make("dask"))  # not dask-scratch-space/ in TMPDIR
+        try:
+            with dask_config.set({_TRIM: None}):  # see _TRIM
+                conn.cluster = distributed.LocalCluster(
+                    local_directory=str(conn.scratch),
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
+            conn.client = distributed.Client(conn.cluster, timeout=timeout)
+        except (OSError, RuntimeError, TimeoutError, asyncio.TimeoutError) as exc:
+            conn.close()
+            raise ExecutionError(f"dask: cannot start a LocalCluster of {workers} workers ({_line(exc)})") from None
+        return conn
+    try:
+        conn = _Connection(distributed.Client(dask, timeout=timeout), distributed)
+    except (OSError, TimeoutError, asyncio.TimeoutError, ValueError, TypeError) as exc:
+        raise ExecutionError(
+            f"dask: cannot connect to the scheduler at {dask!r} within {timeout:g} s "
+            f"({type(exc).__name__}: {_line(exc)})"
+        ) from None
+    except (MemoryError, OverflowError) as exc:  # what answers there read a junk frame length: 3 EiB
+        raise ExecutionError(
+            f"dask: the address {dask!r} does not speak the dask protocol (its answer read as a frame of "
+            f"impossible size: {type(exc).__name__})"
+        ) from None
+    try:
+        conn.client.wait_for_workers(1, timeout=timeout)
+    except (OSError, TimeoutError, asyncio.TimeoutError) as exc:
+        conn.close()
+        raise ExecutionError(
+            f"dask: the scheduler at {dask!r} has no workers within {timeout:g} s ({_line(exc)})"
+        ) from None
+    return conn
+
+
+class Session:
+    """The dask connection of a whole check: opened once (in the background with :meth:`start`, while pytest
+    collects and the rules run), used by every :class:`Executor` of this process given the same ``dask``
+    value (MASK-04's inflating and each scorer), closed by its owner at the end (:meth:`close`).
+
+    Without a session each executor opens and closes its own: importing dask.distributed, starting a
+    LocalCluster and stopping it cost about a second, paid once per check instead of once per use.  A failed
+    start is the :class:`~.errors.ExecutionError` every use raises (MASK-04 then inflates locally, a scorer
+    fails), as an executor's own connection would.  Made by :func:`open_session`.
+    """
+
+    def __init__(self, dask: str, *, jobs: int | None, connect_timeout: float = 10.0) -> None:
+        check_dask(dask)
+        self.dask = dask.strip()
+        self.workers = _workers(jobs)
+        self.connect_timeout = connect_timeout
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._conn: _Connection | None = None
+        self._error: BaseException | None = None
+        self._closed = False
+
+    def start(self) -> Session:  # noqa: PYI034  (typing.Self needs 3.11)
+        """Open the connection in a background thread (once); :meth:`connection` waits for it."""
+        with self._lock:
+            if self._thread is None and not self._closed:
+                self._thread = threading.Thread(target=self._open, name="pytest-omfc-dask", daemon=True)
+                self._thread.start()
+        return self
+
+    def _open(self) -> None:
+        try:
+            self._conn = _open(self.dask, self.workers, self.connect_timeout)
+        except BaseException as exc:  # noqa: BLE001  handed to the first use, in its thread
+            self._error = exc
+
+    def connection(self) -> _Connection:
+        """The open connection, started now if :meth:`start` was not called; raises what its start raised."""
+        self.start()
+        if self._thread is not None:
+            self._thread.join()
+        if self._closed:
+            raise ExecutionError(f"dask: the connection to {self.dask!r} was closed")
+        if isinstance(self._error, ExecutionError):
+            raise ExecutionError(str(self._error)) from None
+        if self._error is not None:
+            raise self._error
+        assert self._conn is not None
+        return self._conn
+
+    def close(self) -> None:
+        """Wait for a start under way, close the connection, and forget the session (idempotent)."""
+        global _SESSION
+        with self._lock:
+            self._closed, thread = True, self._thread
+        if thread is not None:
+            thread.join()
+        conn, self._conn = self._conn, None
+        if _SESSION is self:
+            _SESSION = None
+        if conn is not None:
+            conn.close()
+
+
+#: The session of this process's check, if one is open (:func:`open_session`).
+_SESSION: Session | None = None
+
+
+def open_session(dask: str, *, jobs: int | None, connect_timeout: float = 10.0) -> Session:
+    """Open this process's :class:`Session` for ``dask`` (closing one open before); started by its
+    :meth:`Session.start` or by its first use.  The caller closes it."""
+    global _SESSION
+    if _SESSION is not None:
+        _SESSION.close()
+    _SESSION = Session(dask, jobs=jobs, connect_timeout=connect_timeout)
+    return _SESSION
+
+
 def map_ordered(
     fn: Callable[[T], R],
     items: Iterable[T],
@@ -269,6 +404,22 @@ def map_ordered(
     """
     with Executor(jobs=jobs, dask=dask, connect_timeout=connect_timeout) as ex:
         yield from ex.map(fn, items, window=window)
+
+
+def _by_cost(items: Iterable[T], cost: Callable[[T], float]) -> Iterator[list[T]]:
+    """Consecutive items in lists of about :data:`DASK_TASK_COST` (an item of cost 0 or less counts as a
+    1920x1080 mask: its size is unknown), at most :data:`DASK_MAX_BATCH` items each."""
+    chunk: list[T] = []
+    total = 0.0
+    for item in items:
+        c = cost(item)
+        chunk.append(item)
+        total += c if c > 0 else 1920 * 1080
+        if total >= DASK_TASK_COST or len(chunk) >= DASK_MAX_BATCH:
+            yield chunk
+            chunk, total = [], 0.0
+    if chunk:
+        yield chunk
 
 
 def _apply_all(fn: Callable[[T], R], items: list[T]) -> list[R]:

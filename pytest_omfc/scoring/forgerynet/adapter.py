@@ -242,11 +242,17 @@ def _grey_map(path: Path, size: tuple[int, int], reference: bool = False) -> np.
         return f"cannot be decoded ({type(exc).__name__}: {exc})"
 
 
-#: pairs per task on a local pool or a dask cluster
+#: pairs per task on a local pool (a dask task's are counted in pixels: _pair_pixels)
 _SPATIAL_BATCH = 64
 
 #: one spatial pair for a worker: (ID, system map path, its size (W, H), reference map path or None)
 _Pair = tuple[str, str, tuple[int, int], "str | None"]
+
+
+def _pair_pixels(pair: _Pair) -> float:
+    """A pair's work: its system map's pixels (what a dask task is sized by)."""
+    width, height = pair[2]
+    return float(width) * float(height)
 
 
 def _pair_counts(pair: _Pair) -> tuple[int, ...] | str:
@@ -301,10 +307,12 @@ def run_spatial(inp: ScoringInput) -> list[Outcome]:
     dask = inp.options.get("dask")
     try:
         with Executor(jobs=max(1, inp.jobs), dask=dask) as executor:
-            # a face map costs about half a millisecond: 64 per task on a pool, 512 on dask (whose every task
-            # costs the scheduler and the workers tens of milliseconds), so the plumbing is not the work
-            batch = _SPATIAL_BATCH * (8 if dask else 1)
-            for (rid, *_, gt_path), row in zip(pairs, executor.map(_pair_counts, pairs, batch=batch), strict=True):
+            # a face map costs about half a millisecond: 64 per task on a pool; on dask (whose every task costs
+            # the scheduler and the workers milliseconds) a task's maps are counted in pixels (about 500 maps
+            # of 256x256 a task), so the plumbing is not the work
+            batch = None if dask else _SPATIAL_BATCH
+            done = executor.map(_pair_counts, pairs, batch=batch, cost=_pair_pixels)
+            for (rid, *_, gt_path), row in zip(pairs, done, strict=True):
                 if isinstance(row, str):
                     undecodable += 1
                     failed.append(row)

@@ -43,6 +43,7 @@ class _Job:
     error: str | None = None  # a reason known before reading (unsafe path, ...)
     error_code: str = "path"  # its code (NOT_SCORED)
     alternative: str | None = None  # no reference here, but the other mask column names this file
+    pixels: int = 0  # the index's width x height of the image (0: unknown): sizes a dask task, not read here
 
 
 def _bit_capacity(planes: np.ndarray) -> int:

@@ -172,6 +172,10 @@ FAILURES = frozenset({"other-column", "reference", "system", "rule", "path", "en
 Progress = Callable[[int, int], None]
 
 
+def _pixels(job: _Job) -> float:
+    return job.pixels
+
+
 def _run_jobs(jobs: Sequence[_Job], executor: Executor, progress: Progress | None = None) -> list[JobOutcome]:
     """Score distinct jobs once, in input order, on ``executor`` (local processes or dask, :mod:`..executors`).
 
@@ -180,12 +184,12 @@ def _run_jobs(jobs: Sequence[_Job], executor: Executor, progress: Progress | Non
     """
     unique = list(dict.fromkeys(jobs))
     if progress is None:
-        done = list(executor.map(_score_job, unique))
+        done = list(executor.map(_score_job, unique, cost=_pixels))
     else:
         total = len(unique)
         progress(0, total)
         done = []
-        for result in executor.map(_score_job, unique):
+        for result in executor.map(_score_job, unique, cost=_pixels):
             done.append(result)
             progress(len(done), total)
     by_job = dict(zip(unique, done, strict=True))
@@ -347,6 +351,25 @@ class _RunSetup:
     query_partition: str | None  # -qp
     rejected: Mapping[str, str]  # absolute system mask path -> the rule's finding
     failures: frozenset[str]  # not-scored codes that fail the item
+    pixels: Mapping[str, int] = field(default_factory=dict)  # "p:"/"d:" + probe/donor ID -> index width x height
+
+
+#: The index column naming each side's image ("": a manipulation task's one side).
+_ID = {"": "ProbeFileID", "p": "ProbeFileID", "d": "DonorFileID"}
+
+
+def _index_pixels(idx_df: pd.DataFrame) -> dict[str, int]:
+    """Width x height of every probe (``p:<ID>``) and donor (``d:<ID>``) the index sizes (a dask task's work is
+    counted in pixels, :meth:`~pytest_omfc.work.executors.Executor.map`); a size that is not a number: none."""
+    out: dict[str, int] = {}
+    for side, who in (("p", "Probe"), ("d", "Donor")):
+        cols = [f"{who}FileID", f"{who}Width", f"{who}Height"]
+        if not all(c in idx_df.columns for c in cols):
+            continue
+        w, h = (pd.to_numeric(idx_df[c], errors="coerce").to_numpy(dtype=np.float64) for c in cols[1:])
+        px = np.nan_to_num(np.clip(w * h, 0, 2**40), nan=0).astype(np.int64)
+        out.update(zip((f"{side}:{i}" for i in idx_df[cols[0]].astype(str).str.strip()), px.tolist(), strict=True))
+    return out
 
 
 def _resolved_options(options: MaskOptions | None, overrides: Mapping[str, Any], task: str) -> MaskOptions:
@@ -550,6 +573,7 @@ def score_masks(
         query_partition=query_partition,
         rejected=rejected or {},
         failures=FAILURES if opts.jpeg2000 == "auto" else FAILURES - {"other-column"},
+        pixels=_index_pixels(idx_df),
     )
     runs: list[MaskRun] = []
     with Executor(jobs=opts.jobs, dask=dask, connect_timeout=dask_timeout) as executor:  # one cluster per call
@@ -632,6 +656,7 @@ def _jobs(
                     error=error,
                     error_code=code,
                     alternative=alternative,
+                    pixels=setup.pixels.get(f"{s or 'p'}:{str(row.get(_ID[s], '')).strip()}", 0),
                     **setup.engine,
                 )  # fmt: skip
             )

@@ -1,0 +1,173 @@
+"""A whole scoring check through pytest, on one process, the local pool and a dask LocalCluster, in one run.
+
+What a portal runs: ``pytest --omfc-submission SUB --omfc-dataset DATA --omfc-task IMDL --omfc-reference
+REF --omfc-metrics-json M`` on an OpenMFC2020 IMDL submission of N probes (default 300) with 1920x1080
+grey system masks and binary reference masks (``score_masks.py``'s pairs, cached under the same
+directory; every system mask is its own file, as uploaded, the reference masks are hard links into the
+cached pool).  Every rule runs (MASK-04 inflates every system mask) and then the mask and detection
+scorers.  Each mode is a fresh subprocess measured as a process tree (``benchmarks/_tree.py``: pytest, the
+forkserver and its pool workers, the LocalCluster's nannies and workers), the modes interleaved round by
+round, best of ``--repeat``:
+
+* ``--omfc-jobs 1`` (no process started), ``--omfc-jobs 2`` (the local pool);
+* ``--omfc-dask local`` with ``--omfc-jobs 2``: a LocalCluster of two single-threaded worker processes
+  that the run starts and stops (its start, its stop and every task in the measured time);
+* with ``--scaling``: the LocalCluster with 1, 2 and 4 workers (``--omfc-jobs 1/2/4``).
+
+Prints wall and CPU time, peak PSS of the tree and the ratios against ``--omfc-jobs 2``, and checks that
+every mode wrote the same metrics JSON (the numbers do not depend on where they were computed).  Asserts
+nothing.
+
+Run: ``python benchmarks/score_check.py [--probes N] [--repeat R] [--scaling]`` (needs
+``pytest-omfc[dask]`` for the cluster rows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from _tree import TreeRun, run_tree  # benchmarks/_tree.py: the scripts run from this folder
+from score_masks import _fresh, _ready, _save_png, cache_root, synthetic
+
+SUB = "p-bench_1_imdl"
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "submissions" / "imdl" / "p-baseline_3_imdl"
+
+
+def build(root: Path, n: int, variants: int) -> Path:
+    """The case folder: ``OpenMFC2020/`` (index, reference CSV, reference masks) and the submission ``SUB/``."""
+    pool = root / f"check-pool-{variants}"
+    if not _ready(pool):
+        _fresh(pool)
+        for v in range(variants):
+            bw, sys_ = synthetic(1080, 1920, seed=v + 1)
+            _save_png(bw, pool / f"ref{v:03d}.png")
+            _save_png(sys_, pool / f"sys{v:03d}.png")
+        (pool / "complete").touch()
+    case = root / f"check-{n}-{variants}"
+    if _ready(case):
+        return case
+    _fresh(case)
+    data, sub = case / "OpenMFC2020", case / SUB
+    (data / "indexes").mkdir(parents=True)
+    (data / "reference" / "IMDL" / "mask").mkdir(parents=True)
+    (sub / "mask").mkdir(parents=True)
+    ids = [f"OpenMFC2020_{i:06d}" for i in range(n)]
+    index = ["TaskID|ProbeFileID|ProbeFileName|ProbeWidth|ProbeHeight|ProbeFileSize|HPDeviceID"]
+    ref = ["TaskID|ProbeFileID|ProbeFileName|IsTarget|ProbeMaskFileName"]
+    out = ["ProbeFileID|ConfidenceScore|OutputProbeMaskFileName|ProbeStatus|ProbeOptOutPixelValue"]
+    for i, pid in enumerate(ids):
+        v = i % variants
+        index.append(f"Image Manipulation|{pid}|probe/{pid}.jpg|1920|1080|100000|PAR{i:04d}")
+        ref.append(f"Image Manipulation|{pid}|probe/{pid}.jpg|Y|reference/IMDL/mask/{pid}-ref.png")
+        out.append(f"{pid}|{(i % 97) / 97:.4f}|mask/{pid}-mask.png|Processed|")
+        target = data / "reference" / "IMDL" / "mask" / f"{pid}-ref.png"
+        try:
+            os.link(pool / f"ref{v:03d}.png", target)
+        except OSError:
+            shutil.copyfile(pool / f"ref{v:03d}.png", target)
+        shutil.copyfile(pool / f"sys{v:03d}.png", sub / "mask" / f"{pid}-mask.png")  # its own file, as uploaded
+    (data / "indexes" / "OpenMFC20_Image-IMDL-index.csv").write_text("\n".join(index) + "\n")
+    (data / "reference" / "IMDL" / "OpenMFC20_Image-IMDL-ref.csv").write_text("\n".join(ref) + "\n")
+    (sub / f"{SUB}.csv").write_text("\n".join(out) + "\n")
+    text = (EXAMPLE / f"{EXAMPLE.name}.txt").read_text(encoding="utf-8")
+    (sub / f"{SUB}.txt").write_text(text.replace(EXAMPLE.name, SUB), encoding="utf-8")
+    (case / "complete").touch()
+    return case
+
+
+def run(case: Path, mode: list[str], metrics: Path) -> TreeRun:
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "pytest_omfc.plugin",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--omfc-submission",
+        str(case / SUB),
+        "--omfc-dataset",
+        str(case / "OpenMFC2020"),
+        "--omfc-task",
+        "IMDL",
+        "--omfc-reference",
+        "reference/IMDL/OpenMFC20_Image-IMDL-ref.csv",
+        "--omfc-metrics-json",
+        str(metrics),
+        *mode,
+    ]
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as users run: the warm-up round leaves bytecode caches
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only pytest-omfc, as a portal's environment would
+    return run_tree(cmd, cwd=case, env=env)
+
+
+def _numbers(path: Path) -> str:
+    """The metrics JSON without what differs between runs of the same numbers (times, options, paths)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+
+    def strip(x: object) -> object:
+        if isinstance(x, dict):
+            return {k: strip(v) for k, v in x.items() if k not in {"options", "generated", "settings", "run"}}
+        if isinstance(x, list):
+            return [strip(v) for v in x]
+        return x
+
+    return json.dumps(strip(data), sort_keys=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--probes", type=int, default=300)
+    ap.add_argument("--variants", type=int, default=16, help="distinct mask pairs")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--scaling", action="store_true", help="also a LocalCluster of 1 and 4 workers")
+    args = ap.parse_args()
+    case = build(cache_root(), args.probes, args.variants)
+    modes: dict[str, list[str]] = {
+        "--omfc-jobs 1": ["--omfc-jobs", "1"],
+        "--omfc-jobs 2 (local pool)": ["--omfc-jobs", "2"],
+        "--omfc-dask local, 2 workers": ["--omfc-dask", "local", "--omfc-jobs", "2"],
+    }
+    if args.scaling:
+        modes["--omfc-dask local, 1 worker"] = ["--omfc-dask", "local", "--omfc-jobs", "1"]
+        modes["--omfc-dask local, 4 workers"] = ["--omfc-dask", "local", "--omfc-jobs", "4"]
+    out = Path(os.environ.get("TMPDIR", "/tmp")) / f"score-check-{os.getpid()}"
+    out.mkdir(exist_ok=True)
+    try:
+        runs: dict[str, list[TreeRun]] = {m: [] for m in modes}
+        numbers: dict[str, str] = {}
+        for r in range(args.repeat + 1):  # round 0 warms the byte-code caches and the page cache
+            for label, mode in modes.items():
+                metrics = out / f"{len(numbers)}.json"
+                got = run(case, mode, metrics)
+                if got.returncode not in (0, 1):
+                    sys.exit(f"{label}: exit {got.returncode}\n{got.stdout[-2000:]}\n{got.stderr[-2000:]}")
+                if r == 0:
+                    numbers[label] = _numbers(metrics)
+                    last = [ln for ln in got.stdout.splitlines() if ln.strip()]
+                    print(f"  {label}: {last[-1] if last else got.stderr.strip()[-200:]}", flush=True)
+                else:
+                    runs[label].append(got)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    cpus = len(os.sched_getaffinity(0))
+    print(f"\npytest scoring check, {args.probes} probes of 1920x1080 masks; best of {args.repeat}; {cpus} CPUs")
+    print(f"  {'':32} {'wall s':>7} {'CPU s':>7} {'peak PSS MB':>12} {'processes':>10} {'vs jobs 2':>10}")
+    pool = min(x.wall for x in runs["--omfc-jobs 2 (local pool)"])
+    for label, rs in runs.items():
+        wall, cpu = min(x.wall for x in rs), min(x.cpu for x in rs)
+        pss, procs = min(x.peak_pss_mb for x in rs), max(x.processes for x in rs)
+        print(f"  {label:32} {wall:7.2f} {cpu:7.2f} {pss:12.0f} {procs:10d} {wall / pool:9.2f}x")
+    same = len(set(numbers.values())) == 1
+    print(f"  metrics JSON: {'identical numbers in every mode' if same else 'DIFFERENT between modes'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""A check with ``--omfc-dask`` opens one dask connection, shared by MASK-04 and the scorers, and closes it.
+
+A real LocalCluster (two worker processes on 127.0.0.1) and a real check in a pytest subprocess: an
+OpenMFC IMDL submission with a reference, MASK-04 cut into one task per mask (``SCANS_PER_JOB = 1`` in a
+small ``-p`` module, as tests/rules/test_mask_cluster.py does) and the mask scorer.  The module counts
+the connections opened (``executors._open``), the tasks each executor sends, and checks at the very end
+of the process that the session was closed; the metrics are those of the same check without dask.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.mask_scoring import NOKERN, REF, SHIFTED, MaskCase
+
+from pytest_omfc.work.executors import DASK_INSTALL
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("distributed") is None, reason=f"dask.distributed is not installed ({DASK_INSTALL})"
+)
+
+SPY = """\
+import atexit
+import os
+
+from pytest_omfc.rules import mask
+from pytest_omfc.work import executors
+
+mask.SCANS_PER_JOB = 1  # every mask of the case is its own MASK-04 task
+opened, tasks = [], []
+_open, _dask_map = executors._open, executors.Executor._dask_map
+
+
+def counting_open(dask, workers, timeout):
+    opened.append((dask, workers))
+    return _open(dask, workers, timeout)
+
+
+def counting_map(self, fn, items, window):
+    items = list(items)
+    tasks.append(len(items))
+    yield from _dask_map(self, fn, items, window)
+
+
+executors._open, executors.Executor._dask_map = counting_open, counting_map
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line(f"dask opened: {opened}; tasks: {tasks}")
+
+
+@atexit.register
+def closed():
+    os.write(1, f"session left open: {executors._SESSION is not None}\\n".encode())
+"""
+
+
+def _metrics(path: Path) -> Any:
+    """The metrics JSON without its run stamp (time, command line: what differs between two runs)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.pop("run")
+    return data
+
+
+def test_one_local_cluster_serves_mask04_and_the_scorer_and_is_closed(
+    omfc: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT"):  # this suite's xdist worker's
+        monkeypatch.delenv(name, raising=False)
+    c = MaskCase(omfc, {"0001": REF, "0002": SHIFTED, "0003": REF})
+    omfc.write("dask_spy.py", SPY)
+    out = omfc.root / "out"
+    runs = {}
+    for label, extra in (("here", ()), ("dask", ("--omfc-dask", "local"))):
+        res = c.case.pytester.runpytest_subprocess(
+            *c.case.args,
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "dask_spy",
+            "--omfc-reference",
+            str(c.reference),
+            "--omfc-jobs",
+            "2",
+            "--omfc-metrics-json",
+            str(out / f"{label}.json"),
+            *NOKERN,
+            *extra,
+            timeout=180,
+        )
+        text = res.stdout.str()
+        assert res.ret == 0, text[-3000:]
+        assert "session left open: False" in text, text[-3000:]
+        runs[label] = text
+    assert "dask opened: []; tasks: []" in runs["here"]
+    # one LocalCluster of --omfc-jobs workers; MASK-04 sent its 3 masks (3 tasks), the scorer its 3 (1 task)
+    assert "dask opened: [('local', 2)]; tasks: [3, 1]" in runs["dask"], runs["dask"][-3000:]
+    assert _metrics(out / "dask.json") == _metrics(out / "here.json")
