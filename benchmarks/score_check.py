@@ -14,11 +14,15 @@ round, best of ``--repeat``:
   that the run starts and stops (its start, its stop and every task in the measured time);
 * with ``--scaling``: the LocalCluster with 1, 2 and 4 workers (``--omfc-jobs 1/2/4``).
 
-Prints wall and CPU time, peak PSS of the tree and the ratios against ``--omfc-jobs 2``, and checks that
-every mode wrote the same metrics JSON (the numbers do not depend on where they were computed).  Asserts
-nothing.
+Prints wall and CPU time, peak PSS of the tree and the ratios against ``--omfc-jobs 2``, the time of
+MASK-04's items and of the mask score item (from the JUnit XML: a LocalCluster's start is paid by the
+first of them that waits for it), and checks that every mode wrote the same metrics JSON (the numbers do
+not depend on where they were computed).  Asserts nothing.
 
-Run: ``python benchmarks/score_check.py [--probes N] [--repeat R] [--scaling]`` (needs
+``--baseline DIR``: another checkout (e.g. ``git worktree add /tmp/main main``) whose ``--omfc-dask local``
+run is timed in the same rounds: before/after.
+
+Run: ``python benchmarks/score_check.py [--probes N] [--repeat R] [--scaling] [--baseline DIR]`` (needs
 ``pytest-omfc[dask]`` for the cluster rows).
 """
 
@@ -80,7 +84,7 @@ def build(root: Path, n: int, variants: int) -> Path:
     return case
 
 
-def run(case: Path, mode: list[str], metrics: Path) -> TreeRun:
+def run(case: Path, mode: list[str], metrics: Path, junit: Path, code: Path | None = None) -> TreeRun:
     cmd = [
         sys.executable,
         "-m",
@@ -100,12 +104,30 @@ def run(case: Path, mode: list[str], metrics: Path) -> TreeRun:
         "reference/IMDL/OpenMFC20_Image-IMDL-ref.csv",
         "--omfc-metrics-json",
         str(metrics),
+        "--junitxml",
+        str(junit),
         *mode,
     ]
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as users run: the warm-up round leaves bytecode caches
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only pytest-omfc, as a portal's environment would
+    if code is not None:  # another checkout's plugin, first on the path
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(code), env.get("PYTHONPATH", "")) if p)
     return run_tree(cmd, cwd=case, env=env)
+
+
+def _item_times(junit: Path) -> tuple[float, float]:
+    """Seconds of MASK-04's items (the inflating) and of the mask score item, from the JUnit XML."""
+    import xml.etree.ElementTree as ET
+
+    mask04 = scoring = 0.0
+    for case in ET.parse(junit).iter("testcase"):
+        name, seconds = case.get("name", ""), float(case.get("time", "0"))
+        if name.startswith("MASK-04"):
+            mask04 += seconds
+        elif name == "mask" and case.get("classname", "").endswith(".score"):
+            scoring += seconds
+    return mask04, scoring
 
 
 def _numbers(path: Path) -> str:
@@ -128,6 +150,7 @@ def main() -> None:
     ap.add_argument("--variants", type=int, default=16, help="distinct mask pairs")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--scaling", action="store_true", help="also a LocalCluster of 1 and 4 workers")
+    ap.add_argument("--baseline", type=Path, help="another checkout whose --omfc-dask local runs in the same rounds")
     args = ap.parse_args()
     case = build(cache_root(), args.probes, args.variants)
     modes: dict[str, list[str]] = {
@@ -135,6 +158,8 @@ def main() -> None:
         "--omfc-jobs 2 (local pool)": ["--omfc-jobs", "2"],
         "--omfc-dask local, 2 workers": ["--omfc-dask", "local", "--omfc-jobs", "2"],
     }
+    if args.baseline is not None:
+        modes["baseline: --omfc-dask local, 2"] = ["--omfc-dask", "local", "--omfc-jobs", "2"]
     if args.scaling:
         modes["--omfc-dask local, 1 worker"] = ["--omfc-dask", "local", "--omfc-jobs", "1"]
         modes["--omfc-dask local, 4 workers"] = ["--omfc-dask", "local", "--omfc-jobs", "4"]
@@ -142,11 +167,13 @@ def main() -> None:
     out.mkdir(exist_ok=True)
     try:
         runs: dict[str, list[TreeRun]] = {m: [] for m in modes}
+        items: dict[str, list[tuple[float, float]]] = {m: [] for m in modes}
         numbers: dict[str, str] = {}
         for r in range(args.repeat + 1):  # round 0 warms the byte-code caches and the page cache
             for label, mode in modes.items():
-                metrics = out / f"{len(numbers)}.json"
-                got = run(case, mode, metrics)
+                metrics, junit = out / f"{len(numbers)}.json", out / "junit.xml"
+                code = args.baseline if label.startswith("baseline") else None
+                got = run(case, mode, metrics, junit, code)
                 if got.returncode not in (0, 1):
                     sys.exit(f"{label}: exit {got.returncode}\n{got.stdout[-2000:]}\n{got.stderr[-2000:]}")
                 if r == 0:
@@ -155,16 +182,24 @@ def main() -> None:
                     print(f"  {label}: {last[-1] if last else got.stderr.strip()[-200:]}", flush=True)
                 else:
                     runs[label].append(got)
+                    items[label].append(_item_times(junit))
     finally:
         shutil.rmtree(out, ignore_errors=True)
     cpus = len(os.sched_getaffinity(0))
     print(f"\npytest scoring check, {args.probes} probes of 1920x1080 masks; best of {args.repeat}; {cpus} CPUs")
-    print(f"  {'':32} {'wall s':>7} {'CPU s':>7} {'peak PSS MB':>12} {'processes':>10} {'vs jobs 2':>10}")
+    print(
+        f"  {'':32} {'wall s':>7} {'CPU s':>7} {'peak PSS MB':>12} {'processes':>10} {'vs jobs 2':>10} "
+        f"{'MASK-04 s':>10} {'score::mask s':>14}"
+    )
     pool = min(x.wall for x in runs["--omfc-jobs 2 (local pool)"])
     for label, rs in runs.items():
         wall, cpu = min(x.wall for x in rs), min(x.cpu for x in rs)
         pss, procs = min(x.peak_pss_mb for x in rs), max(x.processes for x in rs)
-        print(f"  {label:32} {wall:7.2f} {cpu:7.2f} {pss:12.0f} {procs:10d} {wall / pool:9.2f}x")
+        mask04, scoring = min(t[0] for t in items[label]), min(t[1] for t in items[label])
+        print(
+            f"  {label:32} {wall:7.2f} {cpu:7.2f} {pss:12.0f} {procs:10d} {wall / pool:9.2f}x "
+            f"{mask04:10.2f} {scoring:14.2f}"
+        )
     same = len(set(numbers.values())) == 1
     print(f"  metrics JSON: {'identical numbers in every mode' if same else 'DIFFERENT between modes'}")
 

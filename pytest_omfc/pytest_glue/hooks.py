@@ -337,11 +337,13 @@ def _warm_up(config: pytest.Config, settings: CheckSettings) -> None:
             size += member.csv.stat().st_size if member.csv is not None else 0
         except OSError:
             pass
-    if size >= WARM_BYTES:
-        from ..work.pool import warm_up
-
-        warm_up(settings.jobs)
     dask = resolved(config, "omfc_dask")
+    if size >= WARM_BYTES:
+        from ..work.pool import preload_dask, warm_up
+
+        if dask and str(dask).strip() == "local":  # the forkserver will also start the LocalCluster's workers
+            preload_dask()
+        warm_up(settings.jobs)
     if dask:
         from ..editions import Task
         from ..work.executors import open_session

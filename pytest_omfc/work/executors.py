@@ -44,6 +44,7 @@ from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import partial
+from importlib.util import find_spec
 from itertools import chain, islice
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -51,7 +52,7 @@ from typing import Any, Protocol, TypeVar
 from .. import private
 from ..errors import ExecutionError
 from .alloc import reuse_freed_memory
-from .pool import scoring_pool
+from .pool import preload_dask, scoring_pool, start_forkserver
 
 __all__ = ["DASK_INSTALL", "LOCAL", "Executor", "Session", "check_dask", "map_ordered", "open_session"]
 
@@ -78,6 +79,14 @@ DASK_INSTALL = "pip install 'pytest-omfc[dask]'"
 #: itself (_tuned); the LocalCluster's workers are also started without the variable, for what they
 #: allocate outside the tasks.
 _TRIM = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
+#: How a LocalCluster's nannies start their workers: dask's default spawns a fresh interpreter that imports
+#: dask.distributed (0.3 s of CPU) and then the scorer.  The pools' forkserver (never a fork of this process)
+#: forks them instead, with both imported (:func:`.pool.preload_dask`); it is started before dask first asks
+#: for a forkserver, so dask's own preload list (pandas included) is not the one it runs with.
+_METHOD = "distributed.worker.multiprocessing-method"
+#: A LocalCluster's workers do not sample their threads' stacks every 10 ms (dask's statistical profiler,
+#: for a dashboard the plugin does not start).
+_PROFILE = "distributed.worker.profile.enabled"
 
 
 class _Result(Protocol[R_co]):  # concurrent.futures.Future and distributed.Future alike
@@ -268,13 +277,18 @@ class _Connection:
 def _open(dask: str, workers: int, timeout: float) -> _Connection:
     """A new connection for ``dask``: a LocalCluster of ``workers`` processes, or the scheduler at that address
     (with at least one worker within ``timeout`` seconds).  Failures are :class:`~.errors.ExecutionError`."""
+    forked = False
+    if dask == LOCAL and find_spec("distributed") is not None:
+        preload_dask()  # the workers will come from the pools' forkserver: started first, it imports
+        forked = start_forkserver()  # dask.distributed while this process does the same
     distributed = _import_distributed()
     import dask.config as dask_config  # after distributed, whose import loads its config defaults
 
     if dask == LOCAL:
         conn = _Connection(None, distributed, scratch=private.make("dask"))  # not dask-scratch-space/ in TMPDIR
+        settings: dict[str, Any] = {_TRIM: None, _PROFILE: False, **({_METHOD: "forkserver"} if forked else {})}
         try:
-            with dask_config.set({_TRIM: None}):  # see _TRIM
+            with dask_config.set(settings):
                 conn.cluster = distributed.LocalCluster(
                     local_directory=str(conn.scratch),
                     n_workers=workers,

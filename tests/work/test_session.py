@@ -12,13 +12,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Future
+from importlib.util import find_spec
 from typing import Any
 
 import pytest
 
 from pytest_omfc.errors import ExecutionError
 from pytest_omfc.work import executors
-from pytest_omfc.work.executors import DASK_MAX_BATCH, DASK_TASK_COST, Executor, open_session
+from pytest_omfc.work.executors import DASK_INSTALL, DASK_MAX_BATCH, DASK_TASK_COST, Executor, open_session
 
 
 class _Client:
@@ -176,3 +177,27 @@ def test_tasks_are_sized_by_the_cost_of_their_items_in_input_order(opener: _Open
     # a cost on a local pool or in this process changes nothing: one item at a time
     with Executor(jobs=1) as ex:
         assert list(ex.map(_square, items[:5], cost=lambda i: costs[i])) == [0, 1, 4, 9, 16]
+
+
+def _where(_: int) -> tuple[int, bool, bool]:
+    """In a task: the worker's parent, whether dask.distributed was imported before the task module, profiling."""
+    import os
+    import sys
+
+    import dask.config
+
+    return os.getppid(), "distributed" in sys.modules, bool(dask.config.get("distributed.worker.profile.enabled"))
+
+
+@pytest.mark.skipif(find_spec("distributed") is None, reason=f"dask.distributed is not installed ({DASK_INSTALL})")
+def test_a_local_clusters_workers_come_from_the_forkserver_and_do_not_profile() -> None:
+    """dask would spawn each worker from this process (a fresh interpreter importing dask.distributed); they are
+    forked by the pools' forkserver instead, so their parent is not this process, and dask's stack sampler is
+    off."""
+    import os
+
+    with Executor(jobs=2, dask="local") as ex:
+        got = list(ex.map(_where, range(4), batch=1))
+    parents = {parent for parent, _, _ in got}
+    assert os.getpid() not in parents and all(imported for _, imported, _ in got)
+    assert not any(profiling for _, _, profiling in got)
