@@ -27,7 +27,6 @@ import os
 import re
 import zlib
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +39,7 @@ from ..findings import Finding, Report, Severity, Unavailable, plural, shorten
 from ..paths import WINDOWS_ABS, resolve_inside
 from ..registry import Part, not_checked, rule
 from ..submission import NotApplicable, Submission
-from ..work.pool import cut, map_slices, resolve_jobs, scoring_pool, slices_worth, xdist_worker
+from ..work.pool import cut, map_slices, resolve_jobs, slices_worth, xdist_worker
 
 N17, M18, M19, O2X = Group.N17, Group.M18, Group.M19, Group.O2X
 MASK_TASKS = {Task.IMG, Task.SPL, Task.CAM}
@@ -235,17 +234,24 @@ def _probe_files(ctx: Submission, facts: MaskFacts, base: _Columns) -> _Early | 
 
 class _Early:
     """MASK-04's inflating, started while the header pass goes on: each chunk of headers read sends its files
-    of the index size to a pool of one process per CPU, so that both CPUs work during the header pass instead
-    of one.  The files and the arguments are those :func:`_decoded` would pass (a sound header whose size is
-    the index size of a reference that is not excused, once per file), so the verdicts are the same; what
-    this did not inflate, or a pool that fails, :func:`_decoded` inflates itself.  Started only when the run
-    plans MASK-04 here (:func:`_early`), so a check that does not inflate never starts it."""
+    of the index size to a pool of one process per CPU (or, with ``--omfc-dask``, one task per chunk to the
+    check's cluster), so that the CPUs work during the header pass instead of one.  The files and the
+    arguments are those :func:`_decoded` would pass (a sound header whose size is the index size of a
+    reference that is not excused, once per file), so the verdicts are the same; what this did not inflate,
+    a pool or a cluster that fails, and a mask a cluster's workers found unusable (they may not see the
+    submission: :func:`_spread` says so), :func:`_decoded` inflates itself.  Chunks found while the cluster
+    is still starting wait for it.  Started only when the run plans MASK-04 here (:func:`_early`), so a check
+    that does not inflate never starts it."""
 
-    def __init__(self, want: dict[str, set[tuple[int, int]]], jobs: int, dark_step: int) -> None:
-        self.want, self.jobs, self.dark_step = want, jobs, dark_step
+    def __init__(self, want: dict[str, set[tuple[int, int]]], jobs: int, dark_step: int, dask: str | None) -> None:
+        from ..work.executors import Executor
+
+        self.want, self.dark_step, self.dask = want, dark_step, dask
         self.seen: set[tuple[int, int]] = set()  # (device, inode): a file reached by two names is sent once
-        self.sent: list[tuple[list[Item], Future[list[png.Verdict]]]] = []
-        self.pool: ProcessPoolExecutor | None = None
+        self.sent: list[tuple[list[Item], Any]] = []  # items, their future (the pool's or dask's)
+        self.waiting: list[list[Item]] = []  # chunks found while the cluster starts
+        # the scorers' allocator setting in every worker: without it the workers spent far more CPU
+        self.executor: Executor | None = Executor(jobs=jobs, dask=dask)
 
     def add(self, paths: list[str], heads: list[png.HeaderResult]) -> None:
         items: list[Item] = []
@@ -254,41 +260,55 @@ class _Early:
                 self.seen.add((h.dev, h.ino))
                 measure = _measured(path, self.dark_step)
                 items.append((path, h.width, h.height, h.bit_depth, h.colour, h.interlace, h.idat, measure))
-        if not items:
-            return
+        if items:
+            self.waiting.append(items)
+        if self.executor is not None and self.executor.ready():
+            self._send()
+
+    def _send(self) -> None:
+        chunks, self.waiting = self.waiting, []
         try:
-            if self.pool is None:  # the scorers' allocator setting: without it the workers spent far more CPU
-                self.pool = scoring_pool(self.jobs)
-            self.sent.append((items, self.pool.submit(png.decode_many, items)))
-        except Exception:  # noqa: BLE001  no processes here: _decoded inflates these and later files itself
+            for items in chunks:
+                assert self.executor is not None
+                self.sent.append((items, self.executor.submit(png.decode_many, items)))
+        except Exception:  # noqa: BLE001  no processes or no cluster: _decoded inflates these and later files
             self.want = {}
 
     def verdicts(self) -> dict[Item, png.Verdict]:
-        """What the pool gave, by the arguments of each file; the pool is shut down."""
+        """What the pool or the cluster gave, by the arguments of each file; the executor is closed."""
         out: dict[Item, png.Verdict] = {}
         try:
+            if self.waiting and self.want:
+                self._send()  # the cluster's start is awaited now
             for items, future in self.sent:
                 try:
-                    out.update(zip(items, future.result(), strict=True))
+                    got = future.result()
                 except Exception:  # noqa: BLE001  a dead worker: _decoded inflates those files itself
                     continue
+                for item, verdict in zip(items, got, strict=True):
+                    if self.dask is None or verdict.state != png.BAD_DATA:  # a worker's BAD_DATA: read again here
+                        out[item] = verdict
         finally:
             self.close()
         return out
 
     def close(self) -> None:
-        """Cancel what has not started and stop the pool (idempotent)."""
-        pool, self.pool, self.sent = self.pool, None, []
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        """Cancel what has not started and stop the pool or leave the cluster (idempotent)."""
+        executor, self.executor, sent, self.sent, self.waiting = self.executor, None, self.sent, [], []
+        if executor is None:
+            return
+        if self.dask is not None:
+            for _, future in sent:
+                future.cancel()
+        executor.close()
 
 
 def _early(
     ctx: Submission, facts: MaskFacts, base: _Columns, path_of: dict[str, str], files: list[str]
 ) -> _Early | None:
-    """An :class:`_Early` when MASK-04 will inflate in this process with a pool anyway: the run plans MASK-04
-    (the rules left after deselection, not an xdist worker, which inflates only its slice), no dask cluster,
-    more than one process, the header pass in this process (as :func:`map_slices` would decide), and at
+    """An :class:`_Early` when MASK-04 will inflate with a pool or a dask cluster anyway: the run plans MASK-04
+    (the rules left after deselection, not an xdist worker, which inflates only its slice), more than one
+    process or ``--omfc-dask``, the header pass in this process (as :func:`map_slices` would decide), and at
     least two pool slices of work by the index sizes (else None: the header pass runs whole and MASK-04
     inflates later, as without it).  The expected sizes come from :func:`_index_dims` (kept for MASK-06)."""
     jobs = resolve_jobs(ctx.settings.jobs)
@@ -297,8 +317,7 @@ def _early(
         or "MASK-04" not in ctx.planned
         or len(files) < 2  # one file is one task: a pool started early gains nothing
         or xdist_worker()
-        or ctx.settings.dask is not None
-        or jobs <= 1
+        or (jobs <= 1 and ctx.settings.dask is None)
         or slices_worth(files, HEADERS_PER_JOB) > 1
     ):
         return None
@@ -316,7 +335,7 @@ def _early(
     work = [max(w * h for w, h in sizes) for sizes in want.values()]  # about what 8-bit grey masks inflate to
     if slices_worth(work, SCANS_PER_JOB, work) <= 1:
         return None
-    early = _Early(want, jobs, facts.dark_step)
+    early = _Early(want, jobs, facts.dark_step, ctx.settings.dask)
     ctx.on_close(early.close)
     return early
 

@@ -145,6 +145,25 @@ class Executor:
         if own is not None:  # a shared connection (Session) is closed by its owner, at the end of the check
             own.close()
 
+    def ready(self) -> bool:
+        """Whether :meth:`submit` would start the work without waiting for a cluster that is still starting
+        (the check's :class:`Session` in the background); a local pool is always ready."""
+        if self.dask is None or self._client is not None:
+            return True
+        session = _SESSION
+        return session is not None and session.dask == self.dask and session.settled()
+
+    def submit(self, fn: Callable[[T], R], item: T) -> _Result[R]:
+        """Start ``fn(item)`` on the local pool of ``jobs`` processes or the dask cluster (a task each); its
+        ``result()`` gives the value or raises what ``fn`` raised.  For a caller that streams its work as it
+        finds it (MASK-04's inflating during the header pass); failures to start are
+        :class:`~.errors.ExecutionError`."""
+        if self.dask is not None:
+            return self._connect().submit(_tuned, fn, item, pure=False)
+        if self._pool is None:
+            self._pool = scoring_pool(max(1, self.jobs or 1))
+        return self._pool.submit(fn, item)
+
     def map(
         self,
         fn: Callable[[T], R],
@@ -359,6 +378,11 @@ class Session:
             self._conn = _open(self.dask, self.workers, self.connect_timeout)
         except BaseException as exc:  # noqa: BLE001  handed to the first use, in its thread
             self._error = exc
+
+    def settled(self) -> bool:
+        """Whether the start is over (opened or failed): :meth:`connection` then answers at once."""
+        thread = self._thread
+        return thread is not None and not thread.is_alive()
 
     def connection(self) -> _Connection:
         """The open connection, started now if :meth:`start` was not called; raises what its start raised."""

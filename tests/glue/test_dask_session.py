@@ -1,8 +1,8 @@
 """A check with ``--omfc-dask`` opens one dask connection, shared by MASK-04 and the scorers, and closes it.
 
 A real LocalCluster (two worker processes on 127.0.0.1) and a real check in a pytest subprocess: an
-OpenMFC IMDL submission with a reference, MASK-04 cut into one task per mask (``SCANS_PER_JOB = 1`` in a
-small ``-p`` module, as tests/rules/test_mask_cluster.py does) and the mask scorer.  The module counts
+OpenMFC IMDL submission with a reference, MASK-04 worth the cluster (``SCANS_PER_JOB = 1`` in a small ``-p``
+module, as tests/rules/test_mask_cluster.py does) and the mask scorer.  The module counts
 the connections opened (``executors._open``), the tasks each executor sends, and checks at the very end
 of the process that the session was closed; the metrics are those of the same check without dask.
 """
@@ -32,7 +32,7 @@ from pytest_omfc.work import executors
 
 mask.SCANS_PER_JOB = 1  # every mask of the case is its own MASK-04 task
 opened, tasks = [], []
-_open, _dask_map = executors._open, executors.Executor._dask_map
+_open, _dask_map, _submit = executors._open, executors.Executor._dask_map, executors.Executor.submit
 
 
 def counting_open(dask, workers, timeout):
@@ -42,11 +42,17 @@ def counting_open(dask, workers, timeout):
 
 def counting_map(self, fn, items, window):
     items = list(items)
-    tasks.append(len(items))
+    tasks.append(f"map: {len(items)} tasks")
     yield from _dask_map(self, fn, items, window)
 
 
-executors._open, executors.Executor._dask_map = counting_open, counting_map
+def counting_submit(self, fn, item):
+    if self.dask is not None:
+        tasks.append(f"submit: {len(item)} masks")
+    return _submit(self, fn, item)
+
+
+executors._open, executors.Executor._dask_map, executors.Executor.submit = counting_open, counting_map, counting_submit
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -97,6 +103,8 @@ def test_one_local_cluster_serves_mask04_and_the_scorer_and_is_closed(
         assert "session left open: False" in text, text[-3000:]
         runs[label] = text
     assert "dask opened: []; tasks: []" in runs["here"]
-    # one LocalCluster of --omfc-jobs workers; MASK-04 sent its 3 masks (3 tasks), the scorer its 3 (1 task)
-    assert "dask opened: [('local', 2)]; tasks: [3, 1]" in runs["dask"], runs["dask"][-3000:]
+    # one LocalCluster of --omfc-jobs workers; MASK-04 sent its 3 masks as the header pass found them (one chunk
+    # of headers: one task), the scorer its 3 masks (together far less than a task's pixels: one task)
+    want = "dask opened: [('local', 2)]; tasks: ['submit: 3 masks', 'map: 1 tasks']"
+    assert want in runs["dask"], runs["dask"][-3000:]
     assert _metrics(out / "dask.json") == _metrics(out / "here.json")

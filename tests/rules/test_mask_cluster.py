@@ -1,12 +1,13 @@
-"""MASK-04's inflating on a dask cluster (``--omfc-dask``, rules/mask.py ``_spread``).
+"""MASK-04's inflating on a dask cluster (``--omfc-dask``, rules/mask.py ``_Early`` and ``_spread``).
 
-A check of a large submission with ``--omfc-dask`` sends MASK-04's inflating to the cluster, one task per
-slice of about ``SCANS_PER_JOB`` inflated bytes; the verdicts do not depend on where they are computed.
-The runs here lower ``SCANS_PER_JOB`` to one byte (a small plugin module, ``-p cluster_spy``) so that each
-of three small masks is its own task, and count the tasks the cluster was given:
+A check of a large submission with ``--omfc-dask`` sends MASK-04's inflating to the cluster: each chunk of
+headers as the header pass reads it (``_Early``, one task per chunk), else one task per slice of about
+``SCANS_PER_JOB`` inflated bytes (``_spread``); the verdicts do not depend on where they are computed.
+The runs here lower ``SCANS_PER_JOB`` to one byte (a small plugin module, ``-p cluster_spy``) so that three
+small masks are worth the cluster, and count the tasks the cluster was given:
 
 * a real two-worker LocalCluster gives exactly the local run's verdicts (a truncated stream fails MASK-04,
-  an all-black mask warns in MASK-08, a good mask passes), with one task per mask;
+  an all-black mask warns in MASK-08, a good mask passes), the two sound masks sent during the header pass;
 * a scheduler where nothing listens leaves the work to this machine: the same verdicts and exit code, and
   an ``ExecutionWarning`` naming the address in pytest's warnings summary, no traceback;
 * workers that do not see the submission (a stand-in executor whose every verdict is "unusable") never
@@ -43,7 +44,7 @@ from pytest_omfc.work import executors
 
 mask.SCANS_PER_JOB = 1  # one inflated byte makes a slice: every mask of the case is its own task
 tasks = []
-_dask_map = executors.Executor._dask_map
+_dask_map, _submit = executors.Executor._dask_map, executors.Executor.submit
 
 
 def counting(self, fn, items, window):
@@ -52,7 +53,13 @@ def counting(self, fn, items, window):
     yield from _dask_map(self, fn, items, window)
 
 
-executors.Executor._dask_map = counting
+def counting_submit(self, fn, item):  # MASK-04's inflating sent as the header pass goes: one task per chunk
+    if self.dask is not None:
+        tasks.append(f"{len(item)} during the header pass")
+    return _submit(self, fn, item)
+
+
+executors.Executor._dask_map, executors.Executor.submit = counting, counting_submit
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -102,8 +109,9 @@ def test_mask04_on_a_cluster_gives_the_local_verdicts_and_a_dead_scheduler_falls
     assert local["MASK-08"][2], "the all-black mask warns"
 
     ret_dask, dask_out, on_cluster = _run(case, out / "dask.xml", "--omfc-dask", "local")
-    # the truncated mask has no sound header (no IEND), so only two masks are inflated: two tasks
-    assert "cluster tasks: [2]" in dask_out, dask_out[-3000:]
+    # the truncated mask has no sound header (no IEND), so only two masks are inflated: sent to the cluster as
+    # the header pass found them (one chunk of headers, one task)
+    assert "cluster tasks: ['2 during the header pass']" in dask_out, dask_out[-3000:]
     assert (ret_dask, on_cluster) == (ret, local)
 
     address = f"tcp://127.0.0.1:{closed_port()}"

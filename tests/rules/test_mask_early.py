@@ -23,6 +23,7 @@ import pytest
 from helpers.masks import IDS, IMG_IDX, IMG_OUT, H, W, pil_png, raw_png
 
 from pytest_omfc.rules import mask as mask_rules
+from pytest_omfc.work import executors
 
 
 @pytest.fixture
@@ -142,7 +143,7 @@ def test_a_run_that_stops_before_mask04_stops_the_early_pool(
     close = mask_rules._Early.close
 
     def spy(self: Any) -> None:
-        closed.append(self.pool is not None)
+        closed.append(self.executor is not None and self.executor._pool is not None)
         close(self)
 
     monkeypatch.setattr(mask_rules._Early, "close", spy)
@@ -166,7 +167,7 @@ def test_no_processes_for_the_early_pool_leaves_the_inflating_to_mask04(
 
     files = {"mask/good.png": pil_png(), "mask/black.png": raw_png(fill=0), "mask/black2.png": raw_png(fill=0)}
     case = _case(omfc, files, {IDS[0]: "mask/good.png", IDS[1]: "mask/black.png", IDS[2]: "mask/black2.png"}, {})
-    monkeypatch.setattr(mask_rules, "scoring_pool", no_pool)  # the early pool's only (MASK-04's is map_slices')
+    monkeypatch.setattr(executors, "scoring_pool", no_pool)  # the early pool's only (MASK-04's is map_slices')
     refused = case.run("--omfc-jobs", "2")
     assert tries == [1] and early == []  # three chunks of one file each, one attempt
     monkeypatch.setattr(mask_rules, "_early", lambda *args: None)
