@@ -8,7 +8,8 @@ chunk) and compare every rule's outcome with the run that inflates later, as bef
 * good, all-black, damaged-stream and wrong-size masks and an excused row: identical outcomes, and the
   excused and wrong-size files are never sent;
 * two names of one file (a hard link) are sent once;
-* a run that deselects MASK-04 never starts the pool (MASK-08 scans on its own and still warns).
+* a run that deselects MASK-04 never starts the pool (MASK-08 scans on its own and still warns);
+* on a dask cluster, chunks found while it starts wait for it, and a worker's "unusable" is read here.
 
 The inner runs are single processes (the outer suite's xdist worker variables are removed: an xdist worker
 inflates only its own slice and never starts early).
@@ -17,11 +18,14 @@ inflates only its own slice and never starts early).
 from __future__ import annotations
 
 import os
+from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers.masks import IDS, IMG_IDX, IMG_OUT, H, W, pil_png, raw_png
 
+from pytest_omfc import png
 from pytest_omfc.rules import mask as mask_rules
 from pytest_omfc.work import executors
 
@@ -174,3 +178,54 @@ def test_no_processes_for_the_early_pool_leaves_the_inflating_to_mask04(
     later = case.run("--omfc-jobs", "2")
     assert _outcomes(later) == _outcomes(refused)
     assert _warned(refused, "MASK-08").count("should be white (255)") == 2
+
+
+def test_chunks_found_while_the_cluster_starts_wait_for_it_and_a_workers_unusable_mask_is_read_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``--omfc-dask`` the chunks go to the check's cluster; those the header pass finds before the cluster
+    is ready are kept and sent, in order, once it is (or when MASK-04 takes the verdicts in).  A verdict of
+    "unusable" from a worker (which may not see the submission) is left out, so MASK-04 reads that file here."""
+    files = {}
+    for name, data in (("a", raw_png()), ("b", raw_png(fill=0)), ("c", raw_png(idat=b"\x78\x9cnot deflate"))):
+        files[name] = tmp_path / f"{name}.png"
+        files[name].write_bytes(data)
+    heads = {name: png.read_header(str(path)) for name, path in files.items()}
+    state = {"ready": False}
+    sent: list[list[str]] = []
+
+    class Cluster:  # the check's cluster as the early inflating sees it: ready or not, one task per chunk
+        def __init__(self, **kw: Any) -> None:
+            assert kw["dask"] == "tcp://scheduler:8786"
+
+        def ready(self) -> bool:
+            return state["ready"]
+
+        def submit(self, fn: Any, items: list[Any]) -> Future[Any]:
+            sent.append([os.path.basename(item[0]) for item in items])
+            fut: Future[Any] = Future()
+            fut.set_result(fn(items))
+            return fut
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(executors, "Executor", Cluster)
+    want = {str(path): {(W, H)} for path in files.values()}
+    early = mask_rules._Early(want, 1, 1, "tcp://scheduler:8786")
+    for name in ("a", "b"):
+        early.add([str(files[name])], [heads[name]])
+    assert sent == []  # the cluster is starting: nothing waits on it, nothing is lost
+    state["ready"] = True
+    early.add([str(files["c"])], [heads["c"]])
+    assert sent == [["a.png"], ["b.png"], ["c.png"]]  # in the order found, one task per chunk
+    got = early.verdicts()
+    states = {os.path.basename(item[0]): v.state for item, v in got.items()}
+    assert states == {"a.png": png.NOT_BLACK, "b.png": png.BLACK}
+
+    state["ready"] = False  # a cluster never ready before MASK-04: the chunks are sent when it takes them in
+    sent.clear()
+    early = mask_rules._Early(want, 1, 1, "tcp://scheduler:8786")
+    early.add([str(files["a"])], [heads["a"]])
+    assert sent == []
+    assert [v.state for v in early.verdicts().values()] == [png.NOT_BLACK] and sent == [["a.png"]]
