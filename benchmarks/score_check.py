@@ -36,7 +36,7 @@ import sys
 from pathlib import Path
 
 from _tree import TreeRun, run_tree  # benchmarks/_tree.py: the scripts run from this folder
-from score_masks import _fresh, _ready, _save_png, cache_root, synthetic
+from score_masks import _fresh, _ready, cache_root, mask_pairs
 
 SUB = "p-bench_1_imdl"
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "submissions" / "imdl" / "p-baseline_3_imdl"
@@ -44,14 +44,7 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "submissions" / 
 
 def build(root: Path, n: int, variants: int) -> Path:
     """The case folder: ``OpenMFC2020/`` (index, reference CSV, reference masks) and the submission ``SUB/``."""
-    pool = root / f"check-pool-{variants}"
-    if not _ready(pool):
-        _fresh(pool)
-        for v in range(variants):
-            bw, sys_ = synthetic(1080, 1920, seed=v + 1)
-            _save_png(bw, pool / f"ref{v:03d}.png")
-            _save_png(sys_, pool / f"sys{v:03d}.png")
-        (pool / "complete").touch()
+    pool = mask_pairs(root, variants)
     case = root / f"check-{n}-{variants}"
     if _ready(case):
         return case

@@ -239,8 +239,8 @@ def jp2_inputs(root: Path) -> Path:
     return d
 
 
-def run_inputs(root: Path, n: int, variants: int) -> Path:
-    """A case of ``n`` probes: index, reference and system CSVs, masks hard-linked from ``variants`` pairs."""
+def mask_pairs(root: Path, variants: int) -> Path:
+    """``variants`` distinct pairs of 1920x1080 masks, ``ref000.png``/``sys000.png`` ..., made once (cached)."""
     pool = root / f"pool-{variants}"
     if not _ready(pool):
         _fresh(pool)
@@ -249,6 +249,12 @@ def run_inputs(root: Path, n: int, variants: int) -> Path:
             _save_png(bw, pool / f"ref{v:03d}.png")
             _save_png(sys_, pool / f"sys{v:03d}.png")
         (pool / "complete").touch()
+    return pool
+
+
+def run_inputs(root: Path, n: int, variants: int) -> Path:
+    """A case of ``n`` probes: index, reference and system CSVs, masks hard-linked from ``variants`` pairs."""
+    pool = mask_pairs(root, variants)
     case = root / f"run-{n}-{variants}"
     if _ready(case):
         return case
