@@ -351,8 +351,10 @@ def _warm_up(config: pytest.Config, settings: CheckSettings) -> None:
 
         session = open_session(str(dask), jobs=resolve_jobs(settings.jobs))
         config.add_cleanup(session.close)
-        on_cluster = {Task.IMG, Task.SPL, Task.CAM, Task.FSL}  # the tasks whose scorers run on the cluster
-        if size >= WARM_BYTES or (settings.task in on_cluster and resolved(config, "omfc_reference")):
+        # the tasks whose masks or maps go to the cluster (MASK-04's inflating, the mask and spatial scorers)
+        if settings.task in {Task.IMG, Task.SPL, Task.CAM, Task.FSL} and (
+            size >= WARM_BYTES or resolved(config, "omfc_reference")
+        ):
             session.start()
 
 

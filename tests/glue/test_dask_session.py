@@ -108,3 +108,29 @@ def test_one_local_cluster_serves_mask04_and_the_scorer_and_is_closed(
     want = "dask opened: [('local', 2)]; tasks: ['submit: 3 masks', 'map: 1 tasks']"
     assert want in runs["dask"], runs["dask"][-3000:]
     assert _metrics(out / "dask.json") == _metrics(out / "here.json")
+
+
+def test_the_connection_is_set_up_ahead_only_for_a_check_that_sends_masks_to_the_cluster(
+    omfc: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scored check of a mask task starts the connection at configure time; a check whose task sends nothing
+    to the cluster (video manipulation: detection and temporal scores) never opens one, and both end with no
+    session left (in-process runs; ``_open`` is counted, not run)."""
+    from helpers.temporal import VideoCase
+
+    from pytest_omfc.work import executors
+
+    opened: list[str] = []
+
+    def fake_open(dask: str, workers: int, timeout: float) -> Any:
+        opened.append(dask)
+        return executors._Connection(None, distributed=None)
+
+    monkeypatch.setattr(executors, "_open", fake_open)
+    video = VideoCase(omfc)
+    res = video.run("--omfc-dask", "local")
+    assert res.ret == 0 and opened == [] and executors._SESSION is None
+    c = MaskCase(omfc, {"0001": REF})
+    args = ["-p", "no:cacheprovider", "--omfc-reference", str(c.reference), "--omfc-dask", "local", "-k", "CSV"]
+    res = c.case.pytester.runpytest(*c.case.args, *args)  # what uses the cluster deselected: set up ahead anyway
+    assert res.ret == 0 and opened == ["local"] and executors._SESSION is None
