@@ -80,6 +80,7 @@ from PIL import Image, features
 from pytest_omfc import png
 from pytest_omfc.scoring.mask import (
     WHITE,
+    Kernels,
     MaskScore,
     bitplane_reference,
     colour_reference,
@@ -783,7 +784,7 @@ def section_engine(repeat: int) -> None:
     gt = bw == 0
     rows: list[tuple[str, Timing | None, str]] = [
         ("score_mask box 15/11", best(lambda: score_mask(bw, sys20), repeat), ""),
-        ("score_mask disc 15/11", best(lambda: score_mask(bw, sys20, kernel_shape="disc"), repeat), ""),
+        ("score_mask disc 15/11", best(lambda: score_mask(bw, sys20, kernels=Kernels(shape="disc")), repeat), ""),
         (
             "per-threshold loop alone (same weights)",
             best(lambda: [(np.count_nonzero((sys20 <= t) & gt & w)) for t in np.unique(sys20)], repeat),

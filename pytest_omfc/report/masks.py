@@ -32,6 +32,7 @@ from PIL import Image
 from ..paths import not_regular, resolve_inside
 from ..scoring.mask import (
     MAX_PIXELS,
+    Kernels,
     MaskReadError,
     no_score_weights,
     read_bitplanes,
@@ -199,10 +200,7 @@ def _card(
     weights = no_score_weights(
         np.where(gt, np.uint8(0), np.uint8(255)),
         system,
-        eks=int(options.get("eks", 15)),
-        dks=int(options.get("dks", 11)),
-        ntdks=0,
-        kernel_shape=str(options.get("kernel", "box")),
+        kernels=Kernels(int(options.get("eks", 15)), int(options.get("dks", 11)), 0, str(options.get("kernel", "box"))),
         no_score_value=None if nspx in (None, -1) else nspx,
     )
     classes = np.full(shape, _NS, dtype=np.uint8)

@@ -34,6 +34,7 @@ _EXPORTS: dict[str, str] = {
     "ThresholdMetrics": "engine",
     "ThresholdTable": "engine",
     "WHITE": "engine",
+    "Kernels": "engine",
     "Weights": "engine",
     "aggregate_colour": "engine",
     "auc_eer": "engine",

@@ -44,6 +44,7 @@ from .morphology import binary_dilate, kernel
 
 __all__ = [
     "WHITE",
+    "Kernels",
     "MaskScore",
     "Reference",
     "ThresholdMetrics",
@@ -340,31 +341,41 @@ def _inputs(
     return gt, smask, unselected
 
 
+@dataclass(frozen=True)
+class Kernels:
+    """The no-score zones' kernels (docs/scoring/masks.md): ``eks`` erodes and ``dks`` dilates the reference
+    (``--eks``/``--dks``), ``ntdks`` dilates the non-selected regions (``--ntdks``; 0 for splice), all of
+    ``shape`` (``--kernel``).  Sizes are 0 or odd, at most 101."""
+
+    eks: int = 15
+    dks: int = 11
+    ntdks: int = 15
+    shape: str = "box"
+
+
 def no_score_weights(
     bw: NDArray[np.uint8],
     sys: NDArray[np.uint8] | None = None,
     *,
     unselected: Bool2D | None = None,
-    eks: int = 15,
-    dks: int = 11,
-    ntdks: int = 15,
-    kernel_shape: str = "box",
+    kernels: Kernels | None = None,
     no_score_value: Any = None,
 ) -> Weights:
     """BNS, SNS, PNS and their counts (docs/scoring/masks.md#no-score-zones), for inspection; :func:`score_mask` does
     the same inline.
 
-    ``ntdks`` is the distraction dilation (MediScore's default 15; splice forces 0).
+    ``kernels.ntdks`` is the distraction dilation (MediScore's default 15; splice forces 0).
     """
+    zone = kernels if kernels is not None else Kernels()
     gt, smask, unselected = _inputs(bw, sys, unselected)
     bns, sns, pns = _core_weights(
         gt,
         unselected,
         smask,
-        _check_size("eks", eks),
-        _check_size("dks", dks),
-        _check_size("ntdks", ntdks),
-        kernel_shape,
+        _check_size("eks", zone.eks),
+        _check_size("dks", zone.dks),
+        _check_size("ntdks", zone.ntdks),
+        zone.shape,
         _no_score_value(no_score_value),
     )
     ones = gt.shape
@@ -648,10 +659,7 @@ def score_mask(
     sys: NDArray[np.uint8] | None,
     *,
     unselected: Bool2D | None = None,
-    eks: int = 15,
-    dks: int = 11,
-    ntdks: int = 15,
-    kernel_shape: str = "box",
+    kernels: Kernels | None = None,
     no_score_value: Any = None,
     actual_threshold: int | None = None,
 ) -> MaskScore:
@@ -660,17 +668,20 @@ def score_mask(
     ``bw``: binarised reference, 0 = GT (a boolean array is taken as the GT
     itself); ``sys``: uint8 grey system mask of the same shape, or None for a
     missing/FailedValidation mask (white).  ``unselected``: distraction pixels
-    (dilated by ``ntdks``; pass ``ntdks=0`` for splice).  ``no_score_value``:
+    (dilated by ``kernels.ntdks``).  ``kernels``: the no-score zones (default
+    MediScore's: :class:`Kernels`).  ``no_score_value``:
     ``--nspx`` / ``ProbeOptOutPixelValue`` (None, '' or -1: none).
     ``actual_threshold``: ``--sbin`` in [-1, 255], or None for no Actual metrics.
     Bad arguments raise ``ValueError``.
     """
+    zone = kernels if kernels is not None else Kernels()
     if actual_threshold is not None:
         if isinstance(actual_threshold, bool) or not isinstance(actual_threshold, int | np.integer):
             raise TypeError(f"actual threshold must be an integer in [-1, 255] (got {actual_threshold!r})")
         if not -1 <= actual_threshold <= 255:
             raise ValueError(f"actual threshold must be in [-1, 255] (got {actual_threshold})")
-    eks, dks, ntdks = _check_size("eks", eks), _check_size("dks", dks), _check_size("ntdks", ntdks)
+    eks, dks, ntdks = _check_size("eks", zone.eks), _check_size("dks", zone.dks), _check_size("ntdks", zone.ntdks)
+    kernel_shape = zone.shape
     px = _no_score_value(no_score_value)
     kernel(kernel_shape, 1)  # validates the shape name
     gt, smask, unselected = _inputs(bw, sys, unselected)

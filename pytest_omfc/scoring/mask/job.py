@@ -15,7 +15,7 @@ from typing import Literal
 
 import numpy as np
 
-from .engine import MaskScore, bitplane_reference, colour_reference, score_mask
+from .engine import Kernels, MaskScore, bitplane_reference, colour_reference, score_mask
 from .io import MAX_PIXELS, MaskReadError, read_bitplanes, read_colour_reference, read_system_mask
 
 __all__ = ["JobOutcome", "SideMode"]
@@ -112,10 +112,7 @@ def _score_job_raw(job: _Job) -> JobOutcome:
             reference.bw,
             system,
             unselected=reference.unselected,
-            eks=job.eks,
-            dks=job.dks,
-            ntdks=job.ntdks,
-            kernel_shape=job.kernel,
+            kernels=Kernels(job.eks, job.dks, job.ntdks, job.kernel),
             no_score_value=job.nspx,
             actual_threshold=job.sbin,
         )

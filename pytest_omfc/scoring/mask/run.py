@@ -81,6 +81,14 @@ class MaskOptions:
     11 pixels"); splice always uses 0.  ``sbin=None`` (MediScore's -10) means no Maximum/Actual.
     ``convention="plan"`` also scores a missing system mask MCC -1 (MASK-01, OpenMFC 6.3)
     instead of MediScore's 0 (docs/scoring/conventions.md).
+
+    Where the masks are and which trials, as MaskScorer's ``-r``/``-s`` and ``-q``/``-qp``/``-qm``: mask names
+    are resolved inside ``ref_dir`` (reference masks) and ``sys_dir`` (system masks; default: the system
+    CSV's folder); the journal tables are looked up beside the reference (or ``journal_reference`` when
+    the reference is a DataFrame); the queries are pandas query syntax, at most one kind.  Where the work
+    runs: ``jobs`` local processes, or ``dask``: ``"local"`` (a LocalCluster of ``jobs`` workers) or the
+    address of a dask.distributed scheduler (``tcp://host:8786``, reached within ``dask_timeout``
+    seconds) whose workers see the mask paths (:mod:`pytest_omfc.work`).
     """
 
     kernel: str = "box"
@@ -96,6 +104,14 @@ class MaskOptions:
     convention: MaskConvention = "mediscore"
     jobs: int = 1
     max_pixels: int = MAX_PIXELS
+    ref_dir: str | Path | None = None
+    sys_dir: str | Path | None = None
+    journal_reference: str | Path | None = None
+    query: str | Sequence[str] | None = None
+    query_partition: str | None = None
+    query_manipulation: str | Sequence[str] | None = None
+    dask: str | None = None
+    dask_timeout: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -516,32 +532,17 @@ def score_masks(
     system: str | Path | pd.DataFrame,
     *,
     task: MaskTask = "manipulation",
-    sys_dir: str | Path | None = None,
-    ref_dir: str | Path | None = None,
-    query: str | Sequence[str] | None = None,
-    query_partition: str | None = None,
-    query_manipulation: str | Sequence[str] | None = None,
-    journal_reference: str | Path | None = None,
     options: MaskOptions | None = None,
-    dask: str | None = None,
-    dask_timeout: float = 10.0,
     progress: Progress | None = None,
     rejected: Mapping[str, str] | None = None,
     **overrides: Any,
 ) -> MaskReport:
     """Score localization masks as MediScore's MaskScorer (docs/scoring/masks.md).
 
-    ``index``, ``reference``, ``system``: pipe-separated CSV paths or string DataFrames.  Mask names are
-    resolved inside ``ref_dir`` (reference masks) and ``sys_dir`` (system masks; default: the system
-    CSV's folder).  The journal tables are looked up beside ``reference`` (or ``journal_reference``
-    when the reference is a DataFrame).  ``query``/``query_partition``/``query_manipulation`` are
-    ``-q``/``-qp``/``-qm`` (pandas query syntax; at most one kind).  Options: a :class:`MaskOptions`
-    and/or its fields as keywords (``sbin=128``, ``optout=True``, ``jobs=4``...).
-
-    ``dask``: None scores on ``jobs`` local processes; ``"local"`` on a dask LocalCluster of ``jobs``
-    workers; any other string is the address of a dask.distributed scheduler (``tcp://host:8786``,
-    reached within ``dask_timeout`` seconds) whose workers see the mask paths (:mod:`pytest_omfc.work`).
-    Results are identical and in the same order on every executor.
+    ``index``, ``reference``, ``system``: pipe-separated CSV paths or string DataFrames.  Options: a
+    :class:`MaskOptions` and/or its fields as keywords (``ref_dir=...``, ``query="..."``, ``sbin=128``,
+    ``optout=True``, ``jobs=4``, ``dask="local"``...), among them where the mask files are, which trials
+    are scored and where the work runs.  Results are identical and in the same order on every executor.
 
     ``rejected``: absolute system mask path -> the finding of a rule that fails the file (``"MASK-04:
     ..."``); such a side is not scored with that reason (code ``rule``), so rules and scorer agree.
@@ -550,18 +551,19 @@ def score_masks(
     are scored, ``total`` being that run's distinct mask sides; the pytest layer draws a bar with it.
     """
     opts = _resolved_options(options, overrides, task)
-    check_dask(dask)
-    _one_query_kind(query, query_manipulation, query_partition)
+    check_dask(opts.dask)
+    _one_query_kind(opts.query, opts.query_manipulation, opts.query_partition)
     ref_df = _frame(reference, "reference")
     sys_df = _frame(system, "system output", SubmissionError)
     idx_df = _frame(index, "index")
+    sys_dir, ref_dir = opts.sys_dir, opts.ref_dir
     if sys_dir is None and not isinstance(system, pd.DataFrame):
         sys_dir = Path(system).parent
     bitplane, mode_note = (False, "") if task == "splice" else reference_mode(ref_df, opts.jpeg2000)
     layout = _Layout.of(task, bitplane)
     merged = _merged(ref_df, sys_df, idx_df, layout, opts)
     targets, failed, bookkeeping = _opt_out(merged, layout, opts)
-    journal = _journal(reference, journal_reference, merged[merged["IsTarget"] == "Y"], layout)
+    journal = _journal(reference, opts.journal_reference, merged[merged["IsTarget"] == "Y"], layout)
     setup = _RunSetup(
         layout=layout,
         opts=opts,
@@ -569,15 +571,15 @@ def score_masks(
         sys_root=Path(sys_dir) if sys_dir is not None else None,
         engine=_engine_keywords(layout, opts),
         bookkeeping=bookkeeping,
-        queries=tuple(_query_list(query)),
-        query_partition=query_partition,
+        queries=tuple(_query_list(opts.query)),
+        query_partition=opts.query_partition,
         rejected=rejected or {},
         failures=FAILURES if opts.jpeg2000 == "auto" else FAILURES - {"other-column"},
         pixels=_index_pixels(idx_df),
     )
     runs: list[MaskRun] = []
-    with Executor(jobs=opts.jobs, dask=dask, connect_timeout=dask_timeout) as executor:  # one cluster per call
-        qm_runs: list[str | None] = [*_query_list(query_manipulation)] or [None]
+    with Executor(jobs=opts.jobs, dask=opts.dask, connect_timeout=opts.dask_timeout) as executor:  # one per call
+        qm_runs: list[str | None] = [*_query_list(opts.query_manipulation)] or [None]
         for qm_query in qm_runs:
             run_journal, pick = _qm_selection(targets, journal, qm_query, layout.key)
             trials = targets[pick].reset_index(drop=True)

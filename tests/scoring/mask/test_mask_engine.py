@@ -26,6 +26,7 @@ from PIL import Image
 
 from pytest_omfc.scoring.mask import (
     KERNEL_SHAPES,
+    Kernels,
     MaskScore,
     ThresholdTable,
     aggregate_colour,
@@ -234,7 +235,7 @@ def square_reference() -> NDArray[np.uint8]:
 
 def test_boundary_no_score_ring_box_3_3() -> None:
     # erode_3(GT) = 5..6 (4 px), dilate_3(GT) = 3..8 (36 px): a ring of 32 px
-    w = no_score_weights(square_reference(), eks=3, dks=3)
+    w = no_score_weights(square_reference(), kernels=Kernels(eks=3, dks=3))
     ring = np.zeros((12, 12), dtype=bool)
     ring[3:9, 3:9] = True
     ring[5:7, 5:7] = False
@@ -249,7 +250,7 @@ def test_selection_no_score_keeps_the_eroded_gt_and_pixel_counts_double_count() 
     sys = np.full((12, 12), 255, dtype=np.uint8)
     sys[8, 10] = 77  # inside the SNS zone: counted in PixelSNS and in PixelPNS
     sys[0, 0] = 77
-    w = no_score_weights(bw, sys, unselected=unselected, eks=3, dks=3, ntdks=5, no_score_value=77)
+    w = no_score_weights(bw, sys, unselected=unselected, kernels=Kernels(eks=3, dks=3, ntdks=5), no_score_value=77)
     # dilate_5(U) = rows 4..8 x cols 6..10 (25 px) minus the eroded GT (5,6), (6,6) -> 23
     assert w.pixel_sns == 23
     assert bool(w.sns[5, 6]) and bool(w.sns[6, 6]) and not w.sns[4, 6]
@@ -258,12 +259,12 @@ def test_selection_no_score_keeps_the_eroded_gt_and_pixel_counts_double_count() 
     assert w.pixel_pns == 2
     # unscored: ring U SNS zone = 32 + 23 - 13 = 42, and (0,0) -> 144 - 43
     assert w.pixel_n == 101
-    s = score_mask(bw, sys, unselected=unselected, eks=3, dks=3, ntdks=5, no_score_value=77)
+    s = score_mask(bw, sys, unselected=unselected, no_score_value=77, kernels=Kernels(eks=3, dks=3, ntdks=5))
     assert (s.pixel_n, s.pixel_bns, s.pixel_sns, s.pixel_pns) == (101, 19, 23, 2)
 
 
 def test_no_kernels_mean_no_boundary_zone() -> None:
-    w = no_score_weights(square_reference(), eks=0, dks=0)
+    w = no_score_weights(square_reference(), kernels=Kernels(eks=0, dks=0))
     assert w.bns.all() and w.pixel_n == 144
 
 
@@ -280,7 +281,7 @@ def mcc(tp: int, fp: int, fn: int, tn: int) -> float:
 
 
 def test_sweep_counts_and_metrics_by_hand() -> None:
-    s = score_mask(BW, SYS, eks=0, dks=0)
+    s = score_mask(BW, SYS, kernels=Kernels(eks=0, dks=0))
     t = s.table
     assert t is not None
     assert t.thresholds.tolist() == [-1, 10, 50, 200, 255]
@@ -305,7 +306,7 @@ def test_thresholds_come_from_every_pixel_and_ties_take_the_lowest() -> None:
     # An extra column: (0,4) holds 60 but is no-score (--nspx 60); (1,4) is a scored negative at 255.
     bw = np.hstack([BW, [[255], [255]]]).astype(np.uint8)
     sys = np.hstack([SYS, [[60], [255]]]).astype(np.uint8)
-    s = score_mask(bw, sys, eks=0, dks=0, no_score_value=60, actual_threshold=55)
+    s = score_mask(bw, sys, no_score_value=60, actual_threshold=55, kernels=Kernels(eks=0, dks=0))
     t = s.table
     assert t is not None
     assert t.thresholds.tolist() == [-1, 10, 50, 60, 200, 255]  # 60 only occurs on a no-score pixel
@@ -316,12 +317,15 @@ def test_thresholds_come_from_every_pixel_and_ties_take_the_lowest() -> None:
     assert s.actual is not None  # Actual at --sbin 55 = counts at 50, reported at 55
     assert (s.actual.threshold, s.actual.tp, s.actual.fp) == (55, 3, 1)
     assert s.row()["ActualThreshold"] == 55
-    low = score_mask(bw, sys, eks=0, dks=0, actual_threshold=-1).actual
+    low = score_mask(bw, sys, actual_threshold=-1, kernels=Kernels(eks=0, dks=0)).actual
     assert low is not None and (low.tp, low.fp, low.mcc) == (0, 0, 0.0)
 
 
 def test_a_boolean_reference_is_the_gt_itself() -> None:
-    assert score_mask(BW == 0, SYS, eks=3, dks=3).row() == score_mask(BW, SYS, eks=3, dks=3).row()
+    assert (
+        score_mask(BW == 0, SYS, kernels=Kernels(eks=3, dks=3)).row()
+        == score_mask(BW, SYS, kernels=Kernels(eks=3, dks=3)).row()
+    )
 
 
 def test_degenerate_shapes_do_not_crash() -> None:
@@ -338,16 +342,17 @@ def test_degenerate_shapes_do_not_crash() -> None:
 def test_mcc_and_nmm_degenerate_cases() -> None:
     # every scored pixel is GT: TP+FN = N, so MCC = 0 at every threshold
     # (docs/scoring/masks.md#metrics-at-one-threshold)
-    s = score_mask(np.zeros((2, 2), dtype=np.uint8), np.array([[0, 9], [9, 255]], dtype=np.uint8), eks=0, dks=0)
+    s = score_mask(
+        np.zeros((2, 2), dtype=np.uint8), np.array([[0, 9], [9, 255]], dtype=np.uint8), kernels=Kernels(eks=0, dks=0)
+    )
     assert s.table is not None and s.table.mcc().tolist() == [0.0, 0.0, 0.0, 0.0]
     assert s.optimum is not None and s.optimum.threshold == -1 and s.optimum.nmm == -1.0
     # the only GT pixel is no-score: NMM NaN, MCC 0, per-mask ROC points all (0,0) -> AUC 0, EER 0.5
     s = score_mask(
         np.array([[0, 255, 255]], dtype=np.uint8),
         np.array([[7, 0, 255]], dtype=np.uint8),
-        eks=0,
-        dks=0,
         no_score_value=7,
+        kernels=Kernels(eks=0, dks=0),
     )
     assert s.optimum is not None and math.isnan(s.optimum.nmm) and s.optimum.mcc == 0.0
     assert (s.auc, s.eer) == (0.0, 0.5)
@@ -362,7 +367,7 @@ def test_mcc_and_nmm_degenerate_cases() -> None:
 
 
 def test_missing_system_mask_is_a_white_mask_with_mcc_0() -> None:
-    s = score_mask(BW, None, eks=0, dks=0)
+    s = score_mask(BW, None, kernels=Kernels(eks=0, dks=0))
     o = s.optimum
     assert o is not None
     assert (o.threshold, o.mcc, o.nmm, o.tp, o.fn) == (-1, 0.0, -1.0, 0, 3)
@@ -371,7 +376,7 @@ def test_missing_system_mask_is_a_white_mask_with_mcc_0() -> None:
 
 
 def test_constant_system_mask_gives_auc_and_eer_one_half() -> None:
-    s = score_mask(BW, np.full(BW.shape, 128, dtype=np.uint8), eks=0, dks=0)
+    s = score_mask(BW, np.full(BW.shape, 128, dtype=np.uint8), kernels=Kernels(eks=0, dks=0))
     assert (s.auc, s.eer) == (0.5, 0.5)
     assert s.optimum is not None and s.optimum.threshold == -1
 
@@ -379,7 +384,7 @@ def test_constant_system_mask_gives_auc_and_eer_one_half() -> None:
 def test_all_weights_zero_is_scored_with_nan_metrics() -> None:
     bw = np.full((3, 3), 255, dtype=np.uint8)
     bw[1, 1] = 0  # box 3/3: the ring covers the whole 3x3 image
-    s = score_mask(bw, np.zeros((3, 3), dtype=np.uint8), eks=3, dks=3, actual_threshold=0)
+    s = score_mask(bw, np.zeros((3, 3), dtype=np.uint8), kernels=Kernels(eks=3, dks=3), actual_threshold=0)
     assert s.scored and s.pixel_n == 0 and s.pixel_bns == 9
     assert s.optimum is not None and math.isnan(s.optimum.threshold) and math.isnan(s.optimum.mcc)
     assert math.isnan(s.gwl1) and math.isnan(s.auc) and math.isnan(s.eer)
@@ -402,7 +407,7 @@ def test_bad_arguments_raise_value_errors() -> None:
     with pytest.raises(ValueError, match="must be uint8"):
         score_mask(BW, SYS.astype(np.float32))
     with pytest.raises(ValueError, match="odd"):
-        score_mask(BW, SYS, eks=4)
+        score_mask(BW, SYS, kernels=Kernels(eks=4))
     with pytest.raises(ValueError, match="no-score pixel value must be an integer"):
         score_mask(BW, SYS, no_score_value="abc")
     with pytest.raises(ValueError, match="no-score pixel value must be an integer"):
@@ -410,7 +415,7 @@ def test_bad_arguments_raise_value_errors() -> None:
     with pytest.raises(ValueError, match=r"actual threshold must be in \[-1, 255\]"):
         score_mask(BW, SYS, actual_threshold=256)
     for empty in (None, "", -1, "-1"):
-        assert score_mask(BW, SYS, eks=0, dks=0, no_score_value=empty).pixel_pns == 0
+        assert score_mask(BW, SYS, no_score_value=empty, kernels=Kernels(eks=0, dks=0)).pixel_pns == 0
 
 
 # --- aggregates (docs/scoring/masks.md#optimum-maximum-and-actual)
@@ -622,7 +627,7 @@ def _score(ref: str, sysmask: str, mode: str, selection: tuple[object, ...] | No
             reference = colour_reference(read_png(ref, True), selection, mode=mode)  # type: ignore[arg-type]
         ntdks = 0 if mode.startswith("splice") else 15  # splice forces ntdks = 0 (docs/scoring/masks.md#defaults)
         _SCORES[key] = score_mask(
-            reference.bw, system, unselected=reference.unselected, ntdks=ntdks, no_score_value=nspx
+            reference.bw, system, unselected=reference.unselected, no_score_value=nspx, kernels=Kernels(ntdks=ntdks)
         )
     return _SCORES[key]
 
