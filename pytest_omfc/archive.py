@@ -987,8 +987,7 @@ def _copy_range(source: int, into: int, start: int, length: int) -> None:
         data = os.pread(source, min(_CHUNK, length - done), start + done)
         if not data:
             raise tarfile.ReadError("unexpected end of data")
-        os.write(into, data)
-        done += len(data)
+        done += os.write(into, data)  # a short write: the rest is read and written again
 
 
 def remove(root: str | Path, members: int = 0) -> None:

@@ -314,14 +314,17 @@ def test_other_processes_read_the_members_in_place(tmp_path: Path) -> None:
         remove(placed.parent)
 
 
-@pytest.mark.parametrize("kernel", ["missing", "refuses"])
+@pytest.mark.parametrize("kernel", ["missing", "refuses", "short writes"])
 def test_masks_are_copied_through_a_buffer_where_the_kernel_cannot(
     private_tmp: Path, monkeypatch: pytest.MonkeyPatch, kernel: str
 ) -> None:
     """macOS has no ``copy_file_range``, and Linux refuses it across some file systems: the masks of a plain tar
-    are then copied through a buffer, to the same bytes."""
-    if kernel == "missing":
+    are then copied through a buffer, to the same bytes, also where ``write`` takes only part of a buffer."""
+    if kernel in ("missing", "short writes"):
         monkeypatch.delattr(os, "copy_file_range", raising=False)
+        if kernel == "short writes":
+            write = os.write
+            monkeypatch.setattr(os, "write", lambda fd, data: write(fd, bytes(data[:7])))
     else:
 
         def refuse(*args: object) -> int:
