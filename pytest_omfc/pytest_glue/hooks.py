@@ -338,19 +338,20 @@ def _warm_up(config: pytest.Config, settings: CheckSettings) -> None:
         except OSError:
             pass
     dask = resolved(config, "omfc_dask")
-    if size >= WARM_BYTES:
-        from ..work.pool import preload_dask, warm_up
-
-        if dask and str(dask).strip() == "local":  # the forkserver will also start the LocalCluster's workers
-            preload_dask()
-        warm_up(settings.jobs)
-    if dask:
-        from ..editions import Task
+    session = None
+    if dask:  # opened before the forkserver starts: a LocalCluster's workers come from it too
         from ..work.executors import open_session
         from ..work.pool import resolve_jobs
 
         session = open_session(str(dask), jobs=resolve_jobs(settings.jobs))
         config.add_cleanup(session.close)
+    if size >= WARM_BYTES:
+        from ..work.pool import warm_up
+
+        warm_up(settings.jobs)
+    if session is not None:
+        from ..editions import Task
+
         # the tasks whose masks or maps go to the cluster (MASK-04's inflating, the mask and spatial scorers)
         if settings.task in {Task.IMG, Task.SPL, Task.CAM, Task.FSL} and (
             size >= WARM_BYTES or resolved(config, "omfc_reference")

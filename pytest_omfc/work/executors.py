@@ -358,6 +358,8 @@ class Session:
         check_dask(dask)
         self.dask = dask.strip()
         self.workers = _workers(jobs)
+        if self.dask == LOCAL and find_spec("distributed") is not None:
+            preload_dask()  # before the pools' forkserver starts (a large check's warm-up starts it next)
         self.connect_timeout = connect_timeout
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None

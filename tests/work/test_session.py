@@ -201,3 +201,18 @@ def test_a_local_clusters_workers_come_from_the_forkserver_and_do_not_profile() 
     parents = {parent for parent, _, _ in got}
     assert os.getpid() not in parents and all(imported for _, imported, _ in got)
     assert not any(profiling for _, _, profiling in got)
+
+
+@pytest.mark.skipif(find_spec("distributed") is None, reason=f"dask.distributed is not installed ({DASK_INSTALL})")
+def test_a_local_session_has_the_forkserver_preload_dask_before_anything_starts_it(
+    opener: _Opener, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plugin opens the session before a large check's warm-up starts the forkserver, so the LocalCluster's
+    workers it forks find dask.distributed imported; a session for a scheduler address changes nothing."""
+    from pytest_omfc.work import pool
+
+    monkeypatch.setattr(pool, "_preload", list(pool.PRELOAD))
+    open_session("tcp://127.0.0.1:1", jobs=2)
+    assert pool._preload == pool.PRELOAD
+    open_session("local", jobs=2)
+    assert pool._preload == [*pool.PRELOAD, *pool.DASK_PRELOAD]
