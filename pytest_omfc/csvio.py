@@ -48,19 +48,22 @@ block forever): anything else fails CSV-08 "is not a regular file".
 from __future__ import annotations
 
 import csv
+import functools
 import os
 import re
 import stat
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
-import pandas as pd
 
 from .findings import KEEP_FINDINGS, Dropped, Finding, Severity, plural, shorten
 from .paths import mode_kind
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Table", "ParseResult", "Limits", "limits_for", "read_psv", "read_text", "size_text"]
 
@@ -115,23 +118,52 @@ def size_text(n: int) -> str:
 
 @dataclass
 class Table:
-    """A parsed pipe-separated file: header, rows as strings, line numbers."""
+    """A parsed pipe-separated file: header, columns of strings, line numbers.
+
+    ``columns`` maps each kept column name (the first of duplicates) to an object array of the values as
+    written; :attr:`df` is the same table as a pandas DataFrame, made on first use (the rules read the
+    columns; pandas is imported only by what needs a frame: the scorers, the ``omfc`` fixture)."""
 
     path: Path
     display: str
     header: list[str]
-    df: pd.DataFrame
+    columns: dict[str, np.ndarray]
     lines: np.ndarray  # physical 1-based line number of each row
     header_line: int = 1  # physical line of the header (blank lines may come first)
 
     def __len__(self) -> int:
-        return len(self.df)
+        return len(self.lines)
 
     def has(self, column: str) -> bool:
-        return column in self.df.columns
+        return column in self.columns
+
+    def column(self, name: str) -> np.ndarray:
+        """The values of column ``name`` as written (object array of str); KeyError when it is absent."""
+        return self.columns[name]
 
     def line_of(self, pos: int) -> int:
         return int(self.lines[pos])
+
+    @functools.cached_property
+    def df(self) -> pd.DataFrame:
+        """The table as a DataFrame of ``object`` columns (imports pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {name: pd.Series(values, dtype=object) for name, values in self.columns.items()},
+            columns=list(self.columns),
+            dtype=object,
+        )
+
+    @classmethod
+    def from_frame(
+        cls, path: Path, display: str, header: list[str], df: pd.DataFrame, lines: np.ndarray, header_line: int = 1
+    ) -> Table:
+        """A table of a DataFrame's columns (readers that build a frame: the ForgeryNet lists)."""
+        columns = {str(c): df[c].to_numpy(dtype=object) for c in df.columns}
+        table = cls(path, display, header, columns, lines, header_line)
+        table.__dict__["df"] = df
+        return table
 
 
 @dataclass
@@ -409,17 +441,12 @@ def _parse(
         _blank_lines(result, display, last + 1, total)
     width = len(header)
     cols = [header[i] for i in keep]
-    data = (
-        np.array(rows, dtype=object).reshape(len(rows), width)[:, keep]
-        if rows
-        else np.empty((0, len(keep)), dtype=object)
-    )
-    df = pd.DataFrame(data, columns=cols, dtype=object)
+    data = np.array(rows, dtype=object).reshape(len(rows), width) if rows else np.empty((0, width), dtype=object)
     result.table = Table(
         path=path,
         display=display,
         header=header,
-        df=df,
+        columns={name: data[:, i].copy() for name, i in zip(cols, keep, strict=True)},
         lines=np.asarray(lines, dtype=np.int64),
         header_line=header_line_no,
     )

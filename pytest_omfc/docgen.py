@@ -72,7 +72,10 @@ CHOICES: dict[str, str] = {
     "D-02": "OpenMFC SubIDs may hold letters, digits, `-` and `_` only (the plan's own example `p-baseline_3_imdl` "
     "uses both).",
     "D-03": "ConfidenceScore must be a finite real in every edition, and in [0, 1] for MFC2019 and OpenMFC (MediScore "
-    "checks no range and lets NaN/inf through).",
+    "checks no range and lets NaN/inf through). A number is written as pandas reads one (MediScore reads the file "
+    "with pandas): ASCII digits with an optional sign, point and exponent; `nan`, `1_000` and other digits are not "
+    "numbers, and `1e400` is infinite. The rules and the scorers read it with one parser (`arrays.parse_floats`), "
+    "correctly rounded.",
     "D-04": "NonProcessed and detection-opted-out trials must score 0 in MFC2019, NonProcessed ones in OpenMFC "
     "(errors); NC2017 opt-outs must share one constant below every processed score (an error: NC17 §2.1.1.2 says "
     '"must").',

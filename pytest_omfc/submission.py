@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
-import pandas as pd
 
+from . import arrays
 from .archive import ArchiveReport
 from .csvio import Limits, ParseResult, Table, limits_for, read_psv
 from .editions import Edition, Group, Task
@@ -339,13 +339,13 @@ class Submission(Checked):
         plural_s = "s" if len(missing) > 1 else ""
         return f"the index {self.index_file.name} lacks the key column{plural_s} {', '.join(missing)}"
 
-    def stripped(self, name: str) -> pd.Series:
+    def stripped(self, name: str) -> np.ndarray:
         """A system-output column as text without its surrounding white space, made once per column (the
         scores, statuses and pixel values are read so by several rules).  As :meth:`column` when absent."""
         key = f"stripped:{name}"
         if key not in self._memo:
-            self._memo[key] = self.column(name).astype(str).str.strip()
-        return cast(pd.Series, self._memo[key])
+            self._memo[key] = arrays.strip(self.column(name))
+        return cast(np.ndarray, self._memo[key])
 
     def placeholders(self, name: str) -> np.ndarray:
         """Rows whose ``name`` field looks blank but is not empty: white space only, or a word for "nothing"
@@ -353,14 +353,14 @@ class Submission(Checked):
         (CSV-05 warns, MASK-01 fails the mask)."""
         key = f"placeholders:{name}"
         if key not in self._memo:
-            raw = self.column(name).to_numpy(dtype=object)
-            text = self.stripped(name).to_numpy(dtype=object)
+            raw = self.column(name)
+            text = self.stripped(name)
             words = np.fromiter((t.lower() in PLACEHOLDERS for t in text.tolist()), dtype=bool, count=len(text))
             self._memo[key] = ((text == "") & (raw != "")) | words
         return cast(np.ndarray, self._memo[key])
 
-    def column(self, name: str) -> pd.Series:
-        """A system-output column.
+    def column(self, name: str) -> np.ndarray:
+        """A system-output column: the values as written (an object array of str).
 
         An absent required column raises :class:`Unavailable` naming the layout's
         COL rule (which fails); an absent optional one (D-05, D-25) raises
@@ -371,7 +371,7 @@ class Submission(Checked):
             if name in self.layout.required:
                 raise Unavailable(self.column_rule, f"column {name} is absent")
             raise NotApplicable(f"the optional column {name} is absent")
-        return table.df[name]
+        return table.column(name)
 
     def has_column(self, name: str) -> bool:
         try:
@@ -385,25 +385,20 @@ class Submission(Checked):
 
     # ------------------------------------------------------------------ derived columns
 
-    def key_series(self, table: Table) -> pd.Series:
+    def key_series(self, table: Table) -> np.ndarray:
         """The trial key of each row, composite keys joined with ':' as MediScore does (IDX-01)."""
         cols = [c for c in self.keys]
         for c in cols:
             if not table.has(c):
                 raise Unavailable(self.column_rule, f"key column {c} is absent")
-        if len(cols) == 1:
-            return table.df[cols[0]].astype(str)
-        out = table.df[cols[0]].astype(str)
-        for c in cols[1:]:
-            out = out + ":" + table.df[c].astype(str)
-        return out
+        return arrays.joined([table.column(c) for c in cols])
 
     @functools.cached_property
-    def sys_keys(self) -> pd.Series:
+    def sys_keys(self) -> np.ndarray:
         return self.key_series(self.sysout())
 
     @functools.cached_property
-    def index_keys(self) -> pd.Series:
+    def index_keys(self) -> np.ndarray:
         return self.index_memo(("keys", *self.keys), lambda: self.key_series(self.index()))
 
     @functools.cached_property
@@ -424,14 +419,14 @@ class Submission(Checked):
     @functools.cached_property
     def scores(self) -> np.ndarray:
         """ConfidenceScore as float64; NaN where the text is not a number (SCORE-01)."""
-        return pd.to_numeric(self.stripped("ConfidenceScore"), errors="coerce").to_numpy(dtype=np.float64)
+        return arrays.parse_floats(self.stripped("ConfidenceScore"))
 
     @property
     def status_name(self) -> str:
         """The status column in use: the layout's, or IsOptOut when the file carries it."""
         return self.layout.status
 
-    def status(self) -> pd.Series:
+    def status(self) -> np.ndarray:
         return self.column(self.status_name)
 
     def loc(
@@ -439,7 +434,7 @@ class Submission(Checked):
     ) -> dict[str, Any]:
         """Keyword arguments of a :class:`Finding` at row ``pos`` of the system output."""
         table = table or self.sysout()
-        key = self.sys_keys.iloc[pos] if table is self.sysout() else None
+        key = self.sys_keys[pos] if table is self.sysout() else None
         return {"file": table.display, "line": table.line_of(pos), "key": key, "column": column, "value": value}
 
     def index_row_of(self) -> dict[str, int]:

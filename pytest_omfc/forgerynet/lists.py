@@ -34,13 +34,15 @@ import unicodedata
 from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from ..csvio import BOM, Limits, ParseResult, Table, read_text
 from ..findings import Finding, Severity
+
+if TYPE_CHECKING:  # pandas is imported where a ForgeryNet file is read
+    import pandas as pd
 
 __all__ = [
     "INTEGER",
@@ -271,6 +273,8 @@ def _fields(text: str, width: int, numbers: str | None = None) -> pd.DataFrame |
     line by line, to name each bad line."""
     import csv
     import io
+
+    import pandas as pd
 
     if not text.strip() or '"' in text:
         return None
@@ -532,6 +536,8 @@ def read_plain_predictions(path: Path, display: str, columns: list[str], limits:
     An optional first line whose values are not numbers is a header.  A line with another number of
     fields is a CSV-03 finding naming it (a name with spaces, a truncated last line); its row is left out.
     """
+    import pandas as pd
+
     res = ParseResult(table=None, display=display)
     text = read_text(path, display, limits, res)
     if text is None:
@@ -557,7 +563,7 @@ def read_plain_predictions(path: Path, display: str, columns: list[str], limits:
                 table[c] = df[i].to_numpy(dtype=object)
     if table is not None:
         start = 2 if header else 1
-        res.table = Table(path, display, ["ID", *columns], table, np.arange(start, start + len(table)), 1)
+        res.table = Table.from_frame(path, display, ["ID", *columns], table, np.arange(start, start + len(table)), 1)
         return res
     ids: list[str] = []
     values: list[list[str]] = []
@@ -590,7 +596,9 @@ def read_plain_predictions(path: Path, display: str, columns: list[str], limits:
         lines.append(no)
     df = pd.DataFrame(values, columns=columns, dtype=object) if values else pd.DataFrame(columns=columns, dtype=object)
     df.insert(0, "ID", pd.Series(ids, dtype=object))
-    res.table = Table(path, display, ["ID", *columns], df, np.asarray(lines, dtype=np.int64), header_line or 1)
+    res.table = Table.from_frame(
+        path, display, ["ID", *columns], df, np.asarray(lines, dtype=np.int64), header_line or 1
+    )
     return res
 
 

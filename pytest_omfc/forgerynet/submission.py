@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .. import jpeg, png
 from ..csvio import Limits, ParseResult, Table, limits_for, read_psv
@@ -35,7 +34,9 @@ from ..submission import CheckSettings, Submission
 from ..work.pool import map_slices
 from .maps import too_many_pixels
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pandas is imported where a ForgeryNet file is read
+    import pandas as pd
+
     from .lists import ParsedList
 
 __all__ = [
@@ -487,6 +488,8 @@ class ForgeryNetSubmission(Submission):
         return ref
 
     def _csv_reference(self) -> Reference:
+        import pandas as pd
+
         res = read_psv(self.reference_path, self.ref_display, strip_values=True)
         ref = Reference(display=self.ref_display)
         if res.table is None:
@@ -689,6 +692,8 @@ class ForgeryNetSubmission(Submission):
     @functools.cached_property
     def probs(self) -> np.ndarray:
         """(n, c) float64 of the probability columns; NaN where a cell is not a number."""
+        import pandas as pd
+
         df = self.sysout().df
         # to_numeric already accepts surrounding blanks (a .str.strip() first would cost 2.5x the parse)
         cols = [pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=np.float64) for c in self.prob_columns]
@@ -705,6 +710,8 @@ class ForgeryNetSubmission(Submission):
     def ref_position(self) -> np.ndarray:
         """For each row, the position of its ID in the reference's IDs (-1: unknown), hashed once for the
         FNET rules and the scorers (a million IDs: a fraction of a second)."""
+        import pandas as pd
+
         ref_ids = pd.Index(np.asarray(self.reference.ids, dtype=object))
         return np.asarray(ref_ids.get_indexer(self.sys_ids.to_numpy(dtype=object)), dtype=np.int64)
 

@@ -167,12 +167,12 @@ def csv_05(ctx: Submission) -> Report:
     for col in _OPTIONAL_TEXT:
         if not table.has(col):
             continue
-        values = table.df[col]
+        values = table.column(col)
         for pos in ctx.placeholders(col).nonzero()[0]:
             found.append(
                 Finding(
                     f"a blank {col} should be an empty field (got a placeholder)",
-                    **ctx.loc(int(pos), col, values.iloc[pos]),
+                    **ctx.loc(int(pos), col, values[pos]),
                 )
             )
     return Report(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import arrays
 from ..editions import Group, Task
 from ..findings import Finding, Report, Severity, plural, shorten
 from ..models import status as st
@@ -170,8 +171,8 @@ def _opted_out(ctx: Submission) -> tuple[np.ndarray, list[str]]:
     reasons: list[str] = []
     columns = [ctx.status_name] + (["DonorStatus"] if ctx.task is Task.SPL and table.has("DonorStatus") else [])
     for col in columns:
-        values = ctx.stripped(col).to_numpy(dtype=object)
-        mask = np.isin(values, list(_NOT_PROCESSED))
+        values = ctx.stripped(col)
+        mask = arrays.isin(values, _NOT_PROCESSED)
         if mask.any():
             kinds = sorted(set(values[mask].tolist()))
             reasons.append(f"{plural(int(mask.sum()), 'row')} with {col} {' or '.join(kinds)}")
@@ -181,7 +182,7 @@ def _opted_out(ctx: Submission) -> tuple[np.ndarray, list[str]]:
             if not table.has(col):
                 continue
             values = ctx.stripped(col)
-            mask = ~values.isin(("", "[]")).to_numpy()
+            mask = ~arrays.isin(values, ("", "[]"))
             if mask.any():
                 reasons.append(f"{plural(int(mask.sum()), 'row')} with {col} set")
                 hit |= mask
@@ -227,8 +228,7 @@ def desc_03(ctx: Submission) -> Report:
     first = int(hit.nonzero()[0][0])
     table = ctx.sysout()
     f = Finding(
-        f"{msg}; the system output has {'; '.join(reasons)}, e.g. line {table.line_of(first)} "
-        f"[{ctx.sys_keys.iloc[first]}]",
+        f"{msg}; the system output has {'; '.join(reasons)}, e.g. line {table.line_of(first)} [{ctx.sys_keys[first]}]",
         file=desc.display,
     )
     n = int(hit.sum())

@@ -8,15 +8,18 @@ is X" rather than only the composite keys of IDX-03/IDX-04.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..editions import Group, Task
 from ..findings import Finding, Report, Severity
 from ..registry import rule
 from ..submission import NotApplicable, Submission
 from .desc import description
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 M18, M19 = Group.M18, Group.M19
 PROBE, EVENT, CAMERA = "ProbeFileID", "EventName", "TrainCamID"
@@ -29,10 +32,12 @@ def _names(items: list[str], limit: int = 5) -> str:
 
 def _pairs(ctx: Submission, second: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(probe, second) of the system output (with row positions) and of the index, as strings."""
-    sys = pd.DataFrame({"p": ctx.column(PROBE).astype(str), "x": ctx.column(second).astype(str)})
+    import pandas as pd
+
+    sys = pd.DataFrame({"p": ctx.column(PROBE), "x": ctx.column(second)}, dtype=object)
     sys["pos"] = np.arange(len(sys))
-    idx_df = ctx.index().df
-    idx = pd.DataFrame({"p": idx_df[PROBE].astype(str), "x": idx_df[second].astype(str)})
+    index = ctx.index()
+    idx = pd.DataFrame({"p": index.column(PROBE), "x": index.column(second)}, dtype=object)
     idx["pos"] = np.arange(len(idx))
     return sys, idx
 
@@ -87,13 +92,13 @@ def ev_02(ctx: Submission) -> Report:
     anyway is ignored, which the participant should know."""
     table = ctx.sysout()
     found = []
-    for col in (c for c in table.df.columns if "mask" in c.lower()):
-        series = table.df[col].astype(str)
-        for p in np.flatnonzero(series.str.strip().ne("").to_numpy()):
+    for col in (c for c in table.columns if "mask" in c.lower()):
+        series = table.column(col)
+        for p in np.flatnonzero(ctx.stripped(col) != ""):
             found.append(
                 Finding(
-                    f"event verification takes no masks, so this value is ignored (got {series.iloc[p]!r})",
-                    **ctx.loc(int(p), col, series.iloc[p]),
+                    f"event verification takes no masks, so this value is ignored (got {series[p]!r})",
+                    **ctx.loc(int(p), col, series[p]),
                 )
             )
     if not found:

@@ -10,8 +10,8 @@ IDX-07 and IDX-08 are MediScore options, not rules of a submission.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
+from .. import arrays
 from ..findings import Finding, Report, count_is, plural
 from ..registry import not_checked, rule
 from ..submission import Submission
@@ -30,8 +30,8 @@ def idx_01(ctx: Submission) -> Report:
     ctx.sys_keys  # noqa: B018  (Unavailable naming the COL rule when a key column is absent)
     found: list[tuple[int, Finding]] = []
     for col in ctx.keys:
-        values = table.df[col].to_numpy(dtype=object)
-        stripped = ctx.stripped(col).to_numpy(dtype=object)
+        values = table.column(col)
+        stripped = ctx.stripped(col)
         for pos in ((stripped != values) | (stripped == "")).nonzero()[0]:
             raw = values[pos]
             if raw.strip() == "":
@@ -47,7 +47,7 @@ def idx_01(ctx: Submission) -> Report:
 
 def _index_values(ctx: Submission, col: str) -> frozenset[str]:
     """The values of an index key column (stripped, as the index is read), once per index file and column."""
-    return ctx.index_memo(("values", col), lambda: frozenset(ctx.index().df[col].tolist()))
+    return ctx.index_memo(("values", col), lambda: frozenset(ctx.index().column(col).tolist()))
 
 
 @rule("IDX-02", "The number of data rows equals the index", requires=_REQ)
@@ -64,13 +64,13 @@ def idx_02(ctx: Submission) -> Report:
 
 
 def _extra(ctx: Submission) -> list[Finding]:
-    extra = ~ctx.sys_keys.isin(ctx.index_key_set)
+    extra = ~arrays.isin(ctx.sys_keys, ctx.index_key_set)
     return [
         Finding(
             "the trial must exist in the index (it does not)",
-            **ctx.loc(int(pos), _key_label(ctx), ctx.sys_keys.iloc[pos]),
+            **ctx.loc(int(pos), _key_label(ctx), ctx.sys_keys[pos]),
         )
-        for pos in extra.to_numpy().nonzero()[0]
+        for pos in extra.nonzero()[0]
     ]
 
 
@@ -88,15 +88,15 @@ def idx_03(ctx: Submission) -> Report:
 
 def _missing(ctx: Submission) -> list[Finding]:
     index = ctx.index()
-    gone = ~ctx.index_keys.isin(set(ctx.sys_keys))
+    gone = ~arrays.isin(ctx.index_keys, set(ctx.sys_keys.tolist()))
     return [
         Finding(
             "the index trial must appear in the system output (it does not)",
             file=index.display,
             line=index.line_of(int(pos)),
-            key=ctx.index_keys.iloc[pos],
+            key=ctx.index_keys[pos],
         )
-        for pos in gone.to_numpy().nonzero()[0]
+        for pos in gone.nonzero()[0]
     ]
 
 
@@ -116,13 +116,12 @@ def idx_04(ctx: Submission) -> Report:
 def _duplicates(ctx: Submission) -> list[Finding]:
     """Every repeat of a trial key after its first row, noting whole repeated rows."""
     keys = ctx.sys_keys
-    dup = keys.duplicated(keep="first").to_numpy()
+    first_pos = arrays.first_positions(keys)
+    dup = first_pos != np.arange(len(keys))
     if not dup.any():
         return []
     table = ctx.sysout()
-    first = pd.Series(np.arange(len(keys)), index=keys.to_numpy()).groupby(level=0).min()
-    first_pos = first.reindex(keys.to_numpy()).to_numpy()
-    same_row = table.df.duplicated(keep="first").to_numpy()
+    same_row = arrays.duplicated(list(zip(*(c.tolist() for c in table.columns.values()), strict=True)))
     found = []
     for pos in dup.nonzero()[0]:
         also = table.line_of(int(first_pos[pos]))
@@ -130,7 +129,7 @@ def _duplicates(ctx: Submission) -> list[Finding]:
         found.append(
             Finding(
                 f"the trial key must appear once (got it again, {what}; first on line {also})",
-                **ctx.loc(int(pos), _key_label(ctx), keys.iloc[pos]),
+                **ctx.loc(int(pos), _key_label(ctx), keys[pos]),
             )
         )
     return found

@@ -28,18 +28,20 @@ import re
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from .. import png
+from .. import arrays, png
 from ..editions import Group, Task
 from ..findings import Finding, Report, Severity, Unavailable, plural, shorten
 from ..paths import WINDOWS_ABS, resolve_inside
 from ..registry import Part, not_checked, rule
 from ..submission import NotApplicable, Submission
 from ..work.pool import cut, map_slices, resolve_jobs, slices_worth, xdist_worker
+
+if TYPE_CHECKING:  # the mask facts are frames; pandas is imported when a submission's masks are read
+    import pandas as pd
 
 N17, M18, M19, O2X = Group.N17, Group.M18, Group.M19, Group.O2X
 MASK_TASKS = {Task.IMG, Task.SPL, Task.CAM}
@@ -89,19 +91,21 @@ def mask_facts(ctx: Submission) -> MaskFacts:
     return ctx.memo("mask.facts", lambda: _build_facts(ctx))
 
 
-def _excused(ctx: Submission, df: pd.DataFrame, side: str) -> np.ndarray:
+def _excused(ctx: Submission, side: str) -> np.ndarray:
     """STATUS-08: FailedValidation rows skip the mask checks (per side in splice files)."""
     cols = ["IsOptOut", "ProbeStatus" if side == "probe" else "DonorStatus"]
-    out = np.zeros(len(df), dtype=bool)
+    table = ctx.sysout()
+    out = np.zeros(len(table), dtype=bool)
     for c in cols:
-        if c in df.columns:
-            out |= ctx.stripped(c).to_numpy(dtype=object) == FAILED
+        if table.has(c):
+            out |= ctx.stripped(c) == FAILED
     return out
 
 
 def _build_facts(ctx: Submission) -> MaskFacts:
+    import pandas as pd
+
     table = ctx.sysout()
-    df = table.df
     wanted = [("probe", PROBE_COL)] + ([("donor", DONOR_COL)] if ctx.task is Task.SPL else [])
     columns = {side: col for side, col in wanted if table.has(col)}
     if not columns:
@@ -109,10 +113,10 @@ def _build_facts(ctx: Submission) -> MaskFacts:
     parts: list[_Columns] = []
     blank_parts: list[_Columns] = []
     for side, col in columns.items():
-        excused = _excused(ctx, df, side)
+        excused = _excused(ctx, side)
         lookalike = ctx.placeholders(col)
-        pos = np.arange(len(df))
-        raw_texts, names = ctx.column(col).to_numpy(dtype=object), ctx.stripped(col).to_numpy(dtype=object)
+        pos = np.arange(len(table))
+        raw_texts, names = ctx.column(col), ctx.stripped(col)
         given = (names != "") & ~lookalike
         for into, rows, extra in ((blank_parts, lookalike, {}), (parts, given, {"name": names[given]})):
             n = int(rows.sum())
@@ -130,10 +134,10 @@ def _build_facts(ctx: Submission) -> MaskFacts:
     # refs is built once, with the file columns (:func:`_probe_files`): a frame made and then widened column by
     # column cost a package of 1,000 EXPIDs seconds
     facts = MaskFacts(
-        refs=_NO_REFS,
+        refs=pd.DataFrame(),  # set by _probe_files
         blanks=pd.DataFrame(_in_file_order(blank_parts)),
         columns=columns,
-        total=len(df),
+        total=len(table),
         pos=base["pos"],
     )
     facts.early = _probe_files(ctx, facts, base)
@@ -142,8 +146,6 @@ def _build_facts(ctx: Submission) -> MaskFacts:
 
 #: Columns of references by name, as arrays of one length, before they become ``MaskFacts.refs``.
 _Columns = dict[str, np.ndarray]
-#: ``MaskFacts.refs`` until :func:`_probe_files` sets it.
-_NO_REFS = pd.DataFrame()
 
 
 def _in_file_order(parts: list[_Columns]) -> _Columns:
@@ -228,6 +230,8 @@ def _probe_files(ctx: Submission, facts: MaskFacts, base: _Columns) -> _Early | 
         count=len(heads),
     )
     # one frame built at once: eleven column assignments cost about a millisecond per EXPID of a package
+    import pandas as pd
+
     facts.refs = pd.DataFrame({**base, **columns})
     return early
 
@@ -603,7 +607,8 @@ def _index_dims(ctx: Submission, facts: MaskFacts, side: str) -> tuple[np.ndarra
         if not index.has(c):
             raise Unavailable("CSV-07", f"index {index.display} lacks column {c}")
     lookup, widths, heights = ctx.index_memo(("sizes", wcol, hcol, *ctx.keys), lambda: _index_sizes(ctx, wcol, hcol))
-    rows = lookup.get_indexer(ctx.sys_keys.to_numpy())[facts.pos]  # -1: not in the index
+    rows = np.fromiter((lookup.get(k, -1) for k in ctx.sys_keys.tolist()), dtype=np.int64, count=len(ctx.sys_keys))
+    rows = rows[facts.pos]  # -1: not in the index
     known = rows >= 0
     if not known.any():  # also an index without rows: nothing to take from
         nothing = np.full(len(rows), np.nan)
@@ -614,14 +619,14 @@ def _index_dims(ctx: Submission, facts: MaskFacts, side: str) -> tuple[np.ndarra
     return facts.dims[side]
 
 
-def _index_sizes(ctx: Submission, wcol: str, hcol: str) -> tuple[pd.Index, np.ndarray, np.ndarray]:
-    """The index's trial keys (each at its first row) and the sizes of those rows as floats (NaN where not a
-    number), for :func:`_index_dims`: made once per index file in a process."""
+def _index_sizes(ctx: Submission, wcol: str, hcol: str) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """The index's trial keys (each to the position of its first row among the returned sizes) and the sizes of
+    those rows as floats (NaN where not a number), for :func:`_index_dims`: made once per index file in a process."""
     keys = ctx.index_keys
-    first = ~keys.duplicated(keep="first").to_numpy()
-    df = ctx.index().df
-    sizes = [pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=np.float64)[first] for c in (wcol, hcol)]
-    return pd.Index(keys.to_numpy()[first]), sizes[0], sizes[1]
+    first = ~arrays.duplicated(keys)
+    index = ctx.index()
+    sizes = [arrays.parse_floats(index.column(c))[first] for c in (wcol, hcol)]
+    return {k: i for i, k in enumerate(keys[first].tolist())}, sizes[0], sizes[1]
 
 
 def _sized(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame) -> np.ndarray:
@@ -929,10 +934,10 @@ def _mostly_black(ctx: Submission, facts: MaskFacts) -> tuple[list[tuple[Any, fl
 def _opt_out_zero(ctx: Submission, refs: pd.DataFrame) -> np.ndarray:
     """Rows whose opt-out pixel value is 0: their black pixels are opted out, not claimed."""
     out = np.zeros(len(refs), dtype=bool)
-    df = ctx.sysout().df
+    table = ctx.sysout()
     for side, col in (("probe", PROBE_PIX), ("donor", DONOR_PIX)):
-        if col in df.columns:
-            zero = ctx.stripped(col).to_numpy(dtype=object) == "0"
+        if table.has(col):
+            zero = ctx.stripped(col) == "0"
             out |= (refs["side"].to_numpy(dtype=object) == side) & zero[refs["pos"].to_numpy()]
     return out
 
@@ -994,11 +999,11 @@ def mask_10(ctx: Submission) -> Report:
     keys = ctx.sys_keys
     found = []
     for _path, group in shared.groupby("path", sort=False):
-        pairs = [keys.iloc[int(p)] for p in group["pos"]]
+        pairs = [keys[int(p)] for p in group["pos"]]
         if len(set(pairs)) < 2:
             continue
         for ref in _rows(group):
-            others = [k for k in pairs if k != keys.iloc[int(ref.pos)]]
+            others = [k for k in pairs if k != keys[int(ref.pos)]]
             found.append(
                 _finding(
                     ctx,
@@ -1024,12 +1029,12 @@ def mask_11(ctx: Submission) -> Report:
     table = ctx.sysout()
     if not table.has(PROBE_COL):
         return Report()
-    col = table.df[PROBE_COL].astype(str)
-    given = (col.str.strip() != "").to_numpy().nonzero()[0]
+    col = table.column(PROBE_COL)
+    given = (ctx.stripped(PROBE_COL) != "").nonzero()[0]
     found = [
         Finding(
             f"{ctx.edition.value} video is detection only: the mask column should be left out (got a mask name)",
-            **ctx.loc(int(p), PROBE_COL, col.iloc[p]),
+            **ctx.loc(int(p), PROBE_COL, col[p]),
         )
         for p in given
     ]
@@ -1064,8 +1069,11 @@ def _pixel_columns(ctx: Submission) -> list[str]:
     return cols
 
 
-def _pixel_values(ctx: Submission, col: str) -> pd.Series:
-    return ctx.sysout().df[col].astype(str)
+def _pixel_values(ctx: Submission, col: str) -> tuple[np.ndarray, np.ndarray]:
+    """The values as written and stripped, and which of them are integers (``_INTEGER``)."""
+    text = ctx.stripped(col)
+    match = _INTEGER.match
+    return text, np.fromiter((match(t) is not None for t in text.tolist()), dtype=bool, count=len(text))
 
 
 _OOPIX_TASKS = {Task.IMG, Task.SPL, Task.CAM, Task.VID}
@@ -1083,14 +1091,14 @@ def oopix_01(ctx: Submission) -> Report:
     """MediScore enforces it where the column exists (not for video, where D-16 makes it a warning)."""
     found = []
     for col in _pixel_columns(ctx):
-        values = _pixel_values(ctx, col)
-        text = values.str.strip()
-        bad = ((text != "") & ~text.str.match(_INTEGER)).to_numpy().nonzero()[0]
+        values = ctx.column(col)
+        text, integer = _pixel_values(ctx, col)
+        bad = ((text != "") & ~integer).nonzero()[0]
         found += [
             Finding(
-                f"must be blank or an integer (got {values.iloc[p]!r})",
+                f"must be blank or an integer (got {values[p]!r})",
                 severity=_video_severity(ctx),
-                **ctx.loc(int(p), col, values.iloc[p]),
+                **ctx.loc(int(p), col, values[p]),
             )
             for p in bad
         ]
@@ -1115,15 +1123,15 @@ def oopix_02(ctx: Submission) -> Report:
     """Masks hold one byte per pixel (MASK-07), so no other value can occur in them; MediScore lets 300 pass."""
     found = []
     for col in _pixel_columns(ctx):
-        values = _pixel_values(ctx, col)
-        text = values.str.strip()
-        ints = pd.to_numeric(text.where(text.str.match(_INTEGER), None), errors="coerce")
-        bad = ((ints < 0) | (ints > 255)).to_numpy().nonzero()[0]
+        values = ctx.column(col)
+        text, integer = _pixel_values(ctx, col)
+        ints = np.where(integer, arrays.parse_floats(text), np.nan)
+        bad = ((ints < 0) | (ints > 255)).nonzero()[0]
         found += [
             Finding(
-                f"must be a one-byte pixel value 0-255 (got {text.iloc[p]})",
+                f"must be a one-byte pixel value 0-255 (got {text[p]})",
                 severity=_video_severity(ctx),
-                **ctx.loc(int(p), col, values.iloc[p]),
+                **ctx.loc(int(p), col, values[p]),
             )
             for p in bad
         ]
@@ -1142,11 +1150,10 @@ def oopix_03(ctx: Submission) -> Report:
     table = ctx.sysout()
     if not table.has(PROBE_PIX):
         raise NotApplicable("no ProbeOptOutPixelValue column (COL-02 decides whether it is required)")
-    values = table.df[PROBE_PIX].astype(str)
-    bad = (values.str.strip() != "").to_numpy().nonzero()[0]
+    values = table.column(PROBE_PIX)
+    bad = (ctx.stripped(PROBE_PIX) != "").nonzero()[0]
     found = [
-        Finding(f"must be blank for OpenMFC (got {values.iloc[p]!r})", **ctx.loc(int(p), PROBE_PIX, values.iloc[p]))
-        for p in bad
+        Finding(f"must be blank for OpenMFC (got {values[p]!r})", **ctx.loc(int(p), PROBE_PIX, values[p])) for p in bad
     ]
     return Report(found, headline=f"{len(found)} of {len(values)} rows give a ProbeOptOutPixelValue" if found else None)
 
@@ -1165,7 +1172,7 @@ def oopix_04(ctx: Submission) -> Report:
     found = []
     for col in (PROBE_PIX, DONOR_PIX):
         if table.has(col):
-            n = int((table.df[col].astype(str).str.strip() != "").sum())
+            n = int((ctx.stripped(col) != "").sum())
             values = plural(n, "value") if n else "no values"
             found.append(
                 Finding(

@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ..archive import is_junk
 from ..editions import Group, Task
@@ -107,22 +106,21 @@ def _mask_rows(ctx: Submission) -> tuple[int, str | None]:
     cols = [c for c in MASK_COLUMNS if table.has(c)]
     if not cols:
         return 0, None
-    named = {c: ctx.stripped(c).to_numpy(dtype=object) != "" for c in cols}
+    named = {c: ctx.stripped(c) != "" for c in cols}
     rows = np.logical_or.reduce(list(named.values())).nonzero()[0]
     if not len(rows):
         return 0, None
     pos = int(rows[0])
     col = next(c for c in cols if named[c][pos])
-    return len(rows), f"line {table.line_of(pos)} {col}={table.df[col].iloc[pos]!r}"
+    return len(rows), f"line {table.line_of(pos)} {col}={table.column(col)[pos]!r}"
 
 
 def _referenced_tops(ctx: Submission) -> set[str]:
     """Top-level entries the provenance output names (PKG-06: JSONs may live anywhere inside)."""
     if ctx.task not in (Task.PF, Task.PG) or not ctx.has_column("ProvenanceOutputFileName"):
         return set()
-    refs: pd.Series = ctx.column("ProvenanceOutputFileName").astype(str).str.strip().str.replace("\\", "/", regex=False)
-    refs = refs[refs != ""].str.lstrip("./")
-    return set(refs.str.split("/").str[0])
+    refs = (ref.strip().replace("\\", "/") for ref in ctx.column("ProvenanceOutputFileName").tolist())
+    return {ref.lstrip("./").split("/")[0] for ref in refs if ref}
 
 
 def _layout(ctx: Submission) -> Report:

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import arrays
 from ..csvio import read_psv
 from ..editions import EditionTaskError, Group, Task, parse_task
 from ..findings import Finding, Report, Severity, Unavailable, plural
@@ -96,8 +97,8 @@ def prov_data(ctx: Submission) -> ProvData:
 
 
 def _build(ctx: Submission) -> ProvData:
-    refs = ctx.column(REF).astype(str).to_numpy()
-    keys = ctx.sys_keys.to_numpy()
+    refs = ctx.column(REF)
+    keys = ctx.sys_keys
     excused = _excused(ctx)
     root = ctx.settings.csv.parent if ctx.settings.csv else ctx.dir
     probes = _probe_names(ctx)
@@ -126,10 +127,10 @@ def _excused(ctx: Submission) -> np.ndarray:
     """Rows whose status excuses the JSON (D-19): NonProcessed/OptOut, or IsOptOut=Y in NC2017."""
     n = len(ctx.sysout())
     try:
-        status = ctx.status().astype(str).str.strip()
+        status = arrays.strip(ctx.status())
     except Unavailable:  # no status column: no row is excused (COL-12/13 report it)
         return np.zeros(n, dtype=bool)
-    return status.isin(EXCUSED.get(ctx.group, frozenset())).to_numpy()
+    return arrays.isin(status, EXCUSED.get(ctx.group, frozenset()))
 
 
 def _probe_names(ctx: Submission) -> dict[str, str]:
@@ -140,8 +141,8 @@ def _probe_names(ctx: Submission) -> dict[str, str]:
         return {}
     if not table.has("ProvenanceProbeFileName"):
         return {}
-    df = table.df
-    return dict(zip(df["ProvenanceProbeFileID"].astype(str), df["ProvenanceProbeFileName"].astype(str), strict=False))
+    ids, names = table.column("ProvenanceProbeFileID").tolist(), table.column("ProvenanceProbeFileName").tolist()
+    return dict(zip(ids, names, strict=True))
 
 
 def _world_index(ctx: Submission) -> tuple[dict[str, str] | None, str]:
@@ -165,7 +166,7 @@ def _world_index(ctx: Submission) -> tuple[dict[str, str] | None, str]:
         table = read_psv(path, path.name, strip_values=True).table
         if table is None or not (table.has("WorldFileID") and table.has("WorldFileName")):
             continue
-        world.update(zip(table.df["WorldFileID"].astype(str), table.df["WorldFileName"].astype(str), strict=False))
+        world.update(zip(table.column("WorldFileID").tolist(), table.column("WorldFileName").tolist(), strict=True))
         used.append(path.name)
     if used:
         return world, ", ".join(used)
@@ -444,14 +445,14 @@ def _task_sources(ctx: Submission) -> list[Finding]:
     except Unavailable:
         table = None
     if table is not None and table.has("TaskID"):
-        values = table.df["TaskID"].astype(str)
-        for value in values.unique():
+        values = table.column("TaskID")
+        for value in dict.fromkeys(values.tolist()):  # each value once, in file order
             try:
                 task = parse_task(value)
             except EditionTaskError:
                 continue
             if task in (PF, PG) and task is not ctx.task:
-                pos = int(np.flatnonzero(values.to_numpy() == value)[0])
+                pos = int(np.flatnonzero(values == value)[0])
                 out.append(
                     Finding(
                         f"the index TaskID should name the task checked: the JSONs are checked against the "

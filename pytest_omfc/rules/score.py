@@ -8,8 +8,8 @@ submitted text, so ``1e400`` is shown as written, not as ``inf``.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
+from .. import arrays
 from ..editions import Group, Task
 from ..findings import Finding, Report, Severity, plural
 from ..models.status import DETECTION_OPTED_OUT, FAILED_VALIDATION
@@ -22,7 +22,7 @@ SCORE = "ConfidenceScore"
 _REQ = ("SCORE-01",)
 
 
-def _score_text(ctx: Submission) -> pd.Series:
+def _score_text(ctx: Submission) -> np.ndarray:
     """The raw ConfidenceScore text (stripped).
 
     MFC2019 provenance output has no ConfidenceScore (COL-13, D-06): there the
@@ -38,10 +38,6 @@ def _got(text: str, value: float) -> str:
     """Why a score text is not a finite real, for "(got ...)"."""
     if text == "":
         return "an empty field"
-    try:  # from the text itself: pandas 2 reads '1e400' as NaN, pandas 3 as infinity
-        value = float(text)
-    except ValueError:
-        pass
     if np.isnan(value):
         return f"{text!r}, which is not a number" if text.lower() in ("nan", "+nan", "-nan") else repr(text)
     if "inf" in text.lower():
@@ -65,8 +61,8 @@ def score_01(ctx: Submission) -> Report:
     bad = np.flatnonzero(~np.isfinite(scores))
     found = [
         Finding(
-            f"ConfidenceScore must be a finite real number (got {_got(text.iloc[p], scores[p])})",
-            **ctx.loc(int(p), SCORE, text.iloc[p]),
+            f"ConfidenceScore must be a finite real number (got {_got(text[p], scores[p])})",
+            **ctx.loc(int(p), SCORE, text[p]),
             expected="a finite real number",
         )
         for p in bad
@@ -89,7 +85,7 @@ def score_02(ctx: Submission) -> Report:
     score over all processed (``IsOptOut=N``) trials ranks nothing, so the AUC is meaningless."""
     scores = ctx.scores
     if ctx.has_column("IsOptOut"):
-        processed = ctx.column("IsOptOut").to_numpy(dtype=object) == "N"
+        processed = ctx.column("IsOptOut") == "N"
     else:
         processed = np.ones(len(scores), bool)
     s = scores[processed]
@@ -118,8 +114,8 @@ def score_03(ctx: Submission) -> Report:
     bad = np.flatnonzero((scores < 0) | (scores > 1))
     found = [
         Finding(
-            f"ConfidenceScore must be in [0, 1] (got {text.iloc[p]})",
-            **ctx.loc(int(p), SCORE, text.iloc[p]),
+            f"ConfidenceScore must be in [0, 1] (got {text[p]})",
+            **ctx.loc(int(p), SCORE, text[p]),
             expected="a number in [0, 1]",
         )
         for p in bad
@@ -134,13 +130,13 @@ def _zero_for(ctx: Submission, statuses: frozenset[str], what: str) -> Report:
     text = _score_text(ctx)
     status = ctx.status()
     scores = ctx.scores
-    chosen = status.isin(statuses).to_numpy()
+    chosen = arrays.isin(status, statuses)
     bad = np.flatnonzero(chosen & (scores != 0))
     col = ctx.status_name
     found = [
         Finding(
-            f"ConfidenceScore must be 0 for {col}={status.iloc[p]} (got {text.iloc[p]})",
-            **ctx.loc(int(p), SCORE, text.iloc[p]),
+            f"ConfidenceScore must be 0 for {col}={status[p]} (got {text[p]})",
+            **ctx.loc(int(p), SCORE, text[p]),
             expected="0",
         )
         for p in bad
@@ -185,11 +181,11 @@ def score_06(ctx: Submission) -> Report:
     text = _score_text(ctx)
     status = ctx.status()
     scores = ctx.scores
-    out = (status == "Y").to_numpy()
+    out = status == "Y"
     if not out.any():
         return Report()
     opted = scores[out]
-    processed = scores[(status == "N").to_numpy()]
+    processed = scores[status == "N"]
     display = ctx.sysout().display
     found: list[Finding] = []
     parts: list[str] = []
@@ -210,8 +206,8 @@ def score_06(ctx: Submission) -> Report:
         found += [
             Finding(
                 f"an opted-out trial's score must be lower than every processed trial's "
-                f"(got {text.iloc[p]}; the lowest processed score is {_fmt(low)})",
-                **ctx.loc(int(p), SCORE, text.iloc[p]),
+                f"(got {text[p]}; the lowest processed score is {_fmt(low)})",
+                **ctx.loc(int(p), SCORE, text[p]),
             )
             for p in high
         ]
@@ -237,15 +233,15 @@ def score_07(ctx: Submission) -> Report:
     Scorer-side, so a warning naming the rows whose submitted score NIST replaces."""
     text = _score_text(ctx)
     status = ctx.status()
-    failed = (status == FAILED_VALIDATION).to_numpy()
+    failed = status == FAILED_VALIDATION
     if ctx.task is SPL and ctx.has_column("DonorStatus"):
-        failed = failed | (ctx.column("DonorStatus") == FAILED_VALIDATION).to_numpy()
+        failed = failed | (ctx.column("DonorStatus") == FAILED_VALIDATION)
     scores = ctx.scores
     bad = np.flatnonzero(failed & (scores != 0))
     found = [
         Finding(
-            f"NIST scores a FailedValidation trial as 0, so this score is replaced (got {text.iloc[p]})",
-            **ctx.loc(int(p), SCORE, text.iloc[p]),
+            f"NIST scores a FailedValidation trial as 0, so this score is replaced (got {text[p]})",
+            **ctx.loc(int(p), SCORE, text[p]),
         )
         for p in bad
     ]

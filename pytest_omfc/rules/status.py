@@ -15,8 +15,8 @@ import enum
 from collections.abc import Callable
 
 import numpy as np
-import pandas as pd
 
+from .. import arrays
 from ..editions import Group, Task
 from ..findings import Finding, Report, Severity, plural
 from ..models.status import (
@@ -69,12 +69,12 @@ def _bad_values(
     """Findings for every row whose ``column`` is not one of the enum's values (exact match)."""
     series = ctx.column(column)
     allowed = values(status_enum)
-    bad = np.flatnonzero(~np.isin(series.to_numpy(dtype=object), list(allowed)))
+    bad = np.flatnonzero(~arrays.isin(series, frozenset(allowed)))
     listed = ", ".join(allowed)
     found = [
         Finding(
-            f"{column} must be one of {listed} (got {_got(series.iloc[p], allowed, note)})",
-            **ctx.loc(int(p), column, series.iloc[p]),
+            f"{column} must be one of {listed} (got {_got(series[p], allowed, note)})",
+            **ctx.loc(int(p), column, series[p]),
             expected=f"one of {listed}",
         )
         for p in bad
@@ -181,14 +181,14 @@ def status_07(ctx: Submission) -> Report:
 # --------------------------------------------------------------------------- meanings
 
 
-def _blank(series: pd.Series) -> np.ndarray:
+def _blank(series: np.ndarray) -> np.ndarray:
     """Blank fields (no mask, MASK-01)."""
-    return series.astype(str).str.strip().eq("").to_numpy()
+    return np.fromiter((not v.strip() for v in series.tolist()), dtype=bool, count=len(series))
 
 
-def _no_segments(series: pd.Series) -> np.ndarray:
+def _no_segments(series: np.ndarray) -> np.ndarray:
     """``[]`` (or blank): no interval given. Anything else counts as carrying segments."""
-    return series.astype(str).str.replace(r"\s+", "", regex=True).isin(["[]", ""]).to_numpy()
+    return np.fromiter(("".join(v.split()) in ("[]", "") for v in series.tolist()), dtype=bool, count=len(series))
 
 
 @rule(
@@ -214,7 +214,7 @@ def status_08(ctx: Submission) -> Report:
         cols.append(("DonorStatus", ("donor mask", "donor mask")))
     found: list[Finding] = []
     for col, (checks, ignored) in cols:
-        for p in np.flatnonzero(ctx.column(col).to_numpy(dtype=object) == FAILED_VALIDATION):
+        for p in np.flatnonzero(ctx.column(col) == FAILED_VALIDATION):
             found.append(
                 Finding(
                     f"NIST skips this row's {checks} checks and scores the trial as failed "
@@ -246,8 +246,8 @@ def status_09(ctx: Submission) -> Report:
     processed"."""
     if ctx.task in (EV, PF, PG):
         raise NotApplicable(f"no status of the {ctx.task.value} task carries localization output")
-    status = ctx.column("ProbeStatus").astype(str)
-    chosen = status.isin(LOCALIZATION_ONLY).to_numpy()
+    status = ctx.column("ProbeStatus")
+    chosen = arrays.isin(status, LOCALIZATION_ONLY)
     if ctx.task is VID:
         empty = np.logical_and.reduce([_no_segments(ctx.column(c)) for c in SEGMENT_COLUMNS])
         if ctx.has_column(PROBE_MASK):
@@ -261,7 +261,7 @@ def status_09(ctx: Submission) -> Report:
     found = [
         Finding(
             f"OptOutDetection means localization only, so the row should carry {need} (got {got})",
-            **ctx.loc(int(p), "ProbeStatus", status.iloc[p]),
+            **ctx.loc(int(p), "ProbeStatus", status[p]),
         )
         for p in np.flatnonzero(chosen & empty)
     ]
@@ -282,7 +282,7 @@ def status_09(ctx: Submission) -> Report:
 def status_10(ctx: Submission) -> Report:
     """Implied by MFC19 §5.1.1.3 (and D-10 for OptOutSpatial): output under an opt-out is not
     scored, so carrying it is a contradiction worth a warning. MediScore does not check it."""
-    checks: list[tuple[str, frozenset[str], str, Callable[[pd.Series], np.ndarray]]] = []
+    checks: list[tuple[str, frozenset[str], str, Callable[[np.ndarray], np.ndarray]]] = []
     if ctx.task is VID:
         checks += [("ProbeStatus", NO_SEGMENTS_M19, c, _no_segments) for c in SEGMENT_COLUMNS]
         if ctx.has_column(PROBE_MASK):
@@ -293,15 +293,15 @@ def status_10(ctx: Submission) -> Report:
             checks.append(("DonorStatus", NO_MASK_M19, DONOR_MASK, _blank))
     found: list[Finding] = []
     for status_col, statuses, out_col, is_empty in checks:
-        status = ctx.column(status_col).astype(str)
-        output = ctx.column(out_col).astype(str)
+        status = ctx.column(status_col)
+        output = ctx.column(out_col)
         want = "[]" if is_empty is _no_segments else "blank"
-        for p in np.flatnonzero(status.isin(statuses).to_numpy() & ~is_empty(output)):
+        for p in np.flatnonzero(arrays.isin(status, statuses) & ~is_empty(output)):
             found.append(
                 Finding(
-                    f"{status_col}={status.iloc[p]} opts out of this output, so {out_col} should be "
-                    f"{want} (got {output.iloc[p]!r}, which is not scored)",
-                    **ctx.loc(int(p), out_col, output.iloc[p]),
+                    f"{status_col}={status[p]} opts out of this output, so {out_col} should be "
+                    f"{want} (got {output[p]!r}, which is not scored)",
+                    **ctx.loc(int(p), out_col, output[p]),
                 )
             )
     if not found:

@@ -28,8 +28,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
+from .. import arrays
 from ..editions import Group, Task
 from ..findings import Finding, Report, Severity, plural, shorten
 from ..paths import resolve_inside
@@ -242,17 +242,17 @@ def _find_outside(f: h5py.File, h5: ModuleType, out: MaskFile) -> None:
     f.visititems_links(visit)
 
 
-def index_values(ctx: Submission, column: str) -> tuple[np.ndarray, pd.Series] | None:
+def index_values(ctx: Submission, column: str) -> tuple[np.ndarray, np.ndarray] | None:
     """Per system-output row: the index ``column`` as float64 (NaN when blank, not numeric or no such trial),
-    and the raw text; None when the index has no such column."""
+    and the raw text (empty for a trial the index lacks); None when the index has no such column."""
     index = ctx.index()
     if not index.has(column):
         return None
-    raw = pd.Series(index.df[column].to_numpy(), index=ctx.index_keys.to_numpy())
-    raw = raw[~raw.index.duplicated(keep="first")]
-    mapped = ctx.sys_keys.map(raw)
-    values = pd.to_numeric(mapped, errors="coerce").to_numpy(dtype=np.float64)
-    return values, mapped
+    by_key: dict[str, str] = {}
+    for key, text in zip(ctx.index_keys.tolist(), index.column(column).tolist(), strict=True):
+        by_key.setdefault(key, text)  # the first row of a repeated index key
+    mapped = arrays.text_array([by_key.get(key, "") for key in ctx.sys_keys.tolist()])
+    return arrays.parse_floats(mapped), mapped
 
 
 # ---------------------------------------------------------------------------- rows
@@ -271,16 +271,16 @@ def _refs(ctx: Submission) -> list[_Ref]:
     table = ctx.sysout()
     if not table.has(MASK_COLUMN):
         raise NotApplicable(f"no {MASK_COLUMN} column (optional and not evaluated in MFC2019 video, D-16)")
-    names = table.df[MASK_COLUMN].astype(str)
-    live = names.str.strip() != ""
+    names = table.column(MASK_COLUMN)
+    live = ctx.stripped(MASK_COLUMN) != ""
     if table.has("ProbeStatus"):
-        live &= table.df["ProbeStatus"].astype(str).str.strip() != "FailedValidation"
-    rows = np.flatnonzero(live.to_numpy())
+        live &= ctx.stripped("ProbeStatus") != "FailedValidation"
+    rows = np.flatnonzero(live)
     if not len(rows):
         raise NotApplicable("no video masks are named")
     out = []
     for pos in rows:
-        name = names.iloc[pos]
+        name = names[pos]
         path, why = resolve_inside(ctx.dir, name)
         out.append(_Ref(int(pos), name, path, why))
     return out
@@ -596,14 +596,14 @@ def vmask_06(ctx: Submission) -> Report:
     table = ctx.sysout()
     if not table.has(PIXEL_COLUMN):
         raise NotApplicable(f"no {PIXEL_COLUMN} column (optional in MFC2019 video, D-16)")
-    raw = table.df[PIXEL_COLUMN].astype(str).str.strip()
-    value = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64)
+    raw = ctx.stripped(PIXEL_COLUMN)
+    value = arrays.parse_floats(raw)
     with np.errstate(invalid="ignore"):
-        ok = (raw == "").to_numpy() | ((np.mod(value, 1) == 0) & (value >= 0) & (value <= 255))
+        ok = (raw == "") | ((np.mod(value, 1) == 0) & (value >= 0) & (value <= 255))
     found = [
         Finding(
-            f"the opt-out pixel value must be blank or an integer in [0, 255] (got {raw.iloc[p]!r})",
-            **ctx.loc(int(p), PIXEL_COLUMN, table.df[PIXEL_COLUMN].iloc[p]),
+            f"the opt-out pixel value must be blank or an integer in [0, 255] (got {raw[p]!r})",
+            **ctx.loc(int(p), PIXEL_COLUMN, table.column(PIXEL_COLUMN)[p]),
         )
         for p in np.flatnonzero(~ok)
     ]

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from .. import arrays
 from ..editions import Group, Task
 from ..findings import Finding, Report, Severity, Unavailable, plural
 from ..models.segments import AUDIO_COLUMNS, FRAME_COLUMNS, SEGMENT_COLUMNS
@@ -161,15 +161,14 @@ def _parse_segments(ctx: Submission) -> Segments:
             raise NotApplicable("no segment columns: OpenMFC VMD/VGMD is detection only (D-05)")
         raise Unavailable(ctx.column_rule, "the segment columns are absent")
     n = len(table)
-    status = table.df["ProbeStatus"].astype(str).str.strip() if table.has("ProbeStatus") else pd.Series([""] * n)
-    excused = (status == "FailedValidation").to_numpy()
+    excused = ctx.stripped("ProbeStatus") == "FailedValidation" if table.has("ProbeStatus") else np.zeros(n, bool)
 
     raw_cells: list[np.ndarray] = []
     parts: list[tuple[np.ndarray, ...]] = []
     cell_problems: list[tuple[int, int, str, Severity | None]] = []
     pair_problems: list[tuple[int, int, int, str]] = []
     for ci, name in enumerate(columns):
-        text_of = np.array([str(v) for v in table.df[name].to_numpy(dtype=object)], dtype=object)
+        text_of = table.column(name)
         raw_cells.append(text_of)
         match = _CANONICAL.fullmatch
         canon = np.fromiter((match(s) is not None for s in text_of), dtype=bool, count=len(text_of))
@@ -251,7 +250,7 @@ def _parse_segments(ctx: Submission) -> Segments:
         cells=tuple(raw_cells),
         display=table.display,
         lines=table.lines,
-        keys=ctx.sys_keys.to_numpy(dtype=object),
+        keys=ctx.sys_keys,
         pos=pos_a[order].astype(np.int64),
         col=col_a[order].astype(np.int64),
         elem=elem_a[order].astype(np.int64),
@@ -408,14 +407,14 @@ def vseg_05(ctx: Submission) -> Report:
                 )
             )
     else:
-        known = ctx.sys_keys.isin(ctx.index_key_set).to_numpy()
+        known = arrays.isin(ctx.sys_keys, ctx.index_key_set)
         unknown = np.unique(seg.pos[sel & np.isnan(fc) & known[seg.pos]])
         rows_of = ctx.index_row_of() if len(unknown) else {}
         for pos in unknown:
-            key = ctx.sys_keys.iloc[pos]
+            key = ctx.sys_keys[pos]
             found.append(
                 Finding(
-                    f"the upper bound is not checked: FrameCount must be a number (got {got[1].iloc[pos]!r})",
+                    f"the upper bound is not checked: FrameCount must be a number (got {got[1][pos]!r})",
                     file=index.display,
                     line=index.line_of(rows_of[key]),
                     key=key,
@@ -464,6 +463,16 @@ def vseg_06(ctx: Submission) -> Report:
     return Report(found, headline=f"{_count(len(found), 'audio interval', 'lies', 'lie')} outside the audio samples")
 
 
+def _running_max(values: np.ndarray, run: np.ndarray) -> np.ndarray:
+    """The running maximum of ``values`` restarted at each run (``run``: ascending run numbers, one per cell).
+
+    The values are ranked (ints ``0..k-1``) and each run is lifted by ``run * k``, above every earlier run,
+    so that one ``maximum.accumulate`` over the whole array never carries a maximum into the next run."""
+    distinct, rank = np.unique(values, return_inverse=True)
+    lift = run.astype(np.int64) * len(distinct)
+    return distinct[np.maximum.accumulate(rank.reshape(-1) + lift) - lift]
+
+
 @rule(
     "VSEG-07",
     "Intervals of a list are pairwise disjoint (closed intervals, any order)",
@@ -485,18 +494,15 @@ def vseg_07(ctx: Submission) -> Report:
     keep = np.flatnonzero(_live(seg) & (seg.start <= seg.end))
     if not len(keep):
         return Report()
-    df = pd.DataFrame(
-        {"cell": seg.pos[keep] * len(seg.columns) + seg.col[keep], "s": seg.start[keep], "e": seg.end[keep], "i": keep}
-    )
-    df = df.sort_values(["cell", "s", "e"], kind="stable").reset_index(drop=True)
-    grouped = df.groupby("cell", sort=False)
-    top = grouped["e"].cummax()
-    df["reach"] = np.where(df["e"].to_numpy() == top.to_numpy(), np.arange(len(df)), -1)
-    df["reach"] = df.groupby("cell", sort=False)["reach"].cummax()
-    prev_top = top.groupby(df["cell"], sort=False).shift(1).to_numpy()
-    prev_reach = df.groupby("cell", sort=False)["reach"].shift(1).to_numpy()
-    same_cell = np.r_[False, df["cell"].to_numpy()[1:] == df["cell"].to_numpy()[:-1]]
-    s, e = df["s"].to_numpy(), df["e"].to_numpy()
+    cell = seg.pos[keep] * len(seg.columns) + seg.col[keep]
+    order = np.lexsort((seg.end[keep], seg.start[keep], cell))  # by cell, start, end (stable)
+    cell, s, e, where = cell[order], seg.start[keep][order], seg.end[keep][order], keep[order]
+    same_cell = np.r_[False, cell[1:] == cell[:-1]]
+    run = np.cumsum(~same_cell) - 1  # the cell's run number, ascending
+    top = _running_max(e, run)  # the furthest end so far in the cell
+    reach = _running_max(np.where(e == top, np.arange(len(e)), -1), run)  # the row that reaches it
+    prev_top = np.where(same_cell, np.r_[np.nan, top[:-1]], np.nan)
+    prev_reach = np.where(same_cell, np.r_[-1, reach[:-1]], -1)
     dup = same_cell & np.r_[False, (s[1:] == s[:-1]) & (e[1:] == e[:-1])]
     with np.errstate(invalid="ignore"):
         if allow_touch:
@@ -504,7 +510,6 @@ def vseg_07(ctx: Submission) -> Report:
         else:
             clash = s <= prev_top
     found = []
-    where = df["i"].to_numpy()
     for r in np.flatnonzero(clash):
         partner = r - 1 if dup[r] else int(prev_reach[r])
         i, j = int(where[r]), int(where[partner])

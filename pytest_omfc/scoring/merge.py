@@ -24,6 +24,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from .. import arrays
 from ..errors import QueryError, ScoringError, SetupError, SubmissionError, Undefined
 from ..paths import not_regular
 
@@ -196,9 +197,10 @@ def find_journal_tables(reference_path: str | Path) -> JournalTables | None:
 
 def _parse_scores(raw: pd.Series, what: str) -> np.ndarray:
     """Convert score strings to float; empty strings become NaN, garbage raises."""
-    text = raw.astype(str).str.strip()
-    values = pd.to_numeric(text.where(text != "", None), errors="coerce").to_numpy(dtype=float)
-    bad = np.isnan(values) & (text != "").to_numpy() & ~text.str.lower().isin(["nan"]).to_numpy()
+    text = arrays.strip(raw.astype(str).to_numpy(dtype=object))
+    values = arrays.parse_floats(text)  # as the rules read them (SCORE-01)
+    # empty or "nan" (any case) is no score, which the trial's treatment of missing scores decides; else garbage
+    bad = np.isnan(values) & np.fromiter((t.lower() not in ("", "nan") for t in text.tolist()), bool, len(text))
     if bad.any():
         examples = sorted(set(text[bad].tolist()))[:5]
         raise SubmissionError(f"{what}: {int(bad.sum())} {SCORE_COLUMN} value(s) are not numbers, e.g. {examples}")

@@ -6,6 +6,8 @@ import math
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_omfc.models.documents import IntervalList
 from pytest_omfc.models.segments import first_overlap
@@ -381,3 +383,21 @@ def test_16000_rows_with_many_problems(tmp_path):
         1 for i in range(16_000) if i % 7 in (4, 6)
     )  # [[0,1001]] in a frame column
     assert cpu < 3.0, f"VSEG checks took {cpu:.2f} s of CPU"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([-math.inf, 1.0, 2.5, 7.0, 40.0, math.inf])), max_size=40))
+def test_vseg07_running_maximum_restarts_in_each_cell(rows: list[tuple[int, float]]) -> None:
+    """VSEG-07's overlap pass takes the furthest end so far per cell in one numpy pass (no pandas groupby): the
+    same numbers as pandas' ``groupby(...).cummax()`` over cells in ascending order."""
+    import numpy as np
+    import pandas as pd
+
+    from pytest_omfc.rules.vseg import _running_max
+
+    rows.sort(key=lambda r: r[0])  # the pass runs over intervals sorted by cell
+    cells = np.array([c for c, _ in rows], dtype=np.int64)
+    values = np.array([v for _, v in rows], dtype=np.float64)
+    run = np.cumsum(np.r_[True, cells[1:] != cells[:-1]]) - 1 if len(rows) else cells
+    want = pd.Series(values).groupby(cells).cummax().to_numpy()
+    assert _running_max(values, run).tolist() == want.tolist()

@@ -33,23 +33,23 @@ DETECTION_TASKS: dict[Task, str] = {
 def _detection_system(inp: ScoringInput) -> pd.DataFrame:
     """The system output frame; :class:`Unavailable` names the rule that makes it unscorable."""
     import numpy as np
-    import pandas as pd
 
+    from ... import arrays
     from ..merge import SCORE_COLUMN, TASK_KEYS
 
     table = inp.table
     for col in (SCORE_COLUMN, *TASK_KEYS[DETECTION_TASKS[inp.task]]):
         if not table.has(col):
             raise Unavailable(inp.column_rule, f"column {col} is absent")
-    text = table.df[SCORE_COLUMN].astype(str).str.strip()
-    number = pd.to_numeric(text.where(text != "", None), errors="coerce")
-    bad = np.flatnonzero((number.isna() & (text != "") & (text.str.lower() != "nan")).to_numpy())
+    text = arrays.strip(table.column(SCORE_COLUMN))
+    number = arrays.parse_floats(text)  # as SCORE-01 and the merge read them
+    bad = np.flatnonzero(np.isnan(number) & np.fromiter((t.lower() not in ("", "nan") for t in text.tolist()), bool))
     if bad.size:
         pos = int(bad[0])
         raise Unavailable(
             "SCORE-01",
             f"{bad.size} ConfidenceScore value(s) are not numbers "
-            f"(first {table.display}:{table.line_of(pos)}: {text.iloc[pos]!r})",
+            f"(first {table.display}:{table.line_of(pos)}: {text[pos]!r})",
         )
     return table.df
 

@@ -40,6 +40,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from ... import arrays
 from ...errors import QueryError, SetupError, SubmissionError
 from ...options import exclusive_queries
 from ...paths import resolve_inside
@@ -423,10 +424,15 @@ def _merged(
         ids = idx_df[key].drop_duplicates()
         merged = merged.merge(ids, how="inner", on=key, sort=False)
     if "ConfidenceScore" in merged.columns:
-        scores = pd.to_numeric(merged["ConfidenceScore"].astype(str).str.strip(), errors="coerce")
-        sys_scores = pd.to_numeric(sys_df.get("ConfidenceScore", pd.Series(dtype=str)), errors="coerce")
-        fill = float(sys_scores.min()) if sys_scores.notna().any() else math.nan
-        merged["ConfidenceScore"] = scores.fillna(fill)
+        # read as the rules read them (SCORE-01); a trial without a score takes the lowest score given
+        scores = arrays.parse_floats(merged["ConfidenceScore"].astype(str).to_numpy(dtype=object))
+        given = (
+            arrays.parse_floats(sys_df["ConfidenceScore"].astype(str).to_numpy(dtype=object))
+            if "ConfidenceScore" in sys_df.columns
+            else np.empty(0)
+        )
+        given = given[~np.isnan(given)]
+        merged["ConfidenceScore"] = np.where(np.isnan(scores), float(given.min()) if given.size else math.nan, scores)
     return merged
 
 
