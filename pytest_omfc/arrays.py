@@ -16,12 +16,16 @@ infinity; here both are the nearest double, and ``1e400`` is infinity.)  Anythin
 
 from __future__ import annotations
 
+import collections
+import functools
+import itertools
 import re
-from collections.abc import Collection, Hashable, Iterable, Sequence
+from collections.abc import Collection, Hashable, Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
-__all__ = ["NUMBER", "parse_floats", "strip", "isin", "first_positions", "duplicated", "joined", "text_array"]
+__all__ = ["NUMBER", "Rows", "parse_floats", "strip", "isin", "first_positions", "duplicated", "joined", "text_array"]
 
 #: A number as pandas' ``to_numeric`` reads one (ASCII digits only; no ``_`` separators, no ``nan``).
 NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)")
@@ -75,3 +79,53 @@ def joined(columns: Sequence[np.ndarray], sep: str = ":") -> np.ndarray:
     if len(columns) == 1:
         return columns[0]
     return text_array([sep.join(parts) for parts in zip(*(c.tolist() for c in columns), strict=True)])
+
+
+@functools.lru_cache(maxsize=64)
+def _row_type(names: tuple[str, ...]) -> type[tuple[Any, ...]]:
+    """One named-tuple class per column set (made once: a class costs far more than a row)."""
+    return collections.namedtuple("Row", names)
+
+
+class Rows:
+    """Rows of equal-length columns, with the position of each in the rows it was selected from first (``index``):
+    the few frame operations the mask rules need (select, take, the first of each value, iterate as named
+    tuples), without pandas.  A selection shares nothing it could change: the columns are never written to."""
+
+    __slots__ = ("columns", "index")
+
+    def __init__(self, columns: dict[str, np.ndarray], index: np.ndarray | None = None) -> None:
+        self.columns = columns
+        n = len(next(iter(columns.values()))) if columns else 0
+        self.index = np.arange(n) if index is None else index
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    @property
+    def empty(self) -> bool:
+        return len(self.index) == 0
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.columns[name]
+
+    def keep(self, mask: np.ndarray) -> Rows:
+        """The rows where ``mask`` is true (these rows themselves when it is true everywhere)."""
+        if mask.all():
+            return self
+        return Rows({name: values[mask] for name, values in self.columns.items()}, self.index[mask])
+
+    def take(self, positions: np.ndarray) -> Rows:
+        """The rows at ``positions`` (0-based, in this selection)."""
+        return Rows({name: values[positions] for name, values in self.columns.items()}, self.index[positions])
+
+    def first_of(self, name: str) -> Rows:
+        """The first row of each value of column ``name``."""
+        return self.keep(~duplicated(self.columns[name]))
+
+    def tuples(self) -> Iterator[Any]:
+        """Each row as a named tuple of plain Python values (``row.name``, ``row.pos``)."""
+        if self.empty:
+            return iter(())
+        make = _row_type(tuple(self.columns))
+        return itertools.starmap(make, zip(*(values.tolist() for values in self.columns.values()), strict=True))

@@ -28,20 +28,18 @@ import re
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .. import arrays, png
+from ..arrays import Rows
 from ..editions import Group, Task
 from ..findings import Finding, Report, Severity, Unavailable, plural, shorten
 from ..paths import WINDOWS_ABS, resolve_inside
 from ..registry import Part, not_checked, rule
 from ..submission import NotApplicable, Submission
 from ..work.pool import cut, map_slices, resolve_jobs, slices_worth, xdist_worker
-
-if TYPE_CHECKING:  # the mask facts are frames; pandas is imported when a submission's masks are read
-    import pandas as pd
 
 N17, M18, M19, O2X = Group.N17, Group.M18, Group.M19, Group.O2X
 MASK_TASKS = {Task.IMG, Task.SPL, Task.CAM}
@@ -69,8 +67,8 @@ class MaskFacts:
     identity: equal for names reaching the same file; -1 without a readable file).
     """
 
-    refs: pd.DataFrame
-    blanks: pd.DataFrame  # fields that look blank but are not empty (MASK-01): pos, side, column, raw, excused
+    refs: Rows
+    blanks: Rows  # fields that look blank but are not empty (MASK-01): pos, side, column, raw, excused
     columns: dict[str, str]  # side -> column present in the file
     total: int  # number of rows of the system output
     dims: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # side -> expected (w, h) per ref
@@ -83,7 +81,7 @@ class MaskFacts:
     early: _Early | None = None  # MASK-04's inflating started during the header pass, not yet taken in
     #: the row selections every MASK rule starts from (:func:`_checked`, :func:`_headers_ok`), made once: ``refs``
     #: is complete before any rule reads it, and a package of 1,000 EXPIDs made each a dozen times per EXPID
-    views: dict[str, pd.DataFrame] = field(default_factory=dict)
+    views: dict[str, Rows] = field(default_factory=dict)
 
 
 def mask_facts(ctx: Submission) -> MaskFacts:
@@ -103,8 +101,6 @@ def _excused(ctx: Submission, side: str) -> np.ndarray:
 
 
 def _build_facts(ctx: Submission) -> MaskFacts:
-    import pandas as pd
-
     table = ctx.sysout()
     wanted = [("probe", PROBE_COL)] + ([("donor", DONOR_COL)] if ctx.task is Task.SPL else [])
     columns = {side: col for side, col in wanted if table.has(col)}
@@ -131,11 +127,9 @@ def _build_facts(ctx: Submission) -> MaskFacts:
                 }
             )
     base = _in_file_order(parts)
-    # refs is built once, with the file columns (:func:`_probe_files`): a frame made and then widened column by
-    # column cost a package of 1,000 EXPIDs seconds
     facts = MaskFacts(
-        refs=pd.DataFrame(),  # set by _probe_files
-        blanks=pd.DataFrame(_in_file_order(blank_parts)),
+        refs=Rows({}),  # set by _probe_files
+        blanks=Rows(_in_file_order(blank_parts)),
         columns=columns,
         total=len(table),
         pos=base["pos"],
@@ -213,11 +207,11 @@ def _probe_files(ctx: Submission, facts: MaskFacts, base: _Columns) -> _Early | 
     paths = [path_of.get(n, "") for n in names]
     heads = [results.get(p, _UNSAFE_RESULT) if p else _UNSAFE_RESULT for p in paths]
     why_unsafe = [unsafe.get(n, "") for n in names]
-    columns: dict[str, Any] = {"unsafe": why_unsafe, "path": paths}
+    columns: dict[str, np.ndarray] = {"unsafe": arrays.text_array(why_unsafe), "path": arrays.text_array(paths)}
     for col in ("state", "width", "height", "bit_depth", "colour", "interlace", "idat"):
         columns[col] = np.fromiter((getattr(h, col) for h in heads), dtype=np.int64, count=len(heads))
     columns["trns"] = np.fromiter((h.trns for h in heads), dtype=bool, count=len(heads))
-    columns["msg"] = [h.message for h in heads]
+    columns["msg"] = arrays.text_array([h.message for h in heads])
     state = columns["state"]
     state[np.fromiter((bool(w) for w in why_unsafe), dtype=bool, count=len(why_unsafe))] = png.UNSAFE
     ids: dict[tuple[int, int], int] = {}  # (device, inode) -> fid
@@ -229,10 +223,7 @@ def _probe_files(ctx: Submission, facts: MaskFacts, base: _Columns) -> _Early | 
         dtype=np.int64,
         count=len(heads),
     )
-    # one frame built at once: eleven column assignments cost about a millisecond per EXPID of a package
-    import pandas as pd
-
-    facts.refs = pd.DataFrame({**base, **columns})
+    facts.refs = Rows({**base, **columns})
     return early
 
 
@@ -369,46 +360,36 @@ BLACKNESS_PER_JOB = 20_000
 EARLY_CHUNK = 1000
 
 
-def _keep(refs: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
-    """``refs[keep]``, or ``refs`` itself when every row is kept: a selection copies the frame (0.1 to 0.3 ms
-    even for a few rows) and a package runs each MASK rule once per EXPID, most of them keeping every row.
-    Frames of references are never modified once :func:`_build_facts` returns, so sharing one is safe."""
-    return refs if keep.all() else refs[keep]
-
-
-def _checked(facts: MaskFacts) -> pd.DataFrame:
+def _checked(facts: MaskFacts) -> Rows:
     """References the MASK rules look at: not excused (STATUS-08), inside the submission (PKG-04)."""
     view = facts.views.get("checked")
     if view is None:
         refs = facts.refs
-        keep = ~refs["excused"].to_numpy(dtype=bool) & (refs["unsafe"].to_numpy(dtype=object) == "")
-        view = facts.views["checked"] = _keep(refs, keep)
+        view = facts.views["checked"] = refs.keep(~refs["excused"].astype(bool) & (refs["unsafe"] == ""))
     return view
 
 
-def _headers_ok(facts: MaskFacts) -> pd.DataFrame:
+def _headers_ok(facts: MaskFacts) -> Rows:
     view = facts.views.get("headers_ok")
     if view is None:
         refs = _checked(facts)
-        view = facts.views["headers_ok"] = _keep(refs, refs["state"].to_numpy() == png.OK)
+        view = facts.views["headers_ok"] = refs.keep(refs["state"] == png.OK)
     return view
 
 
-def _rows(refs: pd.DataFrame, mask: np.ndarray | None = None) -> Iterator[Any]:
-    """``refs[mask].itertuples(index=False)`` (all rows without ``mask``), or nothing at once when no row is
-    selected: the selection and itertuples (which builds a namedtuple class on every call) cost about a
-    millisecond even on no rows, and a package runs each MASK rule once per EXPID."""
+def _rows(refs: Rows, mask: np.ndarray | None = None) -> Iterator[Any]:
+    """The rows of ``refs`` (those of ``mask``) as named tuples, or nothing at once when no row is selected."""
     if mask is not None:
         if not mask.any():
             return iter(())
-        refs = refs[mask]
-    return iter(()) if refs.empty else refs.itertuples(index=False)
+        refs = refs.keep(mask)
+    return refs.tuples()
 
 
 def _finding(
     ctx: Submission, ref: Any, message: str, severity: Severity | None = None, expected: str | None = None
 ) -> Finding:
-    """A finding at the CSV row of ``ref`` (a row of ``refs`` from ``itertuples``)."""
+    """A finding at the CSV row of ``ref`` (a row of ``refs`` from :func:`_rows`)."""
     return Finding(message, severity=severity, **ctx.loc(int(ref.pos), str(ref.column), ref.raw), expected=expected)
 
 
@@ -442,12 +423,12 @@ def pkg_04(ctx: Submission) -> Report:
     refs = facts.refs
     found: list[Finding] = []
     n_out = n_loc = 0
-    unsafe = (refs["unsafe"] != "").to_numpy()
+    unsafe = refs["unsafe"] != ""
     for ref in _rows(refs, unsafe):
         found.append(_finding(ctx, ref, ref.unsafe, Severity.ERROR))
         n_out += 1
-    elsewhere = ~unsafe & ~refs["excused"].to_numpy()  # inside the submission: is it under mask/?
-    names = refs["name"].to_numpy(dtype=object)[elsewhere].tolist()
+    elsewhere = ~unsafe & ~refs["excused"].astype(bool)  # inside the submission: is it under mask/?
+    names = refs["name"][elsewhere].tolist()
     elsewhere[elsewhere] = ~np.fromiter(map(_under_mask_dir, names), dtype=bool, count=len(names))
     for ref in _rows(refs, elsewhere):
         found.append(_finding(ctx, ref, f"must be a file under mask/ in the submission directory (got {ref.name!r})"))
@@ -474,7 +455,7 @@ def mask_01(ctx: Submission) -> Report:
     """Blank masks are allowed everywhere, OpenMFC included (D-25); a field of spaces or 'None' is not blank to
     MediScore."""
     facts = mask_facts(ctx)
-    blanks = _keep(facts.blanks, ~facts.blanks["excused"].to_numpy(dtype=bool))
+    blanks = facts.blanks.keep(~facts.blanks["excused"].astype(bool))
     found = [
         Finding(
             f"a missing mask must be an empty field (got {ref.raw!r}, which names a file)",
@@ -517,9 +498,9 @@ def mask_03(ctx: Submission) -> Report:
     MediScore either (it joins the name to the CSV's directory as given), so both are errors too."""
     facts = mask_facts(ctx)
     refs = _checked(facts)
-    missing = np.isin(refs["state"].to_numpy(), _ABSENT)
+    missing = np.isin(refs["state"], _ABSENT)
     names = refs["name"].tolist()
-    spaced = refs["raw"].to_numpy(dtype=object) != refs["name"].to_numpy(dtype=object)
+    spaced = refs["raw"] != refs["name"]
     backslash = np.fromiter(("\\" in n for n in names), dtype=bool, count=len(names))
     found = []
     for ref in _rows(refs, missing | spaced | backslash):
@@ -570,7 +551,7 @@ def _unreadable(ctx: Submission, facts: MaskFacts, part: Part | None = None) -> 
     decoded = _decoded(ctx, facts, refs if part is None or not xdist_worker() else _in(refs, part))
     if part is not None:
         refs = _in(refs, part)
-    header_bad = np.isin(refs["state"].to_numpy(), (png.UNREADABLE, png.NOT_PNG, png.CORRUPT))
+    header_bad = np.isin(refs["state"], (png.UNREADABLE, png.NOT_PNG, png.CORRUPT))
     data_bad = np.array([decoded.get(f, ("", ""))[0] == png.BAD_DATA for f in refs["fid"].tolist()], dtype=bool)
     return [(ref, ref.msg if ref.msg else decoded[ref.fid][1]) for ref in _rows(refs, header_bad | data_bad)]
 
@@ -589,7 +570,7 @@ def mask_05(ctx: Submission) -> Report:
 def _not_grey(facts: MaskFacts) -> list[tuple[Any, str]]:
     """MASK-05's files, (reference row, why): colour, palette, alpha, or grey with a tRNS chunk."""
     refs = _headers_ok(facts)
-    bad = (refs["colour"].to_numpy() != 0) | refs["trns"].to_numpy(dtype=bool)
+    bad = (refs["colour"] != 0) | refs["trns"].astype(bool)
     return [
         (ref, f"must be single-channel grey (got {png.colour_name(int(ref.colour), bool(ref.trns))})")
         for ref in _rows(refs, bad)
@@ -629,33 +610,32 @@ def _index_sizes(ctx: Submission, wcol: str, hcol: str) -> tuple[dict[str, int],
     return {k: i for i, k in enumerate(keys[first].tolist())}, sizes[0], sizes[1]
 
 
-def _sized(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame) -> np.ndarray:
+def _sized(ctx: Submission, facts: MaskFacts, refs: Rows) -> np.ndarray:
     """Which of ``refs`` (rows of ``facts.refs``) have the index size of their side, i.e. pass MASK-06.
 
     Only these are inflated, so the work is bounded by the index, whatever size a header declares.
     Without an index size (unknown trial, missing column) nothing bounds it and nothing is inflated.
     """
     out = np.zeros(len(refs), dtype=bool)
-    rows = refs.index.to_numpy()
-    w, h = refs["width"].to_numpy(), refs["height"].to_numpy()
+    rows = refs.index
+    w, h = refs["width"], refs["height"]
     for side in facts.columns:
         try:
             ew, eh = _index_dims(ctx, facts, side)
         except Unavailable:
             continue
-        out |= (refs["side"].to_numpy(dtype=object) == side) & (w == ew[rows]) & (h == eh[rows])  # NaN: never equal
+        out |= (refs["side"] == side) & (w == ew[rows]) & (h == eh[rows])  # NaN: never equal
     return out
 
 
-def _in(refs: pd.DataFrame, part: Part) -> pd.DataFrame:
+def _in(refs: Rows, part: Part) -> Rows:
     """The references of the rows of ``part`` (by position in the system output, as every sliced rule)."""
     if part.count == 1:
         return refs
-    mine = refs["pos"].to_numpy() % part.count == part.index
-    return refs.iloc[:0] if not mine.any() else _keep(refs, mine)  # no rows: a slice, not a copy
+    return refs.keep(refs["pos"] % part.count == part.index)
 
 
-def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame, full: bool = True) -> dict[int, png.Verdict]:
+def _decoded(ctx: Submission, facts: MaskFacts, refs: Rows, full: bool = True) -> dict[int, png.Verdict]:
     """The :func:`png.decode_pixels` verdicts (by fid) of the files of ``refs`` with a sound header and the index size.
 
     Each file (by device and inode) is inflated at most once per process: MASK-04 inflates every file
@@ -666,15 +646,15 @@ def _decoded(ctx: Submission, facts: MaskFacts, refs: pd.DataFrame, full: bool =
     if facts.early is not None:
         _take_early(facts)
     got = facts.decoded if full else {**facts.blackness, **facts.decoded}
-    fids = refs["fid"].to_numpy()
+    fids = refs["fid"] if len(refs) else np.empty(0, np.int64)
     if all(f in got for f in fids.tolist() if f >= 0):  # every file inflated already (MASK-08 after MASK-04)
         return got
-    refs = _keep(refs, refs["state"].to_numpy() == png.OK)
-    refs = _keep(refs, _sized(ctx, facts, refs))
+    refs = refs.keep(refs["state"] == png.OK)
+    refs = refs.keep(_sized(ctx, facts, refs))
     known = list(facts.decoded) if full else [*facts.decoded, *facts.blackness]
-    todo = _keep(refs, ~np.isin(refs["fid"].to_numpy(), known)) if known else refs
-    if len(todo) > 1 and len(np.unique(todo["fid"].to_numpy())) < len(todo):
-        todo = todo.drop_duplicates("fid")
+    todo = refs.keep(~np.isin(refs["fid"], known)) if known else refs
+    if len(todo) > 1:
+        todo = todo.first_of("fid")
     if not todo.empty:
         paths = todo["path"].tolist()
         items: list[Item] = list(
@@ -706,7 +686,7 @@ def _take_early(facts: MaskFacts) -> None:
     got = early.verdicts()
     if not got:
         return
-    ok = _keep(facts.refs, facts.refs["state"].to_numpy() == png.OK)
+    ok = facts.refs.keep(facts.refs["state"] == png.OK)
     columns = ("path", "width", "height", "bit_depth", "colour", "interlace", "idat")
     for fid, *item in zip(ok["fid"].tolist(), *(ok[c].tolist() for c in columns), strict=True):
         verdict = got.get((*item, _measured(item[0], facts.dark_step)))
@@ -780,8 +760,8 @@ def _wrong_size(ctx: Submission, facts: MaskFacts, skip_unknown: bool = False) -
     """MASK-06's files, (reference row, why, the size wanted), side by side; a side whose index size cannot be
     read raises :class:`Unavailable` (the rule is not checkable), or is passed over with ``skip_unknown``."""
     refs = facts.refs  # its index is the row position (0..n-1), as in _sized
-    ok = _headers_ok(facts).index.to_numpy()
-    sides, widths, heights = refs["side"].to_numpy(dtype=object), refs["width"].to_numpy(), refs["height"].to_numpy()
+    ok = _headers_ok(facts).index
+    sides, widths, heights = refs["side"], refs["width"], refs["height"]
     out = []
     for side in facts.columns:
         try:
@@ -796,7 +776,7 @@ def _wrong_size(ctx: Submission, facts: MaskFacts, skip_unknown: bool = False) -
         bad = sel[known & ((w != ew[sel]) | (h != eh[sel]))]
         if not len(bad):
             continue
-        for i, ref in zip(bad, _rows(refs.iloc[bad]), strict=True):
+        for i, ref in zip(bad, refs.take(bad).tuples(), strict=True):
             want, got = f"{int(ew[i])}x{int(eh[i])}", f"{ref.width}x{ref.height}"
             out.append((ref, f"is {got}, {side} is {want}: must be {want} (got {got})", want))
     return out
@@ -818,7 +798,7 @@ def _too_deep(facts: MaskFacts) -> list[tuple[Any, str]]:
     refs = _headers_ok(facts)
     return [
         (ref, f"must use one byte per pixel, 8 bits or fewer (got {ref.bit_depth}-bit samples)")
-        for ref in _rows(refs, refs["bit_depth"].to_numpy() > 8)
+        for ref in _rows(refs, refs["bit_depth"] > 8)
     ]
 
 
@@ -863,9 +843,9 @@ def mask_08(ctx: Submission, part: Part) -> Report:
     """
     facts = mask_facts(ctx)
     refs = _in(_headers_ok(facts), part)
-    grey = (refs["colour"].to_numpy() == 0) & ~refs["trns"].to_numpy(dtype=bool)
-    refs = _keep(refs, grey & (refs["bit_depth"].to_numpy() <= 8))
-    refs = _keep(refs, ~_opt_out_zero(ctx, refs))
+    grey = (refs["colour"] == 0) & ~refs["trns"].astype(bool)
+    refs = refs.keep(grey & (refs["bit_depth"] <= 8))
+    refs = refs.keep(~_opt_out_zero(ctx, refs))
     if refs.empty and part.index != 0:  # slice 0 also looks for the submission's pattern (_mostly_black)
         return Report()
     decoded = _decoded(ctx, facts, refs, full=False)
@@ -910,11 +890,11 @@ def _mostly_black(ctx: Submission, facts: MaskFacts) -> tuple[list[tuple[Any, fl
     if facts.decoded and not xdist_worker() and not any(v.dark > MOSTLY_BLACK for v in facts.decoded.values()):
         return [], []  # MASK-04 measured every sampled file in this process, none is mostly black: no pattern
     refs = _headers_ok(facts)
-    refs = refs[
-        ((refs["colour"] == 0) & ~refs["trns"] & (refs["bit_depth"] == 8) & (refs["interlace"] == 0)).to_numpy()
-    ]
-    refs = _keep(refs, ~_opt_out_zero(ctx, refs))
-    refs = refs[np.fromiter((_measured(p, facts.dark_step) for p in refs["path"].tolist()), bool, len(refs))]
+    refs = refs.keep(
+        (refs["colour"] == 0) & ~refs["trns"].astype(bool) & (refs["bit_depth"] == 8) & (refs["interlace"] == 0)
+    )
+    refs = refs.keep(~_opt_out_zero(ctx, refs))
+    refs = refs.keep(np.fromiter((_measured(p, facts.dark_step) for p in refs["path"].tolist()), bool, len(refs)))
     if refs.empty:
         return [], []
     decoded = _decoded(ctx, facts, refs)
@@ -931,14 +911,14 @@ def _mostly_black(ctx: Submission, facts: MaskFacts) -> tuple[list[tuple[Any, fl
     return [(ref, dark) for ref, dark in over if dark < 1.0], measured
 
 
-def _opt_out_zero(ctx: Submission, refs: pd.DataFrame) -> np.ndarray:
+def _opt_out_zero(ctx: Submission, refs: Rows) -> np.ndarray:
     """Rows whose opt-out pixel value is 0: their black pixels are opted out, not claimed."""
     out = np.zeros(len(refs), dtype=bool)
     table = ctx.sysout()
     for side, col in (("probe", PROBE_PIX), ("donor", DONOR_PIX)):
         if table.has(col):
             zero = ctx.stripped(col) == "0"
-            out |= (refs["side"].to_numpy(dtype=object) == side) & zero[refs["pos"].to_numpy()]
+            out |= (refs["side"] == side) & zero[refs["pos"]]
     return out
 
 
@@ -956,18 +936,18 @@ def mask_09(ctx: Submission) -> Report:
     and not its own is reported as swapped; plain size errors are MASK-06's."""
     facts = mask_facts(ctx)
     refs = facts.refs
-    ok = _headers_ok(facts).index.to_numpy()
+    ok = _headers_ok(facts).index
     found = []
     for side, other in (("probe", "donor"), ("donor", "probe")):
         if side not in facts.columns:
             continue
         ew, eh = _index_dims(ctx, facts, side)
         ow, oh = _index_dims(ctx, facts, other)
-        sel = ok[(refs.loc[ok, "side"] == side).to_numpy()]
-        w, h = refs.loc[sel, "width"].to_numpy(), refs.loc[sel, "height"].to_numpy()
+        sel = ok[refs["side"][ok] == side]
+        w, h = refs["width"][sel], refs["height"][sel]
         own = (w == ew[sel]) & (h == eh[sel])
         theirs = (w == ow[sel]) & (h == oh[sel])
-        for ref in _rows(refs.loc[sel[~own & theirs]]):
+        for ref in refs.take(sel[~own & theirs]).tuples():
             size = f"{ref.width}x{ref.height}"
             found.append(
                 _finding(
@@ -995,14 +975,17 @@ def mask_10(ctx: Submission) -> Report:
     reported (a warning: MediScore and the scorer accept it)."""
     facts = mask_facts(ctx)
     refs = _checked(facts)
-    shared = refs[refs.duplicated("path", keep=False).to_numpy() & (refs["path"] != "").to_numpy()]
+    groups: dict[str, list[int]] = {}  # path -> positions in refs, in file order
+    for i, path in enumerate(refs["path"].tolist() if len(refs) else []):
+        if path:
+            groups.setdefault(path, []).append(i)
     keys = ctx.sys_keys
     found = []
-    for _path, group in shared.groupby("path", sort=False):
+    for group in (refs.take(np.array(at)) for at in groups.values() if len(at) > 1):
         pairs = [keys[int(p)] for p in group["pos"]]
         if len(set(pairs)) < 2:
             continue
-        for ref in _rows(group):
+        for ref in group.tuples():
             others = [k for k in pairs if k != keys[int(ref.pos)]]
             found.append(
                 _finding(
@@ -1207,7 +1190,7 @@ def rejected_masks(ctx: Submission) -> dict[str, str]:
     refs = _checked(facts)
     if refs.empty:
         return {}
-    absent = [(ref, ref.msg) for ref in _rows(refs, refs["state"].isin(_ABSENT).to_numpy())]
+    absent = [(ref, ref.msg) for ref in _rows(refs, np.isin(refs["state"], _ABSENT))]
     problems: list[tuple[str, Callable[[], list[tuple[Any, str]]]]] = [
         ("MASK-03", lambda: absent),
         ("MASK-04", lambda: _unreadable(ctx, facts)),

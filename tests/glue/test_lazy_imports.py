@@ -207,6 +207,23 @@ def test_a_check_without_masks_imports_neither_pillow_nor_the_mask_scorer_nor_pa
     assert [m for m in imported if m.split(".")[0] == "PIL" or m.startswith(readers)] == []
 
 
+def test_an_image_check_with_masks_imports_no_pandas(tmp_path: Path) -> None:
+    """The bundled image example, every MASK rule included (its masks are read, inflated and judged), runs on numpy
+    columns: the mask facts are ``arrays.Rows``, not a DataFrame, so only a scorer imports pandas (issue 37)."""
+    res = run_capped(
+        ["-X", "importtime", "-m", "pytest", "-p", "pytest_omfc.plugin", "-p", "no:cacheprovider", "-v"]
+        + ["--omfc-submission", str(IMDL), "--omfc-dataset", str(IMDL_DATASET), "--omfc-task", "IMDL"],
+        cwd=tmp_path,
+        env=_env(),
+        timeout=120,
+    )
+    assert res.ret == 0, res.out[-2000:] + res.err[-2000:]
+    assert re.search(r"::MASK-04\[1/\d+\] PASSED", res.out) and "::MASK-08[1/" in res.out  # the masks were read
+    imported = re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", res.err, re.MULTILINE)
+    assert "pytest_omfc.rules.mask" in imported
+    assert [m for m in imported if m.split(".")[0] in ("pandas", "dateutil", "pytz")] == []
+
+
 def test_the_pools_forkserver_preloads_no_table_library(tmp_path: Path) -> None:
     """The forkserver imports :data:`pytest_omfc.work.pool.PRELOAD` before the first worker of every pool (MASK-04's
     inflating, a mask scoring run): the readers and one mask side's scoring, not pandas or pydantic, which

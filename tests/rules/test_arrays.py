@@ -104,3 +104,17 @@ def test_a_text_array_holds_strings_as_objects() -> None:
     col = arrays.text_array(["a", "bb"])
     assert col.dtype == object and col.tolist() == ["a", "bb"]
     assert arrays.text_array(iter(["x"])).tolist() == ["x"]
+
+
+def test_rows_select_take_and_iterate_keeping_their_first_positions() -> None:
+    rows = arrays.Rows({"fid": np.array([5, 7, 5, 9]), "name": arrays.text_array(["a", "b", "c", "d"])})
+    assert len(rows) == 4 and not rows.empty and rows.index.tolist() == [0, 1, 2, 3]
+    assert rows.keep(np.ones(4, bool)) is rows  # nothing dropped: the same rows, no copy
+    kept = rows.keep(np.array([False, True, True, True]))
+    assert kept["name"].tolist() == ["b", "c", "d"] and kept.index.tolist() == [1, 2, 3]
+    assert kept.take(np.array([2, 0])).index.tolist() == [3, 1]  # positions of the first rows, not of kept
+    assert rows.first_of("fid")["name"].tolist() == ["a", "b", "d"]
+    row = next(rows.tuples())
+    assert (row.fid, row.name) == (5, "a") and type(row.fid) is int  # plain Python values
+    none = rows.keep(np.zeros(4, bool))
+    assert none.empty and list(none.tuples()) == [] and none["fid"].shape == (0,)
