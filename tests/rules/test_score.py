@@ -86,7 +86,7 @@ def make(omfc, edition, task, scores, statuses=None):
 # --------------------------------------------------------------------------- SCORE-01
 
 
-BAD_SCORES = ["0.5", "nan", "inf", "high", "", "1e400", "-inf"]
+BAD_SCORES = ["0.5", "nan", "inf", "high", "", "1e400", "-inf", "1_0", "\u0661"]
 
 
 @pytest.mark.parametrize(
@@ -96,7 +96,7 @@ def test_score01_rejects_nan_inf_text_empty_overflow(omfc, edition, task):
     """D-03: a finite real in every edition (MediScore's SSD lets nan and inf pass); D-06: numeric when present."""
     res = make(omfc, edition, task, BAD_SCORES).run()
     assert res.outcome("SCORE-01") == "failed"
-    assert res.first_line("SCORE-01") == "SCORE-01: 6 of 7 scores are not finite real numbers (showing 6)"
+    assert res.first_line("SCORE-01") == "SCORE-01: 8 of 9 scores are not finite real numbers (showing 8)"
     text = res.text("SCORE-01")
     for got in (
         "(got 'nan', which is not a number)",
@@ -105,6 +105,8 @@ def test_score01_rejects_nan_inf_text_empty_overflow(omfc, edition, task):
         "(got an empty field)",
         "(got '1e400', which overflows to infinity)",
         "(got '-inf', an infinite value)",
+        "(got '1_0')",  # Python's float() reads 10, pandas and MediScore not a number (arrays.parse_floats)
+        "(got '\u0661')",  # an Arabic-Indic one: a digit to float(), not to pandas
     ):
         assert got in text
     assert "ConfidenceScore must be a finite real number" in text
