@@ -220,6 +220,49 @@ def test_rules_and_the_inputs_they_read_never_import_scoring() -> None:
     assert up == []
 
 
+def test_the_nist_rules_and_the_tables_they_read_never_import_pandas() -> None:
+    """A check that scores nothing imports no pandas (its import alone took longer than MediScore's validator takes
+    to start): the rules of the NIST editions, the submission and the column operations work on numpy columns, and
+    the reader imports pandas only in ``Table.df`` (for the scorers and the ``omfc`` fixture).  Function-level
+    imports count."""
+    checked = [
+        *sorted((PACKAGE / "rules").glob("*.py")),
+        PACKAGE / "submission.py",
+        PACKAGE / "arrays.py",
+        PACKAGE / "package.py",
+        PACKAGE / "csvio.py",
+    ]
+    found = []
+    for path in checked:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        allowed = {
+            id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == "df" for n in ast.walk(f)
+        }
+        for node in ast.walk(tree):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            if any(n.split(".")[0] == "pandas" for n in names) and id(node) not in allowed:
+                if not _under_type_checking(tree, node):
+                    found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert found == []
+
+
+def _under_type_checking(tree: ast.Module, node: ast.AST) -> bool:
+    """Whether ``node`` sits in an ``if TYPE_CHECKING:`` block (annotations only, never imported)."""
+    return any(
+        isinstance(block, ast.If)
+        and isinstance(block.test, ast.Name)
+        and block.test.id == "TYPE_CHECKING"
+        and any(node is n for n in ast.walk(block))
+        for block in ast.walk(tree)
+    )
+
+
 def test_every_family_has_the_same_parts() -> None:
     """A family is a folder with its engine modules, ``options.py`` and ``adapter.py``."""
     families = sorted(p.parent.name for p in (PACKAGE / "scoring").glob("*/__init__.py"))

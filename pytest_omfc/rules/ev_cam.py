@@ -8,7 +8,7 @@ is X" rather than only the composite keys of IDX-03/IDX-04.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections import Counter
 
 import numpy as np
 
@@ -17,9 +17,6 @@ from ..findings import Finding, Report, Severity
 from ..registry import rule
 from ..submission import NotApplicable, Submission
 from .desc import description
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 M18, M19 = Group.M18, Group.M19
 PROBE, EVENT, CAMERA = "ProbeFileID", "EventName", "TrainCamID"
@@ -30,16 +27,21 @@ def _names(items: list[str], limit: int = 5) -> str:
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def _pairs(ctx: Submission, second: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(probe, second) of the system output (with row positions) and of the index, as strings."""
-    import pandas as pd
-
-    sys = pd.DataFrame({"p": ctx.column(PROBE), "x": ctx.column(second)}, dtype=object)
-    sys["pos"] = np.arange(len(sys))
+def _pairs(ctx: Submission, second: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(probe, second) of each row of the system output, and of each row of the index."""
     index = ctx.index()
-    idx = pd.DataFrame({"p": index.column(PROBE), "x": index.column(second)}, dtype=object)
-    idx["pos"] = np.arange(len(idx))
-    return sys, idx
+    return (
+        list(zip(ctx.column(PROBE).tolist(), ctx.column(second).tolist(), strict=True)),
+        list(zip(index.column(PROBE).tolist(), index.column(second).tolist(), strict=True)),
+    )
+
+
+def _first(pairs: list[tuple[str, str]]) -> dict[str, int]:
+    """Each probe's first row."""
+    first: dict[str, int] = {}
+    for pos, (p, _) in enumerate(pairs):
+        first.setdefault(p, pos)
+    return first
 
 
 @rule("EV-01", "One row per (ProbeFileID, EventName) pair of the index", groups={M18, M19}, tasks={Task.EV})
@@ -47,28 +49,34 @@ def ev_01(ctx: Submission) -> Report:
     """MFC19 §4.1.5, §5.3: every probe appears once per candidate event. MediScore only warns
     about a missing pair (B-01); here a probe whose rows differ from its index events is an error."""
     sys, idx = _pairs(ctx, EVENT)
-    sys_counts = sys.groupby(["p", "x"], sort=False).size().rename("n").reset_index()
-    idx_pairs = idx.drop_duplicates(["p", "x"])
-    merged = sys_counts.merge(idx_pairs[["p", "x"]], on=["p", "x"], how="outer", indicator=True)
-    odd = merged[(merged["_merge"] != "both") | (merged["n"].fillna(0) > 1)]
-    if odd.empty:
+    sys_counts = Counter(sys)
+    idx_pairs = dict.fromkeys(idx)  # each pair once, in index order
+    odd = sorted(
+        {pair for pair, n in sys_counts.items() if n > 1 or pair not in idx_pairs}
+        | {pair for pair in idx_pairs if pair not in sys_counts}
+    )  # by probe, then event
+    if not odd:
         return Report()
     missing: dict[str, list[str]] = {}
     extra: dict[str, list[str]] = {}
     repeated: dict[str, list[str]] = {}
-    for p, x, where, n in zip(odd["p"], odd["x"], odd["_merge"].astype(str), odd["n"].fillna(0), strict=False):
-        target = missing if where == "right_only" else extra if where == "left_only" else repeated
-        target.setdefault(p, []).append(x if where != "both" else f"{x} ({int(n)} times)")
-    expected = idx_pairs.groupby("p", sort=False).size().to_dict()
-    got = sys.groupby("p", sort=False).size().to_dict()
-    first_sys = dict(zip(sys["p"].iloc[::-1], sys["pos"].iloc[::-1], strict=False))
-    first_idx = dict(zip(idx["p"].iloc[::-1], idx["pos"].iloc[::-1], strict=False))
-    bad = set(odd["p"])
-    order = list(dict.fromkeys([p for p in sys["p"] if p in bad] + [p for p in idx["p"] if p in bad]))
+    for p, x in odd:
+        n = sys_counts.get((p, x), 0)
+        if n == 0:
+            missing.setdefault(p, []).append(x)
+        elif (p, x) not in idx_pairs:
+            extra.setdefault(p, []).append(x)
+        else:
+            repeated.setdefault(p, []).append(f"{x} ({n} times)")
+    expected = Counter(p for p, _ in idx_pairs)
+    got = Counter(p for p, _ in sys)
+    first_sys, first_idx = _first(sys), _first(idx)
+    bad = {p for p, _ in odd}
+    order = list(dict.fromkeys([p for p, _ in sys if p in bad] + [p for p, _ in idx if p in bad]))
     sys_table, idx_table = ctx.sysout(), ctx.index()
     found = []
     for p in order:
-        n_exp, n_got = int(expected.get(p, 0)), int(got.get(p, 0))
+        n_exp, n_got = expected.get(p, 0), got.get(p, 0)
         if n_exp == 0:
             msg = f"probe {p} must have no rows: it is not in the index (got {n_got})"
         else:
@@ -81,8 +89,8 @@ def ev_01(ctx: Submission) -> Report:
                 parts.append(f"repeated: {_names(repeated[p])}")
             msg = f"probe {p} must have {n_exp} rows, one per event of the index ({'; '.join(parts)})"
         table, pos = (sys_table, first_sys[p]) if p in first_sys else (idx_table, first_idx[p])
-        found.append(Finding(msg, file=table.display, line=table.line_of(int(pos)), key=p, column=EVENT))
-    n_probes = len(set(sys["p"]) | set(idx["p"]))
+        found.append(Finding(msg, file=table.display, line=table.line_of(pos), key=p, column=EVENT))
+    n_probes = len({p for p, _ in sys} | {p for p, _ in idx})
     return Report(found, headline=f"{len(found)} of {n_probes} probes do not have one row per event of the index")
 
 
@@ -112,19 +120,18 @@ def cam_01(ctx: Submission) -> Report:
     """MFC19 §4.1.6, §5.4: the trial is the (probe, camera) pair given by the index; MediScore only
     reports the composite key as absent from the index (C0)."""
     sys, idx = _pairs(ctx, CAMERA)
-    known = sys.merge(idx.drop_duplicates(["p", "x"])[["p", "x"]], on=["p", "x"], how="left", indicator=True)
-    bad = known.loc[known["_merge"] == "left_only", "pos"].to_numpy()
-    if bad.size == 0:
+    idx_pairs = dict.fromkeys(idx)  # each pair once, in index order
+    bad = [pos for pos, pair in enumerate(sys) if pair not in idx_pairs]
+    if not bad:
         return Report()
-    probes, given = sys["p"].to_numpy(), sys["x"].to_numpy()
-    wanted = set(probes[bad])
+    wanted = {sys[pos][0] for pos in bad}
     cams: dict[str, list[str]] = {}
-    for p, x in idx.drop_duplicates(["p", "x"])[["p", "x"]].itertuples(index=False):
+    for p, x in idx_pairs:
         if p in wanted:
             cams.setdefault(p, []).append(x)
     found = []
     for pos in bad:
-        p, cam = probes[pos], given[pos]
+        p, cam = sys[pos]
         allowed = cams.get(p, [])
         expected = None
         if not allowed:

@@ -2,7 +2,7 @@
 
 MFC2018/MFC2019 video (COL-06) and, where the optional columns are present,
 OpenMFC VMD/VGMD (D-05).  Every cell is parsed once per process into a flat
-table of intervals; each rule then checks that table with numpy/pandas.
+table of intervals; each rule then checks that table with numpy.
 
 Choices and defects (docs/rules/choices.md, docs/rules/defects.md):
 
