@@ -29,10 +29,12 @@ EXAMPLES = PACKAGE.parent / "examples"
 IMDL = EXAMPLES / "submissions" / "imdl" / "p-baseline_3_imdl"
 IMDL_DATASET = EXAMPLES / "datasets" / "OpenMFC2020"
 
+#: A plugin that writes the modules of the run as it ends (``pytest_unconfigure``: after every item and the terminal
+#: summary; a probe test would run before the submission's items and miss what they import).
 PROBE = """
 import json, os, sys
 
-def test_probe():
+def pytest_unconfigure(config):
     with open(os.environ["OMFC_MODULES_OUT"], "w") as fh:
         json.dump(sorted(sys.modules), fh)
 """
@@ -50,10 +52,22 @@ def _heavy(modules: list[str]) -> list[str]:
 
 
 def _probe_run(tmp_path: Path, *args: str) -> tuple[Capped, list[str]]:
-    (tmp_path / "test_probe.py").write_text(PROBE, encoding="utf-8")
+    (tmp_path / "omfc_probe.py").write_text(PROBE, encoding="utf-8")
+    (tmp_path / "test_one.py").write_text("def test_one():\n    pass\n", encoding="utf-8")
     out = tmp_path / "modules.json"
     res = run_capped(
-        ["-m", "pytest", "-p", "pytest_omfc.plugin", "-p", "no:cacheprovider", "test_probe.py", *args],
+        [
+            "-m",
+            "pytest",
+            "-p",
+            "pytest_omfc.plugin",
+            "-p",
+            "omfc_probe",
+            "-p",
+            "no:cacheprovider",
+            "test_one.py",
+            *args,
+        ],
         cwd=tmp_path,
         env=_env(OMFC_MODULES_OUT=str(out)),
         timeout=120,
@@ -87,7 +101,7 @@ def test_with_a_submission_the_bundled_example_is_still_checked_and_scored(tmp_p
         "--omfc-jobs",
         "1",
     )
-    assert "numpy" in _heavy(modules)  # the probe ran after configure imported it (pandas: once a scorer runs)
+    assert {"numpy", "pandas"} <= set(_heavy(modules))  # the scorers read their tables as frames
     assert "pydantic" not in _heavy(modules)  # the rules read models/columns.py, not the models (schemas/ only)
     assert "omfc mask scores" in res.out and "omfc detection scores" in res.out
     assert re.search(r"\b\d+ passed\b", res.out) and " failed" not in res.out
@@ -108,7 +122,7 @@ def test_help_lists_every_option_and_imports_nothing_heavy(tmp_path: Path) -> No
     from pytest_omfc.scoring.families import every_option
 
     res = run_capped(
-        ["-X", "importtime", "-m", "pytest", "-p", "pytest_omfc.plugin", "--help"],
+        ["-X", "importtime", "-m", "pytest", "-p", "pytest_omfc.plugin", "-s", "--help"],  # -s: see every import
         cwd=tmp_path,
         env=_env(),
         timeout=120,
@@ -193,7 +207,8 @@ def test_a_check_without_masks_imports_neither_pillow_nor_the_mask_scorer_nor_pa
     vmd = EXAMPLES / "submissions" / "vmd" / "p-baseline_3_vmd"
     index = EXAMPLES / "datasets" / "OpenMFC2020" / "indexes" / "OpenMFC20_Video-VMD-index.csv"
     res = run_capped(
-        ["-X", "importtime", "-m", "pytest", "-p", "pytest_omfc.plugin", "-p", "no:cacheprovider"]
+        # -s: without it pytest captures fd 2 while the items run, and the imports they make would not be seen
+        ["-X", "importtime", "-m", "pytest", "-p", "pytest_omfc.plugin", "-p", "no:cacheprovider", "-s"]
         + ["--omfc-submission", str(vmd), "--omfc-index", str(index)],
         cwd=tmp_path,
         env=_env(),
@@ -211,7 +226,7 @@ def test_an_image_check_with_masks_imports_no_pandas(tmp_path: Path) -> None:
     """The bundled image example, every MASK rule included (its masks are read, inflated and judged), runs on numpy
     columns: the mask facts are ``arrays.Rows``, not a DataFrame, so only a scorer imports pandas (issue 37)."""
     res = run_capped(
-        ["-X", "importtime", "-m", "pytest", "-p", "pytest_omfc.plugin", "-p", "no:cacheprovider", "-v"]
+        ["-X", "importtime", "-m", "pytest", "-p", "pytest_omfc.plugin", "-p", "no:cacheprovider", "-v", "-s"]
         + ["--omfc-submission", str(IMDL), "--omfc-dataset", str(IMDL_DATASET), "--omfc-task", "IMDL"],
         cwd=tmp_path,
         env=_env(),
