@@ -314,6 +314,9 @@ def _open(dask: str, workers: int, timeout: float) -> _Connection:
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=None,
+                    # no dashboard, and the scheduler's own HTTP server (health, metrics) on a free port of
+                    # 127.0.0.1, not on 8787: checks run side by side on a portal, each with its LocalCluster
+                    scheduler_kwargs={"dashboard": False, "dashboard_address": ":0"},
                     silence_logs=logging.ERROR,
                 )
             conn.client = distributed.Client(conn.cluster, timeout=timeout)

@@ -109,6 +109,32 @@ def test_map_ordered_on_a_local_cluster_matches_the_builtin_map() -> None:
     assert time.monotonic() - start < 60
 
 
+@needs_dask
+def test_a_local_cluster_takes_no_fixed_port() -> None:
+    """Checks run side by side on a portal, each with its LocalCluster: the scheduler's HTTP server (dask puts it on
+    8787 even without a dashboard) takes a free port of 127.0.0.1, so a second cluster neither warns that 8787 is
+    in use nor binds a known port."""
+    code = f"""
+    import operator, socket, sys, warnings
+    sys.path.insert(0, {str(REPO)!r})
+    from pytest_omfc.work.executors import Executor
+    taken = socket.socket()
+    try:
+        taken.bind(("127.0.0.1", 8787))
+        taken.listen()
+    except OSError:  # in use already: as good
+        pass
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with Executor(jobs=1, dask="local") as ex:
+            print(list(ex.map(operator.neg, [1, 2], batch=1)))
+    print([str(w.message).splitlines()[0] for w in seen if "already in use" in str(w.message)])
+    """
+    out = run_capped(["-c", textwrap.dedent(code)], cwd=REPO, timeout=90, cap=CAP)
+    assert out.ret == 0, out.err[-3000:]
+    assert out.out.splitlines()[-2:] == ["[-1, -2]", "[]"]
+
+
 def test_scoring_processes_reuse_freed_arrays_instead_of_faulting_them_in_again() -> None:
     """pytest_omfc/work/alloc.py: freeing and allocating a mask-sized array again costs page faults with glibc's
     defaults (every page of a fresh mmap faults in) and almost none once the thresholds are set."""
