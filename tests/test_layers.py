@@ -239,17 +239,20 @@ def test_the_nist_rules_and_the_tables_they_read_never_import_pandas() -> None:
             id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == "df" for n in ast.walk(f)
         }
         for node in ast.walk(tree):
-            names = (
-                [a.name for a in node.names]
-                if isinstance(node, ast.Import)
-                else [node.module or ""]
-                if isinstance(node, ast.ImportFrom)
-                else []
-            )
+            names = _imported(node)
             if any(n.split(".")[0] == "pandas" for n in names) and id(node) not in allowed:
                 if not _under_type_checking(tree, node):
                     found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
     assert found == []
+
+
+def _imported(node: ast.AST) -> list[str]:
+    """The modules an ``import`` or ``from ... import`` statement names ([] for any other node)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom):
+        return [node.module or ""]
+    return []
 
 
 def _under_type_checking(tree: ast.Module, node: ast.AST) -> bool:
@@ -311,13 +314,7 @@ def test_tests_mirror_the_package_and_never_import_each_other() -> None:
         if folder != "." and folder not in allowed:
             misplaced.append(str(path.relative_to(TESTS)))
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = (
-                [a.name for a in node.names]
-                if isinstance(node, ast.Import)
-                else [node.module or ""]
-                if isinstance(node, ast.ImportFrom)
-                else []
-            )
+            names = _imported(node)
             imports += [f"{path.name}: {n}" for n in names if n.split(".")[-1].startswith(("test_", "conftest"))]
     top = sorted(p.name for p in TESTS.glob("test_*.py"))
     assert misplaced == [] and imports == []
