@@ -438,9 +438,25 @@ class Submission(Checked):
         return {"file": table.display, "line": table.line_of(pos), "key": key, "column": column, "value": value}
 
     def index_row_of(self) -> dict[str, int]:
-        """Trial key -> row position in the index (first occurrence)."""
-        keys = self.index_keys
-        return {k: i for i, k in reversed(list(enumerate(keys)))}
+        """Trial key -> row position in the index (first occurrence), made once per index file."""
+        return self.index_memo(
+            ("row of", *self.keys), lambda: {k: i for i, k in reversed(list(enumerate(self.index_keys.tolist())))}
+        )
+
+    @functools.cached_property
+    def index_rows(self) -> np.ndarray:
+        """For each system-output row, the index row of its trial (the first, where the index repeats it); -1 where
+        the index lacks the trial."""
+        rows, keys = self.index_row_of(), self.sys_keys.tolist()
+        return np.fromiter((rows.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+
+    def index_at(self, values: np.ndarray, missing: Any) -> np.ndarray:
+        """``values`` (one per index row: a column, or what is derived from it) at each system-output row's trial,
+        ``missing`` where the index lacks the trial."""
+        at = self.index_rows
+        if not len(values):
+            return np.full(len(at), missing, dtype=values.dtype)
+        return np.where(at >= 0, values[np.clip(at, 0, None)], missing)
 
 
 @dataclass

@@ -587,27 +587,12 @@ def _index_dims(ctx: Submission, facts: MaskFacts, side: str) -> tuple[np.ndarra
     for c in (wcol, hcol):
         if not index.has(c):
             raise Unavailable("CSV-07", f"index {index.display} lacks column {c}")
-    lookup, widths, heights = ctx.index_memo(("sizes", wcol, hcol, *ctx.keys), lambda: _index_sizes(ctx, wcol, hcol))
-    rows = np.fromiter((lookup.get(k, -1) for k in ctx.sys_keys.tolist()), dtype=np.int64, count=len(ctx.sys_keys))
-    rows = rows[facts.pos]  # -1: not in the index
-    known = rows >= 0
-    if not known.any():  # also an index without rows: nothing to take from
-        nothing = np.full(len(rows), np.nan)
-        facts.dims[side] = (nothing, nothing.copy())
-        return facts.dims[side]
-    at = np.clip(rows, 0, None)
-    facts.dims[side] = (np.where(known, widths[at], np.nan), np.where(known, heights[at], np.nan))
+    widths, heights = ctx.index_memo(
+        ("sizes", wcol, hcol),
+        lambda: (arrays.parse_floats(index.column(wcol)), arrays.parse_floats(index.column(hcol))),
+    )
+    facts.dims[side] = (ctx.index_at(widths, np.nan)[facts.pos], ctx.index_at(heights, np.nan)[facts.pos])
     return facts.dims[side]
-
-
-def _index_sizes(ctx: Submission, wcol: str, hcol: str) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
-    """The index's trial keys (each to the position of its first row among the returned sizes) and the sizes of
-    those rows as floats (NaN where not a number), for :func:`_index_dims`: made once per index file in a process."""
-    keys = ctx.index_keys
-    first = ~arrays.duplicated(keys)
-    index = ctx.index()
-    sizes = [arrays.parse_floats(index.column(c))[first] for c in (wcol, hcol)]
-    return {k: i for i, k in enumerate(keys[first].tolist())}, sizes[0], sizes[1]
 
 
 def _sized(ctx: Submission, facts: MaskFacts, refs: Rows) -> np.ndarray:

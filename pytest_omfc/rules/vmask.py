@@ -248,10 +248,7 @@ def index_values(ctx: Submission, column: str) -> tuple[np.ndarray, np.ndarray] 
     index = ctx.index()
     if not index.has(column):
         return None
-    by_key: dict[str, str] = {}
-    for key, text in zip(ctx.index_keys.tolist(), index.column(column).tolist(), strict=True):
-        by_key.setdefault(key, text)  # the first row of a repeated index key
-    mapped = arrays.text_array([by_key.get(key, "") for key in ctx.sys_keys.tolist()])
+    mapped = ctx.index_at(index.column(column), "")
     return arrays.parse_floats(mapped), mapped
 
 
