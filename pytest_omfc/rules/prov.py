@@ -127,7 +127,7 @@ def _excused(ctx: Submission) -> np.ndarray:
     """Rows whose status excuses the JSON (D-19): NonProcessed/OptOut, or IsOptOut=Y in NC2017."""
     n = len(ctx.sysout())
     try:
-        status = arrays.strip(ctx.status())
+        status = ctx.stripped(ctx.status_name)
     except Unavailable:  # no status column: no row is excused (COL-12/13 report it)
         return np.zeros(n, dtype=bool)
     return arrays.isin(status, EXCUSED.get(ctx.group, frozenset()))

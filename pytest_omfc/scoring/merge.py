@@ -43,6 +43,7 @@ __all__ = [
     "merge_trials",
     "normalize_task",
     "partition_query",
+    "read_scores",
     "read_table",
     "require",
     "as_frame",
@@ -195,12 +196,19 @@ def find_journal_tables(reference_path: str | Path) -> JournalTables | None:
     )
 
 
+def read_scores(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The scores of stripped texts, read as the rules read them (``arrays.parse_floats``, SCORE-01), and which texts
+    are garbage: neither a number nor no score (empty, or "nan" in any case, which the treatment of missing scores
+    decides)."""
+    values = arrays.parse_floats(text)
+    garbage = np.isnan(values) & np.fromiter((t.lower() not in ("", "nan") for t in text.tolist()), bool, len(text))
+    return values, garbage
+
+
 def _parse_scores(raw: pd.Series, what: str) -> np.ndarray:
     """Convert score strings to float; empty strings become NaN, garbage raises."""
     text = arrays.strip(raw.astype(str).to_numpy(dtype=object))
-    values = arrays.parse_floats(text)  # as the rules read them (SCORE-01)
-    # empty or "nan" (any case) is no score, which the trial's treatment of missing scores decides; else garbage
-    bad = np.isnan(values) & np.fromiter((t.lower() not in ("", "nan") for t in text.tolist()), bool, len(text))
+    values, bad = read_scores(text)
     if bad.any():
         examples = sorted(set(text[bad].tolist()))[:5]
         raise SubmissionError(f"{what}: {int(bad.sum())} {SCORE_COLUMN} value(s) are not numbers, e.g. {examples}")

@@ -35,15 +35,14 @@ def _detection_system(inp: ScoringInput) -> pd.DataFrame:
     import numpy as np
 
     from ... import arrays
-    from ..merge import SCORE_COLUMN, TASK_KEYS
+    from ..merge import SCORE_COLUMN, TASK_KEYS, read_scores
 
     table = inp.table
     for col in (SCORE_COLUMN, *TASK_KEYS[DETECTION_TASKS[inp.task]]):
         if not table.has(col):
             raise Unavailable(inp.column_rule, f"column {col} is absent")
     text = arrays.strip(table.column(SCORE_COLUMN))
-    number = arrays.parse_floats(text)  # as SCORE-01 and the merge read them
-    bad = np.flatnonzero(np.isnan(number) & np.fromiter((t.lower() not in ("", "nan") for t in text.tolist()), bool))
+    bad = np.flatnonzero(read_scores(text)[1])  # as SCORE-01 and the merge read them
     if bad.size:
         pos = int(bad[0])
         raise Unavailable(
